@@ -1,0 +1,1 @@
+//! Energy suites package: see the README.
