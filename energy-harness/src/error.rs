@@ -1,0 +1,96 @@
+//! The one error type of the harness: a kind to match on and a message for people.
+//!
+//! Every message names what went wrong and, where there is one, what to do about it.
+
+use std::fmt;
+use std::path::Path;
+
+/// What went wrong, for callers that react differently to different failures
+/// (a budget test skips on [`ErrorKind::NoDriver`] and [`ErrorKind::NoGpu`], for instance).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A library or driver the request needs is not installed or not loaded
+    /// (libnvidia-ml, libcuda, the NVIDIA kernel driver).
+    NoDriver,
+    /// No NVIDIA GPU was found, or the requested one does not exist.
+    NoGpu,
+    /// The GPU or driver does not support this query or sensor source.
+    NotSupported,
+    /// An NVML call failed.
+    Nvml,
+    /// A CUDA driver call failed.
+    Cuda,
+    /// A trace or result file is malformed.
+    Format,
+    /// Reading or writing a file failed.
+    Io,
+    /// An argument is invalid.
+    InvalidInput,
+    /// The sampler thread failed or was misused.
+    Sampler,
+    /// The data cannot support the requested estimate (too few readings, no windows, ...).
+    Analysis,
+}
+
+/// An error from the harness.
+#[derive(Clone, Debug)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+}
+
+/// Result with the harness [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// An error of `kind` with a message that says what happened and what to do.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The message without the kind.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// A file could not be read or written.
+    pub fn io(path: &Path, action: &str, err: &std::io::Error) -> Self {
+        Error::new(
+            ErrorKind::Io,
+            format!("could not {action} `{}`: {err}", path.display()),
+        )
+    }
+
+    /// A file is malformed at `line` (1-based).
+    pub fn format(path: &Path, line: usize, problem: impl fmt::Display) -> Self {
+        Error::new(
+            ErrorKind::Format,
+            format!("{}:{line}: {problem}", path.display()),
+        )
+    }
+
+    /// Prefixes the message with context, keeping the kind.
+    pub fn context(self, context: impl fmt::Display) -> Self {
+        Error {
+            kind: self.kind,
+            message: format!("{context}: {}", self.message),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,276 @@
+//! The `energy-trace v1` file format (CSV).
+//!
+//! ```text
+//! # energy-trace v1
+//! # device: NVIDIA H100 80GB HBM3
+//! # any other comment lines
+//! time_s,channel,value
+//! 0.012345678,counter_mj,2547971
+//! 0.013000000,window_start,0
+//! ```
+//!
+//! The first line is the magic `# energy-trace v1`. Comment lines start with `#` and may
+//! appear anywhere; `key: value` comments are metadata. The header `time_s,channel,value`
+//! comes before the first data line. `time_s` is seconds on one monotonic clock (any
+//! origin); `channel` is `counter_mj`, `instant_mw`, `average_mw`, `sample_mw`, `power_mw`,
+//! `window_start` or `window_end` (value = 0-based window index), or any other name, which
+//! is kept and ignored. Values are finite numbers.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Write as _;
+use std::path::Path;
+
+use super::{edge_channel_name, Channel, Reading, Trace, WindowEdge, WindowMark};
+use crate::error::{Error, Result};
+
+/// The first line of every trace file.
+pub const MAGIC: &str = "# energy-trace v1";
+/// The column header line.
+pub const HEADER: &str = "time_s,channel,value";
+
+/// Parses a trace from text; `origin` names the file in error messages.
+pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
+    let mut trace = Trace::new();
+    let mut lines = text.lines().enumerate();
+    let first = lines.next().map(|(_, l)| l.trim_start_matches('\u{feff}').trim_end());
+    if first != Some(MAGIC) {
+        let seen = first.unwrap_or("");
+        return Err(Error::format(
+            origin,
+            1,
+            format!(
+                "not an energy trace: the first line must be `{MAGIC}`, found `{}`",
+                truncate(seen, 60)
+            ),
+        ));
+    }
+    let mut header_seen = false;
+    for (index, raw) in lines {
+        let line_no = index + 1;
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(comment) = line.strip_prefix('#') {
+            trace.add_comment(comment.trim());
+            continue;
+        }
+        if !header_seen {
+            let columns: Vec<&str> = line.split(',').map(str::trim).collect();
+            if columns != ["time_s", "channel", "value"] {
+                return Err(Error::format(
+                    origin,
+                    line_no,
+                    format!("expected the header `{HEADER}`, found `{}`", truncate(line, 60)),
+                ));
+            }
+            header_seen = true;
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() != 3 {
+            return Err(Error::format(
+                origin,
+                line_no,
+                format!(
+                    "expected 3 comma-separated fields (time_s,channel,value), found {}",
+                    fields.len()
+                ),
+            ));
+        }
+        let time_s = parse_finite(fields[0])
+            .ok_or_else(|| Error::format(origin, line_no, format!("time_s `{}` is not a finite number", fields[0])))?;
+        let channel = fields[1];
+        if channel.is_empty() {
+            return Err(Error::format(origin, line_no, "the channel name is empty"));
+        }
+        let value = parse_finite(fields[2]).ok_or_else(|| {
+            Error::format(
+                origin,
+                line_no,
+                format!("value `{}` of channel {channel} is not a finite number", fields[2]),
+            )
+        })?;
+        let edge = match channel {
+            "window_start" => Some(WindowEdge::Start),
+            "window_end" => Some(WindowEdge::End),
+            _ => None,
+        };
+        if let Some(edge) = edge {
+            if value < 0.0 || value.fract() != 0.0 || value > f64::from(u32::MAX) {
+                return Err(Error::format(
+                    origin,
+                    line_no,
+                    format!("{channel} value `{}` must be a 0-based window index", fields[2]),
+                ));
+            }
+            trace.push_mark(WindowMark {
+                time_s,
+                index: value as u32,
+                edge,
+            });
+        } else {
+            trace.push(Channel::from_name(channel), Reading { time_s, value });
+        }
+    }
+    if !header_seen {
+        return Err(Error::format(
+            origin,
+            text.lines().count().max(1),
+            format!("the header `{HEADER}` is missing"),
+        ));
+    }
+    Ok(trace)
+}
+
+/// Reads a trace file.
+pub fn read_trace(path: &Path) -> Result<Trace> {
+    let bytes = fs::read(path).map_err(|e| Error::io(path, "read the trace", &e))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| Error::format(path, 1, format!("the file is not UTF-8 text ({e})")))?;
+    parse_trace(&text, path)
+}
+
+/// Renders a trace as text: comments, header, then every reading and mark in time order.
+pub fn render_trace(trace: &Trace) -> String {
+    let mut rows: Vec<(f64, &str, f64)> = Vec::with_capacity(trace.reading_count() + trace.marks().len());
+    for channel in trace.channels() {
+        for r in trace.series(channel) {
+            rows.push((r.time_s, channel.name(), r.value));
+        }
+    }
+    for mark in trace.marks() {
+        rows.push((mark.time_s, edge_channel_name(mark.edge), f64::from(mark.index)));
+    }
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out = String::with_capacity(rows.len() * 32 + 256);
+    out.push_str(MAGIC);
+    out.push('\n');
+    for comment in trace.comments() {
+        for line in comment.lines() {
+            let _ = writeln!(out, "# {line}");
+        }
+    }
+    out.push_str(HEADER);
+    out.push('\n');
+    for (time_s, channel, value) in rows {
+        let _ = writeln!(out, "{time_s:.9},{channel},{value}");
+    }
+    out
+}
+
+/// Writes a trace file atomically: to a temporary file beside it, then renamed, so a
+/// crash never leaves a half-written trace under the final name.
+pub fn write_trace(trace: &Trace, path: &Path) -> Result<()> {
+    write_atomically(path, render_trace(trace).as_bytes())
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", &e))?;
+    }
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let tmp = path.with_file_name(format!(".{file_name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut file = fs::File::create(&tmp).map_err(|e| Error::io(&tmp, "create", &e))?;
+        file.write_all(bytes).map_err(|e| Error::io(&tmp, "write", &e))?;
+        file.sync_all().map_err(|e| Error::io(&tmp, "flush", &e))?;
+        fs::rename(&tmp, path).map_err(|e| Error::io(path, "rename the finished file to", &e))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn parse_finite(text: &str) -> Option<f64> {
+    text.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+fn truncate(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        text.to_string()
+    } else {
+        let mut cut: String = text.chars().take(max_chars).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    fn parse(text: &str) -> Result<Trace> {
+        parse_trace(text, Path::new("t.csv"))
+    }
+
+    #[test]
+    fn round_trips_readings_marks_and_comments() {
+        let mut trace = Trace::new();
+        trace.set_metadata("device", "simulated H100");
+        trace.push(Channel::CounterMj, Reading { time_s: 0.1, value: 2547971.0 });
+        trace.push(Channel::AverageMw, Reading { time_s: 0.05, value: 119034.5 });
+        trace.push(Channel::Other("fan_pct".into()), Reading { time_s: 0.2, value: 30.0 });
+        trace.push_mark(WindowMark { time_s: 0.15, index: 0, edge: WindowEdge::Start });
+        trace.push_mark(WindowMark { time_s: 0.25, index: 0, edge: WindowEdge::End });
+        let text = render_trace(&trace);
+        assert!(text.starts_with("# energy-trace v1\n# device: simulated H100\ntime_s,channel,value\n0.050000000,average_mw,119034.5\n"));
+        let back = parse(&text).unwrap();
+        assert_eq!(back, trace);
+        assert_eq!(back.windows().unwrap()[0].end_s, 0.25);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_problem() {
+        let cases = [
+            ("time_s,channel,value\n", ":1: not an energy trace"),
+            ("# energy-trace v1\n0.1,counter_mj,5\n", ":2: expected the header"),
+            ("# energy-trace v1\n# c\ntime_s,channel,value\n0.1,counter_mj\n", ":4: expected 3"),
+            ("# energy-trace v1\ntime_s,channel,value\nx,counter_mj,5\n", ":3: time_s `x`"),
+            ("# energy-trace v1\ntime_s,channel,value\n1,counter_mj,NaN\n", ":3: value `NaN`"),
+            ("# energy-trace v1\ntime_s,channel,value\n1,,3\n", ":3: the channel name is empty"),
+            ("# energy-trace v1\ntime_s,channel,value\n1,window_start,0.5\n", ":3: window_start value"),
+            ("# energy-trace v1\ntime_s,channel,value\n1,window_end,-1\n", ":3: window_end value"),
+            ("# energy-trace v1\n# only comments\n", "header `time_s,channel,value` is missing"),
+        ];
+        for (text, expected) in cases {
+            let err = parse(text).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Format, "{text}");
+            assert!(err.message().contains(expected), "{text:?}: {err}");
+            assert!(err.message().starts_with("t.csv:"), "{err}");
+        }
+    }
+
+    #[test]
+    fn unknown_channels_and_blank_lines_are_kept_or_skipped() {
+        let trace = parse("# energy-trace v1\n\ntime_s,channel,value\n0.5,gpu_temp_c,40\n\n0.6,counter_mj,7\n").unwrap();
+        assert_eq!(trace.series(&Channel::Other("gpu_temp_c".into())).len(), 1);
+        assert_eq!(trace.series(&Channel::CounterMj)[0].value, 7.0);
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/trace.csv");
+        let mut trace = Trace::new();
+        trace.push(Channel::PowerMw, Reading { time_s: 1.0, value: 5.0 });
+        write_trace(&trace, &path).unwrap();
+        assert_eq!(read_trace(&path).unwrap(), trace);
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn missing_file_is_an_io_error() {
+        let err = read_trace(Path::new("/nonexistent/trace.csv")).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Io);
+        assert!(err.message().contains("/nonexistent/trace.csv"));
+    }
+}
