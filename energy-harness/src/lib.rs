@@ -9,6 +9,7 @@
 pub mod clock;
 pub mod device;
 pub mod error;
+pub mod measurement;
 pub mod sampling;
 pub mod sensors;
 pub mod sim;
