@@ -63,8 +63,12 @@ fn converted_traces_match_the_recordings() {
         if update {
             write_trace(&trace, &target).unwrap();
         }
-        let committed = std::fs::read_to_string(&target)
-            .unwrap_or_else(|e| panic!("{}: {e}; run with ENERGY_UPDATE_TEST_DATA=1", target.display()));
+        let committed = std::fs::read_to_string(&target).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; run with ENERGY_UPDATE_TEST_DATA=1",
+                target.display()
+            )
+        });
         assert!(
             committed == render_trace(&trace),
             "{} is out of date with {}: run with ENERGY_UPDATE_TEST_DATA=1",
@@ -73,7 +77,10 @@ fn converted_traces_match_the_recordings() {
         );
         converted += 1;
     }
-    assert_eq!(converted, 6, "expected the 6 recordings of shared/traces/h100");
+    assert_eq!(
+        converted, 6,
+        "expected the 6 recordings of shared/traces/h100"
+    );
 }
 
 #[test]
@@ -92,7 +99,13 @@ fn replay_counter(trace: &Trace) -> Trace {
     let (t0, t1) = trace.time_span_s().unwrap();
     let clock = Arc::new(VirtualClock::starting_at(t0));
     let source = ReplaySource::new(trace, SourceKind::Counter, t0).unwrap();
-    record_until(vec![Box::new(source) as Box<dyn SensorSource>], &*clock, t1 + 0.01, SamplerConfig::default()).unwrap()
+    record_until(
+        vec![Box::new(source) as Box<dyn SensorSource>],
+        &*clock,
+        t1 + 0.01,
+        SamplerConfig::default(),
+    )
+    .unwrap()
 }
 
 fn window_energies(path: &Path) -> Vec<(f64, f64)> {
@@ -100,7 +113,10 @@ fn window_energies(path: &Path) -> Vec<(f64, f64)> {
     let replayed = replay_counter(&trace);
     let direct_ticks = counter_ticks(&trace.sorted_series(&Channel::CounterMj));
     let replay_ticks = counter_ticks(&replayed.sorted_series(&Channel::CounterMj));
-    assert_eq!(direct_ticks, replay_ticks, "replay changed the counter ticks");
+    assert_eq!(
+        direct_ticks, replay_ticks,
+        "replay changed the counter ticks"
+    );
     trace
         .windows()
         .unwrap()
@@ -125,6 +141,10 @@ fn replaying_gives_each_kernel_windows_counter_energy() {
         assert!((240.0..280.0).contains(&power_w), "{power_w:.1} W");
     }
     // The three 1 s windows of trace_b2b ran the same kernel: their energies agree.
-    let (lo, hi) = b2b.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), (e, _)| (lo.min(*e), hi.max(*e)));
+    let (lo, hi) = b2b
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), (e, _)| {
+            (lo.min(*e), hi.max(*e))
+        });
     assert!((hi - lo) / lo < 0.03, "b2b windows {b2b:?}");
 }

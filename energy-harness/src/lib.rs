@@ -6,6 +6,7 @@
 //! Traces are written and read as `energy-trace v1` CSV ([`trace`]).
 #![deny(missing_docs)]
 
+pub mod cli;
 pub mod clock;
 pub mod device;
 pub mod error;

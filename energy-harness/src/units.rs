@@ -204,9 +204,7 @@ fn parse_quantity(text: &str, unit: &str) -> Result<f64, String> {
     };
     let scaled = value * factor;
     if !scaled.is_finite() || scaled < 0.0 {
-        return Err(format!(
-            "`{text}` must be a finite, non-negative amount"
-        ));
+        return Err(format!("`{text}` must be a finite, non-negative amount"));
     }
     Ok(scaled)
 }

@@ -1,1 +1,5 @@
-fn main() {}
+//! `cargo-energy`: see `cargo energy --help`.
+
+fn main() -> std::process::ExitCode {
+    energy_harness::cli::main(std::env::args_os())
+}

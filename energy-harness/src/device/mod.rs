@@ -6,15 +6,22 @@
 //! says which and what to do; nothing here panics (cudarc would, if called without
 //! its library, so [`cuda_library_present`] is checked first).
 
+pub mod select;
+
 use std::sync::OnceLock;
 
 use nvml_wrapper::enum_wrappers::device::{Clock as NvmlClock, TemperatureSensor};
 use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::error::NvmlError;
-use nvml_wrapper::{Device, Nvml};
+use nvml_wrapper::{Device as NvmlDevice, Nvml};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::{MonotonicClock, SharedClock};
 use crate::error::{Error, ErrorKind, Result};
+use crate::sensors::nvml::NvmlSource;
+use crate::sensors::{SensorSource, SourceError, SourceKind};
+use crate::sim::SimGpu;
+pub use select::{DeviceRequest, Target};
 
 /// What to do when no GPU can be used: the sentence every "no GPU" message ends with.
 pub const NO_GPU_HINT: &str =
@@ -77,6 +84,30 @@ impl DeviceFacts {
             .collect()
     }
 
+    /// Records the facts as `key: value` comments of a trace; `when` tells the moment
+    /// (`start`, `end`) for the facts that change during a recording.
+    pub fn annotate(&self, trace: &mut crate::trace::Trace, when: &str) {
+        if when == "start" {
+            trace.set_metadata("device", &self.name);
+            trace.set_metadata("uuid", &self.uuid);
+            trace.set_metadata("simulated", self.simulated);
+            if let Some(v) = &self.driver_version {
+                trace.set_metadata("driver", v);
+            }
+            if let Some(v) = self.power_limit_w {
+                trace.set_metadata("power_limit_w", v);
+            }
+        }
+        let clocks = format!(
+            "SM {} MHz, memory {} MHz, {} °C, throttle [{}]",
+            self.sm_clock_mhz.map_or("?".into(), |v| v.to_string()),
+            self.mem_clock_mhz.map_or("?".into(), |v| v.to_string()),
+            self.temperature_c.map_or("?".into(), |v| v.to_string()),
+            self.throttle_reasons.join(" ")
+        );
+        trace.set_metadata(&format!("state_at_{when}"), clocks);
+    }
+
     /// Processes on the GPU other than this one.
     pub fn other_processes(&self) -> Vec<&GpuProcess> {
         let me = std::process::id();
@@ -131,7 +162,7 @@ pub fn gpu_count() -> Result<u32> {
 }
 
 /// The NVML device with index `index`, with a clear error when it does not exist.
-pub fn nvml_device(index: u32) -> Result<Device<'static>> {
+pub fn nvml_device(index: u32) -> Result<NvmlDevice<'static>> {
     let nvml = nvml()?;
     let count = gpu_count()?;
     if count == 0 {
@@ -181,7 +212,8 @@ pub fn cuda_ordinal_for_uuid(nvml_uuid: &str) -> Result<Option<u32>> {
     let wanted = normalize_uuid(nvml_uuid);
     for ordinal in 0..count {
         let device = result::device::get(ordinal).map_err(|e| cuda_error("cuDeviceGet", e))?;
-        let uuid = result::device::get_uuid(device).map_err(|e| cuda_error("cuDeviceGetUuid", e))?;
+        let uuid =
+            result::device::get_uuid(device).map_err(|e| cuda_error("cuDeviceGetUuid", e))?;
         let bytes: Vec<u8> = uuid.bytes.iter().map(|&b| b as u8).collect();
         if format_cuda_uuid(&bytes) == wanted {
             return Ok(Some(ordinal as u32));
@@ -253,8 +285,11 @@ pub fn refresh_device_state(facts: &mut DeviceFacts) -> Result<()> {
     Ok(())
 }
 
-fn refresh_state(device: &Device<'static>, facts: &mut DeviceFacts) {
-    facts.power_limit_w = device.enforced_power_limit().ok().map(|mw| f64::from(mw) / 1000.0);
+fn refresh_state(device: &NvmlDevice<'static>, facts: &mut DeviceFacts) {
+    facts.power_limit_w = device
+        .enforced_power_limit()
+        .ok()
+        .map(|mw| f64::from(mw) / 1000.0);
     facts.sm_clock_mhz = device.clock_info(NvmlClock::SM).ok();
     facts.mem_clock_mhz = device.clock_info(NvmlClock::Memory).ok();
     facts.max_sm_clock_mhz = device.max_clock_info(NvmlClock::SM).ok();
@@ -263,7 +298,12 @@ fn refresh_state(device: &Device<'static>, facts: &mut DeviceFacts) {
     facts.pstate = device.performance_state().ok().map(|p| p.as_c());
     facts.throttle_reasons = device
         .current_throttle_reasons()
-        .map(|reasons| reasons.iter_names().map(|(name, _)| name.to_string()).collect())
+        .map(|reasons| {
+            reasons
+                .iter_names()
+                .map(|(name, _)| name.to_string())
+                .collect()
+        })
         .unwrap_or_default();
     facts.processes = device
         .running_compute_processes()
@@ -279,6 +319,112 @@ fn refresh_state(device: &Device<'static>, facts: &mut DeviceFacts) {
                 .collect()
         })
         .unwrap_or_default();
+}
+
+/// A GPU ready to measure on: the clock everything is stamped on, its facts, and for
+/// the simulated GPU the simulator itself (to launch simulated kernels on).
+#[derive(Clone)]
+pub struct Device {
+    clock: SharedClock,
+    facts: DeviceFacts,
+    sim: Option<SimGpu>,
+    /// Why the simulated GPU was chosen, when it was.
+    sim_reason: Option<String>,
+}
+
+impl Device {
+    /// Opens the device `ENERGY_DEVICE` and `nvml_index` select, on a new monotonic clock.
+    pub fn open(request: &DeviceRequest, nvml_index: u32) -> Result<Device> {
+        let clock = MonotonicClock::shared();
+        Ok(match select::resolve(request, nvml_index)? {
+            Target::Nvml(facts) => Device {
+                clock,
+                facts,
+                sim: None,
+                sim_reason: None,
+            },
+            Target::Sim { preset, reason } => Device::simulated(SimGpu::new(preset, clock), reason),
+        })
+    }
+
+    /// Wraps a simulated GPU (on whatever clock it runs).
+    pub fn simulated(gpu: SimGpu, reason: impl Into<String>) -> Device {
+        Device {
+            clock: gpu.clock().clone(),
+            facts: gpu.facts(),
+            sim: Some(gpu),
+            sim_reason: Some(reason.into()),
+        }
+    }
+
+    /// The clock readings and marks are stamped on.
+    pub fn clock(&self) -> &SharedClock {
+        &self.clock
+    }
+
+    /// The facts read when the device was opened (or last refreshed).
+    pub fn facts(&self) -> &DeviceFacts {
+        &self.facts
+    }
+
+    /// Re-reads clocks, temperature, throttle reasons and processes.
+    pub fn refresh(&mut self) -> Result<&DeviceFacts> {
+        refresh_device_state(&mut self.facts)?;
+        Ok(&self.facts)
+    }
+
+    /// The simulator, on the simulated GPU.
+    pub fn sim(&self) -> Option<&SimGpu> {
+        self.sim.as_ref()
+    }
+
+    /// Why the simulated GPU is in use, when it is.
+    pub fn sim_reason(&self) -> Option<&str> {
+        self.sim_reason.as_deref()
+    }
+
+    /// Whether figures from this device are simulated.
+    pub fn is_simulated(&self) -> bool {
+        self.sim.is_some()
+    }
+
+    /// Opens one source.
+    pub fn open_source(&self, kind: SourceKind) -> Result<Box<dyn SensorSource>, SourceError> {
+        match &self.sim {
+            Some(gpu) => gpu
+                .open_source(kind)
+                .map(|s| Box::new(s) as Box<dyn SensorSource>),
+            None => NvmlSource::open(self.facts.nvml_index, kind)
+                .map(|s| Box::new(s) as Box<dyn SensorSource>)
+                .map_err(|e| match e.kind() {
+                    ErrorKind::NotSupported => SourceError::NotSupported {
+                        kind,
+                        detail: e.message().to_string(),
+                    },
+                    _ => SourceError::Failed {
+                        kind,
+                        detail: e.message().to_string(),
+                    },
+                }),
+        }
+    }
+
+    /// Opens each of `kinds` that works; returns them and the failures (NotSupported
+    /// for what the GPU lacks).
+    pub fn open_sources(
+        &self,
+        kinds: &[SourceKind],
+    ) -> (Vec<Box<dyn SensorSource>>, Vec<SourceError>) {
+        let mut opened = Vec::new();
+        let mut failed = Vec::new();
+        for &kind in kinds {
+            match self.open_source(kind) {
+                Ok(source) => opened.push(source),
+                Err(e) => failed.push(e),
+            }
+        }
+        (opened, failed)
+    }
 }
 
 #[cfg(test)]
@@ -304,6 +450,9 @@ mod tests {
             throttle_reasons: vec!["GPU_IDLE".into(), "SW_THERMAL_SLOWDOWN".into()],
             ..DeviceFacts::default()
         };
-        assert_eq!(facts.limiting_throttle_reasons(), vec!["SW_THERMAL_SLOWDOWN"]);
+        assert_eq!(
+            facts.limiting_throttle_reasons(),
+            vec!["SW_THERMAL_SLOWDOWN"]
+        );
     }
 }

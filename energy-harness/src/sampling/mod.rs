@@ -92,7 +92,10 @@ impl PollLoop {
             Ok(()) => sink.append(&self.sources[i].channel(), &self.batch),
             Err(e) => {
                 self.failed[i] = true;
-                sink.fail(Error::from(e).context(format!("sampler stopped reading the {} source", self.sources[i].kind())));
+                sink.fail(Error::from(e).context(format!(
+                    "sampler stopped reading the {} source",
+                    self.sources[i].kind()
+                )));
             }
         }
     }
@@ -201,7 +204,11 @@ impl WindowMarker {
 
     /// Marks an edge at a time already taken on the sampler's clock.
     pub fn at(&self, index: u32, edge: WindowEdge, time_s: f64) -> f64 {
-        self.recording.mark(WindowMark { time_s, index, edge });
+        self.recording.mark(WindowMark {
+            time_s,
+            index,
+            edge,
+        });
         time_s
     }
 }
@@ -217,11 +224,21 @@ pub struct Sampler {
 
 impl Sampler {
     /// Starts a thread reading `sources` on `clock`.
-    pub fn start(sources: Vec<Box<dyn SensorSource>>, clock: SharedClock, config: SamplerConfig) -> Result<Self> {
+    pub fn start(
+        sources: Vec<Box<dyn SensorSource>>,
+        clock: SharedClock,
+        config: SamplerConfig,
+    ) -> Result<Self> {
         if sources.is_empty() {
-            return Err(Error::new(ErrorKind::Sampler, "the sampler needs at least one sensor source"));
+            return Err(Error::new(
+                ErrorKind::Sampler,
+                "the sampler needs at least one sensor source",
+            ));
         }
-        let source_names = sources.iter().map(|s| s.kind().name().to_string()).collect();
+        let source_names = sources
+            .iter()
+            .map(|s| s.kind().name().to_string())
+            .collect();
         let recording = Arc::new(Recording::new(config.max_readings));
         let stop = Arc::new(AtomicBool::new(false));
         let thread_recording = Arc::clone(&recording);
@@ -235,7 +252,12 @@ impl Sampler {
                     poll.step(&*thread_clock, &thread_recording);
                 }
             })
-            .map_err(|e| Error::new(ErrorKind::Sampler, format!("could not start the sampler thread: {e}")))?;
+            .map_err(|e| {
+                Error::new(
+                    ErrorKind::Sampler,
+                    format!("could not start the sampler thread: {e}"),
+                )
+            })?;
         Ok(Sampler {
             recording,
             stop,
@@ -328,15 +350,30 @@ mod tests {
     fn virtual_recording_polls_each_source_at_its_rate() {
         let clock = Arc::new(VirtualClock::starting_at(0.0));
         let gpu = SimGpu::new(SimPreset::h100(), clock.clone());
-        let trace = record_until(gpu.open_all_sources(), &*clock, 2.0, SamplerConfig::default()).unwrap();
+        let trace = record_until(
+            gpu.open_all_sources(),
+            &*clock,
+            2.0,
+            SamplerConfig::default(),
+        )
+        .unwrap();
         let counter = trace.series(&Channel::CounterMj).len();
         // Back-to-back 2.4 ms counter reads, fields every 5 ms, the buffer every 0.25 s.
-        assert!((700..=840).contains(&counter), "{counter} counter reads in 2 s");
+        assert!(
+            (700..=840).contains(&counter),
+            "{counter} counter reads in 2 s"
+        );
         let average = trace.series(&Channel::AverageMw).len();
-        assert!((330..=420).contains(&average), "{average} average reads in 2 s");
+        assert!(
+            (330..=420).contains(&average),
+            "{average} average reads in 2 s"
+        );
         let samples = trace.series(&Channel::SampleMw).len();
         // Drained every 0.25 s: the last drain at ~1.75 s holds the samples up to then.
-        assert!((80..=95).contains(&samples), "{samples} buffered samples in 2 s");
+        assert!(
+            (80..=95).contains(&samples),
+            "{samples} buffered samples in 2 s"
+        );
     }
 
     struct Failing;
@@ -348,7 +385,10 @@ mod tests {
             0.001
         }
         fn read(&mut self, _: &dyn Clock, _: &mut Vec<Reading>) -> Result<(), SourceError> {
-            Err(SourceError::Failed { kind: SourceKind::PowerUsage, detail: "GPU is lost".into() })
+            Err(SourceError::Failed {
+                kind: SourceKind::PowerUsage,
+                detail: "GPU is lost".into(),
+            })
         }
     }
 
@@ -356,7 +396,12 @@ mod tests {
     fn thread_marks_windows_and_stops_cleanly() {
         let clock: SharedClock = MonotonicClock::shared();
         let gpu = SimGpu::new(SimPreset::h100(), clock.clone());
-        let sampler = Sampler::start(gpu.open_all_sources(), clock.clone(), SamplerConfig::default()).unwrap();
+        let sampler = Sampler::start(
+            gpu.open_all_sources(),
+            clock.clone(),
+            SamplerConfig::default(),
+        )
+        .unwrap();
         let marker = sampler.marker();
         let start = marker.start(0);
         gpu.launch(crate::sim::SimKernel::new(0.05, 272.0));
@@ -368,13 +413,21 @@ mod tests {
         assert_eq!(windows.len(), 1);
         assert_eq!((windows[0].start_s, windows[0].end_s), (start, end));
         assert!(trace.series(&Channel::CounterMj).len() > 10);
-        assert_eq!(trace.metadata("sources"), Some("counter, instant, average, power, samples"));
+        assert_eq!(
+            trace.metadata("sources"),
+            Some("counter, instant, average, power, samples")
+        );
     }
 
     #[test]
     fn a_failing_source_is_reported_by_stop() {
         let clock: SharedClock = MonotonicClock::shared();
-        let sampler = Sampler::start(vec![Box::new(Failing)], clock.clone(), SamplerConfig::default()).unwrap();
+        let sampler = Sampler::start(
+            vec![Box::new(Failing)],
+            clock.clone(),
+            SamplerConfig::default(),
+        )
+        .unwrap();
         clock.sleep_s(0.01);
         assert!(sampler.error().is_some());
         let err = sampler.stop().unwrap_err();
@@ -386,7 +439,10 @@ mod tests {
     fn memory_stays_bounded() {
         let clock = Arc::new(VirtualClock::starting_at(0.0));
         let gpu = SimGpu::new(SimPreset::h100(), clock.clone());
-        let config = SamplerConfig { max_readings: 1000, ..SamplerConfig::default() };
+        let config = SamplerConfig {
+            max_readings: 1000,
+            ..SamplerConfig::default()
+        };
         let trace = record_until(gpu.open_all_sources(), &*clock, 10.0, config).unwrap();
         assert!(trace.reading_count() <= 1000);
         assert!(trace.metadata("dropped_readings").is_some());
@@ -397,7 +453,13 @@ mod tests {
 
     #[test]
     fn no_sources_is_an_error() {
-        let err = Sampler::start(Vec::new(), MonotonicClock::shared(), SamplerConfig::default()).err().unwrap();
+        let err = Sampler::start(
+            Vec::new(),
+            MonotonicClock::shared(),
+            SamplerConfig::default(),
+        )
+        .err()
+        .unwrap();
         assert_eq!(err.kind(), ErrorKind::Sampler);
     }
 }

@@ -53,7 +53,9 @@ impl SourceKind {
 
     /// The source kind that writes a channel, if any.
     pub fn for_channel(channel: &Channel) -> Option<SourceKind> {
-        SourceKind::ALL.into_iter().find(|k| &k.channel() == channel)
+        SourceKind::ALL
+            .into_iter()
+            .find(|k| &k.channel() == channel)
     }
 
     /// A short name for messages and command-line options.
@@ -113,7 +115,11 @@ impl fmt::Display for SourceError {
                 kind.nvml_call()
             ),
             SourceError::Failed { kind, detail } => {
-                write!(f, "reading the {kind} source ({}) failed: {detail}", kind.nvml_call())
+                write!(
+                    f,
+                    "reading the {kind} source ({}) failed: {detail}",
+                    kind.nvml_call()
+                )
             }
         }
     }

@@ -8,7 +8,7 @@ use nvml_wrapper::enum_wrappers::device::Sampling;
 use nvml_wrapper::enums::device::SampleValue;
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::structs::device::FieldId;
-use nvml_wrapper::Device;
+use nvml_wrapper::Device as NvmlDevice;
 
 use super::{SensorSource, SourceError, SourceKind};
 use crate::clock::Clock;
@@ -23,7 +23,7 @@ pub const FIELD_POWER_INSTANT: u32 = 186;
 
 /// A sensor source on an NVML device.
 pub struct NvmlSource {
-    device: Device<'static>,
+    device: NvmlDevice<'static>,
     kind: SourceKind,
     /// Newest driver timestamp seen (µs), for draining the sample buffer incrementally.
     last_sample_us: u64,
@@ -52,7 +52,8 @@ impl NvmlSource {
                 // NOT_FOUND only means "nothing buffered yet": the call itself is supported.
                 match self.device.samples(Sampling::Power, None) {
                     Ok(samples) => {
-                        self.last_sample_us = samples.iter().map(|s| s.timestamp).max().unwrap_or(0);
+                        self.last_sample_us =
+                            samples.iter().map(|s| s.timestamp).max().unwrap_or(0);
                         Ok(())
                     }
                     Err(NvmlError::NotFound) => Ok(()),
@@ -65,12 +66,12 @@ impl NvmlSource {
 
     fn error(&self, err: NvmlError) -> SourceError {
         match err {
-            NvmlError::NotSupported | NvmlError::FunctionNotFound | NvmlError::FailedToLoadSymbol(_) => {
-                SourceError::NotSupported {
-                    kind: self.kind,
-                    detail: err.to_string(),
-                }
-            }
+            NvmlError::NotSupported
+            | NvmlError::FunctionNotFound
+            | NvmlError::FailedToLoadSymbol(_) => SourceError::NotSupported {
+                kind: self.kind,
+                detail: err.to_string(),
+            },
             other => SourceError::Failed {
                 kind: self.kind,
                 detail: other.to_string(),
@@ -142,7 +143,11 @@ impl SensorSource for NvmlSource {
         }
     }
 
-    fn read(&mut self, clock: &dyn Clock, out: &mut Vec<Reading>) -> std::result::Result<(), SourceError> {
+    fn read(
+        &mut self,
+        clock: &dyn Clock,
+        out: &mut Vec<Reading>,
+    ) -> std::result::Result<(), SourceError> {
         if self.kind == SourceKind::SampleBuffer {
             let samples = match self.device.samples(Sampling::Power, self.last_sample_us) {
                 Ok(samples) => samples,

@@ -58,7 +58,10 @@ impl SensorSource for ReplaySource {
             if time_s > now {
                 break;
             }
-            out.push(Reading { time_s, value: r.value });
+            out.push(Reading {
+                time_s,
+                value: r.value,
+            });
             self.next += 1;
         }
         Ok(())
@@ -75,13 +78,31 @@ mod tests {
     fn hands_over_readings_as_their_time_comes() {
         let mut trace = Trace::new();
         for (t, v) in [(10.0, 1.0), (10.5, 2.0), (11.0, 3.0)] {
-            trace.push(Channel::CounterMj, Reading { time_s: t, value: v });
+            trace.push(
+                Channel::CounterMj,
+                Reading {
+                    time_s: t,
+                    value: v,
+                },
+            );
         }
         let mut source = ReplaySource::new(&trace, SourceKind::Counter, 0.0).unwrap();
         let clock = VirtualClock::starting_at(0.6);
         let mut out = Vec::new();
         source.read(&clock, &mut out).unwrap();
-        assert_eq!(out, vec![Reading { time_s: 0.0, value: 1.0 }, Reading { time_s: 0.5, value: 2.0 }]);
+        assert_eq!(
+            out,
+            vec![
+                Reading {
+                    time_s: 0.0,
+                    value: 1.0
+                },
+                Reading {
+                    time_s: 0.5,
+                    value: 2.0
+                }
+            ]
+        );
         clock.advance_to(2.0);
         source.read(&clock, &mut out).unwrap();
         assert_eq!(out.len(), 3);
@@ -90,7 +111,9 @@ mod tests {
 
     #[test]
     fn missing_channel_is_not_supported() {
-        let err = ReplaySource::new(&Trace::new(), SourceKind::SampleBuffer, 0.0).err().unwrap();
+        let err = ReplaySource::new(&Trace::new(), SourceKind::SampleBuffer, 0.0)
+            .err()
+            .unwrap();
         assert_eq!(err.kind(), ErrorKind::NotSupported);
     }
 }

@@ -57,7 +57,9 @@ impl SimGpu {
 
     fn lock(&self) -> MutexGuard<'_, SimState> {
         // A panic while holding the lock leaves plain data behind; keep using it.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The preset.
@@ -164,6 +166,12 @@ impl SimGpu {
             simulated: true,
             driver_version: Some(format!("simulated ({} preset)", self.preset.key)),
             power_limit_w: Some(self.preset.power_limit_w),
+            sm_clock_mhz: Some(self.preset.clocks_mhz.0),
+            mem_clock_mhz: Some(self.preset.clocks_mhz.1),
+            max_sm_clock_mhz: Some(self.preset.clocks_mhz.0),
+            max_mem_clock_mhz: Some(self.preset.clocks_mhz.1),
+            temperature_c: Some(40),
+            pstate: Some(0),
             ..DeviceFacts::default()
         }
     }
@@ -208,7 +216,10 @@ impl SensorSource for SimSource {
         let t1 = clock.now_s();
         let mut guard = self.gpu.lock();
         let state = &mut *guard;
-        let sensor = state.sensors.get_mut(&self.kind).expect("opened sources exist");
+        let sensor = state
+            .sensors
+            .get_mut(&self.kind)
+            .expect("opened sources exist");
         match sensor.spec().buffer_depth {
             None => {
                 let mid = 0.5 * (t0 + t1);

@@ -101,10 +101,12 @@ impl SensorSpec {
                 period_s: self.ticks.period_s,
             },
             Response::Instantaneous => SensorModel::Identity,
-            Response::WindowMean { width_s } if width_s < self.ticks.period_s => SensorModel::Gated {
-                gate_s: width_s,
-                period_s: self.ticks.period_s,
-            },
+            Response::WindowMean { width_s } if width_s < self.ticks.period_s => {
+                SensorModel::Gated {
+                    gate_s: width_s,
+                    period_s: self.ticks.period_s,
+                }
+            }
             Response::WindowMean { width_s } => SensorModel::Boxcar { width_s },
             Response::FirstOrder { tau_s } => SensorModel::FirstOrder { tau_s },
         }
@@ -128,7 +130,11 @@ const STREAM_STALL: u64 = 0x44;
 impl SimSensor {
     /// A sensor following `spec`, its randomness drawn from `seed`.
     pub fn new(spec: SensorSpec, seed: u64) -> Self {
-        SimSensor { spec, seed, lag: None }
+        SimSensor {
+            spec,
+            seed,
+            lag: None,
+        }
     }
 
     /// The spec.
@@ -166,7 +172,8 @@ impl SimSensor {
     /// The value of update `k` in the channel's unit (mJ or mW).
     pub fn update_value(&mut self, truth: &PowerTimeline, k: i64) -> f64 {
         let t = self.tick(k);
-        let noise_w = self.spec.noise_w * noise::gaussian(self.seed, self.spec.stream ^ STREAM_NOISE, k);
+        let noise_w =
+            self.spec.noise_w * noise::gaussian(self.seed, self.spec.stream ^ STREAM_NOISE, k);
         let value = match self.spec.response {
             Response::Integral => {
                 let mj = self.spec.offset_mj + 1000.0 * truth.energy_to(t);
@@ -216,7 +223,8 @@ impl SimSensor {
     pub fn call_duration(&self, call: i64, t0: f64) -> f64 {
         let l = &self.spec.latency;
         if l.stall_probability > 0.0
-            && noise::uniform(self.seed, self.spec.stream ^ STREAM_STALL, call) < l.stall_probability
+            && noise::uniform(self.seed, self.spec.stream ^ STREAM_STALL, call)
+                < l.stall_probability
         {
             return l.stall_s;
         }
@@ -254,7 +262,11 @@ mod tests {
     fn spec(response: Response, period_s: f64) -> SensorSpec {
         SensorSpec {
             response,
-            ticks: UpdateTicks { period_s, phase_s: 0.0, jitter_s: 0.0 },
+            ticks: UpdateTicks {
+                period_s,
+                phase_s: 0.0,
+                jitter_s: 0.0,
+            },
             report_delay_s: 0.0,
             noise_w: 0.0,
             resolution: 0.0,
@@ -294,7 +306,11 @@ mod tests {
     fn counter_is_quantized_integral() {
         let mut truth = PowerTimeline::new(100.0, None);
         truth.schedule(0.0, SimKernel::new(1.0, 300.0));
-        let mut c = SensorSpec { resolution: 1.0, offset_mj: 5000.0, ..spec(Response::Integral, 0.1) };
+        let mut c = SensorSpec {
+            resolution: 1.0,
+            offset_mj: 5000.0,
+            ..spec(Response::Integral, 0.1)
+        };
         c.ticks.phase_s = 0.05;
         let mut s = SimSensor::new(c, 3);
         // Update at 0.45 s: 300 W × 0.45 s = 135 J.

@@ -80,10 +80,16 @@ pub fn convert_polled(text: &str, origin: &Path, windows: &[RecordedWindow]) -> 
     let mut trace = Trace::new();
     trace.add_comment(format!(
         "converted from {} (H100 probe recording, host-polled layout)",
-        origin.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+        origin
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
     ));
     trace.add_comment("readings timestamped at the middle of their own NVML call; calls ran power, counter, fields");
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
     let Some((_, header)) = lines.next() else {
         return Err(Error::format(origin, 1, "empty recording"));
     };
@@ -103,17 +109,45 @@ pub fn convert_polled(text: &str, origin: &Path, windows: &[RecordedWindow]) -> 
             .collect::<Option<Vec<f64>>>()
             .filter(|v| v.len() == POLLED_COLUMNS.len())
             .ok_or_else(|| {
-                Error::format(origin, line_no, format!("expected {} finite numbers", POLLED_COLUMNS.len()))
+                Error::format(
+                    origin,
+                    line_no,
+                    format!("expected {} finite numbers", POLLED_COLUMNS.len()),
+                )
             })?;
         let [t, power_mw, p_call, energy_mj, e_call, avg_mw, inst_mw, f_call] = fields[..] else {
             unreachable!("length checked above")
         };
-        trace.push(Channel::PowerMw, Reading { time_s: t + p_call / 2.0, value: power_mw });
+        trace.push(
+            Channel::PowerMw,
+            Reading {
+                time_s: t + p_call / 2.0,
+                value: power_mw,
+            },
+        );
         let counter_t = t + p_call + e_call / 2.0;
-        trace.push(Channel::CounterMj, Reading { time_s: counter_t, value: energy_mj });
+        trace.push(
+            Channel::CounterMj,
+            Reading {
+                time_s: counter_t,
+                value: energy_mj,
+            },
+        );
         let field_t = t + p_call + e_call + f_call / 2.0;
-        trace.push(Channel::AverageMw, Reading { time_s: field_t, value: avg_mw });
-        trace.push(Channel::InstantMw, Reading { time_s: field_t, value: inst_mw });
+        trace.push(
+            Channel::AverageMw,
+            Reading {
+                time_s: field_t,
+                value: avg_mw,
+            },
+        );
+        trace.push(
+            Channel::InstantMw,
+            Reading {
+                time_s: field_t,
+                value: inst_mw,
+            },
+        );
     }
     push_windows(&mut trace, windows);
     Ok(trace)
@@ -124,7 +158,10 @@ pub fn convert_samples(text: &str, origin: &Path) -> Result<Trace> {
     let mut trace = Trace::new();
     trace.add_comment(format!(
         "converted from {} (H100 probe recording, driver sample buffer)",
-        origin.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+        origin
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
     ));
     let mut host_window_us: Option<(f64, f64)> = None;
     let mut samples: Vec<(f64, f64)> = Vec::new();
@@ -153,7 +190,11 @@ pub fn convert_samples(text: &str, origin: &Path) -> Result<Trace> {
         }
         if !header_seen {
             if line != "timestamp_us,value_mw" {
-                return Err(Error::format(origin, line_no, "expected the header `timestamp_us,value_mw`"));
+                return Err(Error::format(
+                    origin,
+                    line_no,
+                    "expected the header `timestamp_us,value_mw`",
+                ));
             }
             header_seen = true;
             continue;
@@ -163,7 +204,11 @@ pub fn convert_samples(text: &str, origin: &Path) -> Result<Trace> {
             .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)))
             .filter(|(a, b)| a.is_finite() && b.is_finite());
         let Some(sample) = parsed else {
-            return Err(Error::format(origin, line_no, "expected `timestamp_us,value_mw` numbers"));
+            return Err(Error::format(
+                origin,
+                line_no,
+                "expected `timestamp_us,value_mw` numbers",
+            ));
         };
         samples.push(sample);
     }
@@ -174,7 +219,10 @@ pub fn convert_samples(text: &str, origin: &Path) -> Result<Trace> {
     for (timestamp_us, value_mw) in samples {
         trace.push(
             Channel::SampleMw,
-            Reading { time_s: (timestamp_us - first_us) * 1e-6, value: value_mw },
+            Reading {
+                time_s: (timestamp_us - first_us) * 1e-6,
+                value: value_mw,
+            },
         );
     }
     if let Some((launch_us, done_us)) = host_window_us {
@@ -193,8 +241,16 @@ pub fn convert_samples(text: &str, origin: &Path) -> Result<Trace> {
 fn push_windows(trace: &mut Trace, windows: &[RecordedWindow]) {
     for (index, window) in windows.iter().enumerate() {
         let index = index as u32;
-        trace.push_mark(WindowMark { time_s: window.start_s, index, edge: WindowEdge::Start });
-        trace.push_mark(WindowMark { time_s: window.end_s, index, edge: WindowEdge::End });
+        trace.push_mark(WindowMark {
+            time_s: window.start_s,
+            index,
+            edge: WindowEdge::Start,
+        });
+        trace.push_mark(WindowMark {
+            time_s: window.end_s,
+            index,
+            edge: WindowEdge::End,
+        });
         if window.event_ms.is_finite() {
             trace.set_metadata(&format!("window {index} cuda_event_ms"), window.event_ms);
         }
@@ -203,8 +259,12 @@ fn push_windows(trace: &mut Trace, windows: &[RecordedWindow]) {
 
 /// Converts one file of the H100 recordings directory by its name: `trace_*.csv` or `samples_*.csv`.
 pub fn convert_h100_file(path: &Path) -> Result<Trace> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the recording", &e))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the recording", &e))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut trace = if name.starts_with("samples_") {
         convert_samples(&text, path)?
     } else {
@@ -224,17 +284,25 @@ mod tests {
         let text = "t,power_mw,p_call_s,energy_mj,e_call_s,field_avg_mw,field_inst_mw,f_call_s\n\
                     1.0,100,0.002,5000,0.004,101,102,0.002\n";
         let trace = convert_polled(text, Path::new("x.csv"), &[]).unwrap();
-        assert_eq!(trace.series(&Channel::PowerMw)[0], Reading { time_s: 1.001, value: 100.0 });
+        assert_eq!(
+            trace.series(&Channel::PowerMw)[0],
+            Reading {
+                time_s: 1.001,
+                value: 100.0
+            }
+        );
         assert!((trace.series(&Channel::CounterMj)[0].time_s - 1.004).abs() < 1e-12);
         assert!((trace.series(&Channel::InstantMw)[0].time_s - 1.007).abs() < 1e-12);
     }
 
     #[test]
     fn bad_rows_name_their_line() {
-        let text = "t,power_mw,p_call_s,energy_mj,e_call_s,field_avg_mw,field_inst_mw,f_call_s\n1,2,3\n";
+        let text =
+            "t,power_mw,p_call_s,energy_mj,e_call_s,field_avg_mw,field_inst_mw,f_call_s\n1,2,3\n";
         let err = convert_polled(text, Path::new("x.csv"), &[]).unwrap_err();
         assert!(err.message().starts_with("x.csv:2:"), "{err}");
-        let err = convert_samples("timestamp_us,value_mw\n5,abc\n", Path::new("s.csv")).unwrap_err();
+        let err =
+            convert_samples("timestamp_us,value_mw\n5,abc\n", Path::new("s.csv")).unwrap_err();
         assert!(err.message().starts_with("s.csv:2:"), "{err}");
     }
 

@@ -293,7 +293,11 @@ mod tests {
     use super::*;
 
     fn mark(time_s: f64, index: u32, edge: WindowEdge) -> WindowMark {
-        WindowMark { time_s, index, edge }
+        WindowMark {
+            time_s,
+            index,
+            edge,
+        }
     }
 
     #[test]
@@ -313,11 +317,23 @@ mod tests {
     fn unpaired_or_reversed_marks_are_errors() {
         let mut trace = Trace::new();
         trace.push_mark(mark(1.0, 0, WindowEdge::Start));
-        assert!(trace.windows().unwrap_err().message().contains("no window_end"));
+        assert!(trace
+            .windows()
+            .unwrap_err()
+            .message()
+            .contains("no window_end"));
         trace.push_mark(mark(0.5, 0, WindowEdge::End));
-        assert!(trace.windows().unwrap_err().message().contains("before it starts"));
+        assert!(trace
+            .windows()
+            .unwrap_err()
+            .message()
+            .contains("before it starts"));
         trace.push_mark(mark(0.7, 0, WindowEdge::End));
-        assert!(trace.windows().unwrap_err().message().contains("two window_end"));
+        assert!(trace
+            .windows()
+            .unwrap_err()
+            .message()
+            .contains("two window_end"));
     }
 
     #[test]

@@ -1,0 +1,129 @@
+//! The `cargo-energy` binary: exit codes, messages, and traces it writes.
+
+use std::process::{Command, Output};
+
+use energy_harness::trace::format::read_trace;
+use energy_harness::Channel;
+
+fn cargo_energy(args: &[&str], device: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-energy"));
+    cmd.args(args);
+    match device {
+        Some(d) => cmd.env("ENERGY_DEVICE", d),
+        None => cmd.env_remove("ENERGY_DEVICE"),
+    };
+    cmd.output().expect("cargo-energy runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn has_gpu() -> bool {
+    energy_harness::device::gpu_count().is_ok_and(|n| n > 0)
+}
+
+#[test]
+fn info_without_a_gpu_says_why_and_fails() {
+    if has_gpu() {
+        eprintln!("skipped: this machine has an NVIDIA GPU");
+        return;
+    }
+    let out = cargo_energy(&["info"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("no NVIDIA GPU can be used here"), "{err}");
+    assert!(
+        err.contains("libnvidia-ml") || err.contains("driver"),
+        "{err}"
+    );
+    assert!(err.contains("ENERGY_DEVICE=sim"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn info_on_the_simulated_h100_lists_every_source() {
+    // Called as cargo calls a subcommand: `cargo-energy energy info`.
+    let out = cargo_energy(&["energy", "info"], Some("sim"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("[simulated]"), "{stdout}");
+    for source in ["counter", "instant", "average", "power", "samples"] {
+        let sources = stdout.split("Sources:").nth(1).unwrap();
+        let line = sources
+            .lines()
+            .find(|l| l.trim_start().starts_with(source))
+            .unwrap();
+        assert!(line.contains(" ok "), "{line}");
+    }
+}
+
+#[test]
+fn info_json_reports_missing_sources_as_not_supported() {
+    let out = cargo_energy(&["info", "--json"], Some("sim:k20"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["device"]["simulated"], true);
+    let sources = report["sources"].as_array().unwrap();
+    let counter = sources.iter().find(|s| s["source"] == "counter").unwrap();
+    assert_eq!(counter["supported"], false);
+    assert!(counter["problem"]
+        .as_str()
+        .unwrap()
+        .contains("not supported"));
+    let power = sources.iter().find(|s| s["source"] == "power").unwrap();
+    assert_eq!(power["supported"], true);
+}
+
+#[test]
+fn bad_arguments_exit_with_2() {
+    for (args, device) in [
+        (vec!["info"], Some("bogus")),
+        (vec!["trace", "--seconds", "-1"], Some("sim")),
+        (vec!["trace"], Some("sim")),
+        (vec!["frobnicate"], None),
+    ] {
+        let out = cargo_energy(&args, device);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(!text(&out.stderr).is_empty());
+    }
+}
+
+#[test]
+fn trace_records_the_simulated_gpu_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.csv");
+    let out = cargo_energy(
+        &["trace", "--seconds", "0.6", "-o", path.to_str().unwrap()],
+        Some("sim"),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let trace = read_trace(&path).unwrap();
+    assert_eq!(trace.metadata("simulated"), Some("true"));
+    assert!(trace.metadata("recorded_at").is_some());
+    // The counter is read back to back (~2.4 ms per read): well over 100 reads in 0.6 s.
+    assert!(trace.series(&Channel::CounterMj).len() > 100);
+    assert!(!trace.series(&Channel::AverageMw).is_empty());
+}
+
+#[test]
+fn trace_without_a_gpu_fails_clearly() {
+    if has_gpu() {
+        eprintln!("skipped: this machine has an NVIDIA GPU");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("never.csv");
+    let out = cargo_energy(
+        &["trace", "--seconds", "1", "-o", path.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("ENERGY_DEVICE=sim"));
+    assert!(!path.exists(), "no file is written when recording fails");
+}
