@@ -1,5 +1,5 @@
 //! A [`Trace`]: timestamped sensor readings on one clock, plus the kernel window marks
-//! set by the launching thread. Written and read as `energy-trace v1` CSV ([`format`]).
+//! set by the launching thread. Written and read as `energy-trace v1` CSV ([`mod@format`]).
 
 pub mod format;
 pub mod legacy;

@@ -1,0 +1,187 @@
+//! Estimates with 95 % confidence intervals from repeated windows.
+
+use serde::{Deserialize, Serialize};
+
+/// A mean over repeated observations with its 95 % confidence interval (Student t).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// Sample mean.
+    pub mean: f64,
+    /// Lower end of the 95 % confidence interval of the mean.
+    pub ci_low: f64,
+    /// Upper end of the 95 % confidence interval of the mean.
+    pub ci_high: f64,
+    /// Number of observations.
+    pub n: usize,
+    /// Sample standard deviation (0 for n = 1).
+    pub std_dev: f64,
+}
+
+impl Estimate {
+    /// The estimate of the mean of `values`, or `None` when there are none or one is not finite.
+    pub fn from_values(values: &[f64]) -> Option<Estimate> {
+        let n = values.len();
+        if n == 0 || values.iter().any(|v| !v.is_finite()) {
+            return None;
+        }
+        let mean = values.iter().sum::<f64>() / n as f64;
+        if n == 1 {
+            // One observation gives no spread: the interval is unbounded, not zero.
+            return Some(Estimate {
+                mean,
+                ci_low: f64::NEG_INFINITY,
+                ci_high: f64::INFINITY,
+                n,
+                std_dev: 0.0,
+            });
+        }
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let std_dev = var.sqrt();
+        let half = student_t_975(n - 1) * std_dev / (n as f64).sqrt();
+        Some(Estimate {
+            mean,
+            ci_low: mean - half,
+            ci_high: mean + half,
+            n,
+            std_dev,
+        })
+    }
+
+    /// A single value taken as exact (no spread, zero-width interval).
+    pub fn exact(mean: f64) -> Estimate {
+        Estimate {
+            mean,
+            ci_low: mean,
+            ci_high: mean,
+            n: 1,
+            std_dev: 0.0,
+        }
+    }
+
+    /// Coefficient of variation of the observations (std dev / |mean|).
+    pub fn cv(&self) -> f64 {
+        if self.mean == 0.0 {
+            f64::INFINITY
+        } else {
+            self.std_dev / self.mean.abs()
+        }
+    }
+
+    /// Half the interval width relative to the mean.
+    pub fn relative_half_width(&self) -> f64 {
+        if self.mean == 0.0 {
+            f64::INFINITY
+        } else {
+            0.5 * (self.ci_high - self.ci_low) / self.mean.abs()
+        }
+    }
+
+    /// The estimate scaled by a constant (per launch → per op, J → mJ).
+    pub fn scaled(&self, factor: f64) -> Estimate {
+        let (a, b) = (self.ci_low * factor, self.ci_high * factor);
+        Estimate {
+            mean: self.mean * factor,
+            ci_low: a.min(b),
+            ci_high: a.max(b),
+            n: self.n,
+            std_dev: self.std_dev * factor.abs(),
+        }
+    }
+}
+
+/// The 97.5 % quantile of Student's t with `df` degrees of freedom (two-sided 95 %).
+pub fn student_t_975(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[df - 1],
+        // Beyond the table, interpolate in 1/df between 30 (2.042) and ∞ (1.960).
+        _ => 1.960 + (2.042 - 1.960) * 30.0 / df as f64,
+    }
+}
+
+/// Mean and least-squares slope of y on x.
+pub fn linear_fit(points: &[(f64, f64)]) -> Option<LinearFit> {
+    let n = points.len();
+    if n < 2 {
+        return None;
+    }
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n as f64;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n as f64;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    if sxx == 0.0 {
+        return None;
+    }
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let slope = sxy / sxx;
+    let intercept = my - slope * mx;
+    let ss_res: f64 = points.iter().map(|p| (p.1 - intercept - slope * p.0).powi(2)).sum();
+    let ss_tot: f64 = points.iter().map(|p| (p.1 - my).powi(2)).sum();
+    let r_squared = if ss_tot == 0.0 { 1.0 } else { 1.0 - ss_res / ss_tot };
+    let slope_std_err = if n > 2 { (ss_res / (n - 2) as f64 / sxx).sqrt() } else { f64::INFINITY };
+    Some(LinearFit {
+        slope,
+        intercept,
+        r_squared,
+        slope_std_err,
+        n,
+    })
+}
+
+/// A least-squares line.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinearFit {
+    /// Slope.
+    pub slope: f64,
+    /// Intercept at x = 0.
+    pub intercept: f64,
+    /// Coefficient of determination.
+    pub r_squared: f64,
+    /// Standard error of the slope.
+    pub slope_std_err: f64,
+    /// Number of points.
+    pub n: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_matches_hand_computation() {
+        let e = Estimate::from_values(&[10.0, 12.0, 11.0, 13.0, 9.0]).unwrap();
+        assert_eq!(e.mean, 11.0);
+        let sd = (2.5f64).sqrt();
+        assert!((e.std_dev - sd).abs() < 1e-12);
+        let half = 2.776 * sd / 5f64.sqrt();
+        assert!((e.ci_high - 11.0 - half).abs() < 1e-12);
+        assert!((e.cv() - sd / 11.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_value_has_an_unbounded_interval() {
+        let e = Estimate::from_values(&[3.0]).unwrap();
+        assert!(e.ci_low.is_infinite() && e.ci_high.is_infinite());
+        assert!(Estimate::from_values(&[]).is_none());
+        assert!(Estimate::from_values(&[1.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn t_quantiles_decrease_to_normal() {
+        assert_eq!(student_t_975(4), 2.776);
+        assert!(student_t_975(31) < 2.042 && student_t_975(31) > 1.96);
+        assert!((student_t_975(100_000) - 1.96).abs() < 1e-3);
+    }
+
+    #[test]
+    fn line_fit() {
+        let f = linear_fit(&[(0.0, 1.0), (1.0, 3.0), (2.0, 5.0)]).unwrap();
+        assert!((f.slope - 2.0).abs() < 1e-12 && (f.intercept - 1.0).abs() < 1e-12);
+        assert!((f.r_squared - 1.0).abs() < 1e-12);
+        assert!(linear_fit(&[(1.0, 1.0), (1.0, 2.0)]).is_none());
+    }
+}
