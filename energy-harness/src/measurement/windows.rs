@@ -1,0 +1,280 @@
+//! Window energies from an energy curve: window-synchronized, baseline-subtracted.
+//!
+//! Between two curve points (two counter ticks, say) the energy is known exactly but not
+//! where in the interval it was spent. An interval entirely inside a window belongs to
+//! it. An interval across a window edge is split with the known levels: the idle part
+//! (the time outside every window, at the active-idle power measured just before or
+//! after the window) is taken out, and the rest goes to the window, or, when one
+//! interval holds edges of two windows 60 ms apart, to each in proportion to its busy
+//! power (measured from its own interior intervals) times its time in the interval.
+//! Nothing is read off one value at an edge, and nothing is smeared across it.
+//!
+//! Active idle is the mean power of the intervals outside every window within
+//! `lookback_s` before the window and after it; dynamic energy is the window's energy
+//! minus that idle power times the window's length (Delestrac's static/dynamic split).
+
+use serde::{Deserialize, Serialize};
+
+use super::curve::EnergyCurve;
+use crate::error::{Error, ErrorKind, Result};
+use crate::trace::Window;
+
+/// Settings of the split.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SplitOptions {
+    /// How far before a window's start and after its end idle power is looked for, s.
+    pub lookback_s: f64,
+}
+
+impl Default for SplitOptions {
+    fn default() -> Self {
+        SplitOptions { lookback_s: 1.0 }
+    }
+}
+
+/// The energy of one window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WindowEnergy {
+    /// Window index.
+    pub index: u32,
+    /// Start, s.
+    pub start_s: f64,
+    /// End, s.
+    pub end_s: f64,
+    /// What the board drew in the window, J.
+    pub energy_j: f64,
+    /// Energy above active idle, J.
+    pub dynamic_j: f64,
+    /// Active idle before the window, W (None when no idle interval was found there).
+    pub idle_before_w: Option<f64>,
+    /// Active idle after the window, W.
+    pub idle_after_w: Option<f64>,
+    /// The idle power subtracted for the dynamic energy, W.
+    pub idle_w: f64,
+    /// Mean power of the curve intervals wholly inside the window, W.
+    pub busy_w: Option<f64>,
+    /// Curve points (counter ticks, sensor updates) strictly inside the window.
+    pub points_inside: usize,
+    /// The part of `energy_j` that came from splitting edge intervals, J.
+    pub edge_energy_j: f64,
+}
+
+impl WindowEnergy {
+    /// Length in seconds.
+    pub fn duration_s(&self) -> f64 {
+        self.end_s - self.start_s
+    }
+}
+
+struct Interval {
+    t0: f64,
+    t1: f64,
+    energy: f64,
+}
+
+impl Interval {
+    fn power(&self) -> f64 {
+        self.energy / (self.t1 - self.t0)
+    }
+}
+
+fn overlap(a0: f64, a1: f64, b0: f64, b1: f64) -> f64 {
+    (a1.min(b1) - a0.max(b0)).max(0.0)
+}
+
+/// Splits the curve's energy over the windows.
+///
+/// Errors when windows overlap, or a window is not covered by the curve (the trace
+/// must reach before its start and past its end).
+pub fn window_energies(curve: &EnergyCurve, windows: &[Window], options: SplitOptions) -> Result<Vec<WindowEnergy>> {
+    let mut windows = windows.to_vec();
+    windows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    for pair in windows.windows(2) {
+        if pair[1].start_s < pair[0].end_s {
+            return Err(Error::new(
+                ErrorKind::Analysis,
+                format!("windows {} and {} overlap", pair[0].index, pair[1].index),
+            ));
+        }
+    }
+    let Some((lo, hi)) = curve.span_s() else {
+        return Err(Error::new(ErrorKind::Analysis, "no readings to integrate"));
+    };
+    for w in &windows {
+        if w.start_s < lo || w.end_s > hi {
+            return Err(Error::new(
+                ErrorKind::Analysis,
+                format!(
+                    "window {} ({:.3}-{:.3} s) is not covered by the readings ({lo:.3}-{hi:.3} s): record longer before and after it",
+                    w.index, w.start_s, w.end_s
+                ),
+            ));
+        }
+    }
+    let intervals: Vec<Interval> = curve
+        .points()
+        .windows(2)
+        .filter(|p| p[1].0 > p[0].0)
+        .map(|p| Interval { t0: p[0].0, t1: p[1].0, energy: p[1].1 - p[0].1 })
+        .collect();
+    let in_any_window = |iv: &Interval| windows.iter().any(|w| overlap(iv.t0, iv.t1, w.start_s, w.end_s) > 0.0);
+    let idle: Vec<&Interval> = intervals.iter().filter(|iv| !in_any_window(iv)).collect();
+    let idle_mean = |from: f64, to: f64| -> Option<f64> {
+        let (e, t) = idle
+            .iter()
+            .filter(|iv| iv.t0 >= from && iv.t1 <= to)
+            .fold((0.0, 0.0), |(e, t), iv| (e + iv.energy, t + (iv.t1 - iv.t0)));
+        (t > 0.0).then(|| e / t)
+    };
+    let lookback = options.lookback_s;
+    let idle_levels: Vec<(Option<f64>, Option<f64>)> = windows
+        .iter()
+        .map(|w| {
+            let before = idle_mean(w.start_s - lookback, w.start_s).or_else(|| idle_mean(w.start_s - 3.0 * lookback, w.start_s));
+            let after = idle_mean(w.end_s, w.end_s + lookback).or_else(|| idle_mean(w.end_s, w.end_s + 3.0 * lookback));
+            (before, after)
+        })
+        .collect();
+    let global_idle = idle_mean(f64::NEG_INFINITY, f64::INFINITY);
+    let busy: Vec<Option<f64>> = windows
+        .iter()
+        .map(|w| {
+            let (e, t) = intervals
+                .iter()
+                .filter(|iv| iv.t0 >= w.start_s && iv.t1 <= w.end_s)
+                .fold((0.0, 0.0), |(e, t), iv| (e + iv.energy, t + (iv.t1 - iv.t0)));
+            (t > 0.0).then(|| e / t)
+        })
+        .collect();
+    let mut energy = vec![0.0; windows.len()];
+    let mut edge = vec![0.0; windows.len()];
+    for iv in &intervals {
+        let shares: Vec<(usize, f64)> = windows
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (i, overlap(iv.t0, iv.t1, w.start_s, w.end_s)))
+            .filter(|(_, o)| *o > 0.0)
+            .collect();
+        if shares.is_empty() {
+            continue;
+        }
+        let dt = iv.t1 - iv.t0;
+        let inside: f64 = shares.iter().map(|s| s.1).sum();
+        let idle_time = (dt - inside).max(0.0);
+        if shares.len() == 1 && idle_time <= 0.0 {
+            energy[shares[0].0] += iv.energy;
+            continue;
+        }
+        // Idle levels that apply to this interval: before a window it contains the start
+        // of, after a window it contains the end of.
+        let mut levels = Vec::new();
+        for &(i, _) in &shares {
+            let w = &windows[i];
+            if iv.t0 < w.start_s {
+                levels.extend(idle_levels[i].0.or(idle_levels[i].1));
+            }
+            if iv.t1 > w.end_s {
+                levels.extend(idle_levels[i].1.or(idle_levels[i].0));
+            }
+        }
+        let idle_w = if levels.is_empty() {
+            global_idle.unwrap_or_else(|| iv.power())
+        } else {
+            levels.iter().sum::<f64>() / levels.len() as f64
+        };
+        let excess = iv.energy - idle_w * idle_time;
+        let known: Vec<f64> = shares.iter().filter_map(|&(i, _)| busy[i]).collect();
+        let fallback = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
+        let weights: Vec<f64> = shares.iter().map(|&(i, o)| busy[i].unwrap_or(fallback).abs().max(1e-9) * o).collect();
+        let total_weight: f64 = weights.iter().sum();
+        for (&(i, _), weight) in shares.iter().zip(&weights) {
+            let share = excess * weight / total_weight;
+            energy[i] += share;
+            edge[i] += share;
+        }
+    }
+    Ok(windows
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let (before, after) = idle_levels[i];
+            let idle_w = match (before, after) {
+                (Some(b), Some(a)) => 0.5 * (a + b),
+                (Some(x), None) | (None, Some(x)) => x,
+                (None, None) => global_idle.unwrap_or(0.0),
+            };
+            let points_inside = curve.points().iter().filter(|p| p.0 > w.start_s && p.0 < w.end_s).count();
+            WindowEnergy {
+                index: w.index,
+                start_s: w.start_s,
+                end_s: w.end_s,
+                energy_j: energy[i],
+                dynamic_j: energy[i] - idle_w * w.duration_s(),
+                idle_before_w: before,
+                idle_after_w: after,
+                idle_w,
+                busy_w: busy[i],
+                points_inside,
+                edge_energy_j: edge[i],
+            }
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A counter-like curve of a step signal: idle 100 W, busy 300 W in [a, b], ticks every 0.1 s.
+    fn stepped(windows: &[(f64, f64)], until: f64) -> EnergyCurve {
+        let power = |t: f64| if windows.iter().any(|&(a, b)| t >= a && t < b) { 300.0 } else { 100.0 };
+        let dt = 1e-4;
+        let mut points = Vec::new();
+        let mut e = 0.0;
+        let mut t = 0.0;
+        let mut next_tick = 0.037;
+        while t < until {
+            if t >= next_tick {
+                points.push((next_tick, e));
+                next_tick += 0.1;
+            }
+            e += power(t + 0.5 * dt) * dt;
+            t += dt;
+        }
+        EnergyCurve::from_points(points)
+    }
+
+    fn window(index: u32, start_s: f64, end_s: f64) -> Window {
+        Window { index, start_s, end_s }
+    }
+
+    #[test]
+    fn a_window_between_ticks_is_split_with_idle_power() {
+        let curve = stepped(&[(1.013, 1.322)], 3.0);
+        let w = window_energies(&curve, &[window(0, 1.013, 1.322)], SplitOptions::default()).unwrap();
+        assert!((w[0].energy_j - 300.0 * 0.309).abs() < 0.05, "{:?}", w[0]);
+        assert!((w[0].dynamic_j - 200.0 * 0.309).abs() < 0.05);
+        assert!((w[0].idle_before_w.unwrap() - 100.0).abs() < 0.05, "{:?}", w[0]);
+        assert_eq!(w[0].points_inside, 3);
+    }
+
+    #[test]
+    fn two_windows_in_one_tick_interval_share_it_by_busy_power() {
+        let spans = [(1.0, 1.5), (1.56, 2.06)];
+        let curve = stepped(&spans, 3.5);
+        let ws = [window(0, 1.0, 1.5), window(1, 1.56, 2.06)];
+        let w = window_energies(&curve, &ws, SplitOptions::default()).unwrap();
+        for e in &w {
+            assert!((e.energy_j - 150.0).abs() / 150.0 < 0.002, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn uncovered_and_overlapping_windows_are_errors() {
+        let curve = stepped(&[], 1.0);
+        let err = window_energies(&curve, &[window(0, 0.5, 2.0)], SplitOptions::default()).unwrap_err();
+        assert!(err.message().contains("record longer"), "{err}");
+        let err = window_energies(&curve, &[window(0, 0.2, 0.5), window(1, 0.4, 0.6)], SplitOptions::default()).unwrap_err();
+        assert!(err.message().contains("overlap"), "{err}");
+    }
+}
