@@ -34,7 +34,11 @@ pub fn median_change_interval_s(sorted: &[Reading]) -> Option<f64> {
         .filter(|w| w[1].value != w[0].value)
         .map(|w| 0.5 * (w[0].time_s + w[1].time_s))
         .collect();
-    let mut gaps: Vec<f64> = changes.windows(2).map(|w| w[1] - w[0]).filter(|g| *g > 0.0).collect();
+    let mut gaps: Vec<f64> = changes
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|g| *g > 0.0)
+        .collect();
     if gaps.is_empty() {
         return None;
     }
@@ -46,19 +50,32 @@ pub fn median_change_interval_s(sorted: &[Reading]) -> Option<f64> {
 /// `min_gap_s`, and stamps every kept reading after the first midway between it and the
 /// read before it. Input must be sorted by time.
 pub fn drop_stale_repeats(sorted: &[Reading], min_gap_s: f64) -> Vec<Reading> {
+    kept_updates(sorted, min_gap_s)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect()
+}
+
+/// The readings [`drop_stale_repeats`] keeps, each with the uncertainty of its time
+/// (half the gap to the read before it).
+fn kept_updates(sorted: &[Reading], min_gap_s: f64) -> Vec<(Reading, f64)> {
     let mut out = Vec::with_capacity(sorted.len() / 4 + 1);
     for (i, r) in sorted.iter().enumerate() {
         if i == 0 {
-            out.push(*r);
+            out.push((*r, 0.0));
             continue;
         }
         let prev = sorted[i - 1];
-        let stale = r.value == prev.value && r.time_s - prev.time_s < min_gap_s;
+        let gap = r.time_s - prev.time_s;
+        let stale = r.value == prev.value && gap < min_gap_s;
         if !stale {
-            out.push(Reading {
-                time_s: 0.5 * (prev.time_s + r.time_s),
-                value: r.value,
-            });
+            out.push((
+                Reading {
+                    time_s: 0.5 * (prev.time_s + r.time_s),
+                    value: r.value,
+                },
+                0.5 * gap,
+            ));
         }
     }
     out
@@ -66,12 +83,24 @@ pub fn drop_stale_repeats(sorted: &[Reading], min_gap_s: f64) -> Vec<Reading> {
 
 /// Cleans a polled power source: sorted, finite, stale repeats dropped with a gap of
 /// `max(4 ms, half the update period seen in the data)`, so a sensor polled 20 times
-/// per update (the H100 fields) keeps one reading per update.
+/// per update (the H100 fields) keeps one reading per update. An update seen only after
+/// a stalled read (the K20's driver stalls reach 130 ms) is dropped when its time is
+/// uncertain by more than a quarter of the update period: the neighbouring updates
+/// bound the energy better than a misplaced one.
 pub fn clean_polled(readings: &[Reading]) -> Vec<Reading> {
     let sorted = sorted_finite(readings);
-    let gap = median_change_interval_s(&sorted)
-        .map_or(BURTSCHER_STALE_GAP_S, |period| (0.5 * period).max(BURTSCHER_STALE_GAP_S));
-    drop_stale_repeats(&sorted, gap)
+    let period = median_change_interval_s(&sorted);
+    let gap = period.map_or(BURTSCHER_STALE_GAP_S, |p| {
+        (0.5 * p).max(BURTSCHER_STALE_GAP_S)
+    });
+    let max_uncertainty = period.map_or(f64::INFINITY, |p| (0.25 * p).max(BURTSCHER_STALE_GAP_S));
+    let kept = kept_updates(&sorted, gap);
+    let last = kept.len().saturating_sub(1);
+    kept.into_iter()
+        .enumerate()
+        .filter(|(i, (_, uncertainty))| *i == 0 || *i == last || *uncertainty <= max_uncertainty)
+        .map(|(_, (r, _))| r)
+        .collect()
 }
 
 /// Cleans buffered samples (each describes its own timestamp): sorted, finite, exact
@@ -107,21 +136,58 @@ mod tests {
         assert_eq!(clean[1].value, 101.0);
         // Stamped midway between the last read of the old value and the first of the new.
         let first_new = raw.iter().position(|x| x.value == 101.0).unwrap();
-        assert!((clean[1].time_s - 0.5 * (raw[first_new - 1].time_s + raw[first_new].time_s)).abs() < 1e-12);
+        assert!(
+            (clean[1].time_s - 0.5 * (raw[first_new - 1].time_s + raw[first_new].time_s)).abs()
+                < 1e-12
+        );
     }
 
     #[test]
     fn an_identical_value_after_a_long_gap_is_a_new_update() {
-        let clean = drop_stale_repeats(&[r(0.0, 5.0), r(0.0003, 5.0), r(0.0053, 5.0)], BURTSCHER_STALE_GAP_S);
+        let clean = drop_stale_repeats(
+            &[r(0.0, 5.0), r(0.0003, 5.0), r(0.0053, 5.0)],
+            BURTSCHER_STALE_GAP_S,
+        );
         assert_eq!(clean.len(), 2);
     }
 
     #[test]
     fn h100_fields_keep_one_reading_per_100ms_update() {
-        let raw: Vec<Reading> = (0..400).map(|i| r(f64::from(i) * 0.005, f64::from(i / 20))).collect();
+        let raw: Vec<Reading> = (0..400)
+            .map(|i| r(f64::from(i) * 0.005, f64::from(i / 20)))
+            .collect();
         let clean = clean_polled(&raw);
         assert_eq!(clean.len(), 20);
         assert!((median_change_interval_s(&raw).unwrap() - 0.1).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_update_seen_after_a_stall_is_dropped() {
+        // Updates every 15 ms read every 0.3 ms, then a 130 ms stall hides two updates.
+        let mut raw = Vec::new();
+        let mut t = 0.0;
+        while t < 0.3 {
+            raw.push(r(t, (t / 0.015).floor()));
+            t += 0.0003;
+        }
+        t += 0.13;
+        while t < 0.6 {
+            raw.push(r(t, (t / 0.015).floor()));
+            t += 0.0003;
+        }
+        let clean = clean_polled(&raw);
+        let gaps: Vec<f64> = clean
+            .windows(2)
+            .map(|w| w[1].time_s - w[0].time_s)
+            .collect();
+        // The first update after the stall is gone; the one after it stays.
+        assert!(
+            clean
+                .iter()
+                .all(|x| x.time_s < 0.3 || x.time_s > 0.43 + 0.0003),
+            "{clean:?}"
+        );
+        assert!(gaps.iter().filter(|g| **g > 0.1).count() == 1, "{gaps:?}");
     }
 
     #[test]

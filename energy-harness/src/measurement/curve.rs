@@ -54,13 +54,20 @@ impl EnergyCurve {
         if t < lo || t > hi {
             return None;
         }
-        let i = self.points.partition_point(|p| p.0 <= t).clamp(1, self.points.len().max(2) - 1);
+        let i = self
+            .points
+            .partition_point(|p| p.0 <= t)
+            .clamp(1, self.points.len().max(2) - 1);
         if self.points.len() == 1 {
             return Some(self.points[0].1);
         }
         let (t0, e0) = self.points[i - 1];
         let (t1, e1) = self.points[i];
-        Some(if t1 > t0 { e0 + (e1 - e0) * (t - t0) / (t1 - t0) } else { e1 })
+        Some(if t1 > t0 {
+            e0 + (e1 - e0) * (t - t0) / (t1 - t0)
+        } else {
+            e1
+        })
     }
 
     /// Moves every point by `offset_s` (a calibrated reporting delay is removed with a negative offset).
@@ -113,7 +120,10 @@ pub fn counter_curve(sorted_readings: &[Reading]) -> Result<(EnergyCurve, Option
                 })
                 .collect()
         }
-        _ => ticks.iter().map(|k| (k.time_s, k.energy_mj * 1e-3)).collect(),
+        _ => ticks
+            .iter()
+            .map(|k| (k.time_s, k.energy_mj * 1e-3))
+            .collect(),
     };
     Ok((EnergyCurve::from_points(points), fit))
 }
@@ -124,7 +134,10 @@ pub fn fit_tick_grid(ticks: &[CounterTick]) -> Option<TickFit> {
     if ticks.len() < 4 {
         return None;
     }
-    let mut gaps: Vec<f64> = ticks.windows(2).map(|w| w[1].time_s - w[0].time_s).collect();
+    let mut gaps: Vec<f64> = ticks
+        .windows(2)
+        .map(|w| w[1].time_s - w[0].time_s)
+        .collect();
     gaps.sort_by(f64::total_cmp);
     let period0 = gaps[gaps.len() / 2];
     if period0 <= 0.0 || !period0.is_finite() {
@@ -166,10 +179,16 @@ pub fn power_curve(clean_mw: &[Reading], model: &SensorModel) -> Result<EnergyCu
     if clean_mw.len() < 2 {
         return Err(Error::new(
             ErrorKind::Analysis,
-            format!("{} power reading(s) after cleaning: at least 2 are needed", clean_mw.len()),
+            format!(
+                "{} power reading(s) after cleaning: at least 2 are needed",
+                clean_mw.len()
+            ),
         ));
     }
-    let w: Vec<(f64, f64)> = clean_mw.iter().map(|r| (r.time_s, r.value * 1e-3)).collect();
+    let w: Vec<(f64, f64)> = clean_mw
+        .iter()
+        .map(|r| (r.time_s, r.value * 1e-3))
+        .collect();
     let integral = trapezoid_cumulative(&w);
     let points = match *model {
         SensorModel::Identity | SensorModel::Gated { .. } => integral,
@@ -216,7 +235,11 @@ fn boxcar_inverse(w: &[(f64, f64)], width_s: f64) -> Vec<(f64, f64)> {
             // A gap in the readings longer than W: hold the last power across it.
             let p_last = if out.len() >= 2 {
                 let (ta, ea) = out[out.len() - 2];
-                if t_last > ta { (e_last - ea) / (t_last - ta) } else { y0 }
+                if t_last > ta {
+                    (e_last - ea) / (t_last - ta)
+                } else {
+                    y0
+                }
             } else {
                 y0
             };
@@ -225,7 +248,11 @@ fn boxcar_inverse(w: &[(f64, f64)], width_s: f64) -> Vec<(f64, f64)> {
         let i = out.partition_point(|p| p.0 <= t).clamp(1, out.len() - 1);
         let (ta, ea) = out[i - 1];
         let (tb, eb) = out[i];
-        if tb > ta { ea + (eb - ea) * (t - ta) / (tb - ta) } else { eb }
+        if tb > ta {
+            ea + (eb - ea) * (t - ta) / (tb - ta)
+        } else {
+            eb
+        }
     };
     for &(t, y) in &w[1..] {
         let e = energy_at(&out, t - width_s) + width_s * y;
@@ -261,7 +288,10 @@ mod tests {
     use super::*;
 
     fn readings(points: &[(f64, f64)]) -> Vec<Reading> {
-        points.iter().map(|&(time_s, value)| Reading { time_s, value }).collect()
+        points
+            .iter()
+            .map(|&(time_s, value)| Reading { time_s, value })
+            .collect()
     }
 
     #[test]
@@ -271,7 +301,11 @@ mod tests {
         let pts: Vec<(f64, f64)> = (0..400)
             .map(|i| {
                 let t = f64::from(i) * 0.01;
-                let y = if t < 1.0 { 100.0 } else { 200.0 - 100.0 * (-(t - 1.0) / tau).exp() };
+                let y = if t < 1.0 {
+                    100.0
+                } else {
+                    200.0 - 100.0 * (-(t - 1.0) / tau).exp()
+                };
                 (t, y * 1000.0)
             })
             .collect();
@@ -308,7 +342,10 @@ mod tests {
         let mut t: f64 = 0.0;
         while t < 2.0 {
             let last_tick = ((t - 0.037) / 0.1).floor() * 0.1 + 0.037;
-            r.push(Reading { time_s: t, value: (last_tick * 10.0 * 1000.0).floor() + 1e6 });
+            r.push(Reading {
+                time_s: t,
+                value: (last_tick * 10.0 * 1000.0).floor() + 1e6,
+            });
             t += 0.0024;
         }
         let (curve, fit) = counter_curve(&r).unwrap();
@@ -326,13 +363,29 @@ mod tests {
     fn too_little_data_is_an_error_not_a_number() {
         assert!(counter_curve(&readings(&[(0.0, 5.0), (0.1, 5.0)])).is_err());
         assert!(power_curve(&readings(&[(0.0, 5.0)]), &SensorModel::Identity).is_err());
-        assert!(power_curve(&readings(&[(0.0, 5.0), (1.0, 5.0)]), &SensorModel::Counter { period_s: 0.1 }).is_err());
+        assert!(power_curve(
+            &readings(&[(0.0, 5.0), (1.0, 5.0)]),
+            &SensorModel::Counter { period_s: 0.1 }
+        )
+        .is_err());
     }
 
     #[test]
     fn profile_is_the_slope() {
         let curve = EnergyCurve::from_points(vec![(0.0, 0.0), (1.0, 100.0), (2.0, 300.0)]);
         let p = power_profile(&curve, 1);
-        assert_eq!(p, vec![Reading { time_s: 0.5, value: 100.0 }, Reading { time_s: 1.5, value: 200.0 }]);
+        assert_eq!(
+            p,
+            vec![
+                Reading {
+                    time_s: 0.5,
+                    value: 100.0
+                },
+                Reading {
+                    time_s: 1.5,
+                    value: 200.0
+                }
+            ]
+        );
     }
 }

@@ -1,7 +1,19 @@
-//! From a trace and its kernel windows to energy figures.
+//! From a trace and its kernel windows to energy figures: cleaning ([`clean`]), the
+//! energy curve of each source with its sensor model inverted ([`curve`]), the split
+//! over windows with idle subtracted ([`windows`]), whole-trace analysis ([`analyze`]),
+//! calibration ([`calibration`]) and statistics ([`stats`]).
 
+pub mod analyze;
+pub mod calibration;
 pub mod clean;
 pub mod counter;
 pub mod curve;
 pub mod stats;
+pub mod warning;
 pub mod windows;
+
+pub use analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
+pub use calibration::Calibration;
+pub use stats::Estimate;
+pub use warning::{Warning, WarningKind};
+pub use windows::WindowEnergy;

@@ -119,10 +119,21 @@ pub fn linear_fit(points: &[(f64, f64)]) -> Option<LinearFit> {
     let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
     let slope = sxy / sxx;
     let intercept = my - slope * mx;
-    let ss_res: f64 = points.iter().map(|p| (p.1 - intercept - slope * p.0).powi(2)).sum();
+    let ss_res: f64 = points
+        .iter()
+        .map(|p| (p.1 - intercept - slope * p.0).powi(2))
+        .sum();
     let ss_tot: f64 = points.iter().map(|p| (p.1 - my).powi(2)).sum();
-    let r_squared = if ss_tot == 0.0 { 1.0 } else { 1.0 - ss_res / ss_tot };
-    let slope_std_err = if n > 2 { (ss_res / (n - 2) as f64 / sxx).sqrt() } else { f64::INFINITY };
+    let r_squared = if ss_tot == 0.0 {
+        1.0
+    } else {
+        1.0 - ss_res / ss_tot
+    };
+    let slope_std_err = if n > 2 {
+        (ss_res / (n - 2) as f64 / sxx).sqrt()
+    } else {
+        f64::INFINITY
+    };
     Some(LinearFit {
         slope,
         intercept,

@@ -409,7 +409,8 @@ mod tests {
         let end = marker.end(0);
         // Real time on a possibly loaded machine: wait for the counter reads rather than a fixed time.
         let give_up = clock.now_s() + 5.0;
-        while sampler.snapshot().series(&Channel::CounterMj).len() <= 10 && clock.now_s() < give_up {
+        while sampler.snapshot().series(&Channel::CounterMj).len() <= 10 && clock.now_s() < give_up
+        {
             clock.sleep_s(0.01);
         }
         let trace = sampler.stop().unwrap();

@@ -1,0 +1,302 @@
+//! From a trace to the energy of each of its windows: choose a source, clean it,
+//! correct it with its sensor model, integrate, split over the windows.
+
+use serde::{Deserialize, Serialize};
+
+use super::calibration::Calibration;
+use super::clean::{clean_buffered, clean_polled, median_change_interval_s, sorted_finite};
+use super::curve::{counter_curve, power_curve, EnergyCurve, TickFit};
+use super::warning::{Warning, WarningKind};
+use super::windows::{window_energies, SplitOptions, WindowEnergy};
+use crate::error::{Error, ErrorKind, Result};
+use crate::sensors::{SensorModel, SourceKind};
+use crate::trace::{Reading, Trace, Window};
+
+/// Which sensor model to invert.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum ModelChoice {
+    /// The GPU's calibration when one is given for it, else the source's default.
+    #[default]
+    Auto,
+    /// The source's default (what the H100 measurements in DESIGN.md §1 showed).
+    Default,
+    /// The calibration given; an error without one.
+    Calibrated,
+    /// This model.
+    Explicit(SensorModel),
+}
+
+/// How to analyze a trace.
+#[derive(Clone, Debug, Default)]
+pub struct AnalysisOptions {
+    /// The source to use; `None` picks the best one present.
+    pub source: Option<SourceKind>,
+    /// The sensor model.
+    pub model: ModelChoice,
+    /// The GPU's calibration, if any.
+    pub calibration: Option<Calibration>,
+    /// Window splitting.
+    pub split: SplitOptions,
+}
+
+/// The analysis of a trace.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TraceAnalysis {
+    /// The source the energies come from.
+    pub source: SourceKind,
+    /// The sensor model inverted.
+    pub sensor_model: SensorModel,
+    /// Where the model came from.
+    pub model_origin: String,
+    /// Reporting delay removed, s.
+    pub delay_s: f64,
+    /// The counter's tick grid (counter source only).
+    pub tick_fit: Option<TickFit>,
+    /// Per-window energies.
+    pub windows: Vec<WindowEnergy>,
+    /// Mean active idle over the windows, W.
+    pub idle_w: f64,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+    /// The corrected cumulative energy curve.
+    #[serde(skip)]
+    pub curve: EnergyCurve,
+}
+
+/// The model a source is corrected with when nothing else is known: the H100
+/// measurements (DESIGN.md §1; `shared/traces/h100`).
+pub fn default_model(kind: SourceKind) -> SensorModel {
+    match kind {
+        SourceKind::Counter => SensorModel::Counter { period_s: 0.1 },
+        SourceKind::AverageField => SensorModel::Boxcar { width_s: 1.0 },
+        SourceKind::InstantField => SensorModel::Gated {
+            gate_s: 0.025,
+            period_s: 0.1,
+        },
+        SourceKind::SampleBuffer => SensorModel::FirstOrder { tau_s: 0.014 },
+        // A reading of unstated kind: integrate it as it is unless calibrated or told.
+        SourceKind::PowerUsage => SensorModel::Identity,
+    }
+}
+
+/// The order in which sources are preferred: the counter (exact integral), the sample
+/// buffer (20 ms, short lag), the 1 s average (invertible), power usage, the gated field.
+pub const SOURCE_PREFERENCE: [SourceKind; 5] = [
+    SourceKind::Counter,
+    SourceKind::SampleBuffer,
+    SourceKind::AverageField,
+    SourceKind::PowerUsage,
+    SourceKind::InstantField,
+];
+
+/// Picks the best source the trace holds enough readings of.
+pub fn choose_source(trace: &Trace) -> Result<SourceKind> {
+    for kind in SOURCE_PREFERENCE {
+        let readings = trace.series(&kind.channel());
+        let usable = match kind {
+            SourceKind::Counter => {
+                readings
+                    .windows(2)
+                    .filter(|w| w[1].value != w[0].value)
+                    .count()
+                    >= 2
+            }
+            _ => readings.len() >= 2,
+        };
+        if usable {
+            return Ok(kind);
+        }
+    }
+    Err(Error::new(
+        ErrorKind::Analysis,
+        "the trace holds no usable power or energy readings (counter_mj, sample_mw, average_mw, power_mw, instant_mw)",
+    ))
+}
+
+fn resolve_model(
+    kind: SourceKind,
+    options: &AnalysisOptions,
+) -> Result<(SensorModel, f64, String)> {
+    let calibrated = options
+        .calibration
+        .as_ref()
+        .and_then(|c| c.model_for(kind).map(|(m, d)| (m, d, c)));
+    match &options.model {
+        ModelChoice::Explicit(model) => Ok((*model, 0.0, "given".into())),
+        ModelChoice::Default => Ok((default_model(kind), 0.0, "default for the source (H100 measurements)".into())),
+        ModelChoice::Calibrated => match calibrated {
+            Some((m, d, c)) => Ok((m, d, format!("calibrated for {} ({})", c.uuid, c.created_at))),
+            None => Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "no calibration of the {kind} source for this GPU: run `cargo energy calibrate` on it, or choose a model with --sensor-model"
+                ),
+            )),
+        },
+        ModelChoice::Auto => Ok(match calibrated {
+            Some((m, d, c)) => (m, d, format!("calibrated for {} ({})", c.uuid, c.created_at)),
+            None => (default_model(kind), 0.0, "default for the source (H100 measurements)".into()),
+        }),
+    }
+}
+
+/// Analyzes the windows of `trace`.
+pub fn analyze_trace(trace: &Trace, options: &AnalysisOptions) -> Result<TraceAnalysis> {
+    let windows = trace.windows()?;
+    analyze_windows(trace, &windows, options)
+}
+
+/// Analyzes the given windows of `trace` (the windows may come from elsewhere than its marks).
+pub fn analyze_windows(
+    trace: &Trace,
+    windows: &[Window],
+    options: &AnalysisOptions,
+) -> Result<TraceAnalysis> {
+    if windows.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Analysis,
+            "the trace has no kernel windows (window_start/window_end marks): nothing to measure",
+        ));
+    }
+    let source = match options.source {
+        Some(kind) => kind,
+        None => choose_source(trace)?,
+    };
+    let raw = trace.series(&source.channel());
+    if raw.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Analysis,
+            format!(
+                "the trace has no {} readings (source {source})",
+                source.channel()
+            ),
+        ));
+    }
+    let (model, delay_s, model_origin) = resolve_model(source, options)?;
+    let mut warnings = Vec::new();
+    let (curve, tick_fit, sensor_model) = if source == SourceKind::Counter {
+        if !matches!(model, SensorModel::Counter { .. }) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "the counter is an energy integral: it takes no sensor model (`{model}` given)"
+                ),
+            ));
+        }
+        let (curve, fit) = counter_curve(&sorted_finite(raw))?;
+        let period = fit.as_ref().map_or(0.1, |f| f.period_s);
+        (
+            curve.shifted(-delay_s),
+            fit,
+            SensorModel::Counter { period_s: period },
+        )
+    } else {
+        if matches!(model, SensorModel::Counter { .. }) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("the counter model does not apply to the {source} power source"),
+            ));
+        }
+        let clean = if source == SourceKind::SampleBuffer {
+            clean_buffered(raw)
+        } else {
+            clean_polled(raw)
+        };
+        let aligned: Vec<Reading> = clean
+            .iter()
+            .map(|r| Reading {
+                time_s: r.time_s - delay_s,
+                value: r.value,
+            })
+            .collect();
+        if let SensorModel::Gated { gate_s, period_s } = model {
+            warnings.push(Warning::new(
+                WarningKind::GatedSource,
+                format!(
+                    "the {source} source averages only {:.0} ms of every {:.0} ms: its energy is not reliable; prefer the counter or the sample buffer",
+                    gate_s * 1e3,
+                    period_s * 1e3
+                ),
+            ));
+        }
+        if let SensorModel::Boxcar { width_s } = model {
+            let first_window = windows
+                .iter()
+                .map(|w| w.start_s)
+                .fold(f64::INFINITY, f64::min);
+            if let Some(first) = aligned.first() {
+                if first_window - first.time_s < width_s {
+                    warnings.push(Warning::new(
+                        WarningKind::ShortLeadIn,
+                        format!(
+                            "only {:.2} s of readings before the first window; the {width_s} s boxcar inversion assumes steady power for {width_s} s before it",
+                            first_window - first.time_s
+                        ),
+                    ));
+                }
+            }
+        }
+        (power_curve(&aligned, &model)?, None, model)
+    };
+    let energies = window_energies(&curve, windows, options.split)?;
+    let min_points = if source == SourceKind::Counter { 2 } else { 3 };
+    let update_period = if source == SourceKind::Counter {
+        tick_fit.as_ref().map(|f| f.period_s)
+    } else {
+        median_change_interval_s(&sorted_finite(raw))
+    };
+    for w in &energies {
+        if w.points_inside < min_points {
+            warnings.push(Warning::new(
+                WarningKind::TooFewTicks,
+                format!(
+                    "window {} ({:.1} ms) spans {} {} update(s){}: its edges carry most of its energy; lengthen the window",
+                    w.index,
+                    w.duration_s() * 1e3,
+                    w.points_inside,
+                    source,
+                    update_period.map(|p| format!(" (one every {:.0} ms)", p * 1e3)).unwrap_or_default()
+                ),
+            ));
+        }
+        if let (Some(before), Some(after)) = (w.idle_before_w, w.idle_after_w) {
+            let shift = (after - before).abs();
+            if shift > 1.0 && shift > 0.02 * before.abs() {
+                warnings.push(Warning::new(
+                    WarningKind::IdleShift,
+                    format!(
+                        "active idle around window {} moved from {before:.1} W to {after:.1} W",
+                        w.index
+                    ),
+                ));
+            }
+        }
+        if w.dynamic_j < 0.0 {
+            warnings.push(Warning::new(
+                WarningKind::NegativeDynamic,
+                format!(
+                    "window {} drew {:.4} J less than active idle",
+                    w.index, -w.dynamic_j
+                ),
+            ));
+        }
+    }
+    if let Some(dropped) = trace.metadata("dropped_readings") {
+        warnings.push(Warning::new(
+            WarningKind::DroppedReadings,
+            format!("the sampler dropped {dropped} old readings to bound its memory"),
+        ));
+    }
+    let idle_w = energies.iter().map(|w| w.idle_w).sum::<f64>() / energies.len() as f64;
+    Ok(TraceAnalysis {
+        source,
+        sensor_model,
+        model_origin,
+        delay_s,
+        tick_fit,
+        windows: energies,
+        idle_w,
+        warnings,
+        curve,
+    })
+}

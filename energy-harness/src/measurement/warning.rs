@@ -1,0 +1,61 @@
+//! Warnings attached to a result: anything that makes a figure less trustworthy.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// What a warning is about, for code that must react (a budget test fails on throttling).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum WarningKind {
+    /// A window spans fewer counter ticks (or sensor updates) than the estimate needs.
+    TooFewTicks,
+    /// Active idle before and after a window differ.
+    IdleShift,
+    /// The source only sees part of each update period (the H100 instant field).
+    GatedSource,
+    /// Less steady idle before the first window than the sensor model needs.
+    ShortLeadIn,
+    /// A window drew less than active idle: the split or the idle level is off.
+    NegativeDynamic,
+    /// The GPU warmed up noticeably during the measurement.
+    ThermalDrift,
+    /// SM or memory clocks changed during the measurement.
+    ClockChange,
+    /// The GPU reported a throttle reason that slows kernels.
+    Throttling,
+    /// Other processes were using the GPU.
+    OtherProcesses,
+    /// The sampler dropped old readings to bound its memory.
+    DroppedReadings,
+    /// Two sources disagree on the energy of the same windows.
+    SourceDisagreement,
+    /// The windows' energies vary more than the precision asked for.
+    Imprecise,
+}
+
+/// A warning: its kind and a sentence for people.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    /// The kind.
+    pub kind: WarningKind,
+    /// What happened, with the figures.
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning of `kind`.
+    pub fn new(kind: WarningKind, message: impl Into<String>) -> Self {
+        Warning {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
