@@ -20,6 +20,12 @@ pub trait Clock: Send + Sync {
     /// Seconds between the Unix epoch and this clock's origin, for converting
     /// wall-clock timestamps (the NVML sample buffer's) onto this clock.
     fn unix_time_of_origin_s(&self) -> f64;
+
+    /// Whether time only moves when someone sleeps on it (a [`VirtualClock`]): the
+    /// sensors are then read after the kernels ran, not by a thread beside them.
+    fn is_virtual(&self) -> bool {
+        false
+    }
 }
 
 /// A shared handle to a clock.
@@ -125,6 +131,10 @@ impl Clock for VirtualClock {
 
     fn unix_time_of_origin_s(&self) -> f64 {
         0.0
+    }
+
+    fn is_virtual(&self) -> bool {
+        true
     }
 }
 

@@ -236,7 +236,9 @@ pub fn analyze_windows(
                 }
             }
         }
-        (power_curve(&aligned, &model)?, None, model)
+        let mut transitions: Vec<f64> = windows.iter().flat_map(|w| [w.start_s, w.end_s]).collect();
+        transitions.sort_by(f64::total_cmp);
+        (power_curve(&aligned, &model, &transitions)?, None, model)
     };
     let energies = window_energies(&curve, windows, options.split)?;
     let min_points = if source == SourceKind::Counter { 2 } else { 3 };

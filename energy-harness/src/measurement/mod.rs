@@ -4,16 +4,21 @@
 //! calibration ([`calibration`]) and statistics ([`stats`]).
 
 pub mod analyze;
+pub mod calibrate;
 pub mod calibration;
 pub mod clean;
 pub mod counter;
 pub mod curve;
+pub mod result;
+pub mod run;
 pub mod stats;
 pub mod warning;
 pub mod windows;
 
 pub use analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
 pub use calibration::Calibration;
+pub use result::{Measurement, PerUnit, WindowResult};
+pub use run::{measure, MeasureConfig, SimWorkload, Workload};
 pub use stats::Estimate;
 pub use warning::{Warning, WarningKind};
 pub use windows::WindowEnergy;

@@ -143,6 +143,44 @@ pub fn linear_fit(points: &[(f64, f64)]) -> Option<LinearFit> {
     })
 }
 
+/// Solves the square system `a · x = b` by Gaussian elimination with partial pivoting;
+/// `None` when it is singular (to working precision).
+pub fn solve_linear(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let n = b.len();
+    if a.len() != n || a.iter().any(|row| row.len() != n) {
+        return None;
+    }
+    let scale = a.iter().flatten().map(|v| v.abs()).fold(0.0, f64::max);
+    if scale == 0.0 || !scale.is_finite() {
+        return None;
+    }
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() <= 1e-12 * scale {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        let (upper, lower) = a.split_at_mut(col + 1);
+        let pivot_row = &upper[col];
+        for (offset, row) in lower.iter_mut().enumerate() {
+            let factor = row[col] / pivot_row[col];
+            if factor != 0.0 {
+                for (value, pivot_value) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                    *value -= factor * pivot_value;
+                }
+                b[col + 1 + offset] -= factor * b[col];
+            }
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let tail: f64 = (row + 1..n).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - tail) / a[row][row];
+    }
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
 /// A least-squares line.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearFit {
@@ -186,6 +224,14 @@ mod tests {
         assert_eq!(student_t_975(4), 2.776);
         assert!(student_t_975(31) < 2.042 && student_t_975(31) > 1.96);
         assert!((student_t_975(100_000) - 1.96).abs() < 1e-3);
+    }
+
+    #[test]
+    fn solves_linear_systems() {
+        let x = solve_linear(vec![vec![0.0, 2.0], vec![3.0, 1.0]], vec![4.0, 5.0]).unwrap();
+        assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 2.0).abs() < 1e-12);
+        assert!(solve_linear(vec![vec![1.0, 2.0], vec![2.0, 4.0]], vec![1.0, 2.0]).is_none());
+        assert!(solve_linear(vec![vec![1.0]], vec![1.0, 2.0]).is_none());
     }
 
     #[test]

@@ -105,7 +105,7 @@ impl PollLoop {
 struct Recording {
     trace: Mutex<Trace>,
     dropped: Mutex<usize>,
-    marks: Mutex<Vec<WindowMark>>,
+    marks: Arc<Mutex<Vec<WindowMark>>>,
     error: Mutex<Option<Error>>,
     max_readings: usize,
 }
@@ -119,7 +119,7 @@ impl Recording {
         Recording {
             trace: Mutex::new(Trace::new()),
             dropped: Mutex::new(0),
-            marks: Mutex::new(Vec::new()),
+            marks: Arc::new(Mutex::new(Vec::new())),
             error: Mutex::new(None),
             max_readings: max_readings.max(16),
         }
@@ -167,10 +167,6 @@ impl Recording {
         }
     }
 
-    fn mark(&self, mark: WindowMark) {
-        lock(&self.marks).push(mark);
-    }
-
     fn snapshot(&self) -> Trace {
         let mut trace = lock(&self.trace).clone();
         for m in lock(&self.marks).iter() {
@@ -187,11 +183,29 @@ impl Recording {
 /// Sets window marks from the launching thread. Cheap to clone and to call.
 #[derive(Clone)]
 pub struct WindowMarker {
-    recording: Arc<Recording>,
+    marks: Arc<Mutex<Vec<WindowMark>>>,
     clock: SharedClock,
 }
 
 impl WindowMarker {
+    /// A marker that only collects marks (for runs sampled afterwards on a virtual clock).
+    pub fn standalone(clock: SharedClock) -> Self {
+        WindowMarker {
+            marks: Arc::new(Mutex::new(Vec::new())),
+            clock,
+        }
+    }
+
+    /// The marks set so far.
+    pub fn marks(&self) -> Vec<WindowMark> {
+        lock(&self.marks).clone()
+    }
+
+    /// The clock marks are taken on.
+    pub fn clock(&self) -> &SharedClock {
+        &self.clock
+    }
+
     /// Marks the start of window `index` now; returns the time marked.
     pub fn start(&self, index: u32) -> f64 {
         self.at(index, WindowEdge::Start, self.clock.now_s())
@@ -204,7 +218,7 @@ impl WindowMarker {
 
     /// Marks an edge at a time already taken on the sampler's clock.
     pub fn at(&self, index: u32, edge: WindowEdge, time_s: f64) -> f64 {
-        self.recording.mark(WindowMark {
+        lock(&self.marks).push(WindowMark {
             time_s,
             index,
             edge,
@@ -270,7 +284,7 @@ impl Sampler {
     /// A handle for setting window marks from the launching thread.
     pub fn marker(&self) -> WindowMarker {
         WindowMarker {
-            recording: Arc::clone(&self.recording),
+            marks: Arc::clone(&self.recording.marks),
             clock: Arc::clone(&self.clock),
         }
     }

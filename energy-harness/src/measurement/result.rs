@@ -1,0 +1,154 @@
+//! The result of a measurement: what the bench, test and report layers consume.
+
+use serde::{Deserialize, Serialize};
+
+use super::stats::Estimate;
+use super::warning::{Warning, WarningKind};
+use super::windows::WindowEnergy;
+use crate::device::DeviceFacts;
+use crate::sensors::{SensorModel, SourceKind};
+
+/// One measured window: its energy split plus what ran in it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WindowResult {
+    /// Energy, idle and edge details.
+    #[serde(flatten)]
+    pub energy: WindowEnergy,
+    /// Launches in the window.
+    pub launches: u64,
+    /// GPU time of those launches (CUDA events; exact on the simulator), s.
+    pub gpu_time_s: f64,
+    /// SM clock right after the window, MHz.
+    pub sm_clock_mhz: Option<u32>,
+    /// Temperature right after the window, °C.
+    pub temperature_c: Option<u32>,
+}
+
+/// Energy per unit of work (operation or byte) when the caller says how much work a launch does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PerUnit {
+    /// What a unit is ("op", "byte", "instruction", ...).
+    pub unit: String,
+    /// Units per launch.
+    pub units_per_launch: f64,
+    /// Total energy per unit, J.
+    pub energy_j: Estimate,
+    /// Dynamic energy per unit, J.
+    pub dynamic_j: Estimate,
+}
+
+/// The same windows measured by a second source, as a check on the first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CrossCheck {
+    /// The second source.
+    pub source: SourceKind,
+    /// Its sensor model.
+    pub sensor_model: SensorModel,
+    /// Its energy per launch, J.
+    pub energy_j: Estimate,
+    /// (second − first) / first, percent.
+    pub difference_pct: f64,
+}
+
+/// A complete measurement of one kernel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// Benchmark id.
+    pub id: String,
+    /// Whether the figures are simulated (the simulated GPU), not measured.
+    pub simulated: bool,
+    /// The device, as read when the measurement began.
+    pub device: DeviceFacts,
+    /// When the measurement began (RFC 3339).
+    pub timestamp: String,
+    /// The source the energies come from.
+    pub source: SourceKind,
+    /// The sensor model inverted.
+    pub sensor_model: SensorModel,
+    /// Where the model came from (default, calibration, given).
+    pub model_origin: String,
+    /// Back-to-back launches per window.
+    pub launches_per_window: u64,
+    /// The windows.
+    pub windows: Vec<WindowResult>,
+    /// Energy per launch (what the board drew), J.
+    pub energy_j: Estimate,
+    /// Energy per launch above active idle, J.
+    pub dynamic_j: Estimate,
+    /// GPU time per launch, s.
+    pub time_s: Estimate,
+    /// Mean board power in the windows, W.
+    pub power_w: Estimate,
+    /// Active idle power around the windows, W.
+    pub idle_w: f64,
+    /// Mean counter ticks (or sensor updates) inside a window.
+    pub ticks_per_window: f64,
+    /// Energy per operation, when the launch's operation count is given.
+    pub per_op: Option<PerUnit>,
+    /// Energy per byte, when the launch's byte count is given.
+    pub per_byte: Option<PerUnit>,
+    /// A second source's figure for the same windows.
+    pub cross_check: Option<CrossCheck>,
+    /// Everything that makes a figure less trustworthy.
+    pub warnings: Vec<Warning>,
+    /// Wall time the measurement took, s.
+    pub wall_time_s: f64,
+}
+
+impl Measurement {
+    /// Adds energy per `unit` ("op", "byte") for `units_per_launch` units in each launch.
+    pub fn per_unit(&self, unit: &str, units_per_launch: f64) -> Option<PerUnit> {
+        (units_per_launch > 0.0 && units_per_launch.is_finite()).then(|| PerUnit {
+            unit: unit.to_string(),
+            units_per_launch,
+            energy_j: self.energy_j.scaled(1.0 / units_per_launch),
+            dynamic_j: self.dynamic_j.scaled(1.0 / units_per_launch),
+        })
+    }
+
+    /// Whether a warning of this kind was raised.
+    pub fn has_warning(&self, kind: WarningKind) -> bool {
+        self.warnings.iter().any(|w| w.kind == kind)
+    }
+}
+
+/// Net energy per operation from a kernel and its baseline (Arafa et al.: the same loop
+/// without the instructions under test): (E_with − E_without) / ops, with an interval
+/// combining both (the two measurements are independent).
+pub fn net_per_op(with: &Estimate, without: &Estimate, ops_per_launch: f64) -> Option<Estimate> {
+    if !(ops_per_launch > 0.0 && ops_per_launch.is_finite()) {
+        return None;
+    }
+    let mean = with.mean - without.mean;
+    let half_with = 0.5 * (with.ci_high - with.ci_low);
+    let half_without = 0.5 * (without.ci_high - without.ci_low);
+    let half = (half_with.powi(2) + half_without.powi(2)).sqrt();
+    let std_dev = (with.std_dev.powi(2) + without.std_dev.powi(2)).sqrt();
+    Some(
+        Estimate {
+            mean,
+            ci_low: mean - half,
+            ci_high: mean + half,
+            n: with.n.min(without.n),
+            std_dev,
+        }
+        .scaled(1.0 / ops_per_launch),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn net_energy_subtracts_the_baseline_and_widens_the_interval() {
+        let with = Estimate::from_values(&[10.0, 10.2, 9.8]).unwrap();
+        let without = Estimate::from_values(&[4.0, 4.1, 3.9]).unwrap();
+        let net = net_per_op(&with, &without, 2.0).unwrap();
+        assert!((net.mean - 3.0).abs() < 1e-12);
+        let half = 0.5 * (net.ci_high - net.ci_low);
+        let half_with = 0.5 * (with.ci_high - with.ci_low) / 2.0;
+        assert!(half > half_with);
+        assert!(net_per_op(&with, &without, 0.0).is_none());
+    }
+}

@@ -1,0 +1,530 @@
+//! Running a measurement: warm up, plan the windows, launch back to back inside marked
+//! windows while the sensors are sampled, analyze.
+//!
+//! A window holds enough back-to-back launches to span several counter ticks (a 20 µs
+//! kernel is repeated tens of thousands of times, a 1 s kernel runs alone); each
+//! window's GPU time comes from CUDA events. Windows are separated by idle gaps long
+//! enough to measure active idle on both sides of each. On a virtual clock (the
+//! simulated GPU in tests) the kernels run first and the sensors are read afterwards
+//! over the same span, deterministically.
+
+use std::sync::Arc;
+
+use super::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
+use super::calibrate::fit_calibration;
+use super::calibration::Calibration;
+use super::result::{CrossCheck, Measurement, WindowResult};
+use super::stats::Estimate;
+use super::warning::{Warning, WarningKind};
+use crate::clock::VirtualClock;
+use crate::device::Device;
+use crate::error::{Error, ErrorKind, Result};
+use crate::sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
+use crate::sensors::{SensorModel, SourceKind};
+use crate::sim::{SimGpu, SimKernel};
+use crate::trace::Trace;
+
+/// The kernel under test, as the runner drives it.
+pub trait Workload {
+    /// Enqueues `launches` back-to-back launches, waits for them to finish and returns
+    /// their GPU time in seconds (CUDA events; exact on the simulator).
+    fn run_batch(&mut self, launches: u64) -> Result<f64>;
+}
+
+/// A kernel on the simulated GPU: a duration and a power.
+pub struct SimWorkload {
+    gpu: SimGpu,
+    kernel: SimKernel,
+}
+
+impl SimWorkload {
+    /// Launches `kernel` on `gpu`.
+    pub fn new(gpu: SimGpu, kernel: SimKernel) -> Self {
+        SimWorkload { gpu, kernel }
+    }
+}
+
+impl Workload for SimWorkload {
+    fn run_batch(&mut self, launches: u64) -> Result<f64> {
+        let mut first_start = None;
+        let mut last_end = 0.0;
+        for _ in 0..launches {
+            let (start, end) = self.gpu.launch(self.kernel);
+            first_start.get_or_insert(start);
+            last_end = end;
+        }
+        self.gpu.synchronize();
+        Ok(first_start.map_or(0.0, |s| last_end - s))
+    }
+}
+
+/// How to measure.
+#[derive(Clone, Debug)]
+pub struct MeasureConfig {
+    /// Benchmark id (goes into the result).
+    pub id: String,
+    /// Source to measure with; `None` picks the best the GPU has.
+    pub source: Option<SourceKind>,
+    /// Sensor model choice.
+    pub model: ModelChoice,
+    /// The GPU's calibration, if any.
+    pub calibration: Option<Calibration>,
+    /// Relative precision asked of the energy per launch (half-width of its 95 %
+    /// interval over the mean); it sets the window length (below) and a warning
+    /// when missed.
+    pub precision: f64,
+    /// Shortest window, s. The window is `max(min_window_s, 0.005 / precision)` long:
+    /// 0.5 s for 1 %, about five counter ticks.
+    pub min_window_s: f64,
+    /// Number of windows.
+    pub windows: usize,
+    /// Warm-up before planning, s (the first launch also JIT-compiles and loads).
+    pub warmup_s: f64,
+    /// Idle between windows, s.
+    pub idle_gap_s: f64,
+    /// Upper bound on launches per window.
+    pub max_launches_per_window: u64,
+}
+
+impl Default for MeasureConfig {
+    fn default() -> Self {
+        MeasureConfig {
+            id: "kernel".into(),
+            source: None,
+            model: ModelChoice::Auto,
+            calibration: None,
+            precision: 0.01,
+            min_window_s: 0.5,
+            windows: 5,
+            warmup_s: 0.2,
+            idle_gap_s: 0.35,
+            max_launches_per_window: 50_000_000,
+        }
+    }
+}
+
+/// The plan of a measurement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    /// Launches per window.
+    pub launches_per_window: u64,
+    /// Windows.
+    pub windows: usize,
+    /// Idle before the first window, s.
+    pub lead_s: f64,
+    /// Idle between windows and after the last, s.
+    pub gap_s: f64,
+    /// GPU time per launch from the warm-up, s.
+    pub launch_s: f64,
+}
+
+/// Idle needed before the first window for a source's model to settle.
+fn lead_in_s(model: &SensorModel) -> f64 {
+    match *model {
+        SensorModel::Boxcar { width_s } => width_s + 0.5,
+        SensorModel::FirstOrder { tau_s } => (3.0 * tau_s).max(0.5),
+        _ => 0.5,
+    }
+}
+
+/// Plans windows for a kernel taking `launch_s` per launch.
+pub fn plan(config: &MeasureConfig, launch_s: f64, model: &SensorModel) -> Plan {
+    let window_s = config.min_window_s.max(0.005 / config.precision.max(1e-4));
+    let launches = (window_s / launch_s.max(1e-9))
+        .ceil()
+        .clamp(1.0, config.max_launches_per_window as f64) as u64;
+    Plan {
+        launches_per_window: launches,
+        windows: config.windows.max(2),
+        lead_s: lead_in_s(model),
+        gap_s: config.idle_gap_s,
+        launch_s,
+    }
+}
+
+/// Runs `body` with the device's `sources` sampled around it; returns its value and the trace.
+fn with_sampling<R>(
+    device: &Device,
+    sources: &[SourceKind],
+    body: impl FnOnce(&WindowMarker) -> Result<R>,
+) -> Result<(R, Trace)> {
+    let (opened, _) = device.open_sources(sources);
+    if opened.is_empty() {
+        return Err(Error::new(
+            ErrorKind::NotSupported,
+            format!(
+                "none of the sources {sources:?} works on {}",
+                device.facts().name
+            ),
+        ));
+    }
+    let clock = device.clock().clone();
+    if clock.is_virtual() {
+        let marker = WindowMarker::standalone(clock.clone());
+        let begin = clock.now_s();
+        let value = body(&marker)?;
+        let end = clock.now_s();
+        let replay = VirtualClock::starting_at(begin);
+        let mut trace = record_until(opened, &replay, end, SamplerConfig::default())?;
+        for mark in marker.marks() {
+            trace.push_mark(mark);
+        }
+        return Ok((value, trace));
+    }
+    let sampler = Sampler::start(opened, clock, SamplerConfig::default())?;
+    let marker = sampler.marker();
+    let value = body(&marker);
+    let trace = sampler.stop()?;
+    Ok((value?, trace))
+}
+
+/// The sources to record: the chosen one (or all, to choose from) plus the sample
+/// buffer as a cross-check when the counter is measured.
+fn sources_to_record(device: &Device, chosen: Option<SourceKind>) -> Vec<SourceKind> {
+    match chosen {
+        Some(SourceKind::Counter) => vec![SourceKind::Counter, SourceKind::SampleBuffer],
+        Some(kind) => vec![kind],
+        None => {
+            let available: Vec<SourceKind> = SourceKind::ALL
+                .into_iter()
+                .filter(|&k| device.open_source(k).is_ok())
+                .collect();
+            if available.contains(&SourceKind::Counter) {
+                available
+                    .into_iter()
+                    .filter(|k| matches!(k, SourceKind::Counter | SourceKind::SampleBuffer))
+                    .collect()
+            } else {
+                available
+            }
+        }
+    }
+}
+
+/// Measures the energy of one launch of `workload`.
+pub fn measure(
+    device: &mut Device,
+    workload: &mut dyn Workload,
+    config: &MeasureConfig,
+) -> Result<(Measurement, Trace)> {
+    let clock = device.clock().clone();
+    let wall_start = clock.now_s();
+    let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let facts_before = device.facts().clone();
+
+    // Warm-up: the first launch loads and JIT-compiles; then batches double until the
+    // warm-up time is spent, giving the GPU time per launch.
+    workload.run_batch(1)?;
+    let (mut batch, mut spent, mut gpu, mut launched) = (1u64, 0.0, 0.0, 0u64);
+    while spent < config.warmup_s {
+        let t = workload.run_batch(batch)?;
+        spent += t.max(1e-6);
+        gpu += t;
+        launched += batch;
+        batch = (batch * 2).min(config.max_launches_per_window);
+    }
+    let launch_s = gpu / launched as f64;
+
+    let record = sources_to_record(device, config.source);
+    let primary_guess = config
+        .source
+        .unwrap_or(if record.contains(&SourceKind::Counter) {
+            SourceKind::Counter
+        } else {
+            record.first().copied().unwrap_or(SourceKind::PowerUsage)
+        });
+    let options = AnalysisOptions {
+        source: config.source,
+        model: config.model.clone(),
+        calibration: config.calibration.clone(),
+        ..AnalysisOptions::default()
+    };
+    let model_guess = match &config.model {
+        ModelChoice::Explicit(m) => *m,
+        _ => config
+            .calibration
+            .as_ref()
+            .and_then(|c| c.model_for(primary_guess).map(|m| m.0))
+            .unwrap_or_else(|| super::analyze::default_model(primary_guess)),
+    };
+    let plan = plan(config, launch_s, &model_guess);
+
+    let mut per_window = Vec::with_capacity(plan.windows);
+    let device_ref: &mut Device = device;
+    let clock_for_body = clock.clone();
+    let (states, mut trace) = {
+        let dev: &Device = device_ref;
+        with_sampling(dev, &record, |marker| {
+            clock_for_body.sleep_s(plan.lead_s);
+            let mut gpu_times = Vec::with_capacity(plan.windows);
+            for i in 0..plan.windows {
+                marker.start(i as u32);
+                let gpu_s = workload.run_batch(plan.launches_per_window)?;
+                marker.end(i as u32);
+                gpu_times.push(gpu_s);
+                clock_for_body.sleep_s(plan.gap_s);
+            }
+            clock_for_body.sleep_s(plan.gap_s.max(0.3));
+            Ok(gpu_times)
+        })?
+    };
+    let gpu_times = states;
+    let _ = device_ref.refresh();
+    let facts_after = device_ref.facts().clone();
+    trace.set_metadata("benchmark", &config.id);
+    facts_before.annotate(&mut trace, "start");
+    facts_after.annotate(&mut trace, "end");
+    trace.set_metadata("launches per window", plan.launches_per_window);
+    for (i, g) in gpu_times.iter().enumerate() {
+        trace.set_metadata(&format!("window {i} gpu_time_s"), format!("{g:.9}"));
+    }
+
+    let windows = trace.windows()?;
+    let analysis = analyze_windows(&trace, &windows, &options)?;
+    let n = plan.launches_per_window as f64;
+    for (w, &gpu_s) in analysis.windows.iter().zip(&gpu_times) {
+        per_window.push(WindowResult {
+            energy: w.clone(),
+            launches: plan.launches_per_window,
+            gpu_time_s: gpu_s,
+            sm_clock_mhz: facts_after.sm_clock_mhz,
+            temperature_c: facts_after.temperature_c,
+        });
+    }
+    let estimate = |values: Vec<f64>, what: &str| {
+        Estimate::from_values(&values).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Analysis,
+                format!("no finite {what} in the windows"),
+            )
+        })
+    };
+    let energy_j = estimate(
+        per_window.iter().map(|w| w.energy.energy_j / n).collect(),
+        "energy",
+    )?;
+    let dynamic_j = estimate(
+        per_window.iter().map(|w| w.energy.dynamic_j / n).collect(),
+        "dynamic energy",
+    )?;
+    let time_s = estimate(
+        per_window.iter().map(|w| w.gpu_time_s / n).collect(),
+        "GPU time",
+    )?;
+    let power_w = estimate(
+        per_window
+            .iter()
+            .map(|w| w.energy.energy_j / w.energy.duration_s())
+            .collect(),
+        "power",
+    )?;
+    let ticks_per_window = per_window
+        .iter()
+        .map(|w| w.energy.points_inside as f64)
+        .sum::<f64>()
+        / per_window.len() as f64;
+
+    let mut warnings = analysis.warnings.clone();
+    if energy_j.relative_half_width() > config.precision {
+        warnings.push(Warning::new(
+            WarningKind::Imprecise,
+            format!(
+                "the 95 % interval of the energy per launch is ±{:.2} %, wider than the ±{:.2} % asked (CV {:.2} % over {} windows)",
+                energy_j.relative_half_width() * 100.0,
+                config.precision * 100.0,
+                energy_j.cv() * 100.0,
+                energy_j.n
+            ),
+        ));
+    }
+    warnings.extend(state_warnings(&facts_before, &facts_after));
+
+    // Cross-check with the sample buffer when the counter was the source.
+    let cross_check = if analysis.source == SourceKind::Counter
+        && !trace.series(&SourceKind::SampleBuffer.channel()).is_empty()
+    {
+        let check_options = AnalysisOptions {
+            source: Some(SourceKind::SampleBuffer),
+            model: ModelChoice::Auto,
+            ..options.clone()
+        };
+        analyze_windows(&trace, &windows, &check_options).ok().and_then(|check| {
+            let values: Vec<f64> = check.windows.iter().map(|w| w.energy_j / n).collect();
+            let e = Estimate::from_values(&values)?;
+            let difference_pct = (e.mean / energy_j.mean - 1.0) * 100.0;
+            if difference_pct.abs() > 5.0 {
+                warnings.push(Warning::new(
+                    WarningKind::SourceDisagreement,
+                    format!("the sample buffer gives {difference_pct:+.1} % against the counter for the same windows"),
+                ));
+            }
+            Some(CrossCheck { source: SourceKind::SampleBuffer, sensor_model: check.sensor_model, energy_j: e, difference_pct })
+        })
+    } else {
+        None
+    };
+
+    let measurement = Measurement {
+        id: config.id.clone(),
+        simulated: facts_before.simulated,
+        device: facts_before,
+        timestamp,
+        source: analysis.source,
+        sensor_model: analysis.sensor_model,
+        model_origin: analysis.model_origin.clone(),
+        launches_per_window: plan.launches_per_window,
+        windows: per_window,
+        energy_j,
+        dynamic_j,
+        time_s,
+        power_w,
+        idle_w: analysis.idle_w,
+        ticks_per_window,
+        per_op: None,
+        per_byte: None,
+        cross_check,
+        warnings,
+        wall_time_s: clock.now_s() - wall_start,
+    };
+    Ok((measurement, trace))
+}
+
+/// Warnings from the device state before and after.
+fn state_warnings(
+    before: &crate::device::DeviceFacts,
+    after: &crate::device::DeviceFacts,
+) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    if let (Some(t0), Some(t1)) = (before.temperature_c, after.temperature_c) {
+        if t1 >= t0 + 5 {
+            warnings.push(Warning::new(
+                WarningKind::ThermalDrift,
+                format!("the GPU warmed from {t0} °C to {t1} °C during the measurement; power creeps up with temperature"),
+            ));
+        }
+    }
+    if let (Some(m0), Some(m1)) = (before.mem_clock_mhz, after.mem_clock_mhz) {
+        if m0 != m1 {
+            warnings.push(Warning::new(
+                WarningKind::ClockChange,
+                format!("the memory clock moved from {m0} MHz to {m1} MHz"),
+            ));
+        }
+    }
+    let limiting = after.limiting_throttle_reasons();
+    if !limiting.is_empty() {
+        warnings.push(Warning::new(
+            WarningKind::Throttling,
+            format!("the GPU reported throttle reasons: {}", limiting.join(", ")),
+        ));
+    }
+    let others: Vec<String> = after
+        .other_processes()
+        .iter()
+        .map(|p| p.pid.to_string())
+        .collect();
+    if !others.is_empty() {
+        warnings.push(Warning::new(
+            WarningKind::OtherProcesses,
+            format!(
+                "other processes used the GPU during the measurement (pids {})",
+                others.join(", ")
+            ),
+        ));
+    }
+    warnings
+}
+
+/// The shape of a calibration step response.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepPlan {
+    /// Idle before the step, s.
+    pub idle_before_s: f64,
+    /// Busy time, s.
+    pub busy_s: f64,
+    /// Idle after the step, s.
+    pub idle_after_s: f64,
+    /// Short pulses after the step (windows 1..): their edges fall at many phases of the
+    /// 100 ms field updates, which is what reveals a gate's width. Run only on GPUs with
+    /// an energy counter, whose profile is the reference.
+    pub pulses: usize,
+    /// Length of each pulse, s.
+    pub pulse_s: f64,
+    /// Idle between pulses, s (not a multiple of the update period).
+    pub pulse_gap_s: f64,
+}
+
+impl Default for StepPlan {
+    fn default() -> Self {
+        StepPlan {
+            idle_before_s: 2.0,
+            busy_s: 3.0,
+            idle_after_s: 3.0,
+            pulses: 12,
+            pulse_s: 0.04,
+            pulse_gap_s: 0.173,
+        }
+    }
+}
+
+/// Runs a step response with every source sampled, and fits each source's model.
+///
+/// The recording begins before the warm-up launches (so the counter's profile, the
+/// reference the other sources are fitted against, includes them), then idles for
+/// `plan.idle_before_s`, runs `workload` for `plan.busy_s` in window 0, idles for
+/// `plan.idle_after_s`, then runs the pulses (windows 1..) on GPUs with a counter.
+pub fn calibrate(
+    device: &Device,
+    workload: &mut dyn Workload,
+    plan: StepPlan,
+) -> Result<(Calibration, Trace)> {
+    let clock = device.clock().clone();
+    let pulses = if device.open_source(SourceKind::Counter).is_ok() {
+        plan.pulses
+    } else {
+        0
+    };
+    let ((gpu_times, launches, warmup_end_s), mut trace) =
+        with_sampling(device, &SourceKind::ALL, |marker| {
+            clock.sleep_s(0.3);
+            workload.run_batch(1)?;
+            let probe = workload.run_batch(4)?;
+            let warmup_end_s = clock.now_s();
+            let launch_s = (probe / 4.0).max(1e-7);
+            let launches = (plan.busy_s / launch_s).round().max(1.0) as u64;
+            clock.sleep_s(plan.idle_before_s);
+            marker.start(0);
+            let mut gpu_times = vec![workload.run_batch(launches)?];
+            marker.end(0);
+            clock.sleep_s(plan.idle_after_s);
+            if pulses > 0 {
+                let per_pulse = (plan.pulse_s / launch_s).round().max(1.0) as u64;
+                for i in 1..=pulses {
+                    marker.start(i as u32);
+                    gpu_times.push(workload.run_batch(per_pulse)?);
+                    marker.end(i as u32);
+                    clock.sleep_s(plan.pulse_gap_s);
+                }
+                clock.sleep_s(1.0);
+            }
+            Ok((gpu_times, launches, warmup_end_s))
+        })?;
+    for (i, gpu_s) in gpu_times.iter().enumerate() {
+        trace.set_metadata(&format!("window {i} gpu_time_s"), format!("{gpu_s:.9}"));
+    }
+    trace.set_metadata("warmup_end_s", format!("{warmup_end_s:.9}"));
+    trace.set_metadata("launches", launches);
+    device.facts().annotate(&mut trace, "start");
+    let calibration = fit_calibration(&trace, device.facts())?;
+    Ok((calibration, trace))
+}
+
+/// A simulated device on a virtual clock: measurements on it run in milliseconds.
+pub fn virtual_sim_device(preset: crate::sim::SimPreset) -> (Device, SimGpu) {
+    let clock = Arc::new(VirtualClock::starting_at(0.0));
+    let gpu = SimGpu::new(preset, clock);
+    (
+        Device::simulated(gpu.clone(), "virtual simulated GPU (tests)"),
+        gpu,
+    )
+}
