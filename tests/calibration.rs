@@ -2,9 +2,7 @@
 //! GPU land on the truth. Simulated (virtual clock), and one check on the recorded H100 step.
 
 use energy_harness::measurement::calibrate::fit_calibration;
-use energy_harness::measurement::run::{
-    calibrate, measure, virtual_sim_device, MeasureConfig, SimWorkload, StepPlan,
-};
+use energy_harness::measurement::run::{calibrate, measure, virtual_sim_device, MeasureConfig, SimWorkload, StepPlan};
 use energy_harness::sim::{SimKernel, SimPreset};
 use energy_harness::trace::format::read_trace;
 use energy_harness::{DeviceFacts, SensorModel, SourceKind};
@@ -27,22 +25,10 @@ fn calibration_recovers_the_simulated_h100() {
     let counter = cal.counter.as_ref().unwrap();
     assert!(within(counter.period_s, 0.1, 0.002), "{counter:?}");
     let phase = preset.sensors[&SourceKind::Counter].ticks.phase_s;
-    assert!(
-        (counter.phase_s - phase).abs() < 0.001,
-        "tick phase {} vs {phase}",
-        counter.phase_s
-    );
+    assert!((counter.phase_s - phase).abs() < 0.001, "tick phase {} vs {phase}", counter.phase_s);
     assert!(counter.delay_s.abs() < 0.003, "{counter:?}");
-    assert!(
-        within(cal.idle_before_w, active_idle, 0.005),
-        "{} vs {active_idle}",
-        cal.idle_before_w
-    );
-    assert!(
-        within(cal.busy_w, preset.busy_kernel_w, 0.005),
-        "{}",
-        cal.busy_w
-    );
+    assert!(within(cal.idle_before_w, active_idle, 0.005), "{} vs {active_idle}", cal.idle_before_w);
+    assert!(within(cal.busy_w, preset.busy_kernel_w, 0.005), "{}", cal.busy_w);
 
     match cal.sources[&SourceKind::AverageField].model {
         SensorModel::Boxcar { width_s } => {
@@ -77,36 +63,22 @@ fn calibration_recovers_the_k20_capacitor() {
     let (device, gpu) = virtual_sim_device(preset.clone());
     let mut workload = SimWorkload::new(gpu, SimKernel::new(0.05, preset.busy_kernel_w));
     // The lead-in stays inside the 3.5 s of active idle (52.5 W) the warm-up leaves behind.
-    let plan = StepPlan {
-        idle_before_s: 3.0,
-        busy_s: 6.0,
-        idle_after_s: 6.0,
-        ..StepPlan::default()
-    };
+    let plan = StepPlan { idle_before_s: 3.0, busy_s: 6.0, idle_after_s: 6.0, ..StepPlan::default() };
     let (cal, _) = calibrate(&device, &mut workload, plan).unwrap();
     assert!(cal.counter.is_none());
     match cal.sources[&SourceKind::PowerUsage].model {
         SensorModel::FirstOrder { tau_s } => assert!(within(tau_s, 0.833, 0.03), "tau {tau_s}"),
         other => panic!("K20 sensor fitted as {other}"),
     }
-    assert!(
-        within(cal.busy_w, preset.busy_kernel_w, 0.01),
-        "{}",
-        cal.busy_w
-    );
-    assert!(
-        within(cal.idle_before_w, 52.5, 0.04),
-        "{}",
-        cal.idle_before_w
-    );
+    assert!(within(cal.busy_w, preset.busy_kernel_w, 0.01), "{}", cal.busy_w);
+    assert!(within(cal.idle_before_w, 52.5, 0.04), "{}", cal.idle_before_w);
     // After the kernel the K20 holds active idle (52.5 W).
     assert!(within(cal.idle_after_w, 52.5, 0.02), "{}", cal.idle_after_w);
 }
 
 #[test]
 fn the_recorded_h100_step_calibrates_to_its_known_behaviour() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100/trace_step3s.csv");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100/trace_step3s.csv");
     let trace = read_trace(&path).unwrap();
     let facts = DeviceFacts {
         name: "NVIDIA H100 80GB HBM3 (recorded)".into(),
@@ -116,22 +88,13 @@ fn the_recorded_h100_step_calibrates_to_its_known_behaviour() {
     let cal = fit_calibration(&trace, &facts).unwrap();
     let counter = cal.counter.as_ref().unwrap();
     assert!(within(counter.period_s, 0.1, 0.001), "{counter:?}");
-    assert!(
-        counter.residual_rms_s < 0.002,
-        "tick phase stable: {counter:?}"
-    );
+    assert!(counter.residual_rms_s < 0.002, "tick phase stable: {counter:?}");
     match cal.sources[&SourceKind::AverageField].model {
         SensorModel::Boxcar { width_s } => assert!(within(width_s, 1.0, 0.06), "{width_s}"),
         other => panic!("{other}"),
     }
-    assert!(matches!(
-        cal.sources[&SourceKind::InstantField].model,
-        SensorModel::Gated { .. }
-    ));
-    assert!(
-        (118.0..122.0).contains(&cal.idle_before_w) && (265.0..280.0).contains(&cal.busy_w),
-        "{cal:?}"
-    );
+    assert!(matches!(cal.sources[&SourceKind::InstantField].model, SensorModel::Gated { .. }));
+    assert!((118.0..122.0).contains(&cal.idle_before_w) && (265.0..280.0).contains(&cal.busy_w), "{cal:?}");
 }
 
 fn measure_sim(kernel_s: f64, seed: u64) -> (energy_harness::measurement::Measurement, f64) {
@@ -157,19 +120,12 @@ fn measurements_of_microsecond_to_second_kernels_land_on_the_truth() {
             m.energy_j.cv() * 100.0,
             m.energy_j.relative_half_width() * 100.0
         );
-        assert!(
-            error.abs() < 0.01,
-            "{kernel_s} s kernel: {:+.3} %",
-            error * 100.0
-        );
+        assert!(error.abs() < 0.01, "{kernel_s} s kernel: {:+.3} %", error * 100.0);
         assert!(m.simulated);
         assert_eq!(m.source, SourceKind::Counter);
         assert!(within(m.time_s.mean, kernel_s, 1e-6));
         assert!(m.windows.len() >= 5);
         let cross = m.cross_check.as_ref().unwrap();
-        assert!(
-            cross.difference_pct.abs() < 3.0,
-            "sample buffer cross-check {cross:?}"
-        );
+        assert!(cross.difference_pct.abs() < 3.0, "sample buffer cross-check {cross:?}");
     }
 }

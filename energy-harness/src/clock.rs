@@ -42,14 +42,8 @@ impl MonotonicClock {
     /// A clock whose origin is now.
     pub fn new() -> Self {
         let origin = Instant::now();
-        let unix = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or(0.0);
-        MonotonicClock {
-            origin,
-            unix_origin_s: unix,
-        }
+        let unix = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+        MonotonicClock { origin, unix_origin_s: unix }
     }
 
     /// A shared handle, ready for the sampler and the sensors.
@@ -99,18 +93,14 @@ pub struct VirtualClock {
 impl VirtualClock {
     /// A virtual clock at `start_s`.
     pub fn starting_at(start_s: f64) -> Self {
-        VirtualClock {
-            now_bits: AtomicU64::new(start_s.to_bits()),
-        }
+        VirtualClock { now_bits: AtomicU64::new(start_s.to_bits()) }
     }
 
     /// Moves the clock to `t_s` if that is later than now.
     pub fn advance_to(&self, t_s: f64) {
-        let _ = self
-            .now_bits
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {
-                (t_s > f64::from_bits(bits)).then_some(t_s.to_bits())
-            });
+        let _ = self.now_bits.fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {
+            (t_s > f64::from_bits(bits)).then_some(t_s.to_bits())
+        });
     }
 }
 
@@ -121,11 +111,9 @@ impl Clock for VirtualClock {
 
     fn sleep_s(&self, seconds: f64) {
         if seconds > 0.0 && seconds.is_finite() {
-            let _ = self
-                .now_bits
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {
-                    Some((f64::from_bits(bits) + seconds).to_bits())
-                });
+            let _ = self.now_bits.fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {
+                Some((f64::from_bits(bits) + seconds).to_bits())
+            });
         }
     }
 

@@ -46,10 +46,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// An error of `kind` with a message that says what happened and what to do.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error {
-            kind,
-            message: message.into(),
-        }
+        Error { kind, message: message.into() }
     }
 
     /// What kind of failure this is.
@@ -64,26 +61,17 @@ impl Error {
 
     /// A file could not be read or written.
     pub fn io(path: &Path, action: &str, err: &std::io::Error) -> Self {
-        Error::new(
-            ErrorKind::Io,
-            format!("could not {action} `{}`: {err}", path.display()),
-        )
+        Error::new(ErrorKind::Io, format!("could not {action} `{}`: {err}", path.display()))
     }
 
     /// A file is malformed at `line` (1-based).
     pub fn format(path: &Path, line: usize, problem: impl fmt::Display) -> Self {
-        Error::new(
-            ErrorKind::Format,
-            format!("{}:{line}: {problem}", path.display()),
-        )
+        Error::new(ErrorKind::Format, format!("{}:{line}: {problem}", path.display()))
     }
 
     /// Prefixes the message with context, keeping the kind.
     pub fn context(self, context: impl fmt::Display) -> Self {
-        Error {
-            kind: self.kind,
-            message: format!("{context}: {}", self.message),
-        }
+        Error { kind: self.kind, message: format!("{context}: {}", self.message) }
     }
 }
 

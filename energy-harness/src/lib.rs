@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod clock;
+pub mod cuda;
 pub mod device;
 pub mod error;
 pub mod measurement;

@@ -97,15 +97,8 @@ impl fmt::Display for Watts {
 }
 
 /// The SI prefixes used for energy and power, largest first: (factor, prefix).
-const SI_PREFIXES: [(f64, &str); 7] = [
-    (1e3, "k"),
-    (1.0, ""),
-    (1e-3, "m"),
-    (1e-6, "µ"),
-    (1e-9, "n"),
-    (1e-12, "p"),
-    (1e-15, "f"),
-];
+const SI_PREFIXES: [(f64, &str); 7] =
+    [(1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"), (1e-15, "f")];
 
 /// The SI prefix factor and symbol that puts `value` in [1, 1000), clamped to the
 /// range kilo..femto. Zero and non-finite values take no prefix.
@@ -167,22 +160,15 @@ fn parse_quantity(text: &str, unit: &str) -> Result<f64, String> {
                 || c == '+'
                 || c == '-'
                 || ((c == 'e' || c == 'E')
-                    && trimmed[i + 1..]
-                        .chars()
-                        .next()
-                        .is_some_and(|n| n.is_ascii_digit() || n == '-' || n == '+')))
+                    && trimmed[i + 1..].chars().next().is_some_and(|n| n.is_ascii_digit() || n == '-' || n == '+')))
         })
         .map(|(i, _)| i)
         .unwrap_or(trimmed.len());
     let (number, suffix) = trimmed.split_at(split);
     if number.is_empty() {
-        return Err(format!(
-            "`{text}` has no number: write an amount such as `5 m{unit}`"
-        ));
+        return Err(format!("`{text}` has no number: write an amount such as `5 m{unit}`"));
     }
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{number}` in `{text}` is not a number"))?;
+    let value: f64 = number.parse().map_err(|_| format!("`{number}` in `{text}` is not a number"))?;
     let suffix = suffix.trim();
     let Some(prefix) = suffix.strip_suffix(unit) else {
         return Err(format!(

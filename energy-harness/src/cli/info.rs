@@ -51,15 +51,8 @@ pub(super) fn run(nvml_index: u32, json: bool) -> Result<()> {
             e
         }
     })?;
-    let sources = SourceKind::ALL
-        .iter()
-        .map(|&kind| probe(&device, kind))
-        .collect();
-    let report = InfoReport {
-        device: device.facts(),
-        simulated_because: device.sim_reason(),
-        sources,
-    };
+    let sources = SourceKind::ALL.iter().map(|&kind| probe(&device, kind)).collect();
+    let report = InfoReport { device: device.facts(), simulated_because: device.sim_reason(), sources };
     if json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
@@ -121,30 +114,21 @@ fn render(report: &InfoReport<'_>) -> String {
     let tag = if f.simulated { " [simulated]" } else { "" };
     out.push_str(&format!("GPU {}: {}{tag}\n", f.nvml_index, f.name));
     if let Some(reason) = report.simulated_because {
-        out.push_str(&format!(
-            "  simulated       {reason}: every figure from it is simulated\n"
-        ));
+        out.push_str(&format!("  simulated       {reason}: every figure from it is simulated\n"));
     }
     out.push_str(&format!("  UUID            {}\n", f.uuid));
     out.push_str(&format!(
         "  CUDA ordinal    {}\n",
-        f.cuda_ordinal.map_or(
-            "none found (libcuda missing, or hidden by CUDA_VISIBLE_DEVICES)".into(),
-            |o| format!("{o} (matched by UUID)")
-        )
+        f.cuda_ordinal.map_or("none found (libcuda missing, or hidden by CUDA_VISIBLE_DEVICES)".into(), |o| format!(
+            "{o} (matched by UUID)"
+        ))
     ));
     out.push_str(&format!(
         "  driver          {}{}\n",
         opt(f.driver_version.as_deref(), ""),
-        f.nvml_version
-            .as_deref()
-            .map(|v| format!(" (NVML {v})"))
-            .unwrap_or_default()
+        f.nvml_version.as_deref().map(|v| format!(" (NVML {v})")).unwrap_or_default()
     ));
-    out.push_str(&format!(
-        "  power limit     {}\n",
-        opt(f.power_limit_w, " W")
-    ));
+    out.push_str(&format!("  power limit     {}\n", opt(f.power_limit_w, " W")));
     out.push_str(&format!(
         "  SM clock        {} (max {})\n",
         opt(f.sm_clock_mhz, " MHz"),
@@ -155,16 +139,8 @@ fn render(report: &InfoReport<'_>) -> String {
         opt(f.mem_clock_mhz, " MHz"),
         opt(f.max_mem_clock_mhz, " MHz")
     ));
-    out.push_str(&format!(
-        "  temperature     {}, P-state {}\n",
-        opt(f.temperature_c, " °C"),
-        opt(f.pstate, "")
-    ));
-    let reasons = if f.throttle_reasons.is_empty() {
-        "none".to_string()
-    } else {
-        f.throttle_reasons.join(", ")
-    };
+    out.push_str(&format!("  temperature     {}, P-state {}\n", opt(f.temperature_c, " °C"), opt(f.pstate, "")));
+    let reasons = if f.throttle_reasons.is_empty() { "none".to_string() } else { f.throttle_reasons.join(", ") };
     out.push_str(&format!("  throttle        {reasons}\n"));
     let processes = if f.processes.is_empty() {
         "none".to_string()
@@ -181,11 +157,7 @@ fn render(report: &InfoReport<'_>) -> String {
     out.push_str(&format!("  processes       {processes}\n"));
     out.push_str("Sources:\n");
     for s in &report.sources {
-        let status = if s.problem.is_none() && s.supported {
-            "ok"
-        } else {
-            "--"
-        };
+        let status = if s.problem.is_none() && s.supported { "ok" } else { "--" };
         let detail = match (&s.problem, s.last_value) {
             (Some(p), _) => p.clone(),
             (None, value) => {
@@ -194,10 +166,7 @@ fn render(report: &InfoReport<'_>) -> String {
                     ("counter", Some(v)) => format!("{v:.0} mJ"),
                     (_, Some(v)) => format_si(v / 1000.0, "W", 4),
                 };
-                let read = s
-                    .read_s
-                    .map(|r| format!("read {}", format_si(r, "s", 3)))
-                    .unwrap_or_default();
+                let read = s.read_s.map(|r| format!("read {}", format_si(r, "s", 3))).unwrap_or_default();
                 if s.source == "samples" {
                     format!("{read}, {} new samples in 0.1 s, last {value}", s.readings)
                 } else {
@@ -205,10 +174,7 @@ fn render(report: &InfoReport<'_>) -> String {
                 }
             }
         };
-        out.push_str(&format!(
-            "  {:<8} {status}  {:<52} {detail}\n",
-            s.source, s.call
-        ));
+        out.push_str(&format!("  {:<8} {status}  {:<52} {detail}\n", s.source, s.call));
     }
     out
 }

@@ -4,6 +4,8 @@
 //! energy-harness`) and called directly (`cargo-energy info`). Exit codes: 0 success,
 //! 1 the measurement or device failed, 2 bad arguments or a bad input file.
 
+mod analyze;
+mod calibrate;
 mod info;
 mod trace;
 
@@ -47,6 +49,40 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
     },
+    /// Energy of each kernel window of a trace file (energy-trace v1).
+    Analyze {
+        /// The trace file.
+        trace: PathBuf,
+        /// Source to use: counter, instant, average, samples, power, or auto.
+        #[arg(long, default_value = "auto", value_parser = analyze::parse_source)]
+        source: analyze::SourceArg,
+        /// Sensor model to invert: none, first-order:TAU_S, boxcar:WIDTH_S,
+        /// gated:GATE_S/PERIOD_S, default, or calibrated. Without it: the GPU's cached
+        /// calibration if there is one, else the source's default.
+        #[arg(long = "sensor-model", value_parser = analyze::parse_model)]
+        sensor_model: Option<crate::measurement::ModelChoice>,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a step response on the GPU and fit each source's sensor model; cached per GPU UUID.
+    Calibrate {
+        /// NVML index of the GPU.
+        #[arg(long, default_value_t = 0)]
+        device: u32,
+        /// Length of the busy step, seconds.
+        #[arg(long = "busy-seconds", default_value_t = 3.0, value_parser = parse_seconds)]
+        busy_seconds: f64,
+        /// Print the calibration as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Also write the step-response trace here.
+        #[arg(long = "trace")]
+        trace: Option<PathBuf>,
+        /// Do not save it in the calibration cache.
+        #[arg(long = "no-save")]
+        no_save: bool,
+    },
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
@@ -67,34 +103,33 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
         }
     };
+    // Everything `analyze` can fail on is its input (the file, its contents, the options).
+    let input_only = matches!(cli.command, Command::Analyze { .. });
     let result = match cli.command {
         Command::Info { device, json } => info::run(device, json),
-        Command::Trace {
-            seconds,
-            device,
-            output,
-        } => trace::run(seconds, device, output.as_deref()),
+        Command::Trace { seconds, device, output } => trace::run(seconds, device, output.as_deref()),
+        Command::Analyze { trace, source, sensor_model, json } => analyze::run(&trace, source.0, sensor_model, json),
+        Command::Calibrate { device, busy_seconds, json, trace, no_save } => {
+            calibrate::run(device, busy_seconds, json, trace.as_deref(), !no_save)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "error: {e}");
-            ExitCode::from(exit_code(&e))
+            ExitCode::from(if input_only { 2 } else { exit_code(&e) })
         }
     }
 }
 
-/// 2 for bad input (arguments, files), 1 for everything else.
+/// 2 for bad input (arguments, files that cannot be read or written or are malformed),
+/// 1 for everything else (no GPU, a failed measurement).
 fn exit_code(err: &Error) -> u8 {
     match err.kind() {
-        ErrorKind::InvalidInput | ErrorKind::Format => 2,
+        ErrorKind::InvalidInput | ErrorKind::Format | ErrorKind::Io => 2,
         _ => 1,
     }
 }

@@ -21,21 +21,12 @@ pub(super) fn run(seconds: f64, nvml_index: u32, output: Option<&Path>) -> Resul
         let why: Vec<String> = unavailable.iter().map(ToString::to_string).collect();
         return Err(Error::new(
             ErrorKind::NotSupported,
-            format!(
-                "no power or energy source works on {}: {}",
-                device.facts().name,
-                why.join("; ")
-            ),
+            format!("no power or energy source works on {}: {}", device.facts().name, why.join("; ")),
         ));
     }
     let mut stderr = std::io::stderr();
     let names: Vec<&str> = sources.iter().map(|s| s.kind().name()).collect();
-    let _ = writeln!(
-        stderr,
-        "recording {seconds} s on {}: {}",
-        device.facts().name,
-        names.join(", ")
-    );
+    let _ = writeln!(stderr, "recording {seconds} s on {}: {}", device.facts().name, names.join(", "));
     for missing in &unavailable {
         let _ = writeln!(stderr, "  not recorded: {missing}");
     }
@@ -59,14 +50,8 @@ pub(super) fn run(seconds: f64, nvml_index: u32, output: Option<&Path>) -> Resul
     let _ = device.refresh();
     let mut trace = trace_header;
     trace.set_metadata("recorded_at", started_at);
-    trace.set_metadata(
-        "harness",
-        format!("energy-harness {}", env!("CARGO_PKG_VERSION")),
-    );
-    trace.set_metadata(
-        "clock",
-        "host monotonic, seconds since the recording began; polled values stamped mid-call",
-    );
+    trace.set_metadata("harness", format!("energy-harness {}", env!("CARGO_PKG_VERSION")));
+    trace.set_metadata("clock", "host monotonic, seconds since the recording began; polled values stamped mid-call");
     device.facts().annotate(&mut trace, "end");
     for comment in recorded.comments() {
         trace.add_comment(comment.clone());

@@ -118,9 +118,7 @@ impl DeviceFacts {
 /// The process-wide NVML handle, loaded on first use.
 pub fn nvml() -> Result<&'static Nvml> {
     static NVML: OnceLock<std::result::Result<Nvml, Error>> = OnceLock::new();
-    NVML.get_or_init(|| Nvml::init().map_err(nvml_init_error))
-        .as_ref()
-        .map_err(Clone::clone)
+    NVML.get_or_init(|| Nvml::init().map_err(nvml_init_error)).as_ref().map_err(Clone::clone)
 }
 
 fn nvml_init_error(err: NvmlError) -> Error {
@@ -137,10 +135,7 @@ fn nvml_init_error(err: NvmlError) -> Error {
             ErrorKind::NoDriver,
             "NVML refused access to the driver (no permission): run as a user allowed to use the GPU",
         ),
-        other => Error::new(
-            ErrorKind::Nvml,
-            format!("NVML failed to initialize: {other}; {NO_GPU_HINT}"),
-        ),
+        other => Error::new(ErrorKind::Nvml, format!("NVML failed to initialize: {other}; {NO_GPU_HINT}")),
     }
 }
 
@@ -156,9 +151,7 @@ pub(crate) fn nvml_error(call: &str, err: NvmlError) -> Error {
 
 /// Number of NVIDIA GPUs NVML sees.
 pub fn gpu_count() -> Result<u32> {
-    nvml()?
-        .device_count()
-        .map_err(|e| nvml_error("nvmlDeviceGetCount", e))
+    nvml()?.device_count().map_err(|e| nvml_error("nvmlDeviceGetCount", e))
 }
 
 /// The NVML device with index `index`, with a clear error when it does not exist.
@@ -166,22 +159,15 @@ pub fn nvml_device(index: u32) -> Result<NvmlDevice<'static>> {
     let nvml = nvml()?;
     let count = gpu_count()?;
     if count == 0 {
-        return Err(Error::new(
-            ErrorKind::NoGpu,
-            format!("NVML is loaded but sees no NVIDIA GPU; {NO_GPU_HINT}"),
-        ));
+        return Err(Error::new(ErrorKind::NoGpu, format!("NVML is loaded but sees no NVIDIA GPU; {NO_GPU_HINT}")));
     }
     if index >= count {
         return Err(Error::new(
             ErrorKind::NoGpu,
-            format!(
-                "there is no GPU with NVML index {index}: this machine has {count} (indices 0..{})",
-                count - 1
-            ),
+            format!("there is no GPU with NVML index {index}: this machine has {count} (indices 0..{})", count - 1),
         ));
     }
-    nvml.device_by_index(index)
-        .map_err(|e| nvml_error("nvmlDeviceGetHandleByIndex", e))
+    nvml.device_by_index(index).map_err(|e| nvml_error("nvmlDeviceGetHandleByIndex", e))
 }
 
 /// Whether the CUDA driver library (libcuda.so) can be loaded. cudarc panics when
@@ -204,16 +190,13 @@ pub fn cuda_ordinal_for_uuid(nvml_uuid: &str) -> Result<Option<u32>> {
         ));
     }
     use cudarc::driver::result;
-    let cuda_error = |call: &str, e: result::DriverError| {
-        Error::new(ErrorKind::Cuda, format!("{call} failed: {e}"))
-    };
+    let cuda_error = |call: &str, e: result::DriverError| Error::new(ErrorKind::Cuda, format!("{call} failed: {e}"));
     result::init().map_err(|e| cuda_error("cuInit", e))?;
     let count = result::device::get_count().map_err(|e| cuda_error("cuDeviceGetCount", e))?;
     let wanted = normalize_uuid(nvml_uuid);
     for ordinal in 0..count {
         let device = result::device::get(ordinal).map_err(|e| cuda_error("cuDeviceGet", e))?;
-        let uuid =
-            result::device::get_uuid(device).map_err(|e| cuda_error("cuDeviceGetUuid", e))?;
+        let uuid = result::device::get_uuid(device).map_err(|e| cuda_error("cuDeviceGetUuid", e))?;
         let bytes: Vec<u8> = uuid.bytes.iter().map(|&b| b as u8).collect();
         if format_cuda_uuid(&bytes) == wanted {
             return Ok(Some(ordinal as u32));
@@ -228,23 +211,12 @@ pub fn format_cuda_uuid(bytes: &[u8]) -> String {
     if hex.len() != 32 {
         return hex;
     }
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
+    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
 }
 
 fn normalize_uuid(uuid: &str) -> String {
     let lower = uuid.trim().to_ascii_lowercase();
-    lower
-        .strip_prefix("gpu-")
-        .or_else(|| lower.strip_prefix("mig-"))
-        .unwrap_or(&lower)
-        .to_string()
+    lower.strip_prefix("gpu-").or_else(|| lower.strip_prefix("mig-")).unwrap_or(&lower).to_string()
 }
 
 /// Reads the facts of the GPU with NVML index `nvml_index`.
@@ -254,12 +226,8 @@ fn normalize_uuid(uuid: &str) -> String {
 pub fn device_facts(nvml_index: u32) -> Result<DeviceFacts> {
     let device = nvml_device(nvml_index)?;
     let nvml = nvml()?;
-    let name = device
-        .name()
-        .map_err(|e| nvml_error("nvmlDeviceGetName", e))?;
-    let uuid = device
-        .uuid()
-        .map_err(|e| nvml_error("nvmlDeviceGetUUID", e))?;
+    let name = device.name().map_err(|e| nvml_error("nvmlDeviceGetName", e))?;
+    let uuid = device.uuid().map_err(|e| nvml_error("nvmlDeviceGetUUID", e))?;
     let mut facts = DeviceFacts {
         cuda_ordinal: cuda_ordinal_for_uuid(&uuid).ok().flatten(),
         name,
@@ -286,10 +254,7 @@ pub fn refresh_device_state(facts: &mut DeviceFacts) -> Result<()> {
 }
 
 fn refresh_state(device: &NvmlDevice<'static>, facts: &mut DeviceFacts) {
-    facts.power_limit_w = device
-        .enforced_power_limit()
-        .ok()
-        .map(|mw| f64::from(mw) / 1000.0);
+    facts.power_limit_w = device.enforced_power_limit().ok().map(|mw| f64::from(mw) / 1000.0);
     facts.sm_clock_mhz = device.clock_info(NvmlClock::SM).ok();
     facts.mem_clock_mhz = device.clock_info(NvmlClock::Memory).ok();
     facts.max_sm_clock_mhz = device.max_clock_info(NvmlClock::SM).ok();
@@ -298,12 +263,7 @@ fn refresh_state(device: &NvmlDevice<'static>, facts: &mut DeviceFacts) {
     facts.pstate = device.performance_state().ok().map(|p| p.as_c());
     facts.throttle_reasons = device
         .current_throttle_reasons()
-        .map(|reasons| {
-            reasons
-                .iter_names()
-                .map(|(name, _)| name.to_string())
-                .collect()
-        })
+        .map(|reasons| reasons.iter_names().map(|(name, _)| name.to_string()).collect())
         .unwrap_or_default();
     facts.processes = device
         .running_compute_processes()
@@ -337,24 +297,14 @@ impl Device {
     pub fn open(request: &DeviceRequest, nvml_index: u32) -> Result<Device> {
         let clock = MonotonicClock::shared();
         Ok(match select::resolve(request, nvml_index)? {
-            Target::Nvml(facts) => Device {
-                clock,
-                facts,
-                sim: None,
-                sim_reason: None,
-            },
+            Target::Nvml(facts) => Device { clock, facts, sim: None, sim_reason: None },
             Target::Sim { preset, reason } => Device::simulated(SimGpu::new(preset, clock), reason),
         })
     }
 
     /// Wraps a simulated GPU (on whatever clock it runs).
     pub fn simulated(gpu: SimGpu, reason: impl Into<String>) -> Device {
-        Device {
-            clock: gpu.clock().clone(),
-            facts: gpu.facts(),
-            sim: Some(gpu),
-            sim_reason: Some(reason.into()),
-        }
+        Device { clock: gpu.clock().clone(), facts: gpu.facts(), sim: Some(gpu), sim_reason: Some(reason.into()) }
     }
 
     /// The clock readings and marks are stamped on.
@@ -391,30 +341,19 @@ impl Device {
     /// Opens one source.
     pub fn open_source(&self, kind: SourceKind) -> Result<Box<dyn SensorSource>, SourceError> {
         match &self.sim {
-            Some(gpu) => gpu
-                .open_source(kind)
-                .map(|s| Box::new(s) as Box<dyn SensorSource>),
+            Some(gpu) => gpu.open_source(kind).map(|s| Box::new(s) as Box<dyn SensorSource>),
             None => NvmlSource::open(self.facts.nvml_index, kind)
                 .map(|s| Box::new(s) as Box<dyn SensorSource>)
                 .map_err(|e| match e.kind() {
-                    ErrorKind::NotSupported => SourceError::NotSupported {
-                        kind,
-                        detail: e.message().to_string(),
-                    },
-                    _ => SourceError::Failed {
-                        kind,
-                        detail: e.message().to_string(),
-                    },
+                    ErrorKind::NotSupported => SourceError::NotSupported { kind, detail: e.message().to_string() },
+                    _ => SourceError::Failed { kind, detail: e.message().to_string() },
                 }),
         }
     }
 
     /// Opens each of `kinds` that works; returns them and the failures (NotSupported
     /// for what the GPU lacks).
-    pub fn open_sources(
-        &self,
-        kinds: &[SourceKind],
-    ) -> (Vec<Box<dyn SensorSource>>, Vec<SourceError>) {
+    pub fn open_sources(&self, kinds: &[SourceKind]) -> (Vec<Box<dyn SensorSource>>, Vec<SourceError>) {
         let mut opened = Vec::new();
         let mut failed = Vec::new();
         for &kind in kinds {
@@ -434,14 +373,8 @@ mod tests {
     #[test]
     fn cuda_uuid_formats_like_nvml() {
         let bytes: Vec<u8> = (0u8..16).map(|i| i * 17).collect();
-        assert_eq!(
-            format_cuda_uuid(&bytes),
-            "00112233-4455-6677-8899-aabbccddeeff"
-        );
-        assert_eq!(
-            normalize_uuid("GPU-00112233-4455-6677-8899-AABBCCDDEEFF"),
-            "00112233-4455-6677-8899-aabbccddeeff"
-        );
+        assert_eq!(format_cuda_uuid(&bytes), "00112233-4455-6677-8899-aabbccddeeff");
+        assert_eq!(normalize_uuid("GPU-00112233-4455-6677-8899-AABBCCDDEEFF"), "00112233-4455-6677-8899-aabbccddeeff");
     }
 
     #[test]
@@ -450,9 +383,6 @@ mod tests {
             throttle_reasons: vec!["GPU_IDLE".into(), "SW_THERMAL_SLOWDOWN".into()],
             ..DeviceFacts::default()
         };
-        assert_eq!(
-            facts.limiting_throttle_reasons(),
-            vec!["SW_THERMAL_SLOWDOWN"]
-        );
+        assert_eq!(facts.limiting_throttle_reasons(), vec!["SW_THERMAL_SLOWDOWN"]);
     }
 }

@@ -47,10 +47,9 @@ impl DeviceRequest {
         match std::env::var(DEVICE_ENV) {
             Ok(value) => DeviceRequest::parse(&value),
             Err(std::env::VarError::NotPresent) => Ok(DeviceRequest::Auto),
-            Err(std::env::VarError::NotUnicode(_)) => Err(Error::new(
-                ErrorKind::InvalidInput,
-                format!("{DEVICE_ENV} is not valid Unicode"),
-            )),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                Err(Error::new(ErrorKind::InvalidInput, format!("{DEVICE_ENV} is not valid Unicode")))
+            }
         }
     }
 }
@@ -87,10 +86,7 @@ pub fn resolve(request: &DeviceRequest, nvml_index: u32) -> Result<Target> {
         DeviceRequest::Auto => match device_facts(nvml_index) {
             Ok(facts) => Ok(Target::Nvml(facts)),
             Err(e) if matches!(e.kind(), ErrorKind::NoDriver | ErrorKind::NoGpu) => {
-                Ok(Target::Sim {
-                    preset: SimPreset::h100(),
-                    reason: format!("no NVIDIA GPU: {}", e.message()),
-                })
+                Ok(Target::Sim { preset: SimPreset::h100(), reason: format!("no NVIDIA GPU: {}", e.message()) })
             }
             Err(e) => Err(e),
         },
@@ -105,14 +101,8 @@ mod tests {
     fn parses_requests() {
         assert_eq!(DeviceRequest::parse("").unwrap(), DeviceRequest::Auto);
         assert_eq!(DeviceRequest::parse("NVML").unwrap(), DeviceRequest::Nvml);
-        assert_eq!(
-            DeviceRequest::parse("sim").unwrap(),
-            DeviceRequest::Sim(SimPreset::h100())
-        );
-        assert_eq!(
-            DeviceRequest::parse("sim:k20").unwrap(),
-            DeviceRequest::Sim(SimPreset::k20())
-        );
+        assert_eq!(DeviceRequest::parse("sim").unwrap(), DeviceRequest::Sim(SimPreset::h100()));
+        assert_eq!(DeviceRequest::parse("sim:k20").unwrap(), DeviceRequest::Sim(SimPreset::k20()));
         let err = DeviceRequest::parse("sim:a100").unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
         assert!(err.message().contains("sim:k20"));

@@ -69,10 +69,7 @@ pub fn default_model(kind: SourceKind) -> SensorModel {
     match kind {
         SourceKind::Counter => SensorModel::Counter { period_s: 0.1 },
         SourceKind::AverageField => SensorModel::Boxcar { width_s: 1.0 },
-        SourceKind::InstantField => SensorModel::Gated {
-            gate_s: 0.025,
-            period_s: 0.1,
-        },
+        SourceKind::InstantField => SensorModel::Gated { gate_s: 0.025, period_s: 0.1 },
         SourceKind::SampleBuffer => SensorModel::FirstOrder { tau_s: 0.014 },
         // A reading of unstated kind: integrate it as it is unless calibrated or told.
         SourceKind::PowerUsage => SensorModel::Identity,
@@ -94,13 +91,7 @@ pub fn choose_source(trace: &Trace) -> Result<SourceKind> {
     for kind in SOURCE_PREFERENCE {
         let readings = trace.series(&kind.channel());
         let usable = match kind {
-            SourceKind::Counter => {
-                readings
-                    .windows(2)
-                    .filter(|w| w[1].value != w[0].value)
-                    .count()
-                    >= 2
-            }
+            SourceKind::Counter => readings.windows(2).filter(|w| w[1].value != w[0].value).count() >= 2,
             _ => readings.len() >= 2,
         };
         if usable {
@@ -113,14 +104,8 @@ pub fn choose_source(trace: &Trace) -> Result<SourceKind> {
     ))
 }
 
-fn resolve_model(
-    kind: SourceKind,
-    options: &AnalysisOptions,
-) -> Result<(SensorModel, f64, String)> {
-    let calibrated = options
-        .calibration
-        .as_ref()
-        .and_then(|c| c.model_for(kind).map(|(m, d)| (m, d, c)));
+fn resolve_model(kind: SourceKind, options: &AnalysisOptions) -> Result<(SensorModel, f64, String)> {
+    let calibrated = options.calibration.as_ref().and_then(|c| c.model_for(kind).map(|(m, d)| (m, d, c)));
     match &options.model {
         ModelChoice::Explicit(model) => Ok((*model, 0.0, "given".into())),
         ModelChoice::Default => Ok((default_model(kind), 0.0, "default for the source (H100 measurements)".into())),
@@ -147,11 +132,7 @@ pub fn analyze_trace(trace: &Trace, options: &AnalysisOptions) -> Result<TraceAn
 }
 
 /// Analyzes the given windows of `trace` (the windows may come from elsewhere than its marks).
-pub fn analyze_windows(
-    trace: &Trace,
-    windows: &[Window],
-    options: &AnalysisOptions,
-) -> Result<TraceAnalysis> {
+pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOptions) -> Result<TraceAnalysis> {
     if windows.is_empty() {
         return Err(Error::new(
             ErrorKind::Analysis,
@@ -166,10 +147,7 @@ pub fn analyze_windows(
     if raw.is_empty() {
         return Err(Error::new(
             ErrorKind::Analysis,
-            format!(
-                "the trace has no {} readings (source {source})",
-                source.channel()
-            ),
+            format!("the trace has no {} readings (source {source})", source.channel()),
         ));
     }
     let (model, delay_s, model_origin) = resolve_model(source, options)?;
@@ -178,18 +156,12 @@ pub fn analyze_windows(
         if !matches!(model, SensorModel::Counter { .. }) {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
-                format!(
-                    "the counter is an energy integral: it takes no sensor model (`{model}` given)"
-                ),
+                format!("the counter is an energy integral: it takes no sensor model (`{model}` given)"),
             ));
         }
         let (curve, fit) = counter_curve(&sorted_finite(raw))?;
         let period = fit.as_ref().map_or(0.1, |f| f.period_s);
-        (
-            curve.shifted(-delay_s),
-            fit,
-            SensorModel::Counter { period_s: period },
-        )
+        (curve.shifted(-delay_s), fit, SensorModel::Counter { period_s: period })
     } else {
         if matches!(model, SensorModel::Counter { .. }) {
             return Err(Error::new(
@@ -197,18 +169,9 @@ pub fn analyze_windows(
                 format!("the counter model does not apply to the {source} power source"),
             ));
         }
-        let clean = if source == SourceKind::SampleBuffer {
-            clean_buffered(raw)
-        } else {
-            clean_polled(raw)
-        };
-        let aligned: Vec<Reading> = clean
-            .iter()
-            .map(|r| Reading {
-                time_s: r.time_s - delay_s,
-                value: r.value,
-            })
-            .collect();
+        let clean = if source == SourceKind::SampleBuffer { clean_buffered(raw) } else { clean_polled(raw) };
+        let aligned: Vec<Reading> =
+            clean.iter().map(|r| Reading { time_s: r.time_s - delay_s, value: r.value }).collect();
         if let SensorModel::Gated { gate_s, period_s } = model {
             warnings.push(Warning::new(
                 WarningKind::GatedSource,
@@ -220,10 +183,7 @@ pub fn analyze_windows(
             ));
         }
         if let SensorModel::Boxcar { width_s } = model {
-            let first_window = windows
-                .iter()
-                .map(|w| w.start_s)
-                .fold(f64::INFINITY, f64::min);
+            let first_window = windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
             if let Some(first) = aligned.first() {
                 if first_window - first.time_s < width_s {
                     warnings.push(Warning::new(
@@ -266,20 +226,14 @@ pub fn analyze_windows(
             if shift > 1.0 && shift > 0.02 * before.abs() {
                 warnings.push(Warning::new(
                     WarningKind::IdleShift,
-                    format!(
-                        "active idle around window {} moved from {before:.1} W to {after:.1} W",
-                        w.index
-                    ),
+                    format!("active idle around window {} moved from {before:.1} W to {after:.1} W", w.index),
                 ));
             }
         }
         if w.dynamic_j < 0.0 {
             warnings.push(Warning::new(
                 WarningKind::NegativeDynamic,
-                format!(
-                    "window {} drew {:.4} J less than active idle",
-                    w.index, -w.dynamic_j
-                ),
+                format!("window {} drew {:.4} J less than active idle", w.index, -w.dynamic_j),
             ));
         }
     }

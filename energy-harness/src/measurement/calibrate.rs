@@ -28,10 +28,7 @@ use crate::trace::{Reading, Trace, Window};
 pub fn busy_intervals(trace: &Trace) -> Result<Vec<Window>> {
     let windows = trace.windows()?;
     if windows.first().is_none_or(|w| w.index != 0) {
-        return Err(Error::new(
-            ErrorKind::Analysis,
-            "a step response needs its step as window 0; this trace has none",
-        ));
+        return Err(Error::new(ErrorKind::Analysis, "a step response needs its step as window 0; this trace has none"));
     }
     Ok(windows
         .iter()
@@ -46,11 +43,7 @@ pub fn busy_intervals(trace: &Trace) -> Result<Vec<Window>> {
                         .map(|ms| ms * 1e-3)
                 })
                 .filter(|s| s.is_finite() && *s > 0.0 && *s <= w.duration_s() * 1.01);
-            Window {
-                index: w.index,
-                start_s: w.start_s,
-                end_s: gpu_s.map_or(w.end_s, |g| w.start_s + g),
-            }
+            Window { index: w.index, start_s: w.start_s, end_s: gpu_s.map_or(w.end_s, |g| w.start_s + g) }
         })
         .collect())
 }
@@ -131,12 +124,7 @@ pub enum StepTruth {
 }
 
 /// Least-squares levels and RMS residual of `readings` (W) for one (model, delay).
-fn fit_levels(
-    readings: &[(f64, f64)],
-    busy: &Window,
-    model: &Candidate,
-    d: f64,
-) -> Option<([f64; 3], f64)> {
+fn fit_levels(readings: &[(f64, f64)], busy: &Window, model: &Candidate, d: f64) -> Option<([f64; 3], f64)> {
     let mut ata = [[0.0f64; 3]; 3];
     let mut atb = [0.0f64; 3];
     let mut rows = Vec::with_capacity(readings.len());
@@ -154,22 +142,13 @@ fn fit_levels(
     }
     let levels = solve_linear(ata.iter().map(|r| r.to_vec()).collect(), atb.to_vec())?;
     let levels = [levels[0], levels[1], levels[2]];
-    let ss: f64 = rows
-        .iter()
-        .map(|(row, y)| {
-            (y - (row[0] * levels[0] + row[1] * levels[1] + row[2] * levels[2])).powi(2)
-        })
-        .sum();
+    let ss: f64 =
+        rows.iter().map(|(row, y)| (y - (row[0] * levels[0] + row[1] * levels[1] + row[2] * levels[2])).powi(2)).sum();
     Some((levels, (ss / rows.len() as f64).sqrt()))
 }
 
 /// The model's response to a piecewise-constant profile at each (sorted) time − d.
-fn profile_response(
-    segments: &[(f64, f64, f64)],
-    model: &Candidate,
-    times: &[f64],
-    d: f64,
-) -> Vec<f64> {
+fn profile_response(segments: &[(f64, f64, f64)], model: &Candidate, times: &[f64], d: f64) -> Vec<f64> {
     let first_level = segments.first().map_or(0.0, |s| s.2);
     let last_level = segments.last().map_or(0.0, |s| s.2);
     // Cumulative energy at each segment start, from the first segment's start.
@@ -202,10 +181,7 @@ fn profile_response(
     };
     match *model {
         Candidate::Identity => times.iter().map(|&t| power_at(t - d)).collect(),
-        Candidate::Boxcar(w) => times
-            .iter()
-            .map(|&t| (energy_to(t - d) - energy_to(t - d - w)) / w)
-            .collect(),
+        Candidate::Boxcar(w) => times.iter().map(|&t| (energy_to(t - d) - energy_to(t - d - w)) / w).collect(),
         Candidate::FirstOrder(tau) => {
             // Exact lag of a piecewise-constant input, swept forward (times sorted).
             let mut out = Vec::with_capacity(times.len());
@@ -246,25 +222,14 @@ fn residual(readings: &[(f64, f64)], truth: &StepTruth, model: &Candidate, d: f6
             let predicted = profile_response(segments, model, &times, d);
             // Readings ≈ gain · prediction + offset: a sensor's scale need not match the counter's.
             let n = readings.len() as f64;
-            let (mx, my) = (
-                predicted.iter().sum::<f64>() / n,
-                readings.iter().map(|r| r.1).sum::<f64>() / n,
-            );
+            let (mx, my) = (predicted.iter().sum::<f64>() / n, readings.iter().map(|r| r.1).sum::<f64>() / n);
             let sxx: f64 = predicted.iter().map(|x| (x - mx).powi(2)).sum();
-            let sxy: f64 = predicted
-                .iter()
-                .zip(readings)
-                .map(|(x, r)| (x - mx) * (r.1 - my))
-                .sum();
+            let sxy: f64 = predicted.iter().zip(readings).map(|(x, r)| (x - mx) * (r.1 - my)).sum();
             if sxx <= 0.0 {
                 return None;
             }
             let gain = sxy / sxx;
-            let ss: f64 = predicted
-                .iter()
-                .zip(readings)
-                .map(|(x, r)| (r.1 - my - gain * (x - mx)).powi(2))
-                .sum();
+            let ss: f64 = predicted.iter().zip(readings).map(|(x, r)| (r.1 - my - gain * (x - mx)).powi(2)).sum();
             Some((ss / n).sqrt())
         }
     }
@@ -278,21 +243,13 @@ fn grid_search(
     delays: &[f64],
 ) -> Option<Fit> {
     let mut best: Option<Fit> = None;
-    let params: Vec<f64> = if family == Candidate::Identity {
-        vec![0.0]
-    } else {
-        params.to_vec()
-    };
+    let params: Vec<f64> = if family == Candidate::Identity { vec![0.0] } else { params.to_vec() };
     for &p in &params {
         let model = family.with_param(p);
         for &d in delays {
             if let Some(rms) = residual(readings, truth, &model, d) {
                 if best.is_none_or(|b| rms < b.rms_w) {
-                    best = Some(Fit {
-                        model,
-                        delay_s: d,
-                        rms_w: rms,
-                    });
+                    best = Some(Fit { model, delay_s: d, rms_w: rms });
                 }
             }
         }
@@ -301,47 +258,25 @@ fn grid_search(
 }
 
 fn linspace(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    (0..n)
-        .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
-        .collect()
+    (0..n).map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64).collect()
 }
 
 fn logspace(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    linspace(lo.ln(), hi.ln(), n)
-        .into_iter()
-        .map(f64::exp)
-        .collect()
+    linspace(lo.ln(), hi.ln(), n).into_iter().map(f64::exp).collect()
 }
 
 /// Fits one family: a coarse grid, then a finer one around its best point. Width and
 /// delay trade off (a boxcar's ramp runs from d to d + W), so the fine grid spans the
 /// delays that the coarse width step could have displaced.
-fn fit_family(
-    readings: &[(f64, f64)],
-    truth: &StepTruth,
-    family: Candidate,
-    max_param_s: f64,
-) -> Option<Fit> {
-    let coarse = grid_search(
-        readings,
-        truth,
-        family,
-        &logspace(0.002, max_param_s, 120),
-        &linspace(-0.05, 0.05, 51),
-    )?;
+fn fit_family(readings: &[(f64, f64)], truth: &StepTruth, family: Candidate, max_param_s: f64) -> Option<Fit> {
+    let coarse = grid_search(readings, truth, family, &logspace(0.002, max_param_s, 120), &linspace(-0.05, 0.05, 51))?;
     let p = coarse.model.param();
     let (fine_params, reach) = if family == Candidate::Identity {
         (vec![0.0], 0.002)
     } else {
         (linspace(p * 0.93, p * 1.07, 57), (0.07 * p).max(0.002))
     };
-    grid_search(
-        readings,
-        truth,
-        family,
-        &fine_params,
-        &linspace(coarse.delay_s - reach, coarse.delay_s + reach, 81),
-    )
+    grid_search(readings, truth, family, &fine_params, &linspace(coarse.delay_s - reach, coarse.delay_s + reach, 81))
 }
 
 /// Fits a power source's model to its readings (mW) of the step `busy`.
@@ -356,16 +291,9 @@ pub fn fit_power_source(
     fit_from_s: f64,
     fit_until_s: f64,
 ) -> Result<SourceCalibration> {
-    let clean = if kind == SourceKind::SampleBuffer {
-        clean_buffered(raw_mw)
-    } else {
-        clean_polled(raw_mw)
-    };
+    let clean = if kind == SourceKind::SampleBuffer { clean_buffered(raw_mw) } else { clean_polled(raw_mw) };
     let update_period_s = if kind == SourceKind::SampleBuffer {
-        let gaps: Vec<f64> = clean
-            .windows(2)
-            .map(|w| w[1].time_s - w[0].time_s)
-            .collect();
+        let gaps: Vec<f64> = clean.windows(2).map(|w| w[1].time_s - w[0].time_s).collect();
         let mut g = gaps.clone();
         g.sort_by(f64::total_cmp);
         g.get(g.len() / 2).copied()
@@ -380,30 +308,17 @@ pub fn fit_power_source(
     if readings.len() < 8 {
         return Err(Error::new(
             ErrorKind::Analysis,
-            format!(
-                "only {} {kind} readings around the step: too few to fit a model",
-                readings.len()
-            ),
+            format!("only {} {kind} readings around the step: too few to fit a model", readings.len()),
         ));
     }
     let max_param = (busy.duration_s() * 0.8).min(3.0);
-    let fits: Vec<Fit> = [
-        Candidate::Identity,
-        Candidate::Boxcar(1.0),
-        Candidate::FirstOrder(1.0),
-    ]
-    .into_iter()
-    .filter_map(|family| fit_family(&readings, truth, family, max_param))
-    .collect();
-    let best = fits
-        .iter()
-        .min_by(|a, b| a.rms_w.total_cmp(&b.rms_w))
-        .copied()
-        .ok_or_else(|| {
-            Error::new(
-                ErrorKind::Analysis,
-                format!("no model could be fitted to the {kind} readings"),
-            )
+    let fits: Vec<Fit> = [Candidate::Identity, Candidate::Boxcar(1.0), Candidate::FirstOrder(1.0)]
+        .into_iter()
+        .filter_map(|family| fit_family(&readings, truth, family, max_param))
+        .collect();
+    let best =
+        fits.iter().min_by(|a, b| a.rms_w.total_cmp(&b.rms_w)).copied().ok_or_else(|| {
+            Error::new(ErrorKind::Analysis, format!("no model could be fitted to the {kind} readings"))
         })?;
     // A response shorter than the update period cannot be inverted between updates,
     // whatever its shape: the source sees only part of each period (a gate). The
@@ -414,30 +329,18 @@ pub fn fit_power_source(
         Candidate::FirstOrder(tau) => 2.0 * tau,
     };
     let model = match (best.model, update_period_s) {
-        (_, Some(period)) if equivalent_width < 0.8 * period => SensorModel::Gated {
-            gate_s: equivalent_width.max(1e-3),
-            period_s: period,
-        },
+        (_, Some(period)) if equivalent_width < 0.8 * period => {
+            SensorModel::Gated { gate_s: equivalent_width.max(1e-3), period_s: period }
+        }
         (Candidate::Identity, _) => SensorModel::Identity,
         (Candidate::FirstOrder(tau_s), _) => SensorModel::FirstOrder { tau_s },
         (Candidate::Boxcar(width_s), _) => SensorModel::Boxcar { width_s },
     };
     let alternatives = fits
         .iter()
-        .map(|f| {
-            (
-                format!("{}:{:.4}", f.model.name(), f.model.param()),
-                f.rms_w,
-            )
-        })
+        .map(|f| (format!("{}:{:.4}", f.model.name(), f.model.param()), f.rms_w))
         .collect::<BTreeMap<_, _>>();
-    Ok(SourceCalibration {
-        model,
-        delay_s: best.delay_s,
-        rms_residual_w: best.rms_w,
-        update_period_s,
-        alternatives,
-    })
+    Ok(SourceCalibration { model, delay_s: best.delay_s, rms_residual_w: best.rms_w, update_period_s, alternatives })
 }
 
 /// Mean power of the counter intervals wholly inside [from, to], W.
@@ -445,9 +348,7 @@ fn counter_level(ticks: &[(f64, f64)], from: f64, to: f64) -> Option<f64> {
     let (e, t) = ticks
         .windows(2)
         .filter(|w| w[0].0 >= from && w[1].0 <= to)
-        .fold((0.0, 0.0), |(e, t), w| {
-            (e + (w[1].1 - w[0].1), t + (w[1].0 - w[0].0))
-        });
+        .fold((0.0, 0.0), |(e, t), w| (e + (w[1].1 - w[0].1), t + (w[1].0 - w[0].0)));
     (t > 0.0).then(|| e / t)
 }
 
@@ -460,12 +361,8 @@ pub type CounterFit = (CounterCalibration, [f64; 3], StepTruth);
 pub fn fit_counter(raw_mj: &[Reading], windows: &[Window]) -> Result<CounterFit> {
     let busy = &windows[0];
     let raw_ticks = counter_ticks(&sorted_finite(raw_mj));
-    let fit = fit_tick_grid(&raw_ticks).ok_or_else(|| {
-        Error::new(
-            ErrorKind::Analysis,
-            "too few counter ticks to fit their grid (record longer)",
-        )
-    })?;
+    let fit = fit_tick_grid(&raw_ticks)
+        .ok_or_else(|| Error::new(ErrorKind::Analysis, "too few counter ticks to fit their grid (record longer)"))?;
     let base = raw_ticks[0].time_s;
     let ticks: Vec<(f64, f64)> = raw_ticks
         .iter()
@@ -478,22 +375,12 @@ pub fn fit_counter(raw_mj: &[Reading], windows: &[Window]) -> Result<CounterFit>
             (t, k.energy_mj * 1e-3)
         })
         .collect();
-    let missing = |what: &str| {
-        Error::new(
-            ErrorKind::Analysis,
-            format!("no counter intervals {what} the step: record longer"),
-        )
-    };
-    let p0 =
-        counter_level(&ticks, busy.start_s - 2.0, busy.start_s).ok_or_else(|| missing("before"))?;
+    let missing =
+        |what: &str| Error::new(ErrorKind::Analysis, format!("no counter intervals {what} the step: record longer"));
+    let p0 = counter_level(&ticks, busy.start_s - 2.0, busy.start_s).ok_or_else(|| missing("before"))?;
     let p1 = counter_level(&ticks, busy.start_s, busy.end_s).ok_or_else(|| missing("during"))?;
     let p2 = counter_level(&ticks, busy.end_s, busy.end_s + 2.0).ok_or_else(|| missing("after"))?;
-    let edge = |at: f64| {
-        ticks
-            .windows(2)
-            .find(|w| w[0].0 <= at && w[1].0 > at)
-            .map(|w| (w[0], w[1]))
-    };
+    let edge = |at: f64| ticks.windows(2).find(|w| w[0].0 <= at && w[1].0 > at).map(|w| (w[0], w[1]));
     let (a0, a1) = edge(busy.start_s).ok_or_else(|| missing("across the start of"))?;
     let (b0, b1) = edge(busy.end_s).ok_or_else(|| missing("across the end of"))?;
     // Busy fraction of each edge interval → where the transition is on the counter's clock.
@@ -526,16 +413,9 @@ pub fn fit_counter(raw_mj: &[Reading], windows: &[Window]) -> Result<CounterFit>
         }
         cuts.push(t1);
         cuts.sort_by(f64::total_cmp);
-        let inside = |a: f64, b: f64| {
-            windows
-                .iter()
-                .any(|win| 0.5 * (a + b) >= win.start_s && 0.5 * (a + b) < win.end_s)
-        };
-        let busy_time: f64 = cuts
-            .windows(2)
-            .filter(|c| inside(c[0], c[1]))
-            .map(|c| c[1] - c[0])
-            .sum();
+        let inside =
+            |a: f64, b: f64| windows.iter().any(|win| 0.5 * (a + b) >= win.start_s && 0.5 * (a + b) < win.end_s);
+        let busy_time: f64 = cuts.windows(2).filter(|c| inside(c[0], c[1])).map(|c| c[1] - c[0]).sum();
         if cuts.len() == 2 || busy_time <= 0.0 || busy_time >= t1 - t0 {
             segments.push((t0, t1, energy / (t1 - t0)));
             continue;
@@ -578,16 +458,8 @@ pub fn fit_calibration(trace: &Trace, facts: &DeviceFacts) -> Result<Calibration
     // smears the warm-up's short launches over its 100 ms ticks, and three levels cannot
     // describe them at all. What follows the warm-up by over 1.2 s (or half the lead-in)
     // sees only idle, then the step.
-    let fit_from = match trace
-        .metadata("warmup_end_s")
-        .and_then(|v| v.parse::<f64>().ok())
-    {
-        Some(warmup_end) => {
-            warmup_end
-                + (0.5 * (busy.start_s - warmup_end))
-                    .max(1.2)
-                    .min(busy.start_s - warmup_end)
-        }
+    let fit_from = match trace.metadata("warmup_end_s").and_then(|v| v.parse::<f64>().ok()) {
+        Some(warmup_end) => warmup_end + (0.5 * (busy.start_s - warmup_end)).max(1.2).min(busy.start_s - warmup_end),
         None => busy.start_s - 2.0,
     };
     // Three levels describe the step alone (not the pulses, nor a K20's active idle
@@ -597,12 +469,7 @@ pub fn fit_calibration(trace: &Trace, facts: &DeviceFacts) -> Result<Calibration
         StepTruth::Levels(_) => busy.end_s + 3.0,
     };
     let mut sources = BTreeMap::new();
-    for kind in [
-        SourceKind::InstantField,
-        SourceKind::AverageField,
-        SourceKind::PowerUsage,
-        SourceKind::SampleBuffer,
-    ] {
+    for kind in [SourceKind::InstantField, SourceKind::AverageField, SourceKind::PowerUsage, SourceKind::SampleBuffer] {
         let readings = trace.series(&kind.channel());
         if readings.is_empty() {
             continue;
@@ -611,19 +478,14 @@ pub fn fit_calibration(trace: &Trace, facts: &DeviceFacts) -> Result<Calibration
         sources.insert(kind, fitted);
     }
     if counter.is_none() && sources.is_empty() {
-        return Err(Error::new(
-            ErrorKind::Analysis,
-            "the trace has no power or energy readings to calibrate",
-        ));
+        return Err(Error::new(ErrorKind::Analysis, "the trace has no power or energy readings to calibrate"));
     }
     // Levels: from the counter when there is one, else from the best-fitting power source.
     let [idle_before_w, busy_w, idle_after_w] = match levels {
         Some(l) => l,
         None => {
-            let (kind, _) = sources
-                .iter()
-                .min_by(|a, b| a.1.rms_residual_w.total_cmp(&b.1.rms_residual_w))
-                .expect("non-empty");
+            let (kind, _) =
+                sources.iter().min_by(|a, b| a.1.rms_residual_w.total_cmp(&b.1.rms_residual_w)).expect("non-empty");
             let clean = clean_polled(trace.series(&kind.channel()));
             let (model, delay) = (sources[kind].model, sources[kind].delay_s);
             let candidate = match model {
@@ -639,12 +501,7 @@ pub fn fit_calibration(trace: &Trace, facts: &DeviceFacts) -> Result<Calibration
                 .collect();
             fit_levels(&readings, &busy, &candidate, delay)
                 .map(|(l, _)| [l[0], l[1], l[2]])
-                .ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::Analysis,
-                        "could not estimate the step's power levels",
-                    )
-                })?
+                .ok_or_else(|| Error::new(ErrorKind::Analysis, "could not estimate the step's power levels"))?
         }
     };
     Ok(Calibration {
@@ -669,11 +526,7 @@ mod tests {
 
     #[test]
     fn recovers_a_boxcar_from_noise_free_readings() {
-        let busy = Window {
-            index: 0,
-            start_s: 2.0,
-            end_s: 5.0,
-        };
+        let busy = Window { index: 0, start_s: 2.0, end_s: 5.0 };
         // Updates every 100 ms (at 0.03 + k/10 s) of a 0.7 s boxcar delayed 10 ms, polled every 5 ms.
         let m = Candidate::Boxcar(0.7);
         let value_at_update = |t: f64| {
@@ -685,21 +538,11 @@ mod tests {
             .map(|i| {
                 let t = f64::from(i) * 0.005 + 0.001;
                 let update = ((t - 0.03) / 0.1).floor() * 0.1 + 0.03;
-                Reading {
-                    time_s: t,
-                    value: value_at_update(update) * 1000.0,
-                }
+                Reading { time_s: t, value: value_at_update(update) * 1000.0 }
             })
             .collect();
-        let fit = fit_power_source(
-            SourceKind::AverageField,
-            &readings,
-            &busy,
-            &StepTruth::Levels(busy),
-            0.0,
-            9.0,
-        )
-        .unwrap();
+        let fit =
+            fit_power_source(SourceKind::AverageField, &readings, &busy, &StepTruth::Levels(busy), 0.0, 9.0).unwrap();
         match fit.model {
             SensorModel::Boxcar { width_s } => assert!((width_s - 0.7).abs() < 0.01, "{fit:?}"),
             other => panic!("fitted {other:?}"),

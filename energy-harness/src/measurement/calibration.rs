@@ -82,67 +82,40 @@ impl Calibration {
     /// The model and delay to use for a power source, if calibrated.
     pub fn model_for(&self, kind: SourceKind) -> Option<(SensorModel, f64)> {
         if kind == SourceKind::Counter {
-            return self.counter.as_ref().map(|c| {
-                (
-                    SensorModel::Counter {
-                        period_s: c.period_s,
-                    },
-                    c.delay_s,
-                )
-            });
+            return self.counter.as_ref().map(|c| (SensorModel::Counter { period_s: c.period_s }, c.delay_s));
         }
         self.sources.get(&kind).map(|s| (s.model, s.delay_s))
     }
 
     /// The file this calibration is cached in under `dir`.
     pub fn path_in(dir: &Path, uuid: &str) -> PathBuf {
-        let safe: String = uuid
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let safe: String =
+            uuid.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
         dir.join(format!("{safe}.json"))
     }
 
     /// Writes it (atomically) under `dir`; returns the path.
     pub fn save(&self, dir: &Path) -> Result<PathBuf> {
         let path = Calibration::path_in(dir, &self.uuid);
-        let text = serde_json::to_string_pretty(self).map_err(|e| {
-            Error::new(
-                ErrorKind::Io,
-                format!("could not encode the calibration: {e}"),
-            )
-        })?;
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the calibration: {e}")))?;
         write_atomically(&path, text.as_bytes())?;
         Ok(path)
     }
 
     /// Reads a calibration file.
     pub fn read(path: &Path) -> Result<Calibration> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::io(path, "read the calibration", &e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the calibration", &e))?;
         let value: Calibration = serde_json::from_str(&text).map_err(|e| {
             Error::new(
                 ErrorKind::Format,
-                format!(
-                    "{}: not a calibration file ({e}); run `cargo energy calibrate` again",
-                    path.display()
-                ),
+                format!("{}: not a calibration file ({e}); run `cargo energy calibrate` again", path.display()),
             )
         })?;
         if value.schema != CALIBRATION_SCHEMA {
             return Err(Error::new(
                 ErrorKind::Format,
-                format!(
-                    "{}: schema `{}`, expected `{CALIBRATION_SCHEMA}`",
-                    path.display(),
-                    value.schema
-                ),
+                format!("{}: schema `{}`, expected `{CALIBRATION_SCHEMA}`", path.display(), value.schema),
             ));
         }
         Ok(value)
@@ -208,19 +181,9 @@ mod tests {
         let cal = sample();
         let path = cal.save(dir.path()).unwrap();
         assert_eq!(path.file_name().unwrap(), "GPU-1234____x.json");
-        assert_eq!(
-            Calibration::load_cached(dir.path(), &cal.uuid)
-                .unwrap()
-                .unwrap(),
-            cal
-        );
-        assert!(Calibration::load_cached(dir.path(), "GPU-other")
-            .unwrap()
-            .is_none());
-        assert_eq!(
-            cal.model_for(SourceKind::AverageField),
-            Some((SensorModel::Boxcar { width_s: 1.0 }, 0.002))
-        );
+        assert_eq!(Calibration::load_cached(dir.path(), &cal.uuid).unwrap().unwrap(), cal);
+        assert!(Calibration::load_cached(dir.path(), "GPU-other").unwrap().is_none());
+        assert_eq!(cal.model_for(SourceKind::AverageField), Some((SensorModel::Boxcar { width_s: 1.0 }, 0.002)));
     }
 
     #[test]

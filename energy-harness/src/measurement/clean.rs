@@ -17,11 +17,8 @@ pub const BURTSCHER_STALE_GAP_S: f64 = 0.004;
 
 /// Readings sorted by time, non-finite values dropped.
 pub fn sorted_finite(readings: &[Reading]) -> Vec<Reading> {
-    let mut out: Vec<Reading> = readings
-        .iter()
-        .copied()
-        .filter(|r| r.time_s.is_finite() && r.value.is_finite())
-        .collect();
+    let mut out: Vec<Reading> =
+        readings.iter().copied().filter(|r| r.time_s.is_finite() && r.value.is_finite()).collect();
     out.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
     out
 }
@@ -29,16 +26,9 @@ pub fn sorted_finite(readings: &[Reading]) -> Vec<Reading> {
 /// The median time between value changes of polled readings (an estimate of the
 /// sensor's update period), if the value changed at least twice.
 pub fn median_change_interval_s(sorted: &[Reading]) -> Option<f64> {
-    let changes: Vec<f64> = sorted
-        .windows(2)
-        .filter(|w| w[1].value != w[0].value)
-        .map(|w| 0.5 * (w[0].time_s + w[1].time_s))
-        .collect();
-    let mut gaps: Vec<f64> = changes
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .filter(|g| *g > 0.0)
-        .collect();
+    let changes: Vec<f64> =
+        sorted.windows(2).filter(|w| w[1].value != w[0].value).map(|w| 0.5 * (w[0].time_s + w[1].time_s)).collect();
+    let mut gaps: Vec<f64> = changes.windows(2).map(|w| w[1] - w[0]).filter(|g| *g > 0.0).collect();
     if gaps.is_empty() {
         return None;
     }
@@ -50,10 +40,7 @@ pub fn median_change_interval_s(sorted: &[Reading]) -> Option<f64> {
 /// `min_gap_s`, and stamps every kept reading after the first midway between it and the
 /// read before it. Input must be sorted by time.
 pub fn drop_stale_repeats(sorted: &[Reading], min_gap_s: f64) -> Vec<Reading> {
-    kept_updates(sorted, min_gap_s)
-        .into_iter()
-        .map(|(r, _)| r)
-        .collect()
+    kept_updates(sorted, min_gap_s).into_iter().map(|(r, _)| r).collect()
 }
 
 /// The readings [`drop_stale_repeats`] keeps, each with the uncertainty of its time
@@ -69,13 +56,7 @@ fn kept_updates(sorted: &[Reading], min_gap_s: f64) -> Vec<(Reading, f64)> {
         let gap = r.time_s - prev.time_s;
         let stale = r.value == prev.value && gap < min_gap_s;
         if !stale {
-            out.push((
-                Reading {
-                    time_s: 0.5 * (prev.time_s + r.time_s),
-                    value: r.value,
-                },
-                0.5 * gap,
-            ));
+            out.push((Reading { time_s: 0.5 * (prev.time_s + r.time_s), value: r.value }, 0.5 * gap));
         }
     }
     out
@@ -90,9 +71,7 @@ fn kept_updates(sorted: &[Reading], min_gap_s: f64) -> Vec<(Reading, f64)> {
 pub fn clean_polled(readings: &[Reading]) -> Vec<Reading> {
     let sorted = sorted_finite(readings);
     let period = median_change_interval_s(&sorted);
-    let gap = period.map_or(BURTSCHER_STALE_GAP_S, |p| {
-        (0.5 * p).max(BURTSCHER_STALE_GAP_S)
-    });
+    let gap = period.map_or(BURTSCHER_STALE_GAP_S, |p| (0.5 * p).max(BURTSCHER_STALE_GAP_S));
     let max_uncertainty = period.map_or(f64::INFINITY, |p| (0.25 * p).max(BURTSCHER_STALE_GAP_S));
     let kept = kept_updates(&sorted, gap);
     let last = kept.len().saturating_sub(1);
@@ -136,26 +115,18 @@ mod tests {
         assert_eq!(clean[1].value, 101.0);
         // Stamped midway between the last read of the old value and the first of the new.
         let first_new = raw.iter().position(|x| x.value == 101.0).unwrap();
-        assert!(
-            (clean[1].time_s - 0.5 * (raw[first_new - 1].time_s + raw[first_new].time_s)).abs()
-                < 1e-12
-        );
+        assert!((clean[1].time_s - 0.5 * (raw[first_new - 1].time_s + raw[first_new].time_s)).abs() < 1e-12);
     }
 
     #[test]
     fn an_identical_value_after_a_long_gap_is_a_new_update() {
-        let clean = drop_stale_repeats(
-            &[r(0.0, 5.0), r(0.0003, 5.0), r(0.0053, 5.0)],
-            BURTSCHER_STALE_GAP_S,
-        );
+        let clean = drop_stale_repeats(&[r(0.0, 5.0), r(0.0003, 5.0), r(0.0053, 5.0)], BURTSCHER_STALE_GAP_S);
         assert_eq!(clean.len(), 2);
     }
 
     #[test]
     fn h100_fields_keep_one_reading_per_100ms_update() {
-        let raw: Vec<Reading> = (0..400)
-            .map(|i| r(f64::from(i) * 0.005, f64::from(i / 20)))
-            .collect();
+        let raw: Vec<Reading> = (0..400).map(|i| r(f64::from(i) * 0.005, f64::from(i / 20))).collect();
         let clean = clean_polled(&raw);
         assert_eq!(clean.len(), 20);
         assert!((median_change_interval_s(&raw).unwrap() - 0.1).abs() < 1e-9);
@@ -176,17 +147,9 @@ mod tests {
             t += 0.0003;
         }
         let clean = clean_polled(&raw);
-        let gaps: Vec<f64> = clean
-            .windows(2)
-            .map(|w| w[1].time_s - w[0].time_s)
-            .collect();
+        let gaps: Vec<f64> = clean.windows(2).map(|w| w[1].time_s - w[0].time_s).collect();
         // The first update after the stall is gone; the one after it stays.
-        assert!(
-            clean
-                .iter()
-                .all(|x| x.time_s < 0.3 || x.time_s > 0.43 + 0.0003),
-            "{clean:?}"
-        );
+        assert!(clean.iter().all(|x| x.time_s < 0.3 || x.time_s > 0.43 + 0.0003), "{clean:?}");
         assert!(gaps.iter().filter(|g| **g > 0.1).count() == 1, "{gaps:?}");
     }
 

@@ -41,10 +41,7 @@ pub fn counter_ticks(readings: &[Reading]) -> Vec<CounterTick> {
 /// (constant power between ticks). Errors when `t_s` is outside the ticks.
 pub fn interpolated_energy_mj(ticks: &[CounterTick], t_s: f64) -> Result<f64> {
     let (Some(first), Some(last)) = (ticks.first(), ticks.last()) else {
-        return Err(Error::new(
-            ErrorKind::Analysis,
-            "the counter never ticked: no energy can be read from it",
-        ));
+        return Err(Error::new(ErrorKind::Analysis, "the counter never ticked: no energy can be read from it"));
     };
     if t_s < first.time_s || t_s > last.time_s {
         return Err(Error::new(
@@ -55,9 +52,7 @@ pub fn interpolated_energy_mj(ticks: &[CounterTick], t_s: f64) -> Result<f64> {
             ),
         ));
     }
-    let i = ticks
-        .partition_point(|k| k.time_s <= t_s)
-        .clamp(1, ticks.len() - 1);
+    let i = ticks.partition_point(|k| k.time_s <= t_s).clamp(1, ticks.len() - 1);
     let (a, b) = (ticks[i - 1], ticks[i]);
     if b.time_s == a.time_s {
         return Ok(b.energy_mj);
@@ -75,22 +70,12 @@ mod tests {
     use super::*;
 
     fn reads(points: &[(f64, f64)]) -> Vec<Reading> {
-        points
-            .iter()
-            .map(|&(time_s, value)| Reading { time_s, value })
-            .collect()
+        points.iter().map(|&(time_s, value)| Reading { time_s, value }).collect()
     }
 
     #[test]
     fn ticks_sit_between_bracketing_reads() {
-        let r = reads(&[
-            (0.0, 10.0),
-            (0.002, 10.0),
-            (0.004, 22.0),
-            (0.006, 22.0),
-            (0.104, 22.0),
-            (0.106, 34.0),
-        ]);
+        let r = reads(&[(0.0, 10.0), (0.002, 10.0), (0.004, 22.0), (0.006, 22.0), (0.104, 22.0), (0.106, 34.0)]);
         let ticks = counter_ticks(&r);
         assert_eq!(ticks.len(), 2);
         assert!((ticks[0].time_s - 0.003).abs() < 1e-12);
@@ -108,28 +93,13 @@ mod tests {
     #[test]
     fn interpolates_between_ticks_and_refuses_outside() {
         let ticks = [
-            CounterTick {
-                time_s: 1.0,
-                uncertainty_s: 0.0,
-                energy_mj: 1000.0,
-            },
-            CounterTick {
-                time_s: 1.1,
-                uncertainty_s: 0.0,
-                energy_mj: 1012.0,
-            },
-            CounterTick {
-                time_s: 1.2,
-                uncertainty_s: 0.0,
-                energy_mj: 1039.0,
-            },
+            CounterTick { time_s: 1.0, uncertainty_s: 0.0, energy_mj: 1000.0 },
+            CounterTick { time_s: 1.1, uncertainty_s: 0.0, energy_mj: 1012.0 },
+            CounterTick { time_s: 1.2, uncertainty_s: 0.0, energy_mj: 1039.0 },
         ];
         assert!((interpolated_energy_mj(&ticks, 1.05).unwrap() - 1006.0).abs() < 1e-9);
         assert!((interpolated_energy_j(&ticks, 1.05, 1.15).unwrap() - 0.0195).abs() < 1e-12);
-        assert!(interpolated_energy_mj(&ticks, 0.9)
-            .unwrap_err()
-            .message()
-            .contains("outside the counter ticks"));
+        assert!(interpolated_energy_mj(&ticks, 0.9).unwrap_err().message().contains("outside the counter ticks"));
         assert!(interpolated_energy_mj(&[], 1.0).is_err());
     }
 }

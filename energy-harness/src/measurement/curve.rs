@@ -54,20 +54,13 @@ impl EnergyCurve {
         if t < lo || t > hi {
             return None;
         }
-        let i = self
-            .points
-            .partition_point(|p| p.0 <= t)
-            .clamp(1, self.points.len().max(2) - 1);
+        let i = self.points.partition_point(|p| p.0 <= t).clamp(1, self.points.len().max(2) - 1);
         if self.points.len() == 1 {
             return Some(self.points[0].1);
         }
         let (t0, e0) = self.points[i - 1];
         let (t1, e1) = self.points[i];
-        Some(if t1 > t0 {
-            e0 + (e1 - e0) * (t - t0) / (t1 - t0)
-        } else {
-            e1
-        })
+        Some(if t1 > t0 { e0 + (e1 - e0) * (t - t0) / (t1 - t0) } else { e1 })
     }
 
     /// Moves every point by `offset_s` (a calibrated reporting delay is removed with a negative offset).
@@ -120,10 +113,7 @@ pub fn counter_curve(sorted_readings: &[Reading]) -> Result<(EnergyCurve, Option
                 })
                 .collect()
         }
-        _ => ticks
-            .iter()
-            .map(|k| (k.time_s, k.energy_mj * 1e-3))
-            .collect(),
+        _ => ticks.iter().map(|k| (k.time_s, k.energy_mj * 1e-3)).collect(),
     };
     Ok((EnergyCurve::from_points(points), fit))
 }
@@ -134,10 +124,7 @@ pub fn fit_tick_grid(ticks: &[CounterTick]) -> Option<TickFit> {
     if ticks.len() < 4 {
         return None;
     }
-    let mut gaps: Vec<f64> = ticks
-        .windows(2)
-        .map(|w| w[1].time_s - w[0].time_s)
-        .collect();
+    let mut gaps: Vec<f64> = ticks.windows(2).map(|w| w[1].time_s - w[0].time_s).collect();
     gaps.sort_by(f64::total_cmp);
     let period0 = gaps[gaps.len() / 2];
     if period0 <= 0.0 || !period0.is_finite() {
@@ -158,16 +145,10 @@ pub fn fit_tick_grid(ticks: &[CounterTick]) -> Option<TickFit> {
         return None;
     }
     let first = linear_fit(&indexed)?;
-    let kept: Vec<(f64, f64)> = indexed
-        .iter()
-        .copied()
-        .filter(|(k, t)| (t - (first.intercept + first.slope * k)).abs() < 0.004)
-        .collect();
+    let kept: Vec<(f64, f64)> =
+        indexed.iter().copied().filter(|(k, t)| (t - (first.intercept + first.slope * k)).abs() < 0.004).collect();
     let fit = linear_fit(&kept)?;
-    let rms = (kept
-        .iter()
-        .map(|(k, t)| (t - (fit.intercept + fit.slope * k)).powi(2))
-        .sum::<f64>()
+    let rms = (kept.iter().map(|(k, t)| (t - (fit.intercept + fit.slope * k)).powi(2)).sum::<f64>()
         / kept.len() as f64)
         .sqrt();
     Some(TickFit {
@@ -183,32 +164,20 @@ pub fn fit_tick_grid(ticks: &[CounterTick]) -> Option<TickFit> {
 /// `model`. `transitions` are the known instants where power switches (the window
 /// marks): the boxcar inversion uses them to place each step inside its update interval
 /// instead of spreading it over the interval.
-pub fn power_curve(
-    clean_mw: &[Reading],
-    model: &SensorModel,
-    transitions: &[f64],
-) -> Result<EnergyCurve> {
+pub fn power_curve(clean_mw: &[Reading], model: &SensorModel, transitions: &[f64]) -> Result<EnergyCurve> {
     if clean_mw.len() < 2 {
         return Err(Error::new(
             ErrorKind::Analysis,
-            format!(
-                "{} power reading(s) after cleaning: at least 2 are needed",
-                clean_mw.len()
-            ),
+            format!("{} power reading(s) after cleaning: at least 2 are needed", clean_mw.len()),
         ));
     }
-    let w: Vec<(f64, f64)> = clean_mw
-        .iter()
-        .map(|r| (r.time_s, r.value * 1e-3))
-        .collect();
+    let w: Vec<(f64, f64)> = clean_mw.iter().map(|r| (r.time_s, r.value * 1e-3)).collect();
     let integral = trapezoid_cumulative(&w);
     let points = match *model {
         SensorModel::Identity | SensorModel::Gated { .. } => integral,
-        SensorModel::FirstOrder { tau_s } => integral
-            .iter()
-            .zip(&w)
-            .map(|(&(t, e), &(_, y))| (t, e + tau_s * y))
-            .collect(),
+        SensorModel::FirstOrder { tau_s } => {
+            integral.iter().zip(&w).map(|(&(t, e), &(_, y))| (t, e + tau_s * y)).collect()
+        }
         SensorModel::Boxcar { width_s } => boxcar_inverse(&w, width_s, transitions).ok_or_else(|| {
             Error::new(
                 ErrorKind::Analysis,
@@ -255,11 +224,7 @@ fn trapezoid_cumulative(w: &[(f64, f64)]) -> Vec<(f64, f64)> {
 fn boxcar_inverse(w: &[(f64, f64)], width_s: f64, transitions: &[f64]) -> Option<Vec<(f64, f64)>> {
     let first = w.first()?.0 - width_s;
     let last = w.last()?.0;
-    let mut cuts: Vec<f64> = transitions
-        .iter()
-        .copied()
-        .filter(|&t| t > first && t < last)
-        .collect();
+    let mut cuts: Vec<f64> = transitions.iter().copied().filter(|&t| t > first && t < last).collect();
     cuts.insert(0, first);
     cuts.push(last);
     cuts.dedup();
@@ -339,10 +304,7 @@ pub fn power_profile(curve: &EnergyCurve, half_span: usize) -> Vec<Reading> {
             let b = (i + h).min(p.len() - 1);
             let (ta, ea) = p[a];
             let (tb, eb) = p[b];
-            (tb > ta).then(|| Reading {
-                time_s: 0.5 * (p[i].0 + p[i + 1].0),
-                value: (eb - ea) / (tb - ta),
-            })
+            (tb > ta).then(|| Reading { time_s: 0.5 * (p[i].0 + p[i + 1].0), value: (eb - ea) / (tb - ta) })
         })
         .collect()
 }
@@ -352,10 +314,7 @@ mod tests {
     use super::*;
 
     fn readings(points: &[(f64, f64)]) -> Vec<Reading> {
-        points
-            .iter()
-            .map(|&(time_s, value)| Reading { time_s, value })
-            .collect()
+        points.iter().map(|&(time_s, value)| Reading { time_s, value }).collect()
     }
 
     #[test]
@@ -365,20 +324,11 @@ mod tests {
         let pts: Vec<(f64, f64)> = (0..400)
             .map(|i| {
                 let t = f64::from(i) * 0.01;
-                let y = if t < 1.0 {
-                    100.0
-                } else {
-                    200.0 - 100.0 * (-(t - 1.0) / tau).exp()
-                };
+                let y = if t < 1.0 { 100.0 } else { 200.0 - 100.0 * (-(t - 1.0) / tau).exp() };
                 (t, y * 1000.0)
             })
             .collect();
-        let curve = power_curve(
-            &readings(&pts),
-            &SensorModel::FirstOrder { tau_s: tau },
-            &[],
-        )
-        .unwrap();
+        let curve = power_curve(&readings(&pts), &SensorModel::FirstOrder { tau_s: tau }, &[]).unwrap();
         let e = curve.energy_at(3.5).unwrap() - curve.energy_at(0.5).unwrap();
         // True: 0.5 s at 100 W + 2.5 s at 200 W = 550 J.
         assert!((e - 550.0).abs() < 0.1, "{e}");
@@ -397,12 +347,7 @@ mod tests {
                 (t, (120.0 + 150.0 * busy) * 1000.0)
             })
             .collect();
-        let curve = power_curve(
-            &readings(&pts),
-            &SensorModel::Boxcar { width_s: 1.0 },
-            &[2.0],
-        )
-        .unwrap();
+        let curve = power_curve(&readings(&pts), &SensorModel::Boxcar { width_s: 1.0 }, &[2.0]).unwrap();
         let e = curve.energy_at(5.0).unwrap() - curve.energy_at(2.0).unwrap();
         assert!((e - 810.0).abs() < 1e-6, "{e}");
         let before = curve.energy_at(2.0).unwrap() - curve.energy_at(1.0).unwrap();
@@ -416,10 +361,7 @@ mod tests {
         let mut t: f64 = 0.0;
         while t < 2.0 {
             let last_tick = ((t - 0.037) / 0.1).floor() * 0.1 + 0.037;
-            r.push(Reading {
-                time_s: t,
-                value: (last_tick * 10.0 * 1000.0).floor() + 1e6,
-            });
+            r.push(Reading { time_s: t, value: (last_tick * 10.0 * 1000.0).floor() + 1e6 });
             t += 0.0024;
         }
         let (curve, fit) = counter_curve(&r).unwrap();
@@ -439,16 +381,8 @@ mod tests {
         // 20 ms stall): indices must not drift.
         let ticks: Vec<CounterTick> = (0..600)
             .map(|k| {
-                let late = if k % 97 == 0 {
-                    0.02
-                } else {
-                    0.003 * ((k * 7919) % 100) as f64 / 100.0
-                };
-                CounterTick {
-                    time_s: 0.037 + 0.1 * k as f64 + late,
-                    uncertainty_s: 0.0015,
-                    energy_mj: k as f64,
-                }
+                let late = if k % 97 == 0 { 0.02 } else { 0.003 * ((k * 7919) % 100) as f64 / 100.0 };
+                CounterTick { time_s: 0.037 + 0.1 * k as f64 + late, uncertainty_s: 0.0015, energy_mj: k as f64 }
             })
             .collect();
         let fit = fit_tick_grid(&ticks).unwrap();
@@ -469,18 +403,6 @@ mod tests {
     fn profile_is_the_slope() {
         let curve = EnergyCurve::from_points(vec![(0.0, 0.0), (1.0, 100.0), (2.0, 300.0)]);
         let p = power_profile(&curve, 1);
-        assert_eq!(
-            p,
-            vec![
-                Reading {
-                    time_s: 0.5,
-                    value: 100.0
-                },
-                Reading {
-                    time_s: 1.5,
-                    value: 200.0
-                }
-            ]
-        );
+        assert_eq!(p, vec![Reading { time_s: 0.5, value: 100.0 }, Reading { time_s: 1.5, value: 200.0 }]);
     }
 }

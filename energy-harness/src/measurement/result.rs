@@ -125,14 +125,8 @@ pub fn net_per_op(with: &Estimate, without: &Estimate, ops_per_launch: f64) -> O
     let half = (half_with.powi(2) + half_without.powi(2)).sqrt();
     let std_dev = (with.std_dev.powi(2) + without.std_dev.powi(2)).sqrt();
     Some(
-        Estimate {
-            mean,
-            ci_low: mean - half,
-            ci_high: mean + half,
-            n: with.n.min(without.n),
-            std_dev,
-        }
-        .scaled(1.0 / ops_per_launch),
+        Estimate { mean, ci_low: mean - half, ci_high: mean + half, n: with.n.min(without.n), std_dev }
+            .scaled(1.0 / ops_per_launch),
     )
 }
 

@@ -130,9 +130,7 @@ fn lead_in_s(model: &SensorModel) -> f64 {
 /// Plans windows for a kernel taking `launch_s` per launch.
 pub fn plan(config: &MeasureConfig, launch_s: f64, model: &SensorModel) -> Plan {
     let window_s = config.min_window_s.max(0.005 / config.precision.max(1e-4));
-    let launches = (window_s / launch_s.max(1e-9))
-        .ceil()
-        .clamp(1.0, config.max_launches_per_window as f64) as u64;
+    let launches = (window_s / launch_s.max(1e-9)).ceil().clamp(1.0, config.max_launches_per_window as f64) as u64;
     Plan {
         launches_per_window: launches,
         windows: config.windows.max(2),
@@ -152,10 +150,7 @@ fn with_sampling<R>(
     if opened.is_empty() {
         return Err(Error::new(
             ErrorKind::NotSupported,
-            format!(
-                "none of the sources {sources:?} works on {}",
-                device.facts().name
-            ),
+            format!("none of the sources {sources:?} works on {}", device.facts().name),
         ));
     }
     let clock = device.clock().clone();
@@ -185,15 +180,10 @@ fn sources_to_record(device: &Device, chosen: Option<SourceKind>) -> Vec<SourceK
         Some(SourceKind::Counter) => vec![SourceKind::Counter, SourceKind::SampleBuffer],
         Some(kind) => vec![kind],
         None => {
-            let available: Vec<SourceKind> = SourceKind::ALL
-                .into_iter()
-                .filter(|&k| device.open_source(k).is_ok())
-                .collect();
+            let available: Vec<SourceKind> =
+                SourceKind::ALL.into_iter().filter(|&k| device.open_source(k).is_ok()).collect();
             if available.contains(&SourceKind::Counter) {
-                available
-                    .into_iter()
-                    .filter(|k| matches!(k, SourceKind::Counter | SourceKind::SampleBuffer))
-                    .collect()
+                available.into_iter().filter(|k| matches!(k, SourceKind::Counter | SourceKind::SampleBuffer)).collect()
             } else {
                 available
             }
@@ -226,13 +216,11 @@ pub fn measure(
     let launch_s = gpu / launched as f64;
 
     let record = sources_to_record(device, config.source);
-    let primary_guess = config
-        .source
-        .unwrap_or(if record.contains(&SourceKind::Counter) {
-            SourceKind::Counter
-        } else {
-            record.first().copied().unwrap_or(SourceKind::PowerUsage)
-        });
+    let primary_guess = config.source.unwrap_or(if record.contains(&SourceKind::Counter) {
+        SourceKind::Counter
+    } else {
+        record.first().copied().unwrap_or(SourceKind::PowerUsage)
+    });
     let options = AnalysisOptions {
         source: config.source,
         model: config.model.clone(),
@@ -292,37 +280,15 @@ pub fn measure(
         });
     }
     let estimate = |values: Vec<f64>, what: &str| {
-        Estimate::from_values(&values).ok_or_else(|| {
-            Error::new(
-                ErrorKind::Analysis,
-                format!("no finite {what} in the windows"),
-            )
-        })
+        Estimate::from_values(&values)
+            .ok_or_else(|| Error::new(ErrorKind::Analysis, format!("no finite {what} in the windows")))
     };
-    let energy_j = estimate(
-        per_window.iter().map(|w| w.energy.energy_j / n).collect(),
-        "energy",
-    )?;
-    let dynamic_j = estimate(
-        per_window.iter().map(|w| w.energy.dynamic_j / n).collect(),
-        "dynamic energy",
-    )?;
-    let time_s = estimate(
-        per_window.iter().map(|w| w.gpu_time_s / n).collect(),
-        "GPU time",
-    )?;
-    let power_w = estimate(
-        per_window
-            .iter()
-            .map(|w| w.energy.energy_j / w.energy.duration_s())
-            .collect(),
-        "power",
-    )?;
-    let ticks_per_window = per_window
-        .iter()
-        .map(|w| w.energy.points_inside as f64)
-        .sum::<f64>()
-        / per_window.len() as f64;
+    let energy_j = estimate(per_window.iter().map(|w| w.energy.energy_j / n).collect(), "energy")?;
+    let dynamic_j = estimate(per_window.iter().map(|w| w.energy.dynamic_j / n).collect(), "dynamic energy")?;
+    let time_s = estimate(per_window.iter().map(|w| w.gpu_time_s / n).collect(), "GPU time")?;
+    let power_w = estimate(per_window.iter().map(|w| w.energy.energy_j / w.energy.duration_s()).collect(), "power")?;
+    let ticks_per_window =
+        per_window.iter().map(|w| w.energy.points_inside as f64).sum::<f64>() / per_window.len() as f64;
 
     let mut warnings = analysis.warnings.clone();
     if energy_j.relative_half_width() > config.precision {
@@ -343,11 +309,8 @@ pub fn measure(
     let cross_check = if analysis.source == SourceKind::Counter
         && !trace.series(&SourceKind::SampleBuffer.channel()).is_empty()
     {
-        let check_options = AnalysisOptions {
-            source: Some(SourceKind::SampleBuffer),
-            model: ModelChoice::Auto,
-            ..options.clone()
-        };
+        let check_options =
+            AnalysisOptions { source: Some(SourceKind::SampleBuffer), model: ModelChoice::Auto, ..options.clone() };
         analyze_windows(&trace, &windows, &check_options).ok().and_then(|check| {
             let values: Vec<f64> = check.windows.iter().map(|w| w.energy_j / n).collect();
             let e = Estimate::from_values(&values)?;
@@ -358,7 +321,12 @@ pub fn measure(
                     format!("the sample buffer gives {difference_pct:+.1} % against the counter for the same windows"),
                 ));
             }
-            Some(CrossCheck { source: SourceKind::SampleBuffer, sensor_model: check.sensor_model, energy_j: e, difference_pct })
+            Some(CrossCheck {
+                source: SourceKind::SampleBuffer,
+                sensor_model: check.sensor_model,
+                energy_j: e,
+                difference_pct,
+            })
         })
     } else {
         None
@@ -390,16 +358,15 @@ pub fn measure(
 }
 
 /// Warnings from the device state before and after.
-fn state_warnings(
-    before: &crate::device::DeviceFacts,
-    after: &crate::device::DeviceFacts,
-) -> Vec<Warning> {
+fn state_warnings(before: &crate::device::DeviceFacts, after: &crate::device::DeviceFacts) -> Vec<Warning> {
     let mut warnings = Vec::new();
     if let (Some(t0), Some(t1)) = (before.temperature_c, after.temperature_c) {
         if t1 >= t0 + 5 {
             warnings.push(Warning::new(
                 WarningKind::ThermalDrift,
-                format!("the GPU warmed from {t0} °C to {t1} °C during the measurement; power creeps up with temperature"),
+                format!(
+                    "the GPU warmed from {t0} °C to {t1} °C during the measurement; power creeps up with temperature"
+                ),
             ));
         }
     }
@@ -418,18 +385,11 @@ fn state_warnings(
             format!("the GPU reported throttle reasons: {}", limiting.join(", ")),
         ));
     }
-    let others: Vec<String> = after
-        .other_processes()
-        .iter()
-        .map(|p| p.pid.to_string())
-        .collect();
+    let others: Vec<String> = after.other_processes().iter().map(|p| p.pid.to_string()).collect();
     if !others.is_empty() {
         warnings.push(Warning::new(
             WarningKind::OtherProcesses,
-            format!(
-                "other processes used the GPU during the measurement (pids {})",
-                others.join(", ")
-            ),
+            format!("other processes used the GPU during the measurement (pids {})", others.join(", ")),
         ));
     }
     warnings
@@ -456,14 +416,7 @@ pub struct StepPlan {
 
 impl Default for StepPlan {
     fn default() -> Self {
-        StepPlan {
-            idle_before_s: 2.0,
-            busy_s: 3.0,
-            idle_after_s: 3.0,
-            pulses: 12,
-            pulse_s: 0.04,
-            pulse_gap_s: 0.173,
-        }
+        StepPlan { idle_before_s: 2.0, busy_s: 3.0, idle_after_s: 3.0, pulses: 12, pulse_s: 0.04, pulse_gap_s: 0.173 }
     }
 }
 
@@ -473,42 +426,33 @@ impl Default for StepPlan {
 /// reference the other sources are fitted against, includes them), then idles for
 /// `plan.idle_before_s`, runs `workload` for `plan.busy_s` in window 0, idles for
 /// `plan.idle_after_s`, then runs the pulses (windows 1..) on GPUs with a counter.
-pub fn calibrate(
-    device: &Device,
-    workload: &mut dyn Workload,
-    plan: StepPlan,
-) -> Result<(Calibration, Trace)> {
+pub fn calibrate(device: &Device, workload: &mut dyn Workload, plan: StepPlan) -> Result<(Calibration, Trace)> {
     let clock = device.clock().clone();
-    let pulses = if device.open_source(SourceKind::Counter).is_ok() {
-        plan.pulses
-    } else {
-        0
-    };
-    let ((gpu_times, launches, warmup_end_s), mut trace) =
-        with_sampling(device, &SourceKind::ALL, |marker| {
-            clock.sleep_s(0.3);
-            workload.run_batch(1)?;
-            let probe = workload.run_batch(4)?;
-            let warmup_end_s = clock.now_s();
-            let launch_s = (probe / 4.0).max(1e-7);
-            let launches = (plan.busy_s / launch_s).round().max(1.0) as u64;
-            clock.sleep_s(plan.idle_before_s);
-            marker.start(0);
-            let mut gpu_times = vec![workload.run_batch(launches)?];
-            marker.end(0);
-            clock.sleep_s(plan.idle_after_s);
-            if pulses > 0 {
-                let per_pulse = (plan.pulse_s / launch_s).round().max(1.0) as u64;
-                for i in 1..=pulses {
-                    marker.start(i as u32);
-                    gpu_times.push(workload.run_batch(per_pulse)?);
-                    marker.end(i as u32);
-                    clock.sleep_s(plan.pulse_gap_s);
-                }
-                clock.sleep_s(1.0);
+    let pulses = if device.open_source(SourceKind::Counter).is_ok() { plan.pulses } else { 0 };
+    let ((gpu_times, launches, warmup_end_s), mut trace) = with_sampling(device, &SourceKind::ALL, |marker| {
+        clock.sleep_s(0.3);
+        workload.run_batch(1)?;
+        let probe = workload.run_batch(4)?;
+        let warmup_end_s = clock.now_s();
+        let launch_s = (probe / 4.0).max(1e-7);
+        let launches = (plan.busy_s / launch_s).round().max(1.0) as u64;
+        clock.sleep_s(plan.idle_before_s);
+        marker.start(0);
+        let mut gpu_times = vec![workload.run_batch(launches)?];
+        marker.end(0);
+        clock.sleep_s(plan.idle_after_s);
+        if pulses > 0 {
+            let per_pulse = (plan.pulse_s / launch_s).round().max(1.0) as u64;
+            for i in 1..=pulses {
+                marker.start(i as u32);
+                gpu_times.push(workload.run_batch(per_pulse)?);
+                marker.end(i as u32);
+                clock.sleep_s(plan.pulse_gap_s);
             }
-            Ok((gpu_times, launches, warmup_end_s))
-        })?;
+            clock.sleep_s(1.0);
+        }
+        Ok((gpu_times, launches, warmup_end_s))
+    })?;
     for (i, gpu_s) in gpu_times.iter().enumerate() {
         trace.set_metadata(&format!("window {i} gpu_time_s"), format!("{gpu_s:.9}"));
     }
@@ -523,8 +467,5 @@ pub fn calibrate(
 pub fn virtual_sim_device(preset: crate::sim::SimPreset) -> (Device, SimGpu) {
     let clock = Arc::new(VirtualClock::starting_at(0.0));
     let gpu = SimGpu::new(preset, clock);
-    (
-        Device::simulated(gpu.clone(), "virtual simulated GPU (tests)"),
-        gpu,
-    )
+    (Device::simulated(gpu.clone(), "virtual simulated GPU (tests)"), gpu)
 }

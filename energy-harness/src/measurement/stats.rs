@@ -27,35 +27,17 @@ impl Estimate {
         let mean = values.iter().sum::<f64>() / n as f64;
         if n == 1 {
             // One observation gives no spread: the interval is unbounded, not zero.
-            return Some(Estimate {
-                mean,
-                ci_low: f64::NEG_INFINITY,
-                ci_high: f64::INFINITY,
-                n,
-                std_dev: 0.0,
-            });
+            return Some(Estimate { mean, ci_low: f64::NEG_INFINITY, ci_high: f64::INFINITY, n, std_dev: 0.0 });
         }
         let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
         let std_dev = var.sqrt();
         let half = student_t_975(n - 1) * std_dev / (n as f64).sqrt();
-        Some(Estimate {
-            mean,
-            ci_low: mean - half,
-            ci_high: mean + half,
-            n,
-            std_dev,
-        })
+        Some(Estimate { mean, ci_low: mean - half, ci_high: mean + half, n, std_dev })
     }
 
     /// A single value taken as exact (no spread, zero-width interval).
     pub fn exact(mean: f64) -> Estimate {
-        Estimate {
-            mean,
-            ci_low: mean,
-            ci_high: mean,
-            n: 1,
-            std_dev: 0.0,
-        }
+        Estimate { mean, ci_low: mean, ci_high: mean, n: 1, std_dev: 0.0 }
     }
 
     /// Coefficient of variation of the observations (std dev / |mean|).
@@ -92,9 +74,8 @@ impl Estimate {
 /// The 97.5 % quantile of Student's t with `df` degrees of freedom (two-sided 95 %).
 pub fn student_t_975(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
     ];
     match df {
         0 => f64::INFINITY,
@@ -119,28 +100,11 @@ pub fn linear_fit(points: &[(f64, f64)]) -> Option<LinearFit> {
     let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
     let slope = sxy / sxx;
     let intercept = my - slope * mx;
-    let ss_res: f64 = points
-        .iter()
-        .map(|p| (p.1 - intercept - slope * p.0).powi(2))
-        .sum();
+    let ss_res: f64 = points.iter().map(|p| (p.1 - intercept - slope * p.0).powi(2)).sum();
     let ss_tot: f64 = points.iter().map(|p| (p.1 - my).powi(2)).sum();
-    let r_squared = if ss_tot == 0.0 {
-        1.0
-    } else {
-        1.0 - ss_res / ss_tot
-    };
-    let slope_std_err = if n > 2 {
-        (ss_res / (n - 2) as f64 / sxx).sqrt()
-    } else {
-        f64::INFINITY
-    };
-    Some(LinearFit {
-        slope,
-        intercept,
-        r_squared,
-        slope_std_err,
-        n,
-    })
+    let r_squared = if ss_tot == 0.0 { 1.0 } else { 1.0 - ss_res / ss_tot };
+    let slope_std_err = if n > 2 { (ss_res / (n - 2) as f64 / sxx).sqrt() } else { f64::INFINITY };
+    Some(LinearFit { slope, intercept, r_squared, slope_std_err, n })
 }
 
 /// Solves the square system `a · x = b` by Gaussian elimination with partial pivoting;

@@ -47,10 +47,7 @@ pub struct Warning {
 impl Warning {
     /// A warning of `kind`.
     pub fn new(kind: WarningKind, message: impl Into<String>) -> Self {
-        Warning {
-            kind,
-            message: message.into(),
-        }
+        Warning { kind, message: message.into() }
     }
 }
 

@@ -86,11 +86,7 @@ fn overlap(a0: f64, a1: f64, b0: f64, b1: f64) -> f64 {
 ///
 /// Errors when windows overlap, or a window is not covered by the curve (the trace
 /// must reach before its start and past its end).
-pub fn window_energies(
-    curve: &EnergyCurve,
-    windows: &[Window],
-    options: SplitOptions,
-) -> Result<Vec<WindowEnergy>> {
+pub fn window_energies(curve: &EnergyCurve, windows: &[Window], options: SplitOptions) -> Result<Vec<WindowEnergy>> {
     let mut windows = windows.to_vec();
     windows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
     for pair in windows.windows(2) {
@@ -119,35 +115,24 @@ pub fn window_energies(
         .points()
         .windows(2)
         .filter(|p| p[1].0 > p[0].0)
-        .map(|p| Interval {
-            t0: p[0].0,
-            t1: p[1].0,
-            energy: p[1].1 - p[0].1,
-        })
+        .map(|p| Interval { t0: p[0].0, t1: p[1].0, energy: p[1].1 - p[0].1 })
         .collect();
-    let in_any_window = |iv: &Interval| {
-        windows
-            .iter()
-            .any(|w| overlap(iv.t0, iv.t1, w.start_s, w.end_s) > 0.0)
-    };
+    let in_any_window = |iv: &Interval| windows.iter().any(|w| overlap(iv.t0, iv.t1, w.start_s, w.end_s) > 0.0);
     let idle: Vec<&Interval> = intervals.iter().filter(|iv| !in_any_window(iv)).collect();
     let idle_mean = |from: f64, to: f64| -> Option<f64> {
         let (e, t) = idle
             .iter()
             .filter(|iv| iv.t0 >= from && iv.t1 <= to)
-            .fold((0.0, 0.0), |(e, t), iv| {
-                (e + iv.energy, t + (iv.t1 - iv.t0))
-            });
+            .fold((0.0, 0.0), |(e, t), iv| (e + iv.energy, t + (iv.t1 - iv.t0)));
         (t > 0.0).then(|| e / t)
     };
     let lookback = options.lookback_s;
     let idle_levels: Vec<(Option<f64>, Option<f64>)> = windows
         .iter()
         .map(|w| {
-            let before = idle_mean(w.start_s - lookback, w.start_s)
-                .or_else(|| idle_mean(w.start_s - 3.0 * lookback, w.start_s));
-            let after = idle_mean(w.end_s, w.end_s + lookback)
-                .or_else(|| idle_mean(w.end_s, w.end_s + 3.0 * lookback));
+            let before =
+                idle_mean(w.start_s - lookback, w.start_s).or_else(|| idle_mean(w.start_s - 3.0 * lookback, w.start_s));
+            let after = idle_mean(w.end_s, w.end_s + lookback).or_else(|| idle_mean(w.end_s, w.end_s + 3.0 * lookback));
             (before, after)
         })
         .collect();
@@ -158,9 +143,7 @@ pub fn window_energies(
             let (e, t) = intervals
                 .iter()
                 .filter(|iv| iv.t0 >= w.start_s && iv.t1 <= w.end_s)
-                .fold((0.0, 0.0), |(e, t), iv| {
-                    (e + iv.energy, t + (iv.t1 - iv.t0))
-                });
+                .fold((0.0, 0.0), |(e, t), iv| (e + iv.energy, t + (iv.t1 - iv.t0)));
             (t > 0.0).then(|| e / t)
         })
         .collect();
@@ -202,15 +185,8 @@ pub fn window_energies(
         };
         let excess = iv.energy - idle_w * idle_time;
         let known: Vec<f64> = shares.iter().filter_map(|&(i, _)| busy[i]).collect();
-        let fallback = if known.is_empty() {
-            1.0
-        } else {
-            known.iter().sum::<f64>() / known.len() as f64
-        };
-        let weights: Vec<f64> = shares
-            .iter()
-            .map(|&(i, o)| busy[i].unwrap_or(fallback).abs().max(1e-9) * o)
-            .collect();
+        let fallback = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
+        let weights: Vec<f64> = shares.iter().map(|&(i, o)| busy[i].unwrap_or(fallback).abs().max(1e-9) * o).collect();
         let total_weight: f64 = weights.iter().sum();
         for (&(i, _), weight) in shares.iter().zip(&weights) {
             let share = excess * weight / total_weight;
@@ -228,11 +204,7 @@ pub fn window_energies(
                 (Some(x), None) | (None, Some(x)) => x,
                 (None, None) => global_idle.unwrap_or(0.0),
             };
-            let points_inside = curve
-                .points()
-                .iter()
-                .filter(|p| p.0 > w.start_s && p.0 < w.end_s)
-                .count();
+            let points_inside = curve.points().iter().filter(|p| p.0 > w.start_s && p.0 < w.end_s).count();
             WindowEnergy {
                 index: w.index,
                 start_s: w.start_s,
@@ -280,25 +252,16 @@ mod tests {
     }
 
     fn window(index: u32, start_s: f64, end_s: f64) -> Window {
-        Window {
-            index,
-            start_s,
-            end_s,
-        }
+        Window { index, start_s, end_s }
     }
 
     #[test]
     fn a_window_between_ticks_is_split_with_idle_power() {
         let curve = stepped(&[(1.013, 1.322)], 3.0);
-        let w =
-            window_energies(&curve, &[window(0, 1.013, 1.322)], SplitOptions::default()).unwrap();
+        let w = window_energies(&curve, &[window(0, 1.013, 1.322)], SplitOptions::default()).unwrap();
         assert!((w[0].energy_j - 300.0 * 0.309).abs() < 0.05, "{:?}", w[0]);
         assert!((w[0].dynamic_j - 200.0 * 0.309).abs() < 0.05);
-        assert!(
-            (w[0].idle_before_w.unwrap() - 100.0).abs() < 0.05,
-            "{:?}",
-            w[0]
-        );
+        assert!((w[0].idle_before_w.unwrap() - 100.0).abs() < 0.05, "{:?}", w[0]);
         assert_eq!(w[0].points_inside, 3);
     }
 
@@ -316,15 +279,10 @@ mod tests {
     #[test]
     fn uncovered_and_overlapping_windows_are_errors() {
         let curve = stepped(&[], 1.0);
-        let err =
-            window_energies(&curve, &[window(0, 0.5, 2.0)], SplitOptions::default()).unwrap_err();
+        let err = window_energies(&curve, &[window(0, 0.5, 2.0)], SplitOptions::default()).unwrap_err();
         assert!(err.message().contains("record longer"), "{err}");
-        let err = window_energies(
-            &curve,
-            &[window(0, 0.2, 0.5), window(1, 0.4, 0.6)],
-            SplitOptions::default(),
-        )
-        .unwrap_err();
+        let err =
+            window_energies(&curve, &[window(0, 0.2, 0.5), window(1, 0.4, 0.6)], SplitOptions::default()).unwrap_err();
         assert!(err.message().contains("overlap"), "{err}");
     }
 }

@@ -92,10 +92,9 @@ impl PollLoop {
             Ok(()) => sink.append(&self.sources[i].channel(), &self.batch),
             Err(e) => {
                 self.failed[i] = true;
-                sink.fail(Error::from(e).context(format!(
-                    "sampler stopped reading the {} source",
-                    self.sources[i].kind()
-                )));
+                sink.fail(
+                    Error::from(e).context(format!("sampler stopped reading the {} source", self.sources[i].kind())),
+                );
             }
         }
     }
@@ -138,10 +137,8 @@ impl Recording {
             // Drop the oldest half of everything: amortized O(1) per reading.
             let mut kept = Trace::new();
             let cutoff = {
-                let mut times: Vec<f64> = trace
-                    .channels()
-                    .flat_map(|c| trace.series(c).iter().map(|r| r.time_s))
-                    .collect();
+                let mut times: Vec<f64> =
+                    trace.channels().flat_map(|c| trace.series(c).iter().map(|r| r.time_s)).collect();
                 let mid = times.len() / 2;
                 let (_, t, _) = times.select_nth_unstable_by(mid, |a, b| a.total_cmp(b));
                 *t
@@ -190,10 +187,7 @@ pub struct WindowMarker {
 impl WindowMarker {
     /// A marker that only collects marks (for runs sampled afterwards on a virtual clock).
     pub fn standalone(clock: SharedClock) -> Self {
-        WindowMarker {
-            marks: Arc::new(Mutex::new(Vec::new())),
-            clock,
-        }
+        WindowMarker { marks: Arc::new(Mutex::new(Vec::new())), clock }
     }
 
     /// The marks set so far.
@@ -218,11 +212,7 @@ impl WindowMarker {
 
     /// Marks an edge at a time already taken on the sampler's clock.
     pub fn at(&self, index: u32, edge: WindowEdge, time_s: f64) -> f64 {
-        lock(&self.marks).push(WindowMark {
-            time_s,
-            index,
-            edge,
-        });
+        lock(&self.marks).push(WindowMark { time_s, index, edge });
         time_s
     }
 }
@@ -238,21 +228,11 @@ pub struct Sampler {
 
 impl Sampler {
     /// Starts a thread reading `sources` on `clock`.
-    pub fn start(
-        sources: Vec<Box<dyn SensorSource>>,
-        clock: SharedClock,
-        config: SamplerConfig,
-    ) -> Result<Self> {
+    pub fn start(sources: Vec<Box<dyn SensorSource>>, clock: SharedClock, config: SamplerConfig) -> Result<Self> {
         if sources.is_empty() {
-            return Err(Error::new(
-                ErrorKind::Sampler,
-                "the sampler needs at least one sensor source",
-            ));
+            return Err(Error::new(ErrorKind::Sampler, "the sampler needs at least one sensor source"));
         }
-        let source_names = sources
-            .iter()
-            .map(|s| s.kind().name().to_string())
-            .collect();
+        let source_names = sources.iter().map(|s| s.kind().name().to_string()).collect();
         let recording = Arc::new(Recording::new(config.max_readings));
         let stop = Arc::new(AtomicBool::new(false));
         let thread_recording = Arc::clone(&recording);
@@ -266,27 +246,13 @@ impl Sampler {
                     poll.step(&*thread_clock, &thread_recording);
                 }
             })
-            .map_err(|e| {
-                Error::new(
-                    ErrorKind::Sampler,
-                    format!("could not start the sampler thread: {e}"),
-                )
-            })?;
-        Ok(Sampler {
-            recording,
-            stop,
-            handle: Some(handle),
-            clock,
-            source_names,
-        })
+            .map_err(|e| Error::new(ErrorKind::Sampler, format!("could not start the sampler thread: {e}")))?;
+        Ok(Sampler { recording, stop, handle: Some(handle), clock, source_names })
     }
 
     /// A handle for setting window marks from the launching thread.
     pub fn marker(&self) -> WindowMarker {
-        WindowMarker {
-            marks: Arc::clone(&self.recording.marks),
-            clock: Arc::clone(&self.clock),
-        }
+        WindowMarker { marks: Arc::clone(&self.recording.marks), clock: Arc::clone(&self.clock) }
     }
 
     /// The clock everything is stamped on.
@@ -318,9 +284,7 @@ impl Sampler {
     fn halt(&mut self) -> Result<()> {
         self.stop.store(true, Ordering::Release);
         if let Some(handle) = self.handle.take() {
-            handle
-                .join()
-                .map_err(|_| Error::new(ErrorKind::Sampler, "the sampler thread panicked"))?;
+            handle.join().map_err(|_| Error::new(ErrorKind::Sampler, "the sampler thread panicked"))?;
         }
         Ok(())
     }
@@ -364,30 +328,15 @@ mod tests {
     fn virtual_recording_polls_each_source_at_its_rate() {
         let clock = Arc::new(VirtualClock::starting_at(0.0));
         let gpu = SimGpu::new(SimPreset::h100(), clock.clone());
-        let trace = record_until(
-            gpu.open_all_sources(),
-            &*clock,
-            2.0,
-            SamplerConfig::default(),
-        )
-        .unwrap();
+        let trace = record_until(gpu.open_all_sources(), &*clock, 2.0, SamplerConfig::default()).unwrap();
         let counter = trace.series(&Channel::CounterMj).len();
         // Back-to-back 2.4 ms counter reads, fields every 5 ms, the buffer every 0.25 s.
-        assert!(
-            (700..=840).contains(&counter),
-            "{counter} counter reads in 2 s"
-        );
+        assert!((700..=840).contains(&counter), "{counter} counter reads in 2 s");
         let average = trace.series(&Channel::AverageMw).len();
-        assert!(
-            (330..=420).contains(&average),
-            "{average} average reads in 2 s"
-        );
+        assert!((330..=420).contains(&average), "{average} average reads in 2 s");
         let samples = trace.series(&Channel::SampleMw).len();
         // Drained every 0.25 s: the last drain at ~1.75 s holds the samples up to then.
-        assert!(
-            (80..=95).contains(&samples),
-            "{samples} buffered samples in 2 s"
-        );
+        assert!((80..=95).contains(&samples), "{samples} buffered samples in 2 s");
     }
 
     struct Failing;
@@ -399,10 +348,7 @@ mod tests {
             0.001
         }
         fn read(&mut self, _: &dyn Clock, _: &mut Vec<Reading>) -> Result<(), SourceError> {
-            Err(SourceError::Failed {
-                kind: SourceKind::PowerUsage,
-                detail: "GPU is lost".into(),
-            })
+            Err(SourceError::Failed { kind: SourceKind::PowerUsage, detail: "GPU is lost".into() })
         }
     }
 
@@ -410,12 +356,7 @@ mod tests {
     fn thread_marks_windows_and_stops_cleanly() {
         let clock: SharedClock = MonotonicClock::shared();
         let gpu = SimGpu::new(SimPreset::h100(), clock.clone());
-        let sampler = Sampler::start(
-            gpu.open_all_sources(),
-            clock.clone(),
-            SamplerConfig::default(),
-        )
-        .unwrap();
+        let sampler = Sampler::start(gpu.open_all_sources(), clock.clone(), SamplerConfig::default()).unwrap();
         let marker = sampler.marker();
         let start = marker.start(0);
         gpu.launch(crate::sim::SimKernel::new(0.05, 272.0));
@@ -423,8 +364,7 @@ mod tests {
         let end = marker.end(0);
         // Real time on a possibly loaded machine: wait for the counter reads rather than a fixed time.
         let give_up = clock.now_s() + 5.0;
-        while sampler.snapshot().series(&Channel::CounterMj).len() <= 10 && clock.now_s() < give_up
-        {
+        while sampler.snapshot().series(&Channel::CounterMj).len() <= 10 && clock.now_s() < give_up {
             clock.sleep_s(0.01);
         }
         let trace = sampler.stop().unwrap();
@@ -432,21 +372,13 @@ mod tests {
         assert_eq!(windows.len(), 1);
         assert_eq!((windows[0].start_s, windows[0].end_s), (start, end));
         assert!(trace.series(&Channel::CounterMj).len() > 10);
-        assert_eq!(
-            trace.metadata("sources"),
-            Some("counter, instant, average, power, samples")
-        );
+        assert_eq!(trace.metadata("sources"), Some("counter, instant, average, power, samples"));
     }
 
     #[test]
     fn a_failing_source_is_reported_by_stop() {
         let clock: SharedClock = MonotonicClock::shared();
-        let sampler = Sampler::start(
-            vec![Box::new(Failing)],
-            clock.clone(),
-            SamplerConfig::default(),
-        )
-        .unwrap();
+        let sampler = Sampler::start(vec![Box::new(Failing)], clock.clone(), SamplerConfig::default()).unwrap();
         clock.sleep_s(0.01);
         assert!(sampler.error().is_some());
         let err = sampler.stop().unwrap_err();
@@ -458,10 +390,7 @@ mod tests {
     fn memory_stays_bounded() {
         let clock = Arc::new(VirtualClock::starting_at(0.0));
         let gpu = SimGpu::new(SimPreset::h100(), clock.clone());
-        let config = SamplerConfig {
-            max_readings: 1000,
-            ..SamplerConfig::default()
-        };
+        let config = SamplerConfig { max_readings: 1000, ..SamplerConfig::default() };
         let trace = record_until(gpu.open_all_sources(), &*clock, 10.0, config).unwrap();
         assert!(trace.reading_count() <= 1000);
         assert!(trace.metadata("dropped_readings").is_some());
@@ -472,13 +401,7 @@ mod tests {
 
     #[test]
     fn no_sources_is_an_error() {
-        let err = Sampler::start(
-            Vec::new(),
-            MonotonicClock::shared(),
-            SamplerConfig::default(),
-        )
-        .err()
-        .unwrap();
+        let err = Sampler::start(Vec::new(), MonotonicClock::shared(), SamplerConfig::default()).err().unwrap();
         assert_eq!(err.kind(), ErrorKind::Sampler);
     }
 }

@@ -53,9 +53,7 @@ impl SourceKind {
 
     /// The source kind that writes a channel, if any.
     pub fn for_channel(channel: &Channel) -> Option<SourceKind> {
-        SourceKind::ALL
-            .into_iter()
-            .find(|k| &k.channel() == channel)
+        SourceKind::ALL.into_iter().find(|k| &k.channel() == channel)
     }
 
     /// A short name for messages and command-line options.
@@ -109,17 +107,11 @@ pub enum SourceError {
 impl fmt::Display for SourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SourceError::NotSupported { kind, detail } => write!(
-                f,
-                "the {kind} source ({}) is not supported on this GPU: {detail}",
-                kind.nvml_call()
-            ),
+            SourceError::NotSupported { kind, detail } => {
+                write!(f, "the {kind} source ({}) is not supported on this GPU: {detail}", kind.nvml_call())
+            }
             SourceError::Failed { kind, detail } => {
-                write!(
-                    f,
-                    "reading the {kind} source ({}) failed: {detail}",
-                    kind.nvml_call()
-                )
+                write!(f, "reading the {kind} source ({}) failed: {detail}", kind.nvml_call())
             }
         }
     }

@@ -119,10 +119,7 @@ mod tests {
             SensorModel::Identity,
             SensorModel::FirstOrder { tau_s: 0.83 },
             SensorModel::Boxcar { width_s: 1.0 },
-            SensorModel::Gated {
-                gate_s: 0.025,
-                period_s: 0.1,
-            },
+            SensorModel::Gated { gate_s: 0.025, period_s: 0.1 },
             SensorModel::Counter { period_s: 0.1 },
         ] {
             assert_eq!(model.to_string().parse::<SensorModel>().unwrap(), model);
@@ -131,25 +128,10 @@ mod tests {
 
     #[test]
     fn bad_models_are_explained() {
-        assert!("first-order"
-            .parse::<SensorModel>()
-            .unwrap_err()
-            .contains("needs its parameter"));
-        assert!("first-order:-1"
-            .parse::<SensorModel>()
-            .unwrap_err()
-            .contains("positive"));
-        assert!("boxcar:abc"
-            .parse::<SensorModel>()
-            .unwrap_err()
-            .contains("positive"));
-        assert!("kalman"
-            .parse::<SensorModel>()
-            .unwrap_err()
-            .contains("unknown sensor model"));
-        assert!("gated:0.025"
-            .parse::<SensorModel>()
-            .unwrap_err()
-            .contains("GATE_S/PERIOD_S"));
+        assert!("first-order".parse::<SensorModel>().unwrap_err().contains("needs its parameter"));
+        assert!("first-order:-1".parse::<SensorModel>().unwrap_err().contains("positive"));
+        assert!("boxcar:abc".parse::<SensorModel>().unwrap_err().contains("positive"));
+        assert!("kalman".parse::<SensorModel>().unwrap_err().contains("unknown sensor model"));
+        assert!("gated:0.025".parse::<SensorModel>().unwrap_err().contains("GATE_S/PERIOD_S"));
     }
 }

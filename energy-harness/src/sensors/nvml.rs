@@ -36,11 +36,7 @@ impl NvmlSource {
     /// `NotSupported` error when the GPU lacks the source.
     pub fn open(nvml_index: u32, kind: SourceKind) -> Result<Self> {
         let device = nvml_device(nvml_index)?;
-        let mut source = NvmlSource {
-            device,
-            kind,
-            last_sample_us: 0,
-        };
+        let mut source = NvmlSource { device, kind, last_sample_us: 0 };
         source.probe()?;
         Ok(source)
     }
@@ -52,8 +48,7 @@ impl NvmlSource {
                 // NOT_FOUND only means "nothing buffered yet": the call itself is supported.
                 match self.device.samples(Sampling::Power, None) {
                     Ok(samples) => {
-                        self.last_sample_us =
-                            samples.iter().map(|s| s.timestamp).max().unwrap_or(0);
+                        self.last_sample_us = samples.iter().map(|s| s.timestamp).max().unwrap_or(0);
                         Ok(())
                     }
                     Err(NvmlError::NotFound) => Ok(()),
@@ -66,42 +61,23 @@ impl NvmlSource {
 
     fn error(&self, err: NvmlError) -> SourceError {
         match err {
-            NvmlError::NotSupported
-            | NvmlError::FunctionNotFound
-            | NvmlError::FailedToLoadSymbol(_) => SourceError::NotSupported {
-                kind: self.kind,
-                detail: err.to_string(),
-            },
-            other => SourceError::Failed {
-                kind: self.kind,
-                detail: other.to_string(),
-            },
+            NvmlError::NotSupported | NvmlError::FunctionNotFound | NvmlError::FailedToLoadSymbol(_) => {
+                SourceError::NotSupported { kind: self.kind, detail: err.to_string() }
+            }
+            other => SourceError::Failed { kind: self.kind, detail: other.to_string() },
         }
     }
 
     /// Reads a polled source's current value (mJ for the counter, mW otherwise).
     fn read_value(&self) -> std::result::Result<f64, SourceError> {
         match self.kind {
-            SourceKind::Counter => self
-                .device
-                .total_energy_consumption()
-                .map(|mj| mj as f64)
-                .map_err(|e| self.error(e)),
-            SourceKind::PowerUsage => self
-                .device
-                .power_usage()
-                .map(f64::from)
-                .map_err(|e| self.error(e)),
+            SourceKind::Counter => {
+                self.device.total_energy_consumption().map(|mj| mj as f64).map_err(|e| self.error(e))
+            }
+            SourceKind::PowerUsage => self.device.power_usage().map(f64::from).map_err(|e| self.error(e)),
             SourceKind::InstantField | SourceKind::AverageField => {
-                let id = if self.kind == SourceKind::InstantField {
-                    FIELD_POWER_INSTANT
-                } else {
-                    FIELD_POWER_AVERAGE
-                };
-                let mut values = self
-                    .device
-                    .field_values_for(&[FieldId(id)])
-                    .map_err(|e| self.error(e))?;
+                let id = if self.kind == SourceKind::InstantField { FIELD_POWER_INSTANT } else { FIELD_POWER_AVERAGE };
+                let mut values = self.device.field_values_for(&[FieldId(id)]).map_err(|e| self.error(e))?;
                 let sample = values
                     .pop()
                     .ok_or_else(|| SourceError::Failed {
@@ -143,11 +119,7 @@ impl SensorSource for NvmlSource {
         }
     }
 
-    fn read(
-        &mut self,
-        clock: &dyn Clock,
-        out: &mut Vec<Reading>,
-    ) -> std::result::Result<(), SourceError> {
+    fn read(&mut self, clock: &dyn Clock, out: &mut Vec<Reading>) -> std::result::Result<(), SourceError> {
         if self.kind == SourceKind::SampleBuffer {
             let samples = match self.device.samples(Sampling::Power, self.last_sample_us) {
                 Ok(samples) => samples,
@@ -171,10 +143,7 @@ impl SensorSource for NvmlSource {
         let before = clock.now_s();
         let value = self.read_value()?;
         let after = clock.now_s();
-        out.push(Reading {
-            time_s: 0.5 * (before + after),
-            value,
-        });
+        out.push(Reading { time_s: 0.5 * (before + after), value });
         Ok(())
     }
 }

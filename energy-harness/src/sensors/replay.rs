@@ -28,12 +28,7 @@ impl ReplaySource {
             ));
         }
         let trace_start = trace.time_span_s().map(|(lo, _)| lo).unwrap_or(0.0);
-        Ok(ReplaySource {
-            kind,
-            readings,
-            next: 0,
-            offset_s: start_at_s - trace_start,
-        })
+        Ok(ReplaySource { kind, readings, next: 0, offset_s: start_at_s - trace_start })
     }
 
     /// Whether every reading has been handed over.
@@ -58,10 +53,7 @@ impl SensorSource for ReplaySource {
             if time_s > now {
                 break;
             }
-            out.push(Reading {
-                time_s,
-                value: r.value,
-            });
+            out.push(Reading { time_s, value: r.value });
             self.next += 1;
         }
         Ok(())
@@ -78,31 +70,13 @@ mod tests {
     fn hands_over_readings_as_their_time_comes() {
         let mut trace = Trace::new();
         for (t, v) in [(10.0, 1.0), (10.5, 2.0), (11.0, 3.0)] {
-            trace.push(
-                Channel::CounterMj,
-                Reading {
-                    time_s: t,
-                    value: v,
-                },
-            );
+            trace.push(Channel::CounterMj, Reading { time_s: t, value: v });
         }
         let mut source = ReplaySource::new(&trace, SourceKind::Counter, 0.0).unwrap();
         let clock = VirtualClock::starting_at(0.6);
         let mut out = Vec::new();
         source.read(&clock, &mut out).unwrap();
-        assert_eq!(
-            out,
-            vec![
-                Reading {
-                    time_s: 0.0,
-                    value: 1.0
-                },
-                Reading {
-                    time_s: 0.5,
-                    value: 2.0
-                }
-            ]
-        );
+        assert_eq!(out, vec![Reading { time_s: 0.0, value: 1.0 }, Reading { time_s: 0.5, value: 2.0 }]);
         clock.advance_to(2.0);
         source.read(&clock, &mut out).unwrap();
         assert_eq!(out.len(), 3);
@@ -111,9 +85,7 @@ mod tests {
 
     #[test]
     fn missing_channel_is_not_supported() {
-        let err = ReplaySource::new(&Trace::new(), SourceKind::SampleBuffer, 0.0)
-            .err()
-            .unwrap();
+        let err = ReplaySource::new(&Trace::new(), SourceKind::SampleBuffer, 0.0).err().unwrap();
         assert_eq!(err.kind(), ErrorKind::NotSupported);
     }
 }

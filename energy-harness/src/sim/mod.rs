@@ -40,16 +40,9 @@ pub struct SimGpu {
 impl SimGpu {
     /// A simulated GPU following `preset`, on `clock`.
     pub fn new(preset: SimPreset, clock: SharedClock) -> Self {
-        let sensors = preset
-            .sensors
-            .iter()
-            .map(|(&kind, &spec)| (kind, SimSensor::new(spec, preset.seed)))
-            .collect();
+        let sensors = preset.sensors.iter().map(|(&kind, &spec)| (kind, SimSensor::new(spec, preset.seed))).collect();
         SimGpu {
-            state: Arc::new(Mutex::new(SimState {
-                truth: PowerTimeline::new(preset.idle_w, preset.tail),
-                sensors,
-            })),
+            state: Arc::new(Mutex::new(SimState { truth: PowerTimeline::new(preset.idle_w, preset.tail), sensors })),
             preset: Arc::new(preset),
             clock,
         }
@@ -57,9 +50,7 @@ impl SimGpu {
 
     fn lock(&self) -> MutexGuard<'_, SimState> {
         // A panic while holding the lock leaves plain data behind; keep using it.
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The preset.
@@ -136,15 +127,8 @@ impl SimGpu {
                 detail: format!("the simulated {} has no such source", self.preset.key),
             });
         };
-        let last_seen = spec
-            .buffer_depth
-            .map(|_| self.lock().sensors[&kind].visible_update(self.clock.now_s()));
-        Ok(SimSource {
-            gpu: self.clone(),
-            kind,
-            calls: 0,
-            last_seen_update: last_seen,
-        })
+        let last_seen = spec.buffer_depth.map(|_| self.lock().sensors[&kind].visible_update(self.clock.now_s()));
+        Ok(SimSource { gpu: self.clone(), kind, calls: 0, last_seen_update: last_seen })
     }
 
     /// Opens every source the preset has.
@@ -216,29 +200,18 @@ impl SensorSource for SimSource {
         let t1 = clock.now_s();
         let mut guard = self.gpu.lock();
         let state = &mut *guard;
-        let sensor = state
-            .sensors
-            .get_mut(&self.kind)
-            .expect("opened sources exist");
+        let sensor = state.sensors.get_mut(&self.kind).expect("opened sources exist");
         match sensor.spec().buffer_depth {
             None => {
                 let mid = 0.5 * (t0 + t1);
-                out.push(Reading {
-                    time_s: mid,
-                    value: sensor.read_at(&state.truth, mid),
-                });
+                out.push(Reading { time_s: mid, value: sensor.read_at(&state.truth, mid) });
             }
             Some(depth) => {
                 let newest = sensor.visible_update(t1);
                 let oldest_kept = newest - i64::from(depth) + 1;
-                let first = self
-                    .last_seen_update
-                    .map_or(oldest_kept, |seen| (seen + 1).max(oldest_kept));
+                let first = self.last_seen_update.map_or(oldest_kept, |seen| (seen + 1).max(oldest_kept));
                 for k in first..=newest {
-                    out.push(Reading {
-                        time_s: sensor.tick(k),
-                        value: sensor.update_value(&state.truth, k),
-                    });
+                    out.push(Reading { time_s: sensor.tick(k), value: sensor.update_value(&state.truth, k) });
                 }
                 if newest >= first {
                     self.last_seen_update = Some(newest);

@@ -59,11 +59,7 @@ impl SimPreset {
     pub fn h100() -> SimPreset {
         let average = SensorSpec {
             response: Response::WindowMean { width_s: 1.0 },
-            ticks: UpdateTicks {
-                period_s: 0.1,
-                phase_s: 0.0612,
-                jitter_s: 0.002,
-            },
+            ticks: UpdateTicks { period_s: 0.1, phase_s: 0.0612, jitter_s: 0.002 },
             report_delay_s: 0.0,
             noise_w: 0.15,
             resolution: 1.0,
@@ -77,11 +73,7 @@ impl SimPreset {
             SourceKind::Counter,
             SensorSpec {
                 response: Response::Integral,
-                ticks: UpdateTicks {
-                    period_s: 0.1,
-                    phase_s: 0.0371,
-                    jitter_s: 0.0003,
-                },
+                ticks: UpdateTicks { period_s: 0.1, phase_s: 0.0371, jitter_s: 0.0003 },
                 report_delay_s: 0.0,
                 noise_w: 0.0,
                 resolution: 1.0,
@@ -92,31 +84,16 @@ impl SimPreset {
             },
         );
         sensors.insert(SourceKind::AverageField, average);
-        sensors.insert(
-            SourceKind::PowerUsage,
-            SensorSpec {
-                latency: CallLatency::steady(2e-6, 1e-6),
-                ..average
-            },
-        );
+        sensors.insert(SourceKind::PowerUsage, SensorSpec { latency: CallLatency::steady(2e-6, 1e-6), ..average });
         sensors.insert(
             SourceKind::InstantField,
-            SensorSpec {
-                response: Response::WindowMean { width_s: 0.025 },
-                noise_w: 0.6,
-                stream: 3,
-                ..average
-            },
+            SensorSpec { response: Response::WindowMean { width_s: 0.025 }, noise_w: 0.6, stream: 3, ..average },
         );
         sensors.insert(
             SourceKind::SampleBuffer,
             SensorSpec {
                 response: Response::FirstOrder { tau_s: 0.014 },
-                ticks: UpdateTicks {
-                    period_s: 0.02,
-                    phase_s: 0.0043,
-                    jitter_s: 0.003,
-                },
+                ticks: UpdateTicks { period_s: 0.02, phase_s: 0.0043, jitter_s: 0.003 },
                 report_delay_s: 0.0,
                 noise_w: 0.25,
                 resolution: 325.0,
@@ -130,12 +107,7 @@ impl SimPreset {
             key: "h100",
             device_name: "NVIDIA H100 80GB HBM3 (simulated)",
             idle_w: 120.0,
-            tail: Some(ActiveIdleTail {
-                level_w: 121.5,
-                hold_s: 3.0,
-                step_s: 1.0,
-                steps: 1,
-            }),
+            tail: Some(ActiveIdleTail { level_w: 121.5, hold_s: 3.0, step_s: 1.0, steps: 1 }),
             busy_kernel_w: 272.0,
             power_limit_w: 700.0,
             clocks_mhz: (1980, 2619),
@@ -159,11 +131,7 @@ impl SimPreset {
             SourceKind::PowerUsage,
             SensorSpec {
                 response: Response::FirstOrder { tau_s: 0.833 },
-                ticks: UpdateTicks {
-                    period_s: 0.015,
-                    phase_s: 0.0021,
-                    jitter_s: 0.0003,
-                },
+                ticks: UpdateTicks { period_s: 0.015, phase_s: 0.0021, jitter_s: 0.0003 },
                 report_delay_s: 0.0,
                 noise_w: 0.02,
                 resolution: 10.0,
@@ -183,12 +151,7 @@ impl SimPreset {
             key: "k20",
             device_name: "Tesla K20c (simulated)",
             idle_w: 25.0,
-            tail: Some(ActiveIdleTail {
-                level_w: 52.5,
-                hold_s: 3.5,
-                step_s: 1.0,
-                steps: 3,
-            }),
+            tail: Some(ActiveIdleTail { level_w: 52.5, hold_s: 3.5, step_s: 1.0, steps: 3 }),
             busy_kernel_w: 110.0,
             power_limit_w: 225.0,
             clocks_mhz: (705, 2600),

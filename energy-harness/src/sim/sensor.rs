@@ -59,13 +59,7 @@ pub struct CallLatency {
 impl CallLatency {
     /// A fixed latency with a small spread and no stalls.
     pub const fn steady(typical_s: f64, spread_s: f64) -> Self {
-        CallLatency {
-            typical_s,
-            spread_s,
-            stall_probability: 0.0,
-            stall_s: 0.0,
-            update_call_s: None,
-        }
+        CallLatency { typical_s, spread_s, stall_probability: 0.0, stall_s: 0.0, update_call_s: None }
     }
 }
 
@@ -97,15 +91,10 @@ impl SensorSpec {
     /// The sensor model this spec implements (what a correction must invert).
     pub fn sensor_model(&self) -> SensorModel {
         match self.response {
-            Response::Integral => SensorModel::Counter {
-                period_s: self.ticks.period_s,
-            },
+            Response::Integral => SensorModel::Counter { period_s: self.ticks.period_s },
             Response::Instantaneous => SensorModel::Identity,
             Response::WindowMean { width_s } if width_s < self.ticks.period_s => {
-                SensorModel::Gated {
-                    gate_s: width_s,
-                    period_s: self.ticks.period_s,
-                }
+                SensorModel::Gated { gate_s: width_s, period_s: self.ticks.period_s }
             }
             Response::WindowMean { width_s } => SensorModel::Boxcar { width_s },
             Response::FirstOrder { tau_s } => SensorModel::FirstOrder { tau_s },
@@ -130,11 +119,7 @@ const STREAM_STALL: u64 = 0x44;
 impl SimSensor {
     /// A sensor following `spec`, its randomness drawn from `seed`.
     pub fn new(spec: SensorSpec, seed: u64) -> Self {
-        SimSensor {
-            spec,
-            seed,
-            lag: None,
-        }
+        SimSensor { spec, seed, lag: None }
     }
 
     /// The spec.
@@ -146,8 +131,8 @@ impl SimSensor {
     pub fn tick(&self, k: i64) -> f64 {
         let t = &self.spec.ticks;
         let bound = 0.4 * t.period_s;
-        let jitter = (t.jitter_s * noise::gaussian(self.seed, self.spec.stream ^ STREAM_JITTER, k))
-            .clamp(-bound, bound);
+        let jitter =
+            (t.jitter_s * noise::gaussian(self.seed, self.spec.stream ^ STREAM_JITTER, k)).clamp(-bound, bound);
         t.phase_s + k as f64 * t.period_s + jitter
     }
 
@@ -172,8 +157,7 @@ impl SimSensor {
     /// The value of update `k` in the channel's unit (mJ or mW).
     pub fn update_value(&mut self, truth: &PowerTimeline, k: i64) -> f64 {
         let t = self.tick(k);
-        let noise_w =
-            self.spec.noise_w * noise::gaussian(self.seed, self.spec.stream ^ STREAM_NOISE, k);
+        let noise_w = self.spec.noise_w * noise::gaussian(self.seed, self.spec.stream ^ STREAM_NOISE, k);
         let value = match self.spec.response {
             Response::Integral => {
                 let mj = self.spec.offset_mj + 1000.0 * truth.energy_to(t);
@@ -223,8 +207,7 @@ impl SimSensor {
     pub fn call_duration(&self, call: i64, t0: f64) -> f64 {
         let l = &self.spec.latency;
         if l.stall_probability > 0.0
-            && noise::uniform(self.seed, self.spec.stream ^ STREAM_STALL, call)
-                < l.stall_probability
+            && noise::uniform(self.seed, self.spec.stream ^ STREAM_STALL, call) < l.stall_probability
         {
             return l.stall_s;
         }
@@ -262,11 +245,7 @@ mod tests {
     fn spec(response: Response, period_s: f64) -> SensorSpec {
         SensorSpec {
             response,
-            ticks: UpdateTicks {
-                period_s,
-                phase_s: 0.0,
-                jitter_s: 0.0,
-            },
+            ticks: UpdateTicks { period_s, phase_s: 0.0, jitter_s: 0.0 },
             report_delay_s: 0.0,
             noise_w: 0.0,
             resolution: 0.0,
@@ -306,11 +285,7 @@ mod tests {
     fn counter_is_quantized_integral() {
         let mut truth = PowerTimeline::new(100.0, None);
         truth.schedule(0.0, SimKernel::new(1.0, 300.0));
-        let mut c = SensorSpec {
-            resolution: 1.0,
-            offset_mj: 5000.0,
-            ..spec(Response::Integral, 0.1)
-        };
+        let mut c = SensorSpec { resolution: 1.0, offset_mj: 5000.0, ..spec(Response::Integral, 0.1) };
         c.ticks.phase_s = 0.05;
         let mut s = SimSensor::new(c, 3);
         // Update at 0.45 s: 300 W × 0.45 s = 135 J.

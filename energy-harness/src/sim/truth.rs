@@ -19,11 +19,7 @@ pub struct SimKernel {
 impl SimKernel {
     /// A kernel that steps straight to `power_w`.
     pub fn new(duration_s: f64, power_w: f64) -> Self {
-        SimKernel {
-            duration_s,
-            power_w,
-            ramp_s: 0.0,
-        }
+        SimKernel { duration_s, power_w, ramp_s: 0.0 }
     }
 }
 
@@ -71,14 +67,7 @@ pub struct PowerTimeline {
 impl PowerTimeline {
     /// An idle GPU.
     pub fn new(idle_w: f64, tail: Option<ActiveIdleTail>) -> Self {
-        PowerTimeline {
-            idle_w,
-            tail,
-            points: Vec::new(),
-            cumulative_j: Vec::new(),
-            busy_until_s: None,
-            kernels: 0,
-        }
+        PowerTimeline { idle_w, tail, points: Vec::new(), cumulative_j: Vec::new(), busy_until_s: None, kernels: 0 }
     }
 
     /// Idle power, W.
@@ -149,11 +138,7 @@ impl PowerTimeline {
     /// Schedules a kernel at `start_s` (or when the previous one ends, if later: one stream).
     /// Returns the (start, end) it got.
     pub fn schedule(&mut self, start_s: f64, kernel: SimKernel) -> (f64, f64) {
-        let duration = if kernel.duration_s.is_finite() {
-            kernel.duration_s.max(0.0)
-        } else {
-            0.0
-        };
+        let duration = if kernel.duration_s.is_finite() { kernel.duration_s.max(0.0) } else { 0.0 };
         let start = match self.busy_until_s {
             Some(e) => start_s.max(e),
             None => start_s,
@@ -195,17 +180,9 @@ impl PowerTimeline {
         };
         if kernel.ramp_s > 0.0 && duration > 0.0 {
             let ramp_end = kernel.ramp_s.min(duration);
-            let p_ramp_end =
-                level_before + (kernel.power_w - level_before) * ramp_end / kernel.ramp_s;
+            let p_ramp_end = level_before + (kernel.power_w - level_before) * ramp_end / kernel.ramp_s;
             self.push_point(start + ramp_end, p_ramp_end);
-            self.push_point(
-                end,
-                if ramp_end < duration {
-                    kernel.power_w
-                } else {
-                    p_ramp_end
-                },
-            );
+            self.push_point(end, if ramp_end < duration { kernel.power_w } else { p_ramp_end });
         } else {
             self.push_point(start, kernel.power_w);
             self.push_point(end, kernel.power_w);
@@ -247,11 +224,8 @@ impl PowerTimeline {
         let n = self.points.len();
         let (t_last, _) = self.points[n - 1];
         if t >= t_last {
-            let tail_j: f64 = self
-                .segments(t_last, t)
-                .iter()
-                .map(|s| (s.t1_s - s.t0_s) * 0.5 * (s.p0_w + s.p1_w))
-                .sum();
+            let tail_j: f64 =
+                self.segments(t_last, t).iter().map(|s| (s.t1_s - s.t0_s) * 0.5 * (s.p0_w + s.p1_w)).sum();
             return before_first + self.cumulative_j[n - 1] + tail_j;
         }
         let i = self.points.partition_point(|&(pt, _)| pt <= t) - 1;
@@ -273,12 +247,7 @@ impl PowerTimeline {
         }
         let mut push = |t0: f64, t1: f64, p0: f64, p1: f64| {
             if t1 > t0 {
-                out.push(Segment {
-                    t0_s: t0,
-                    t1_s: t1,
-                    p0_w: p0,
-                    p1_w: p1,
-                });
+                out.push(Segment { t0_s: t0, t1_s: t1, p0_w: p0, p1_w: p1 });
             }
         };
         let (t_first, t_last) = match (self.points.first(), self.points.last()) {
@@ -294,10 +263,7 @@ impl PowerTimeline {
         if b > t_first && a < t_last {
             let lo = a.max(t_first);
             let hi = b.min(t_last);
-            let mut i = self
-                .points
-                .partition_point(|&(pt, _)| pt <= lo)
-                .saturating_sub(1);
+            let mut i = self.points.partition_point(|&(pt, _)| pt <= lo).saturating_sub(1);
             while i + 1 < self.points.len() && self.points[i].0 < hi {
                 let (t0, p0) = self.points[i];
                 let (t1, p1) = self.points[i + 1];
@@ -343,9 +309,7 @@ mod tests {
     fn integrate_numerically(tl: &PowerTimeline, a: f64, b: f64) -> f64 {
         let n = 200_000;
         let dt = (b - a) / n as f64;
-        (0..n)
-            .map(|i| tl.power_at(a + (i as f64 + 0.5) * dt) * dt)
-            .sum()
+        (0..n).map(|i| tl.power_at(a + (i as f64 + 0.5) * dt) * dt).sum()
     }
 
     #[test]
@@ -357,21 +321,9 @@ mod tests {
 
     #[test]
     fn kernels_tail_and_exact_energy() {
-        let tail = ActiveIdleTail {
-            level_w: 52.5,
-            hold_s: 3.5,
-            step_s: 1.0,
-            steps: 3,
-        };
+        let tail = ActiveIdleTail { level_w: 52.5, hold_s: 3.5, step_s: 1.0, steps: 3 };
         let mut tl = PowerTimeline::new(25.0, Some(tail));
-        tl.schedule(
-            1.0,
-            SimKernel {
-                duration_s: 2.0,
-                power_w: 110.0,
-                ramp_s: 0.5,
-            },
-        );
+        tl.schedule(1.0, SimKernel { duration_s: 2.0, power_w: 110.0, ramp_s: 0.5 });
         assert_eq!(tl.power_at(0.5), 25.0);
         assert!((tl.power_at(1.25) - (25.0 + 85.0 * 0.5)).abs() < 1e-9);
         assert_eq!(tl.power_at(2.0), 110.0);
@@ -381,18 +333,9 @@ mod tests {
         assert!((tl.power_at(7.6) - (52.5 - 2.0 * 27.5 / 3.0)).abs() < 1e-9);
         assert_eq!(tl.power_at(8.6), 25.0);
         // Exact: idle 1 s, ramp 0.5 s (avg 67.5), plateau 1.5 s, tail 3.5 s + 1 s + 1 s, idle.
-        let expected = 25.0
-            + 0.5 * 67.5
-            + 1.5 * 110.0
-            + 3.5 * 52.5
-            + (52.5 - 27.5 / 3.0)
-            + (52.5 - 55.0 / 3.0)
-            + 1.5 * 25.0;
-        assert!(
-            (tl.energy_j(0.0, 10.0) - expected).abs() < 1e-9,
-            "{}",
-            tl.energy_j(0.0, 10.0)
-        );
+        let expected =
+            25.0 + 0.5 * 67.5 + 1.5 * 110.0 + 3.5 * 52.5 + (52.5 - 27.5 / 3.0) + (52.5 - 55.0 / 3.0) + 1.5 * 25.0;
+        assert!((tl.energy_j(0.0, 10.0) - expected).abs() < 1e-9, "{}", tl.energy_j(0.0, 10.0));
         assert!((tl.energy_j(0.3, 9.7) - integrate_numerically(&tl, 0.3, 9.7)).abs() < 1e-3);
         // A second kernel in the tail materializes the tail up to its start.
         tl.schedule(7.2, SimKernel::new(1.0, 100.0));
@@ -416,31 +359,16 @@ mod tests {
 
     #[test]
     fn segments_cover_the_interval_exactly() {
-        let tail = ActiveIdleTail {
-            level_w: 130.0,
-            hold_s: 0.2,
-            step_s: 0.1,
-            steps: 2,
-        };
+        let tail = ActiveIdleTail { level_w: 130.0, hold_s: 0.2, step_s: 0.1, steps: 2 };
         let mut tl = PowerTimeline::new(120.0, Some(tail));
-        tl.schedule(
-            0.5,
-            SimKernel {
-                duration_s: 0.3,
-                power_w: 270.0,
-                ramp_s: 0.05,
-            },
-        );
+        tl.schedule(0.5, SimKernel { duration_s: 0.3, power_w: 270.0, ramp_s: 0.05 });
         let segs = tl.segments(0.0, 2.0);
         assert_eq!(segs.first().unwrap().t0_s, 0.0);
         assert_eq!(segs.last().unwrap().t1_s, 2.0);
         for pair in segs.windows(2) {
             assert_eq!(pair[0].t1_s, pair[1].t0_s);
         }
-        let from_segments: f64 = segs
-            .iter()
-            .map(|s| (s.t1_s - s.t0_s) * 0.5 * (s.p0_w + s.p1_w))
-            .sum();
+        let from_segments: f64 = segs.iter().map(|s| (s.t1_s - s.t0_s) * 0.5 * (s.p0_w + s.p1_w)).sum();
         assert!((from_segments - tl.energy_j(0.0, 2.0)).abs() < 1e-9);
     }
 }

@@ -33,18 +33,13 @@ pub const HEADER: &str = "time_s,channel,value";
 pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
     let mut trace = Trace::new();
     let mut lines = text.lines().enumerate();
-    let first = lines
-        .next()
-        .map(|(_, l)| l.trim_start_matches('\u{feff}').trim_end());
+    let first = lines.next().map(|(_, l)| l.trim_start_matches('\u{feff}').trim_end());
     if first != Some(MAGIC) {
         let seen = first.unwrap_or("");
         return Err(Error::format(
             origin,
             1,
-            format!(
-                "not an energy trace: the first line must be `{MAGIC}`, found `{}`",
-                truncate(seen, 60)
-            ),
+            format!("not an energy trace: the first line must be `{MAGIC}`, found `{}`", truncate(seen, 60)),
         ));
     }
     let mut header_seen = false;
@@ -64,10 +59,7 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
                 return Err(Error::format(
                     origin,
                     line_no,
-                    format!(
-                        "expected the header `{HEADER}`, found `{}`",
-                        truncate(line, 60)
-                    ),
+                    format!("expected the header `{HEADER}`, found `{}`", truncate(line, 60)),
                 ));
             }
             header_seen = true;
@@ -78,32 +70,17 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
             return Err(Error::format(
                 origin,
                 line_no,
-                format!(
-                    "expected 3 comma-separated fields (time_s,channel,value), found {}",
-                    fields.len()
-                ),
+                format!("expected 3 comma-separated fields (time_s,channel,value), found {}", fields.len()),
             ));
         }
-        let time_s = parse_finite(fields[0]).ok_or_else(|| {
-            Error::format(
-                origin,
-                line_no,
-                format!("time_s `{}` is not a finite number", fields[0]),
-            )
-        })?;
+        let time_s = parse_finite(fields[0])
+            .ok_or_else(|| Error::format(origin, line_no, format!("time_s `{}` is not a finite number", fields[0])))?;
         let channel = fields[1];
         if channel.is_empty() {
             return Err(Error::format(origin, line_no, "the channel name is empty"));
         }
         let value = parse_finite(fields[2]).ok_or_else(|| {
-            Error::format(
-                origin,
-                line_no,
-                format!(
-                    "value `{}` of channel {channel} is not a finite number",
-                    fields[2]
-                ),
-            )
+            Error::format(origin, line_no, format!("value `{}` of channel {channel} is not a finite number", fields[2]))
         })?;
         let edge = match channel {
             "window_start" => Some(WindowEdge::Start),
@@ -115,27 +92,16 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
                 return Err(Error::format(
                     origin,
                     line_no,
-                    format!(
-                        "{channel} value `{}` must be a 0-based window index",
-                        fields[2]
-                    ),
+                    format!("{channel} value `{}` must be a 0-based window index", fields[2]),
                 ));
             }
-            trace.push_mark(WindowMark {
-                time_s,
-                index: value as u32,
-                edge,
-            });
+            trace.push_mark(WindowMark { time_s, index: value as u32, edge });
         } else {
             trace.push(Channel::from_name(channel), Reading { time_s, value });
         }
     }
     if !header_seen {
-        return Err(Error::format(
-            origin,
-            text.lines().count().max(1),
-            format!("the header `{HEADER}` is missing"),
-        ));
+        return Err(Error::format(origin, text.lines().count().max(1), format!("the header `{HEADER}` is missing")));
     }
     Ok(trace)
 }
@@ -143,26 +109,21 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
 /// Reads a trace file.
 pub fn read_trace(path: &Path) -> Result<Trace> {
     let bytes = fs::read(path).map_err(|e| Error::io(path, "read the trace", &e))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| Error::format(path, 1, format!("the file is not UTF-8 text ({e})")))?;
+    let text =
+        String::from_utf8(bytes).map_err(|e| Error::format(path, 1, format!("the file is not UTF-8 text ({e})")))?;
     parse_trace(&text, path)
 }
 
 /// Renders a trace as text: comments, header, then every reading and mark in time order.
 pub fn render_trace(trace: &Trace) -> String {
-    let mut rows: Vec<(f64, &str, f64)> =
-        Vec::with_capacity(trace.reading_count() + trace.marks().len());
+    let mut rows: Vec<(f64, &str, f64)> = Vec::with_capacity(trace.reading_count() + trace.marks().len());
     for channel in trace.channels() {
         for r in trace.series(channel) {
             rows.push((r.time_s, channel.name(), r.value));
         }
     }
     for mark in trace.marks() {
-        rows.push((
-            mark.time_s,
-            edge_channel_name(mark.edge),
-            f64::from(mark.index),
-        ));
+        rows.push((mark.time_s, edge_channel_name(mark.edge), f64::from(mark.index)));
     }
     rows.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut out = String::with_capacity(rows.len() * 32 + 256);
@@ -192,15 +153,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", &e))?;
     }
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
     let tmp = path.with_file_name(format!(".{file_name}.tmp-{}", std::process::id()));
     let result = (|| {
         let mut file = fs::File::create(&tmp).map_err(|e| Error::io(&tmp, "create", &e))?;
-        file.write_all(bytes)
-            .map_err(|e| Error::io(&tmp, "write", &e))?;
+        file.write_all(bytes).map_err(|e| Error::io(&tmp, "write", &e))?;
         file.sync_all().map_err(|e| Error::io(&tmp, "flush", &e))?;
         fs::rename(&tmp, path).map_err(|e| Error::io(path, "rename the finished file to", &e))
     })();
@@ -237,39 +194,15 @@ mod tests {
     fn round_trips_readings_marks_and_comments() {
         let mut trace = Trace::new();
         trace.set_metadata("device", "simulated H100");
-        trace.push(
-            Channel::CounterMj,
-            Reading {
-                time_s: 0.1,
-                value: 2547971.0,
-            },
-        );
-        trace.push(
-            Channel::AverageMw,
-            Reading {
-                time_s: 0.05,
-                value: 119034.5,
-            },
-        );
-        trace.push(
-            Channel::Other("fan_pct".into()),
-            Reading {
-                time_s: 0.2,
-                value: 30.0,
-            },
-        );
-        trace.push_mark(WindowMark {
-            time_s: 0.15,
-            index: 0,
-            edge: WindowEdge::Start,
-        });
-        trace.push_mark(WindowMark {
-            time_s: 0.25,
-            index: 0,
-            edge: WindowEdge::End,
-        });
+        trace.push(Channel::CounterMj, Reading { time_s: 0.1, value: 2547971.0 });
+        trace.push(Channel::AverageMw, Reading { time_s: 0.05, value: 119034.5 });
+        trace.push(Channel::Other("fan_pct".into()), Reading { time_s: 0.2, value: 30.0 });
+        trace.push_mark(WindowMark { time_s: 0.15, index: 0, edge: WindowEdge::Start });
+        trace.push_mark(WindowMark { time_s: 0.25, index: 0, edge: WindowEdge::End });
         let text = render_trace(&trace);
-        assert!(text.starts_with("# energy-trace v1\n# device: simulated H100\ntime_s,channel,value\n0.050000000,average_mw,119034.5\n"));
+        assert!(text.starts_with(
+            "# energy-trace v1\n# device: simulated H100\ntime_s,channel,value\n0.050000000,average_mw,119034.5\n"
+        ));
         let back = parse(&text).unwrap();
         assert_eq!(back, trace);
         assert_eq!(back.windows().unwrap()[0].end_s, 0.25);
@@ -279,38 +212,14 @@ mod tests {
     fn errors_name_the_line_and_problem() {
         let cases = [
             ("time_s,channel,value\n", ":1: not an energy trace"),
-            (
-                "# energy-trace v1\n0.1,counter_mj,5\n",
-                ":2: expected the header",
-            ),
-            (
-                "# energy-trace v1\n# c\ntime_s,channel,value\n0.1,counter_mj\n",
-                ":4: expected 3",
-            ),
-            (
-                "# energy-trace v1\ntime_s,channel,value\nx,counter_mj,5\n",
-                ":3: time_s `x`",
-            ),
-            (
-                "# energy-trace v1\ntime_s,channel,value\n1,counter_mj,NaN\n",
-                ":3: value `NaN`",
-            ),
-            (
-                "# energy-trace v1\ntime_s,channel,value\n1,,3\n",
-                ":3: the channel name is empty",
-            ),
-            (
-                "# energy-trace v1\ntime_s,channel,value\n1,window_start,0.5\n",
-                ":3: window_start value",
-            ),
-            (
-                "# energy-trace v1\ntime_s,channel,value\n1,window_end,-1\n",
-                ":3: window_end value",
-            ),
-            (
-                "# energy-trace v1\n# only comments\n",
-                "header `time_s,channel,value` is missing",
-            ),
+            ("# energy-trace v1\n0.1,counter_mj,5\n", ":2: expected the header"),
+            ("# energy-trace v1\n# c\ntime_s,channel,value\n0.1,counter_mj\n", ":4: expected 3"),
+            ("# energy-trace v1\ntime_s,channel,value\nx,counter_mj,5\n", ":3: time_s `x`"),
+            ("# energy-trace v1\ntime_s,channel,value\n1,counter_mj,NaN\n", ":3: value `NaN`"),
+            ("# energy-trace v1\ntime_s,channel,value\n1,,3\n", ":3: the channel name is empty"),
+            ("# energy-trace v1\ntime_s,channel,value\n1,window_start,0.5\n", ":3: window_start value"),
+            ("# energy-trace v1\ntime_s,channel,value\n1,window_end,-1\n", ":3: window_end value"),
+            ("# energy-trace v1\n# only comments\n", "header `time_s,channel,value` is missing"),
         ];
         for (text, expected) in cases {
             let err = parse(text).unwrap_err();
@@ -322,10 +231,8 @@ mod tests {
 
     #[test]
     fn unknown_channels_and_blank_lines_are_kept_or_skipped() {
-        let trace = parse(
-            "# energy-trace v1\n\ntime_s,channel,value\n0.5,gpu_temp_c,40\n\n0.6,counter_mj,7\n",
-        )
-        .unwrap();
+        let trace =
+            parse("# energy-trace v1\n\ntime_s,channel,value\n0.5,gpu_temp_c,40\n\n0.6,counter_mj,7\n").unwrap();
         assert_eq!(trace.series(&Channel::Other("gpu_temp_c".into())).len(), 1);
         assert_eq!(trace.series(&Channel::CounterMj)[0].value, 7.0);
     }
@@ -335,19 +242,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/trace.csv");
         let mut trace = Trace::new();
-        trace.push(
-            Channel::PowerMw,
-            Reading {
-                time_s: 1.0,
-                value: 5.0,
-            },
-        );
+        trace.push(Channel::PowerMw, Reading { time_s: 1.0, value: 5.0 });
         write_trace(&trace, &path).unwrap();
         assert_eq!(read_trace(&path).unwrap(), trace);
-        let names: Vec<_> = fs::read_dir(path.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 1, "{names:?}");
     }
 

@@ -35,27 +35,11 @@ pub struct RecordedWindow {
 /// `trace_short.csv` has none listed precisely ("a 0.1 ms kernel launched at about 0.5 s"),
 /// so it gets no marks.
 pub fn h100_recording_windows(file_name: &str) -> &'static [RecordedWindow] {
-    const STEP3S: [RecordedWindow; 1] = [RecordedWindow {
-        start_s: 1.50229,
-        end_s: 4.49608,
-        event_ms: 2993.51,
-    }];
+    const STEP3S: [RecordedWindow; 1] = [RecordedWindow { start_s: 1.50229, end_s: 4.49608, event_ms: 2993.51 }];
     const B2B: [RecordedWindow; 3] = [
-        RecordedWindow {
-            start_s: 1.00221,
-            end_s: 2.00033,
-            event_ms: 998.07,
-        },
-        RecordedWindow {
-            start_s: 2.10275,
-            end_s: 3.10114,
-            event_ms: 998.08,
-        },
-        RecordedWindow {
-            start_s: 8.10284,
-            end_s: 9.10175,
-            event_ms: 998.00,
-        },
+        RecordedWindow { start_s: 1.00221, end_s: 2.00033, event_ms: 998.07 },
+        RecordedWindow { start_s: 2.10275, end_s: 3.10114, event_ms: 998.08 },
+        RecordedWindow { start_s: 8.10284, end_s: 9.10175, event_ms: 998.00 },
     ];
     match file_name {
         "trace_step3s.csv" => &STEP3S,
@@ -64,42 +48,24 @@ pub fn h100_recording_windows(file_name: &str) -> &'static [RecordedWindow] {
     }
 }
 
-const POLLED_COLUMNS: [&str; 8] = [
-    "t",
-    "power_mw",
-    "p_call_s",
-    "energy_mj",
-    "e_call_s",
-    "field_avg_mw",
-    "field_inst_mw",
-    "f_call_s",
-];
+const POLLED_COLUMNS: [&str; 8] =
+    ["t", "power_mw", "p_call_s", "energy_mj", "e_call_s", "field_avg_mw", "field_inst_mw", "f_call_s"];
 
 /// Converts a host-polled recording (`trace_*.csv`) with its kernel windows.
 pub fn convert_polled(text: &str, origin: &Path, windows: &[RecordedWindow]) -> Result<Trace> {
     let mut trace = Trace::new();
     trace.add_comment(format!(
         "converted from {} (H100 probe recording, host-polled layout)",
-        origin
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default()
+        origin.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
     ));
     trace.add_comment("readings timestamped at the middle of their own NVML call; calls ran power, counter, fields");
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let Some((_, header)) = lines.next() else {
         return Err(Error::format(origin, 1, "empty recording"));
     };
     let columns: Vec<&str> = header.split(',').map(str::trim).collect();
     if columns != POLLED_COLUMNS {
-        return Err(Error::format(
-            origin,
-            1,
-            format!("expected the columns {}", POLLED_COLUMNS.join(",")),
-        ));
+        return Err(Error::format(origin, 1, format!("expected the columns {}", POLLED_COLUMNS.join(","))));
     }
     for (index, line) in lines {
         let line_no = index + 1;
@@ -109,45 +75,17 @@ pub fn convert_polled(text: &str, origin: &Path, windows: &[RecordedWindow]) -> 
             .collect::<Option<Vec<f64>>>()
             .filter(|v| v.len() == POLLED_COLUMNS.len())
             .ok_or_else(|| {
-                Error::format(
-                    origin,
-                    line_no,
-                    format!("expected {} finite numbers", POLLED_COLUMNS.len()),
-                )
+                Error::format(origin, line_no, format!("expected {} finite numbers", POLLED_COLUMNS.len()))
             })?;
         let [t, power_mw, p_call, energy_mj, e_call, avg_mw, inst_mw, f_call] = fields[..] else {
             unreachable!("length checked above")
         };
-        trace.push(
-            Channel::PowerMw,
-            Reading {
-                time_s: t + p_call / 2.0,
-                value: power_mw,
-            },
-        );
+        trace.push(Channel::PowerMw, Reading { time_s: t + p_call / 2.0, value: power_mw });
         let counter_t = t + p_call + e_call / 2.0;
-        trace.push(
-            Channel::CounterMj,
-            Reading {
-                time_s: counter_t,
-                value: energy_mj,
-            },
-        );
+        trace.push(Channel::CounterMj, Reading { time_s: counter_t, value: energy_mj });
         let field_t = t + p_call + e_call + f_call / 2.0;
-        trace.push(
-            Channel::AverageMw,
-            Reading {
-                time_s: field_t,
-                value: avg_mw,
-            },
-        );
-        trace.push(
-            Channel::InstantMw,
-            Reading {
-                time_s: field_t,
-                value: inst_mw,
-            },
-        );
+        trace.push(Channel::AverageMw, Reading { time_s: field_t, value: avg_mw });
+        trace.push(Channel::InstantMw, Reading { time_s: field_t, value: inst_mw });
     }
     push_windows(&mut trace, windows);
     Ok(trace)
@@ -158,10 +96,7 @@ pub fn convert_samples(text: &str, origin: &Path) -> Result<Trace> {
     let mut trace = Trace::new();
     trace.add_comment(format!(
         "converted from {} (H100 probe recording, driver sample buffer)",
-        origin
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default()
+        origin.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
     ));
     let mut host_window_us: Option<(f64, f64)> = None;
     let mut samples: Vec<(f64, f64)> = Vec::new();
@@ -190,11 +125,7 @@ pub fn convert_samples(text: &str, origin: &Path) -> Result<Trace> {
         }
         if !header_seen {
             if line != "timestamp_us,value_mw" {
-                return Err(Error::format(
-                    origin,
-                    line_no,
-                    "expected the header `timestamp_us,value_mw`",
-                ));
+                return Err(Error::format(origin, line_no, "expected the header `timestamp_us,value_mw`"));
             }
             header_seen = true;
             continue;
@@ -204,11 +135,7 @@ pub fn convert_samples(text: &str, origin: &Path) -> Result<Trace> {
             .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)))
             .filter(|(a, b)| a.is_finite() && b.is_finite());
         let Some(sample) = parsed else {
-            return Err(Error::format(
-                origin,
-                line_no,
-                "expected `timestamp_us,value_mw` numbers",
-            ));
+            return Err(Error::format(origin, line_no, "expected `timestamp_us,value_mw` numbers"));
         };
         samples.push(sample);
     }
@@ -217,13 +144,7 @@ pub fn convert_samples(text: &str, origin: &Path) -> Result<Trace> {
     };
     trace.set_metadata("unix_time_of_origin_s", format!("{:.6}", first_us * 1e-6));
     for (timestamp_us, value_mw) in samples {
-        trace.push(
-            Channel::SampleMw,
-            Reading {
-                time_s: (timestamp_us - first_us) * 1e-6,
-                value: value_mw,
-            },
-        );
+        trace.push(Channel::SampleMw, Reading { time_s: (timestamp_us - first_us) * 1e-6, value: value_mw });
     }
     if let Some((launch_us, done_us)) = host_window_us {
         push_windows(
@@ -241,16 +162,8 @@ pub fn convert_samples(text: &str, origin: &Path) -> Result<Trace> {
 fn push_windows(trace: &mut Trace, windows: &[RecordedWindow]) {
     for (index, window) in windows.iter().enumerate() {
         let index = index as u32;
-        trace.push_mark(WindowMark {
-            time_s: window.start_s,
-            index,
-            edge: WindowEdge::Start,
-        });
-        trace.push_mark(WindowMark {
-            time_s: window.end_s,
-            index,
-            edge: WindowEdge::End,
-        });
+        trace.push_mark(WindowMark { time_s: window.start_s, index, edge: WindowEdge::Start });
+        trace.push_mark(WindowMark { time_s: window.end_s, index, edge: WindowEdge::End });
         if window.event_ms.is_finite() {
             trace.set_metadata(&format!("window {index} cuda_event_ms"), window.event_ms);
         }
@@ -259,12 +172,8 @@ fn push_windows(trace: &mut Trace, windows: &[RecordedWindow]) {
 
 /// Converts one file of the H100 recordings directory by its name: `trace_*.csv` or `samples_*.csv`.
 pub fn convert_h100_file(path: &Path) -> Result<Trace> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the recording", &e))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the recording", &e))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut trace = if name.starts_with("samples_") {
         convert_samples(&text, path)?
     } else {
@@ -284,31 +193,24 @@ mod tests {
         let text = "t,power_mw,p_call_s,energy_mj,e_call_s,field_avg_mw,field_inst_mw,f_call_s\n\
                     1.0,100,0.002,5000,0.004,101,102,0.002\n";
         let trace = convert_polled(text, Path::new("x.csv"), &[]).unwrap();
-        assert_eq!(
-            trace.series(&Channel::PowerMw)[0],
-            Reading {
-                time_s: 1.001,
-                value: 100.0
-            }
-        );
+        assert_eq!(trace.series(&Channel::PowerMw)[0], Reading { time_s: 1.001, value: 100.0 });
         assert!((trace.series(&Channel::CounterMj)[0].time_s - 1.004).abs() < 1e-12);
         assert!((trace.series(&Channel::InstantMw)[0].time_s - 1.007).abs() < 1e-12);
     }
 
     #[test]
     fn bad_rows_name_their_line() {
-        let text =
-            "t,power_mw,p_call_s,energy_mj,e_call_s,field_avg_mw,field_inst_mw,f_call_s\n1,2,3\n";
+        let text = "t,power_mw,p_call_s,energy_mj,e_call_s,field_avg_mw,field_inst_mw,f_call_s\n1,2,3\n";
         let err = convert_polled(text, Path::new("x.csv"), &[]).unwrap_err();
         assert!(err.message().starts_with("x.csv:2:"), "{err}");
-        let err =
-            convert_samples("timestamp_us,value_mw\n5,abc\n", Path::new("s.csv")).unwrap_err();
+        let err = convert_samples("timestamp_us,value_mw\n5,abc\n", Path::new("s.csv")).unwrap_err();
         assert!(err.message().starts_with("s.csv:2:"), "{err}");
     }
 
     #[test]
     fn sample_header_becomes_window_zero() {
-        let text = "# host_launch_us=1000500 host_done_us=1002500\ntimestamp_us,value_mw\n1000000,120000\n1020000,270000\n";
+        let text =
+            "# host_launch_us=1000500 host_done_us=1002500\ntimestamp_us,value_mw\n1000000,120000\n1020000,270000\n";
         let trace = convert_samples(text, Path::new("s.csv")).unwrap();
         let w = trace.windows().unwrap();
         assert_eq!(w.len(), 1);

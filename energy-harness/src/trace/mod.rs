@@ -30,13 +30,8 @@ pub enum Channel {
 
 impl Channel {
     /// The five channels the harness knows, in a fixed order.
-    pub const KNOWN: [Channel; 5] = [
-        Channel::CounterMj,
-        Channel::InstantMw,
-        Channel::AverageMw,
-        Channel::SampleMw,
-        Channel::PowerMw,
-    ];
+    pub const KNOWN: [Channel; 5] =
+        [Channel::CounterMj, Channel::InstantMw, Channel::AverageMw, Channel::SampleMw, Channel::PowerMw];
 
     /// The name in trace files.
     pub fn name(&self) -> &str {
@@ -64,10 +59,7 @@ impl Channel {
 
     /// Whether readings are power in mW (as opposed to cumulative energy or unknown).
     pub fn is_power(&self) -> bool {
-        matches!(
-            self,
-            Channel::InstantMw | Channel::AverageMw | Channel::SampleMw | Channel::PowerMw
-        )
+        matches!(self, Channel::InstantMw | Channel::AverageMw | Channel::SampleMw | Channel::PowerMw)
     }
 }
 
@@ -214,11 +206,7 @@ impl Trace {
             if slot.is_some() {
                 return Err(Error::new(
                     ErrorKind::Format,
-                    format!(
-                        "window {} has two {} marks",
-                        mark.index,
-                        edge_channel_name(mark.edge)
-                    ),
+                    format!("window {} has two {} marks", mark.index, edge_channel_name(mark.edge)),
                 ));
             }
             *slot = Some(mark.time_s);
@@ -226,11 +214,7 @@ impl Trace {
         let mut windows = Vec::with_capacity(by_index.len());
         for (index, (start, end)) in by_index {
             match (start, end) {
-                (Some(start_s), Some(end_s)) if end_s >= start_s => windows.push(Window {
-                    index,
-                    start_s,
-                    end_s,
-                }),
+                (Some(start_s), Some(end_s)) if end_s >= start_s => windows.push(Window { index, start_s, end_s }),
                 (Some(start_s), Some(end_s)) => {
                     return Err(Error::new(
                         ErrorKind::Format,
@@ -257,12 +241,7 @@ impl Trace {
 
     /// The earliest and latest time of any reading or mark.
     pub fn time_span_s(&self) -> Option<(f64, f64)> {
-        let times = self
-            .series
-            .values()
-            .flatten()
-            .map(|r| r.time_s)
-            .chain(self.marks.iter().map(|m| m.time_s));
+        let times = self.series.values().flatten().map(|r| r.time_s).chain(self.marks.iter().map(|m| m.time_s));
         times.fold(None, |acc, t| match acc {
             None => Some((t, t)),
             Some((lo, hi)) => Some((lo.min(t), hi.max(t))),
@@ -293,11 +272,7 @@ mod tests {
     use super::*;
 
     fn mark(time_s: f64, index: u32, edge: WindowEdge) -> WindowMark {
-        WindowMark {
-            time_s,
-            index,
-            edge,
-        }
+        WindowMark { time_s, index, edge }
     }
 
     #[test]
@@ -317,23 +292,11 @@ mod tests {
     fn unpaired_or_reversed_marks_are_errors() {
         let mut trace = Trace::new();
         trace.push_mark(mark(1.0, 0, WindowEdge::Start));
-        assert!(trace
-            .windows()
-            .unwrap_err()
-            .message()
-            .contains("no window_end"));
+        assert!(trace.windows().unwrap_err().message().contains("no window_end"));
         trace.push_mark(mark(0.5, 0, WindowEdge::End));
-        assert!(trace
-            .windows()
-            .unwrap_err()
-            .message()
-            .contains("before it starts"));
+        assert!(trace.windows().unwrap_err().message().contains("before it starts"));
         trace.push_mark(mark(0.7, 0, WindowEdge::End));
-        assert!(trace
-            .windows()
-            .unwrap_err()
-            .message()
-            .contains("two window_end"));
+        assert!(trace.windows().unwrap_err().message().contains("two window_end"));
     }
 
     #[test]

@@ -1,0 +1,126 @@
+//! `cargo energy analyze TRACE`: window energies from a recorded trace.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::measurement::analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
+use crate::measurement::calibration::{default_calibration_dir, Calibration};
+use crate::sensors::{SensorModel, SourceKind};
+use crate::trace::format::read_trace;
+use crate::units::format_si;
+
+/// A `--source` value: a source, or `auto` (none given).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct SourceArg(pub Option<SourceKind>);
+
+/// Parses `--source`.
+pub(super) fn parse_source(text: &str) -> std::result::Result<SourceArg, String> {
+    if text == "auto" {
+        return Ok(SourceArg(None));
+    }
+    SourceKind::ALL
+        .into_iter()
+        .find(|k| k.name() == text)
+        .map(|k| SourceArg(Some(k)))
+        .ok_or_else(|| format!("unknown source `{text}`: use counter, instant, average, samples, power or auto"))
+}
+
+/// `--sensor-model` values.
+pub(super) fn parse_model(text: &str) -> std::result::Result<ModelChoice, String> {
+    match text {
+        "calibrated" => Ok(ModelChoice::Calibrated),
+        "default" => Ok(ModelChoice::Default),
+        other => other.parse::<SensorModel>().map(ModelChoice::Explicit),
+    }
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    trace: String,
+    simulated: Option<bool>,
+    launches_per_window: Option<u64>,
+    #[serde(flatten)]
+    analysis: &'a TraceAnalysis,
+}
+
+pub(super) fn run(path: &Path, source: Option<SourceKind>, model: Option<ModelChoice>, json: bool) -> Result<()> {
+    let trace = read_trace(path)?;
+    let calibration = match trace.metadata("uuid") {
+        Some(uuid) => Calibration::load_cached(&default_calibration_dir(), uuid)?,
+        None => None,
+    };
+    let model = model.unwrap_or_default();
+    if model == ModelChoice::Calibrated && calibration.is_none() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "--sensor-model calibrated: no calibration for {} in {}; run `cargo energy calibrate` on that GPU",
+                trace.metadata("uuid").unwrap_or("this trace's GPU (the trace names no uuid)"),
+                default_calibration_dir().display()
+            ),
+        ));
+    }
+    let options = AnalysisOptions { source, model, calibration, ..AnalysisOptions::default() };
+    let analysis = analyze_trace(&trace, &options).map_err(|e| e.context(path.display()))?;
+    let launches = trace.metadata("launches per window").and_then(|v| v.parse::<u64>().ok());
+    let simulated = trace.metadata("simulated").map(|v| v == "true");
+    if json {
+        let report = JsonReport {
+            trace: path.display().to_string(),
+            simulated,
+            launches_per_window: launches,
+            analysis: &analysis,
+        };
+        let text = serde_json::to_string_pretty(&report)
+            .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
+        println!("{text}");
+        return Ok(());
+    }
+    let tag = if simulated == Some(true) { " [simulated]" } else { "" };
+    println!("{}{tag}", path.display());
+    println!(
+        "  source {} ({}), sensor model {} ({}), active idle {:.1} W",
+        analysis.source,
+        analysis.source.nvml_call(),
+        analysis.sensor_model,
+        analysis.model_origin,
+        analysis.idle_w
+    );
+    if let Some(fit) = &analysis.tick_fit {
+        println!(
+            "  counter ticks every {:.2} ms ({} ticks, {:.2} ms RMS about the grid{})",
+            fit.period_s * 1e3,
+            fit.ticks,
+            fit.residual_rms_s * 1e3,
+            if fit.grid_used { "" } else { ", grid not used" }
+        );
+    }
+    println!(
+        "  {:>6} {:>11} {:>11} {:>11} {:>12} {:>12} {:>9} {:>9} {:>6}",
+        "window", "start s", "end s", "length", "energy", "dynamic", "idle W", "busy W", "ticks"
+    );
+    for w in &analysis.windows {
+        println!(
+            "  {:>6} {:>11.4} {:>11.4} {:>11} {:>12} {:>12} {:>9} {:>9} {:>6}",
+            w.index,
+            w.start_s,
+            w.end_s,
+            format_si(w.duration_s(), "s", 4),
+            format_si(w.energy_j, "J", 5),
+            format_si(w.dynamic_j, "J", 5),
+            format!("{:.1}", w.idle_w),
+            w.busy_w.map_or("-".into(), |b| format!("{b:.1}")),
+            w.points_inside
+        );
+    }
+    if let Some(n) = launches.filter(|&n| n > 0) {
+        let per: Vec<String> = analysis.windows.iter().map(|w| format_si(w.energy_j / n as f64, "J", 4)).collect();
+        println!("  per launch ({n} launches per window): {}", per.join(", "));
+    }
+    for warning in &analysis.warnings {
+        println!("  warning: {warning}");
+    }
+    Ok(())
+}

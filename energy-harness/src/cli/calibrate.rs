@@ -1,0 +1,108 @@
+//! `cargo energy calibrate`: a step response on the GPU, each source's model fitted,
+//! cached per GPU UUID.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::cuda::{fma_busy_workload, CudaGpu};
+use crate::device::{Device, DeviceRequest};
+use crate::error::{Error, ErrorKind, Result};
+use crate::measurement::calibration::{default_calibration_dir, Calibration};
+use crate::measurement::run::{calibrate, SimWorkload, StepPlan, Workload};
+use crate::sim::SimKernel;
+use crate::trace::format::write_trace;
+
+/// Launch length of the busy kernel: short enough for 40 ms pulses, long enough that
+/// launch gaps do not matter.
+const BUSY_LAUNCH_S: f64 = 0.005;
+
+pub(super) fn run(nvml_index: u32, busy_s: f64, json: bool, trace_out: Option<&Path>, save: bool) -> Result<()> {
+    let device = Device::open(&DeviceRequest::from_env()?, nvml_index)?;
+    let mut stderr = std::io::stderr();
+    if let Some(reason) = device.sim_reason() {
+        let _ = writeln!(stderr, "note: calibrating the simulated GPU ({reason}); its figures are simulated");
+    }
+    let plan = StepPlan { busy_s, ..StepPlan::default() };
+    let mut workload: Box<dyn Workload> = match device.sim() {
+        Some(gpu) => Box::new(SimWorkload::new(gpu.clone(), SimKernel::new(BUSY_LAUNCH_S, gpu.preset().busy_kernel_w))),
+        None => {
+            let ordinal = device.facts().cuda_ordinal.ok_or_else(|| {
+                Error::new(
+                    ErrorKind::NoGpu,
+                    format!(
+                        "no CUDA device has the UUID {} of NVML device {nvml_index} (is it hidden by CUDA_VISIBLE_DEVICES?)",
+                        device.facts().uuid
+                    ),
+                )
+            })?;
+            let gpu = Arc::new(CudaGpu::open(ordinal)?);
+            Box::new(fma_busy_workload(gpu, BUSY_LAUNCH_S)?)
+        }
+    };
+    let total = 0.3
+        + plan.idle_before_s
+        + plan.busy_s
+        + plan.idle_after_s
+        + plan.pulses as f64 * (plan.pulse_s + plan.pulse_gap_s)
+        + 1.0;
+    let _ = writeln!(
+        stderr,
+        "calibrating {}: {} s idle, {} s busy (FMA loop), {} s idle, {} pulses of {} ms; about {total:.0} s",
+        device.facts().name,
+        plan.idle_before_s,
+        plan.busy_s,
+        plan.idle_after_s,
+        plan.pulses,
+        plan.pulse_s * 1e3
+    );
+    let (calibration, trace) = calibrate(&device, workload.as_mut(), plan)?;
+    if let Some(path) = trace_out {
+        write_trace(&trace, path)?;
+        let _ = writeln!(stderr, "trace written to {}", path.display());
+    }
+    if save {
+        let path = calibration.save(&default_calibration_dir())?;
+        let _ = writeln!(stderr, "calibration saved to {}", path.display());
+    }
+    if json {
+        let text = serde_json::to_string_pretty(&calibration)
+            .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
+        println!("{text}");
+    } else {
+        print!("{}", render(&calibration));
+    }
+    Ok(())
+}
+
+fn render(c: &Calibration) -> String {
+    let mut out = String::new();
+    let tag = if c.simulated { " [simulated]" } else { "" };
+    out.push_str(&format!("{} ({}){tag}\n", c.device_name, c.uuid));
+    out.push_str(&format!(
+        "  active idle {:.1} W before, {:.1} W after; busy {:.1} W for {:.3} s\n",
+        c.idle_before_w, c.idle_after_w, c.busy_w, c.busy_s
+    ));
+    if let Some(k) = &c.counter {
+        out.push_str(&format!(
+            "  counter   ticks every {:.3} ms, phase {:.2} ms, {:.2} ms RMS about the grid; delay {:+.2} ms (rise {:+.2}, fall {:+.2})\n",
+            k.period_s * 1e3,
+            k.phase_s * 1e3,
+            k.residual_rms_s * 1e3,
+            k.delay_s * 1e3,
+            k.delay_rise_s * 1e3,
+            k.delay_fall_s * 1e3
+        ));
+    }
+    for (kind, s) in &c.sources {
+        out.push_str(&format!(
+            "  {:<9} {:<28} delay {:+.1} ms, residual {:.2} W RMS{}\n",
+            kind.name(),
+            s.model.to_string(),
+            s.delay_s * 1e3,
+            s.rms_residual_w,
+            s.update_period_s.map(|p| format!(", updates every {:.1} ms", p * 1e3)).unwrap_or_default()
+        ));
+    }
+    out
+}
