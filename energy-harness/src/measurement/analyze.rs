@@ -76,6 +76,19 @@ pub fn default_model(kind: SourceKind) -> SensorModel {
     }
 }
 
+/// How long after the instant it describes a source reports it, when nothing else is
+/// known: `cargo energy calibrate` on an H100 (docs/results/2026-11-22-h100-calibrate)
+/// found 12.2-12.5 ms for the counter at both edges of a step, 15-20 ms for the average
+/// field, 12-16 ms for the instant field and 6 ms for the sample buffer.
+pub fn default_delay_s(kind: SourceKind) -> f64 {
+    match kind {
+        SourceKind::Counter => 0.012,
+        SourceKind::AverageField | SourceKind::PowerUsage => 0.017,
+        SourceKind::InstantField => 0.013,
+        SourceKind::SampleBuffer => 0.006,
+    }
+}
+
 /// The order in which sources are preferred: the counter (exact integral), the sample
 /// buffer (20 ms, short lag), the 1 s average (invertible), power usage, the gated field.
 pub const SOURCE_PREFERENCE: [SourceKind; 5] = [
@@ -108,7 +121,7 @@ fn resolve_model(kind: SourceKind, options: &AnalysisOptions) -> Result<(SensorM
     let calibrated = options.calibration.as_ref().and_then(|c| c.model_for(kind).map(|(m, d)| (m, d, c)));
     match &options.model {
         ModelChoice::Explicit(model) => Ok((*model, 0.0, "given".into())),
-        ModelChoice::Default => Ok((default_model(kind), 0.0, "default for the source (H100 measurements)".into())),
+        ModelChoice::Default => Ok((default_model(kind), default_delay_s(kind), "default for the source (H100 measurements)".into())),
         ModelChoice::Calibrated => match calibrated {
             Some((m, d, c)) => Ok((m, d, format!("calibrated for {} ({})", c.uuid, c.created_at))),
             None => Err(Error::new(
@@ -120,7 +133,7 @@ fn resolve_model(kind: SourceKind, options: &AnalysisOptions) -> Result<(SensorM
         },
         ModelChoice::Auto => Ok(match calibrated {
             Some((m, d, c)) => (m, d, format!("calibrated for {} ({})", c.uuid, c.created_at)),
-            None => (default_model(kind), 0.0, "default for the source (H100 measurements)".into()),
+            None => (default_model(kind), default_delay_s(kind), "default for the source (H100 measurements)".into()),
         }),
     }
 }

@@ -231,7 +231,10 @@ fn boxcar_inverse(w: &[(f64, f64)], width_s: f64, transitions: &[f64]) -> Option
     let mut bounds = vec![first];
     // Whether piece j and piece j+1 lie between the same two transitions.
     let mut tied = Vec::new();
-    let piece = 0.25 * width_s;
+    // W/4 pieces, but never more than MAX_PIECES over the trace: the solve is cubic in
+    // their number (an hour-long trace gets longer pieces, which only coarsens the profile).
+    const MAX_PIECES: f64 = 600.0;
+    let piece = (0.25 * width_s).max((last - first) / MAX_PIECES);
     for pair in cuts.windows(2) {
         let span = pair[1] - pair[0];
         let pieces = ((span / piece).round() as usize).max(1);

@@ -469,3 +469,46 @@ pub fn virtual_sim_device(preset: crate::sim::SimPreset) -> (Device, SimGpu) {
     let gpu = SimGpu::new(preset, clock);
     (Device::simulated(gpu.clone(), "virtual simulated GPU (tests)"), gpu)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::{DeviceFacts, GpuProcess};
+
+    #[test]
+    fn device_state_changes_become_warnings() {
+        let before = DeviceFacts { temperature_c: Some(40), mem_clock_mhz: Some(2619), ..DeviceFacts::default() };
+        let after = DeviceFacts {
+            temperature_c: Some(47),
+            mem_clock_mhz: Some(1593),
+            throttle_reasons: vec!["GPU_IDLE".into(), "HW_POWER_BRAKE_SLOWDOWN".into()],
+            processes: vec![
+                GpuProcess { pid: std::process::id(), used_memory_bytes: None },
+                GpuProcess { pid: 1, used_memory_bytes: Some(1 << 30) },
+            ],
+            ..DeviceFacts::default()
+        };
+        let kinds: Vec<WarningKind> = state_warnings(&before, &after).iter().map(|w| w.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                WarningKind::ThermalDrift,
+                WarningKind::ClockChange,
+                WarningKind::Throttling,
+                WarningKind::OtherProcesses
+            ]
+        );
+        assert!(state_warnings(&before, &before).is_empty());
+    }
+
+    #[test]
+    fn plans_fill_the_window_with_back_to_back_launches() {
+        let config = MeasureConfig::default();
+        let counter = SensorModel::Counter { period_s: 0.1 };
+        assert_eq!(plan(&config, 20e-6, &counter).launches_per_window, 25_000);
+        assert_eq!(plan(&config, 1.0, &counter).launches_per_window, 1);
+        let tighter = MeasureConfig { precision: 0.002, ..MeasureConfig::default() };
+        assert_eq!(plan(&tighter, 1e-3, &counter).launches_per_window, 2_500);
+        assert!(plan(&config, 1e-3, &SensorModel::Boxcar { width_s: 1.0 }).lead_s >= 1.5);
+    }
+}

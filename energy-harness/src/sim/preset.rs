@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::sensor::{CallLatency, Response, SensorSpec, UpdateTicks};
 use super::truth::ActiveIdleTail;
+use crate::measurement::analyze::default_delay_s;
 use crate::sensors::SourceKind;
 
 /// A simulated GPU model: its truth parameters and its sensors.
@@ -48,19 +49,21 @@ impl SimPreset {
 
     /// The H100 80GB HBM3 as measured with driver 580.159.04:
     /// - energy counter: 1 mJ steps, updated every 100 ms at a stable phase, the exact
-    ///   integral of power; the call blocks ~2.4 ms;
+    ///   integral of power, seen 12 ms after the instant it describes; the call blocks ~2.4 ms;
     /// - field 185 / `nvmlDeviceGetPowerUsage`: a 1 s boxcar updated every 100 ms
     ///   (the recorded step response is a linear 1 s ramp);
     /// - field 186: gated, averaging only ~25 ms of each 100 ms period;
     /// - sample buffer: 20 ms spacing (±~10 ms seen), 120 deep, a short lag (the recorded
     ///   fall after a kernel fits a time constant of ~14 ms), ~0.33 W steps;
+    /// - reporting delays as `cargo energy calibrate` measured them (counter 12 ms, fields
+    ///   ~15 ms, buffer 6 ms; docs/results/2026-11-22-h100-calibrate);
     /// - idle 120 W, an FMA loop ~272 W, ~1.5 W of active idle for a few seconds after a
     ///   kernel (121-122 W in the recordings, against 119-120 W before).
     pub fn h100() -> SimPreset {
         let average = SensorSpec {
             response: Response::WindowMean { width_s: 1.0 },
             ticks: UpdateTicks { period_s: 0.1, phase_s: 0.0612, jitter_s: 0.002 },
-            report_delay_s: 0.0,
+            report_delay_s: default_delay_s(SourceKind::AverageField),
             noise_w: 0.15,
             resolution: 1.0,
             offset_mj: 0.0,
@@ -74,7 +77,7 @@ impl SimPreset {
             SensorSpec {
                 response: Response::Integral,
                 ticks: UpdateTicks { period_s: 0.1, phase_s: 0.0371, jitter_s: 0.0003 },
-                report_delay_s: 0.0,
+                report_delay_s: default_delay_s(SourceKind::Counter),
                 noise_w: 0.0,
                 resolution: 1.0,
                 offset_mj: 2.5e6,
@@ -87,14 +90,20 @@ impl SimPreset {
         sensors.insert(SourceKind::PowerUsage, SensorSpec { latency: CallLatency::steady(2e-6, 1e-6), ..average });
         sensors.insert(
             SourceKind::InstantField,
-            SensorSpec { response: Response::WindowMean { width_s: 0.025 }, noise_w: 0.6, stream: 3, ..average },
+            SensorSpec {
+                response: Response::WindowMean { width_s: 0.025 },
+                noise_w: 0.6,
+                report_delay_s: default_delay_s(SourceKind::InstantField),
+                stream: 3,
+                ..average
+            },
         );
         sensors.insert(
             SourceKind::SampleBuffer,
             SensorSpec {
                 response: Response::FirstOrder { tau_s: 0.014 },
                 ticks: UpdateTicks { period_s: 0.02, phase_s: 0.0043, jitter_s: 0.003 },
-                report_delay_s: 0.0,
+                report_delay_s: default_delay_s(SourceKind::SampleBuffer),
                 noise_w: 0.25,
                 resolution: 325.0,
                 offset_mj: 0.0,

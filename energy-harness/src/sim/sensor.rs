@@ -70,7 +70,9 @@ pub struct SensorSpec {
     pub response: Response,
     /// Update instants.
     pub ticks: UpdateTicks,
-    /// Delay between an update and the moment reads return it, s.
+    /// How late readings are against the power they describe, s: a polled sensor's
+    /// update is seen this long after it happens; a buffered sample describes the power
+    /// this long before its timestamp.
     pub report_delay_s: f64,
     /// Gaussian noise per update, W (power responses only).
     pub noise_w: f64,
@@ -149,14 +151,20 @@ impl SimSensor {
         }
     }
 
-    /// The newest update a read at `t` returns (accounting for the report delay).
+    /// The newest update a read at `t` returns (a polled sensor's report delay included).
     pub fn visible_update(&self, t: f64) -> i64 {
-        self.latest_update(t - self.spec.report_delay_s)
+        if self.spec.buffer_depth.is_some() {
+            self.latest_update(t)
+        } else {
+            self.latest_update(t - self.spec.report_delay_s)
+        }
     }
 
-    /// The value of update `k` in the channel's unit (mJ or mW).
+    /// The value of update `k` in the channel's unit (mJ or mW). A buffered sensor's
+    /// update describes the power `report_delay_s` before its tick (it is stamped at the
+    /// tick); a polled sensor's describes its tick (reads see it `report_delay_s` later).
     pub fn update_value(&mut self, truth: &PowerTimeline, k: i64) -> f64 {
-        let t = self.tick(k);
+        let t = if self.spec.buffer_depth.is_some() { self.tick(k) - self.spec.report_delay_s } else { self.tick(k) };
         let noise_w = self.spec.noise_w * noise::gaussian(self.seed, self.spec.stream ^ STREAM_NOISE, k);
         let value = match self.spec.response {
             Response::Integral => {
