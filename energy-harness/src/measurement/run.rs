@@ -17,7 +17,7 @@ use super::result::{CrossCheck, Measurement, WindowResult};
 use super::stats::Estimate;
 use super::warning::{Warning, WarningKind};
 use crate::clock::VirtualClock;
-use crate::device::Device;
+use crate::device::{Device, DeviceFacts};
 use crate::error::{Error, ErrorKind, Result};
 use crate::sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
@@ -191,19 +191,20 @@ fn sources_to_record(device: &Device, chosen: Option<SourceKind>) -> Vec<SourceK
     }
 }
 
-/// Measures the energy of one launch of `workload`.
-pub fn measure(
-    device: &mut Device,
-    workload: &mut dyn Workload,
-    config: &MeasureConfig,
-) -> Result<(Measurement, Trace)> {
-    let clock = device.clock().clone();
-    let wall_start = clock.now_s();
-    let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let facts_before = device.facts().clone();
+/// What [`prepare`] settles before any window runs.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The window plan.
+    pub plan: Plan,
+    /// The sources to record.
+    pub sources: Vec<SourceKind>,
+    /// How the trace will be analyzed.
+    pub options: AnalysisOptions,
+}
 
-    // Warm-up: the first launch loads and JIT-compiles; then batches double until the
-    // warm-up time is spent, giving the GPU time per launch.
+/// Warms the workload up (the first launch also loads and JIT-compiles; then batches
+/// double until `config.warmup_s` of GPU time is spent), and plans the windows.
+pub fn prepare(device: &Device, workload: &mut dyn Workload, config: &MeasureConfig) -> Result<Prepared> {
     workload.run_batch(1)?;
     let (mut batch, mut spent, mut gpu, mut launched) = (1u64, 0.0, 0.0, 0u64);
     while spent < config.warmup_s {
@@ -214,12 +215,11 @@ pub fn measure(
         batch = (batch * 2).min(config.max_launches_per_window);
     }
     let launch_s = gpu / launched as f64;
-
-    let record = sources_to_record(device, config.source);
-    let primary_guess = config.source.unwrap_or(if record.contains(&SourceKind::Counter) {
+    let sources = sources_to_record(device, config.source);
+    let primary = config.source.unwrap_or(if sources.contains(&SourceKind::Counter) {
         SourceKind::Counter
     } else {
-        record.first().copied().unwrap_or(SourceKind::PowerUsage)
+        sources.first().copied().unwrap_or(SourceKind::PowerUsage)
     });
     let options = AnalysisOptions {
         source: config.source,
@@ -227,58 +227,63 @@ pub fn measure(
         calibration: config.calibration.clone(),
         ..AnalysisOptions::default()
     };
-    let model_guess = match &config.model {
+    let model = match &config.model {
         ModelChoice::Explicit(m) => *m,
         _ => config
             .calibration
             .as_ref()
-            .and_then(|c| c.model_for(primary_guess).map(|m| m.0))
-            .unwrap_or_else(|| super::analyze::default_model(primary_guess)),
+            .and_then(|c| c.model_for(primary).map(|m| m.0))
+            .unwrap_or_else(|| super::analyze::default_model(primary)),
     };
-    let plan = plan(config, launch_s, &model_guess);
+    Ok(Prepared { plan: plan(config, launch_s, &model), sources, options })
+}
 
-    let mut per_window = Vec::with_capacity(plan.windows);
-    let device_ref: &mut Device = device;
-    let clock_for_body = clock.clone();
-    let (states, mut trace) = {
-        let dev: &Device = device_ref;
-        with_sampling(dev, &record, |marker| {
-            clock_for_body.sleep_s(plan.lead_s);
-            let mut gpu_times = Vec::with_capacity(plan.windows);
-            for i in 0..plan.windows {
-                marker.start(i as u32);
-                let gpu_s = workload.run_batch(plan.launches_per_window)?;
-                marker.end(i as u32);
-                gpu_times.push(gpu_s);
-                clock_for_body.sleep_s(plan.gap_s);
-            }
-            clock_for_body.sleep_s(plan.gap_s.max(0.3));
-            Ok(gpu_times)
-        })?
-    };
-    let gpu_times = states;
-    let _ = device_ref.refresh();
-    let facts_after = device_ref.facts().clone();
-    trace.set_metadata("benchmark", &config.id);
-    facts_before.annotate(&mut trace, "start");
-    facts_after.annotate(&mut trace, "end");
-    trace.set_metadata("launches per window", plan.launches_per_window);
-    for (i, g) in gpu_times.iter().enumerate() {
-        trace.set_metadata(&format!("window {i} gpu_time_s"), format!("{g:.9}"));
-    }
+/// Everything a finished measurement consists of, for [`summarize`].
+pub struct Finished<'a> {
+    /// The configuration it ran with.
+    pub config: &'a MeasureConfig,
+    /// Its preparation.
+    pub prepared: &'a Prepared,
+    /// The recorded trace, window marks included.
+    pub trace: &'a Trace,
+    /// GPU time of each window, s, in window order.
+    pub gpu_times: &'a [f64],
+    /// Device facts before and after.
+    pub facts_before: &'a DeviceFacts,
+    /// Device facts after the last window.
+    pub facts_after: &'a DeviceFacts,
+    /// When it began (RFC 3339).
+    pub timestamp: String,
+    /// Wall time it took, s.
+    pub wall_time_s: f64,
+}
 
+/// Analyzes a finished measurement: per-window energies, estimates with intervals,
+/// the sample-buffer cross-check, and warnings.
+pub fn summarize(done: Finished<'_>) -> Result<Measurement> {
+    let Finished { config, prepared, trace, gpu_times, facts_before, facts_after, timestamp, wall_time_s } = done;
+    let plan = &prepared.plan;
     let windows = trace.windows()?;
-    let analysis = analyze_windows(&trace, &windows, &options)?;
+    if windows.len() != gpu_times.len() {
+        return Err(Error::new(
+            ErrorKind::Analysis,
+            format!("{} windows marked but {} GPU times recorded", windows.len(), gpu_times.len()),
+        ));
+    }
+    let analysis = analyze_windows(trace, &windows, &prepared.options)?;
     let n = plan.launches_per_window as f64;
-    for (w, &gpu_s) in analysis.windows.iter().zip(&gpu_times) {
-        per_window.push(WindowResult {
+    let per_window: Vec<WindowResult> = analysis
+        .windows
+        .iter()
+        .zip(gpu_times)
+        .map(|(w, &gpu_s)| WindowResult {
             energy: w.clone(),
             launches: plan.launches_per_window,
             gpu_time_s: gpu_s,
             sm_clock_mhz: facts_after.sm_clock_mhz,
             temperature_c: facts_after.temperature_c,
-        });
-    }
+        })
+        .collect();
     let estimate = |values: Vec<f64>, what: &str| {
         Estimate::from_values(&values)
             .ok_or_else(|| Error::new(ErrorKind::Analysis, format!("no finite {what} in the windows")))
@@ -303,15 +308,18 @@ pub fn measure(
             ),
         ));
     }
-    warnings.extend(state_warnings(&facts_before, &facts_after));
+    warnings.extend(state_warnings(facts_before, facts_after));
 
     // Cross-check with the sample buffer when the counter was the source.
     let cross_check = if analysis.source == SourceKind::Counter
         && !trace.series(&SourceKind::SampleBuffer.channel()).is_empty()
     {
-        let check_options =
-            AnalysisOptions { source: Some(SourceKind::SampleBuffer), model: ModelChoice::Auto, ..options.clone() };
-        analyze_windows(&trace, &windows, &check_options).ok().and_then(|check| {
+        let check_options = AnalysisOptions {
+            source: Some(SourceKind::SampleBuffer),
+            model: ModelChoice::Auto,
+            ..prepared.options.clone()
+        };
+        analyze_windows(trace, &windows, &check_options).ok().and_then(|check| {
             let values: Vec<f64> = check.windows.iter().map(|w| w.energy_j / n).collect();
             let e = Estimate::from_values(&values)?;
             let difference_pct = (e.mean / energy_j.mean - 1.0) * 100.0;
@@ -332,10 +340,10 @@ pub fn measure(
         None
     };
 
-    let measurement = Measurement {
+    Ok(Measurement {
         id: config.id.clone(),
         simulated: facts_before.simulated,
-        device: facts_before,
+        device: facts_before.clone(),
         timestamp,
         source: analysis.source,
         sensor_model: analysis.sensor_model,
@@ -352,13 +360,72 @@ pub fn measure(
         per_byte: None,
         cross_check,
         warnings,
+        wall_time_s,
+    })
+}
+
+/// Adds the metadata every measurement trace carries.
+pub fn annotate_trace(
+    trace: &mut Trace,
+    id: &str,
+    facts_before: &DeviceFacts,
+    facts_after: &DeviceFacts,
+    plan: &Plan,
+    gpu_times: &[f64],
+) {
+    trace.set_metadata("benchmark", id);
+    facts_before.annotate(trace, "start");
+    facts_after.annotate(trace, "end");
+    trace.set_metadata("launches per window", plan.launches_per_window);
+    for (i, g) in gpu_times.iter().enumerate() {
+        trace.set_metadata(&format!("window {i} gpu_time_s"), format!("{g:.9}"));
+    }
+}
+
+/// Measures the energy of one launch of `workload`: warm-up, planned windows of
+/// back-to-back launches with idle between them, analysis.
+pub fn measure(
+    device: &mut Device,
+    workload: &mut dyn Workload,
+    config: &MeasureConfig,
+) -> Result<(Measurement, Trace)> {
+    let clock = device.clock().clone();
+    let wall_start = clock.now_s();
+    let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let facts_before = device.facts().clone();
+    let prepared = prepare(device, workload, config)?;
+    let plan = prepared.plan;
+    let (gpu_times, mut trace) = with_sampling(device, &prepared.sources, |marker| {
+        clock.sleep_s(plan.lead_s);
+        let mut gpu_times = Vec::with_capacity(plan.windows);
+        for i in 0..plan.windows {
+            marker.start(i as u32);
+            let gpu_s = workload.run_batch(plan.launches_per_window)?;
+            marker.end(i as u32);
+            gpu_times.push(gpu_s);
+            clock.sleep_s(plan.gap_s);
+        }
+        clock.sleep_s(plan.gap_s.max(0.3));
+        Ok(gpu_times)
+    })?;
+    let _ = device.refresh();
+    let facts_after = device.facts().clone();
+    annotate_trace(&mut trace, &config.id, &facts_before, &facts_after, &plan, &gpu_times);
+    let measurement = summarize(Finished {
+        config,
+        prepared: &prepared,
+        trace: &trace,
+        gpu_times: &gpu_times,
+        facts_before: &facts_before,
+        facts_after: &facts_after,
+        timestamp,
         wall_time_s: clock.now_s() - wall_start,
-    };
+    })?;
     Ok((measurement, trace))
 }
 
 /// Warnings from the device state before and after.
-fn state_warnings(before: &crate::device::DeviceFacts, after: &crate::device::DeviceFacts) -> Vec<Warning> {
+fn state_warnings(before: &DeviceFacts, after: &DeviceFacts) -> Vec<Warning> {
     let mut warnings = Vec::new();
     if let (Some(t0), Some(t1)) = (before.temperature_c, after.temperature_c) {
         if t1 >= t0 + 5 {
@@ -473,7 +540,7 @@ pub fn virtual_sim_device(preset: crate::sim::SimPreset) -> (Device, SimGpu) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::{DeviceFacts, GpuProcess};
+    use crate::device::GpuProcess;
 
     #[test]
     fn device_state_changes_become_warnings() {
