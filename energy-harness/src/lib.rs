@@ -6,12 +6,14 @@
 //! Traces are written and read as `energy-trace v1` CSV ([`trace`]).
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod cli;
 pub mod clock;
 pub mod cuda;
 pub mod device;
 pub mod error;
 pub mod measurement;
+pub mod report;
 pub mod sampling;
 pub mod sensors;
 pub mod sim;
@@ -25,3 +27,50 @@ pub use sampling::{Sampler, SamplerConfig, WindowMarker};
 pub use sensors::{SensorModel, SensorSource, SourceKind};
 pub use trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark};
 pub use units::{Joules, Watts};
+
+pub use bench::{BenchSpec, Energy};
+pub use cuda::{CudaGpu, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule};
+pub use cudarc::driver::{CudaSlice, CudaStream};
+pub use energy_macros::energy_bench;
+
+/// The `main` of a bench target (`harness = false`) holding `#[energy_bench]` functions:
+/// runs all of them under criterion.
+///
+/// ```ignore
+/// energy_harness::energy_main!();
+/// ```
+#[macro_export]
+macro_rules! energy_main {
+    () => {
+        fn main() -> ::std::process::ExitCode {
+            $crate::__private::main()
+        }
+    };
+}
+
+/// What `#[energy_bench]` and `energy_main!` expand to. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use cudarc::driver::CudaStream;
+    pub use inventory;
+
+    pub use crate::bench::{stateful_workload, stateless_workload, BenchSpec};
+    pub use crate::cuda::CudaGpu;
+    pub use crate::error::Result;
+    pub use crate::sensors::SourceKind;
+
+    /// A registered benchmark: `build` makes its spec.
+    pub struct BenchDef {
+        /// Builds the spec.
+        pub build: fn() -> BenchSpec,
+    }
+
+    inventory::collect!(BenchDef);
+
+    /// Runs every registered benchmark, in declaration order.
+    pub fn main() -> std::process::ExitCode {
+        let mut specs: Vec<BenchSpec> = inventory::iter::<BenchDef>.into_iter().map(|d| (d.build)()).collect();
+        specs.sort_by(|a, b| a.location().cmp(&b.location()));
+        crate::bench::run_registered(specs)
+    }
+}

@@ -35,12 +35,25 @@ pub trait Workload {
 pub struct SimWorkload {
     gpu: SimGpu,
     kernel: SimKernel,
+    /// Relative standard deviation of a batch's kernel duration (the GPU clock wanders).
+    time_jitter: f64,
+    seed: u64,
+    batches: i64,
 }
 
 impl SimWorkload {
-    /// Launches `kernel` on `gpu`.
+    /// Launches `kernel` on `gpu`, every batch taking exactly its nominal time.
     pub fn new(gpu: SimGpu, kernel: SimKernel) -> Self {
-        SimWorkload { gpu, kernel }
+        SimWorkload { gpu, kernel, time_jitter: 0.0, seed: 0, batches: 0 }
+    }
+
+    /// Lets each batch's kernel duration vary by `relative` (standard deviation), drawn
+    /// from `seed`: a real GPU's clock wanders a little, and criterion's statistics
+    /// expect samples that are not all identical.
+    pub fn with_time_jitter(mut self, relative: f64, seed: u64) -> Self {
+        self.time_jitter = relative;
+        self.seed = seed;
+        self
     }
 }
 
@@ -48,8 +61,11 @@ impl Workload for SimWorkload {
     fn run_batch(&mut self, launches: u64) -> Result<f64> {
         let mut first_start = None;
         let mut last_end = 0.0;
+        let scale = 1.0 + self.time_jitter * crate::sim::noise::gaussian(self.seed, 0x77, self.batches);
+        self.batches += 1;
+        let kernel = SimKernel { duration_s: self.kernel.duration_s * scale.max(0.5), ..self.kernel };
         for _ in 0..launches {
-            let (start, end) = self.gpu.launch(self.kernel);
+            let (start, end) = self.gpu.launch(kernel);
             first_start.get_or_insert(start);
             last_end = end;
         }

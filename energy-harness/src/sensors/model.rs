@@ -49,14 +49,19 @@ impl SensorModel {
     }
 }
 
+/// Seconds to the microsecond: enough for every model parameter, short to read.
+fn seconds(value: f64) -> f64 {
+    (value * 1e6).round() / 1e6
+}
+
 impl fmt::Display for SensorModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        match *self {
             SensorModel::Identity => f.write_str("none"),
-            SensorModel::FirstOrder { tau_s } => write!(f, "first-order:{tau_s}"),
-            SensorModel::Boxcar { width_s } => write!(f, "boxcar:{width_s}"),
-            SensorModel::Gated { gate_s, period_s } => write!(f, "gated:{gate_s}/{period_s}"),
-            SensorModel::Counter { period_s } => write!(f, "counter:{period_s}"),
+            SensorModel::FirstOrder { tau_s } => write!(f, "first-order:{}", seconds(tau_s)),
+            SensorModel::Boxcar { width_s } => write!(f, "boxcar:{}", seconds(width_s)),
+            SensorModel::Gated { gate_s, period_s } => write!(f, "gated:{}/{}", seconds(gate_s), seconds(period_s)),
+            SensorModel::Counter { period_s } => write!(f, "counter:{}", seconds(period_s)),
         }
     }
 }

@@ -1,0 +1,568 @@
+//! The criterion plugin: `#[energy_bench]` functions registered at link time, run by
+//! `energy_main!()` as criterion benchmarks.
+//!
+//! Each benchmark becomes up to three criterion benchmarks in one binary:
+//! - `NAME/energy`: [`Energy`] measurement, flat sampling; every sample is one window of
+//!   back-to-back launches planned by the engine (enough to span several counter ticks),
+//!   marked, sampled by the sensor thread, followed by idle, and analyzed (correction,
+//!   idle subtraction). The value handed to criterion is that window's energy per launch
+//!   times the iteration count criterion asked for, so criterion's statistics, reports,
+//!   filters and baselines all work on measured joules;
+//! - `NAME/baseline`, when a baseline kernel is given, the same for it;
+//! - `NAME/time`: wall-time criterion benchmark whose values are CUDA-event GPU times.
+//!
+//! After them the engine's own summary is printed (time, energy and dynamic energy per
+//! launch with intervals, power, per-op/per-byte and net figures, source, model, ticks,
+//! warnings) and the result, trace and plot are written under `target/energy/new/`
+//! (and `target/energy/NAME/` with `--save-baseline NAME`).
+//!
+//! On a machine without an NVIDIA GPU (or with `ENERGY_DEVICE=sim`) the benchmarks run on
+//! the simulated H100, using each benchmark's declared simulated kernel; every id, line and
+//! file then says `simulated`. A benchmark without one is skipped with a line saying why.
+
+pub mod measurement;
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, SamplingMode, Throughput};
+use cudarc::driver::CudaStream;
+
+pub use measurement::Energy;
+
+use crate::cuda::{CudaGpu, CudaWorkload};
+use crate::device::{Device, DeviceRequest};
+use crate::error::{Error, ErrorKind, Result};
+use crate::measurement::analyze::analyze_windows;
+use crate::measurement::calibration::{default_calibration_dir, Calibration};
+use crate::measurement::result::{net_per_op, Measurement};
+use crate::measurement::run::{
+    annotate_trace, prepare, summarize, Finished, MeasureConfig, Prepared, SimWorkload, Workload,
+};
+use crate::report::{default_energy_dir, render_summary, write_outputs, NetEnergy, ResultFile};
+use crate::sampling::{Sampler, SamplerConfig, WindowMarker};
+use crate::sensors::SourceKind;
+use crate::sim::SimKernel;
+
+/// Builds the workload of a benchmark on a real GPU.
+pub type WorkloadFactory = Box<dyn Fn(&Arc<CudaGpu>) -> Result<Box<dyn Workload>> + Send + Sync>;
+
+/// A workload from a setup function and a launch function taking its state.
+pub fn stateful_workload<S: 'static>(
+    setup: fn(&CudaGpu) -> Result<S>,
+    launch: fn(&mut S, &CudaStream) -> Result<()>,
+) -> WorkloadFactory {
+    Box::new(move |gpu: &Arc<CudaGpu>| {
+        let mut state = setup(gpu)?;
+        let workload = CudaWorkload::new(gpu.clone(), move |stream: &CudaStream| launch(&mut state, stream))?;
+        Ok(Box::new(workload) as Box<dyn Workload>)
+    })
+}
+
+/// A workload from a launch function that needs no state.
+pub fn stateless_workload(launch: fn(&CudaStream) -> Result<()>) -> WorkloadFactory {
+    Box::new(move |gpu: &Arc<CudaGpu>| {
+        let workload = CudaWorkload::new(gpu.clone(), launch)?;
+        Ok(Box::new(workload) as Box<dyn Workload>)
+    })
+}
+
+/// One benchmark, as `#[energy_bench]` declares it.
+pub struct BenchSpec {
+    name: String,
+    location: (&'static str, u32),
+    workload: Option<WorkloadFactory>,
+    baseline: Option<(String, WorkloadFactory)>,
+    sim: Option<SimKernel>,
+    baseline_sim: Option<SimKernel>,
+    ops: Option<f64>,
+    bytes: Option<f64>,
+    device: u32,
+    source: Option<SourceKind>,
+    precision: Option<f64>,
+    min_window_s: Option<f64>,
+    windows: Option<usize>,
+}
+
+impl BenchSpec {
+    /// A benchmark named `name`, declared at `file:line`.
+    pub fn new(name: &str, file: &'static str, line: u32) -> Self {
+        BenchSpec {
+            name: name.to_string(),
+            location: (file, line),
+            workload: None,
+            baseline: None,
+            sim: None,
+            baseline_sim: None,
+            ops: None,
+            bytes: None,
+            device: 0,
+            source: None,
+            precision: None,
+            min_window_s: None,
+            windows: None,
+        }
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Where it was declared (file, line).
+    pub fn location(&self) -> (&'static str, u32) {
+        self.location
+    }
+
+    /// The kernel under test on a real GPU.
+    pub fn workload(mut self, factory: WorkloadFactory) -> Self {
+        self.workload = Some(factory);
+        self
+    }
+
+    /// A baseline kernel (the same loop without the work under test) for net energy.
+    pub fn baseline(mut self, name: &str, factory: WorkloadFactory) -> Self {
+        self.baseline = Some((name.to_string(), factory));
+        self
+    }
+
+    /// The kernel's model on the simulated GPU: seconds per launch and board power.
+    pub fn sim(mut self, seconds: f64, watts: f64) -> Self {
+        self.sim = Some(SimKernel::new(seconds, watts));
+        self
+    }
+
+    /// The baseline kernel's model on the simulated GPU.
+    pub fn baseline_sim(mut self, seconds: f64, watts: f64) -> Self {
+        self.baseline_sim = Some(SimKernel::new(seconds, watts));
+        self
+    }
+
+    /// Operations per launch (energy per op; criterion throughput in elements).
+    pub fn ops(mut self, ops: f64) -> Self {
+        self.ops = Some(ops);
+        self
+    }
+
+    /// Bytes per launch (energy per byte; criterion throughput in bytes).
+    pub fn bytes(mut self, bytes: f64) -> Self {
+        self.bytes = Some(bytes);
+        self
+    }
+
+    /// NVML index of the GPU.
+    pub fn device(mut self, index: u32) -> Self {
+        self.device = index;
+        self
+    }
+
+    /// Source to measure with.
+    pub fn source(mut self, source: SourceKind) -> Self {
+        self.source = Some(source);
+        self
+    }
+
+    /// Relative precision asked of the energy per launch.
+    pub fn precision(mut self, precision: f64) -> Self {
+        self.precision = Some(precision);
+        self
+    }
+
+    /// Shortest window, s.
+    pub fn min_window_s(mut self, seconds: f64) -> Self {
+        self.min_window_s = Some(seconds);
+        self
+    }
+
+    /// Number of windows (criterion samples, at least 10).
+    pub fn windows(mut self, windows: usize) -> Self {
+        self.windows = Some(windows);
+        self
+    }
+
+    fn throughput(&self) -> Option<Throughput> {
+        match (self.ops, self.bytes) {
+            (Some(o), Some(b)) => Some(Throughput::ElementsAndBytes { elements: o as u64, bytes: b as u64 }),
+            (Some(o), None) => Some(Throughput::Elements(o as u64)),
+            (None, Some(b)) => Some(Throughput::Bytes(b as u64)),
+            (None, None) => None,
+        }
+    }
+}
+
+/// The payload of the panic that aborts one benchmark from inside criterion's loop; the
+/// runner catches it and goes on with the next benchmark.
+struct BenchAbort;
+
+/// The GPU-side resources shared by every benchmark of the binary.
+struct Rig {
+    device: Device,
+    calibration: Option<Calibration>,
+    cuda: Option<Arc<CudaGpu>>,
+}
+
+impl Rig {
+    fn cuda(&mut self) -> Result<Arc<CudaGpu>> {
+        if let Some(gpu) = &self.cuda {
+            return Ok(gpu.clone());
+        }
+        let ordinal = self.device.facts().cuda_ordinal.ok_or_else(|| {
+            Error::new(
+                ErrorKind::NoGpu,
+                format!("no CUDA device has the UUID {} (hidden by CUDA_VISIBLE_DEVICES?)", self.device.facts().uuid),
+            )
+        })?;
+        let gpu = Arc::new(CudaGpu::open(ordinal)?);
+        self.cuda = Some(gpu.clone());
+        Ok(gpu)
+    }
+
+    fn workload(
+        &mut self,
+        factory: Option<&WorkloadFactory>,
+        sim: Option<SimKernel>,
+        seed: u64,
+    ) -> Result<Box<dyn Workload>> {
+        if let Some(gpu) = self.device.sim() {
+            let kernel = sim.ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no simulated kernel declared"))?;
+            return Ok(Box::new(SimWorkload::new(gpu.clone(), kernel).with_time_jitter(0.001, seed)));
+        }
+        let factory = factory.ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no launch function"))?;
+        let gpu = self.cuda()?;
+        factory(&gpu)
+    }
+}
+
+/// One energy benchmark in progress: its workload, plan, sampler and windows.
+struct EnergySession {
+    workload: Box<dyn Workload>,
+    config: MeasureConfig,
+    prepared: Option<Prepared>,
+    sampler: Option<Sampler>,
+    marker: Option<WindowMarker>,
+    gpu_times: Vec<f64>,
+    wall_start: f64,
+    timestamp: String,
+    error: Option<Error>,
+}
+
+impl EnergySession {
+    /// One criterion sample: the first call prepares (warm-up, plan, sampler, lead-in
+    /// idle); each later call runs one window and returns its energy for `iters` launches.
+    fn step(&mut self, rig: &Rig, iters: u64) -> Result<f64> {
+        let clock = rig.device.clock().clone();
+        let Some(prepared) = &self.prepared else {
+            let prepared = prepare(&rig.device, self.workload.as_mut(), &self.config)?;
+            let (sources, _) = rig.device.open_sources(&prepared.sources);
+            let sampler = Sampler::start(sources, clock.clone(), SamplerConfig::default())?;
+            self.marker = Some(sampler.marker());
+            self.sampler = Some(sampler);
+            clock.sleep_s(prepared.plan.lead_s);
+            self.prepared = Some(prepared);
+            return Ok(0.0);
+        };
+        let (sampler, marker) = match (&self.sampler, &self.marker) {
+            (Some(s), Some(m)) => (s, m),
+            _ => return Err(Error::new(ErrorKind::Sampler, "the sampler is not running")),
+        };
+        let index = self.gpu_times.len() as u32;
+        let n = prepared.plan.launches_per_window;
+        marker.start(index);
+        let gpu_s = self.workload.run_batch(n)?;
+        marker.end(index);
+        self.gpu_times.push(gpu_s);
+        clock.sleep_s(prepared.plan.gap_s);
+        if let Some(err) = sampler.error() {
+            return Err(err);
+        }
+        let snapshot = sampler.snapshot();
+        let windows = snapshot.windows()?;
+        let analysis = analyze_windows(&snapshot, &windows, &prepared.options)?;
+        let last =
+            analysis.windows.iter().find(|w| w.index == index).ok_or_else(|| {
+                Error::new(ErrorKind::Analysis, "the window just measured is missing from the analysis")
+            })?;
+        Ok(last.energy_j / n as f64 * iters as f64)
+    }
+
+    /// Stops the sampler and summarizes the windows (None when no window ran: a filter,
+    /// `--test` or `--list`).
+    fn finish(mut self, rig: &mut Rig) -> Result<Option<(Measurement, crate::trace::Trace, Prepared)>> {
+        let (Some(prepared), Some(sampler)) = (self.prepared.take(), self.sampler.take()) else {
+            return Ok(None);
+        };
+        if self.gpu_times.is_empty() {
+            drop(sampler);
+            return Ok(None);
+        }
+        let clock = rig.device.clock().clone();
+        clock.sleep_s(0.3);
+        let facts_before = rig.device.facts().clone();
+        let mut trace = sampler.stop()?;
+        let _ = rig.device.refresh();
+        let facts_after = rig.device.facts().clone();
+        annotate_trace(&mut trace, &self.config.id, &facts_before, &facts_after, &prepared.plan, &self.gpu_times);
+        let measurement = summarize(Finished {
+            config: &self.config,
+            prepared: &prepared,
+            trace: &trace,
+            gpu_times: &self.gpu_times,
+            facts_before: &facts_before,
+            facts_after: &facts_after,
+            timestamp: self.timestamp.clone(),
+            wall_time_s: clock.now_s() - self.wall_start,
+        })?;
+        Ok(Some((measurement, trace, prepared)))
+    }
+}
+
+/// Options of a run taken from the bench binary's command line.
+#[derive(Clone, Debug, Default)]
+struct RunOptions {
+    /// `--save-baseline NAME`: our results are copied to `target/energy/NAME/`.
+    save_baseline: Option<String>,
+}
+
+impl RunOptions {
+    fn from_args() -> Self {
+        let args: Vec<String> = std::env::args().collect();
+        let save_baseline = args
+            .iter()
+            .position(|a| a == "--save-baseline" || a == "-s")
+            .and_then(|i| args.get(i + 1).cloned())
+            .or_else(|| args.iter().find_map(|a| a.strip_prefix("--save-baseline=").map(str::to_string)));
+        RunOptions { save_baseline }
+    }
+}
+
+/// Runs every `#[energy_bench]` of the binary (what `energy_main!()` calls).
+pub fn run_registered(specs: Vec<BenchSpec>) -> std::process::ExitCode {
+    let mut energy_c = Criterion::default().with_measurement(Energy).configure_from_args();
+    let mut time_c = Criterion::default().configure_from_args();
+    let options = RunOptions::from_args();
+    let previous_hook = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        if !info.payload().is::<BenchAbort>() {
+            previous_hook(info);
+        }
+    }));
+    let mut failures = 0;
+    let mut rigs: Vec<(u32, Result<Rig>)> = Vec::new();
+    for spec in specs {
+        let index = match rigs.iter().position(|(i, _)| *i == spec.device) {
+            Some(i) => i,
+            None => {
+                rigs.push((spec.device, open_rig(spec.device)));
+                rigs.len() - 1
+            }
+        };
+        match &mut rigs[index].1 {
+            Ok(rig) => {
+                if let Err(e) = run_spec(&spec, rig, &mut energy_c, &mut time_c, &options) {
+                    eprintln!("error: benchmark {} ({}:{}): {e}", spec.name, spec.location.0, spec.location.1);
+                    failures += 1;
+                }
+            }
+            Err(e) => {
+                eprintln!("error: benchmark {}: {e}", spec.name);
+                failures += 1;
+            }
+        }
+    }
+    energy_c.final_summary();
+    time_c.final_summary();
+    if failures > 0 {
+        std::process::ExitCode::FAILURE
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}
+
+fn open_rig(nvml_index: u32) -> Result<Rig> {
+    let request = DeviceRequest::from_env()?;
+    let device = Device::open(&request, nvml_index)?;
+    if let Some(reason) = device.sim_reason() {
+        eprintln!("note: running on the simulated H100 ({reason}); every figure below is simulated");
+    }
+    let calibration = Calibration::load_cached(&default_calibration_dir(), &device.facts().uuid).unwrap_or_else(|e| {
+        eprintln!("warning: ignoring the cached calibration: {e}");
+        None
+    });
+    Ok(Rig { device, calibration, cuda: None })
+}
+
+fn measure_config(spec: &BenchSpec, id: String, rig: &Rig) -> MeasureConfig {
+    let defaults = MeasureConfig::default();
+    MeasureConfig {
+        id,
+        source: spec.source,
+        calibration: rig.calibration.clone(),
+        precision: spec.precision.unwrap_or(defaults.precision),
+        min_window_s: spec.min_window_s.unwrap_or(defaults.min_window_s),
+        windows: spec.windows.unwrap_or(10).max(10),
+        ..defaults
+    }
+}
+
+/// Runs one energy benchmark under criterion; `Ok(None)` when criterion ran no window.
+fn run_energy(
+    c: &mut Criterion<Energy>,
+    rig: &mut Rig,
+    spec: &BenchSpec,
+    function: &str,
+    workload: Box<dyn Workload>,
+    config: MeasureConfig,
+) -> Result<Option<(Measurement, crate::trace::Trace, Prepared)>> {
+    let clock = rig.device.clock().clone();
+    let windows = config.windows;
+    let mut session = EnergySession {
+        workload,
+        config,
+        prepared: None,
+        sampler: None,
+        marker: None,
+        gpu_times: Vec::new(),
+        wall_start: clock.now_s(),
+        timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        error: None,
+    };
+    {
+        let mut group = c.benchmark_group(&spec.name);
+        group
+            .sampling_mode(SamplingMode::Flat)
+            .sample_size(windows)
+            .warm_up_time(Duration::from_nanos(1))
+            // Criterion derives iterations from this and the first call's time (the warm-up
+            // and lead-in, ~0.7 s); every sample is one window whatever it asks for, so this
+            // only keeps its time estimate near the truth (~1 s per window with its idle gap)
+            // and its "unable to complete" warning away (it fires at one iteration per sample).
+            .measurement_time(Duration::from_secs_f64(windows as f64 * 1.2));
+        if let Some(t) = spec.throughput() {
+            group.throughput(t);
+        }
+        let rig_ref: &Rig = rig;
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            group.bench_function(function, |b| {
+                b.iter_custom(|iters| match session.step(rig_ref, iters) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        session.error = Some(e);
+                        panic::panic_any(BenchAbort)
+                    }
+                })
+            });
+        }));
+        group.finish();
+        if outcome.is_err() {
+            let err = session.error.take().unwrap_or_else(|| Error::new(ErrorKind::Sampler, "the benchmark panicked"));
+            return Err(err.context(format!("{}/{function} aborted", spec.name)));
+        }
+    }
+    session.finish(rig)
+}
+
+fn run_spec(
+    spec: &BenchSpec,
+    rig: &mut Rig,
+    energy_c: &mut Criterion<Energy>,
+    time_c: &mut Criterion,
+    options: &RunOptions,
+) -> Result<()> {
+    let simulated = rig.device.is_simulated();
+    if simulated && spec.sim.is_none() {
+        println!(
+            "{}: skipped: {}; the benchmark declares no simulated kernel (add sim(seconds = …, watts = …) to #[energy_bench])",
+            spec.name,
+            rig.device.sim_reason().unwrap_or("simulated GPU")
+        );
+        return Ok(());
+    }
+    let suffix = if simulated { " (simulated)" } else { "" };
+    let energy_fn = format!("energy{suffix}");
+    let id = format!("{}/{energy_fn}", spec.name);
+    let main = rig.workload(spec.workload.as_ref(), spec.sim, 1)?;
+    let measured = run_energy(energy_c, rig, spec, &energy_fn, main, measure_config(spec, id, rig))?;
+
+    let baseline = match (&spec.baseline, simulated) {
+        (Some((name, factory)), false) => Some((name.clone(), rig.workload(Some(factory), None, 2)?)),
+        (Some((name, _)), true) => match spec.baseline_sim {
+            Some(kernel) => Some((name.clone(), rig.workload(None, Some(kernel), 2)?)),
+            None => {
+                println!("{}: baseline {name} skipped: it declares no simulated kernel (baseline_sim(…))", spec.name);
+                None
+            }
+        },
+        (None, _) => None,
+    };
+    let mut baseline_measured = None;
+    if let Some((name, workload)) = baseline {
+        let function = format!("baseline{suffix}");
+        let id = format!("{}/{function}", spec.name);
+        baseline_measured = run_energy(energy_c, rig, spec, &function, workload, measure_config(spec, id, rig))?
+            .map(|(m, trace, prepared)| (name, m, trace, prepared));
+    }
+
+    // Time, from CUDA events (exact on the simulator but for its clock jitter).
+    let mut time_workload = rig.workload(spec.workload.as_ref(), spec.sim, 3)?;
+    let time_error: std::cell::RefCell<Option<Error>> = std::cell::RefCell::new(None);
+    {
+        let mut group = time_c.benchmark_group(&spec.name);
+        group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+        if let Some(t) = spec.throughput() {
+            group.throughput(t);
+        }
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            group.bench_function(format!("time{suffix}"), |b| {
+                b.iter_custom(|iters| match time_workload.run_batch(iters) {
+                    Ok(seconds) => Duration::from_secs_f64(seconds.max(0.0)),
+                    Err(e) => {
+                        *time_error.borrow_mut() = Some(e);
+                        panic::panic_any(BenchAbort)
+                    }
+                })
+            });
+        }));
+        group.finish();
+        if outcome.is_err() {
+            let err = time_error.take().unwrap_or_else(|| Error::new(ErrorKind::Cuda, "the time benchmark panicked"));
+            return Err(err.context(format!("{}/time{suffix} aborted", spec.name)));
+        }
+    }
+
+    let base_dir = default_energy_dir();
+    let report =
+        |m: &mut Measurement, trace: &crate::trace::Trace, prepared: &Prepared, net: Option<NetEnergy>| -> Result<()> {
+            if let Some(ops) = spec.ops {
+                m.per_op = m.per_unit("op", ops);
+            }
+            if let Some(bytes) = spec.bytes {
+                m.per_byte = m.per_unit("byte", bytes);
+            }
+            let result = ResultFile::new(m, net);
+            let files = write_outputs(&base_dir, "new", &result, trace, &prepared.options)?;
+            if let Some(name) = &options.save_baseline {
+                write_outputs(&base_dir, name, &result, trace, &prepared.options)?;
+            }
+            println!("{}", render_summary(&result, Some(&files)));
+            Ok(())
+        };
+    match (measured, baseline_measured) {
+        (Some((mut main, trace, prepared)), Some((_, mut base, base_trace, base_prepared))) => {
+            // The baseline's own result first, so the main one (with the net figure) ends the block.
+            report(&mut base, &base_trace, &base_prepared, None)?;
+            let ops = spec.ops.unwrap_or(1.0);
+            let net = net_per_op(&main.energy_j, &base.energy_j, ops).map(|e| NetEnergy {
+                baseline_id: base.id.clone(),
+                ops_per_launch: ops,
+                energy_j: e,
+            });
+            report(&mut main, &trace, &prepared, net)?;
+        }
+        (Some((mut m, trace, prepared)), None) | (None, Some((_, mut m, trace, prepared))) => {
+            report(&mut m, &trace, &prepared, None)?;
+        }
+        (None, None) => {}
+    }
+    Ok(())
+}

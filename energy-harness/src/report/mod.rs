@@ -1,0 +1,341 @@
+//! What a measurement leaves behind: the `energy-result/1` JSON file, the trace, the
+//! SVG plot, and the summary printed under criterion's lines.
+
+pub mod svg;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::measurement::analyze::AnalysisOptions;
+use crate::measurement::result::{CrossCheck, Measurement, PerUnit, WindowResult};
+use crate::measurement::stats::Estimate;
+use crate::measurement::warning::Warning;
+use crate::sensors::{SensorModel, SourceKind};
+use crate::trace::format::{write_atomically, write_trace};
+use crate::trace::Trace;
+use crate::units::format_si;
+
+/// The schema tag of result files.
+pub const RESULT_SCHEMA: &str = "energy-result/1";
+
+/// The device as a result file names it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultDevice {
+    /// GPU name.
+    pub name: String,
+    /// GPU UUID.
+    pub uuid: String,
+    /// Driver version.
+    pub driver: Option<String>,
+    /// Whether the figures are simulated.
+    pub simulated: bool,
+}
+
+/// Net energy per operation against a baseline kernel (Arafa et al.).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetEnergy {
+    /// The baseline benchmark's id.
+    pub baseline_id: String,
+    /// Operations per launch the difference is divided by (1 when none were given).
+    pub ops_per_launch: f64,
+    /// (E_with − E_without) / ops, J.
+    pub energy_j: Estimate,
+}
+
+/// One benchmark's result, as written to `target/energy/<run>/<id>.json`. Unknown fields
+/// are ignored on read, so later versions may add more.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultFile {
+    /// Always [`RESULT_SCHEMA`].
+    pub schema: String,
+    /// Benchmark id.
+    pub id: String,
+    /// The device.
+    pub device: ResultDevice,
+    /// Energy per launch, J.
+    pub energy_j: Estimate,
+    /// Dynamic energy per launch (above active idle), J.
+    pub dynamic_j: Estimate,
+    /// GPU time per launch, s.
+    pub time_s: Estimate,
+    /// Mean board power in the windows, W.
+    pub power_w: Estimate,
+    /// Active idle power, W.
+    pub idle_w: f64,
+    /// Source of the energies.
+    pub source: SourceKind,
+    /// Sensor model inverted.
+    pub sensor_model: SensorModel,
+    /// Launches measured in all windows together.
+    pub launches: u64,
+    /// Launches per window.
+    pub launches_per_window: u64,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+    /// When the measurement began (RFC 3339).
+    pub timestamp: String,
+    /// Energy per operation, when given.
+    #[serde(default)]
+    pub per_op: Option<PerUnit>,
+    /// Energy per byte, when given.
+    #[serde(default)]
+    pub per_byte: Option<PerUnit>,
+    /// Net energy against a baseline kernel, when one was given.
+    #[serde(default)]
+    pub net: Option<NetEnergy>,
+    /// Where the sensor model came from.
+    #[serde(default)]
+    pub model_origin: String,
+    /// Counter ticks (or updates) per window, mean.
+    #[serde(default)]
+    pub ticks_per_window: f64,
+    /// The sample buffer's figure for the same windows.
+    #[serde(default)]
+    pub cross_check: Option<CrossCheck>,
+    /// Wall time of the measurement, s.
+    #[serde(default)]
+    pub wall_time_s: f64,
+    /// Every window.
+    #[serde(default)]
+    pub windows: Vec<WindowResult>,
+}
+
+impl ResultFile {
+    /// The result file of a measurement.
+    pub fn new(m: &Measurement, net: Option<NetEnergy>) -> Self {
+        ResultFile {
+            schema: RESULT_SCHEMA.into(),
+            id: m.id.clone(),
+            device: ResultDevice {
+                name: m.device.name.clone(),
+                uuid: m.device.uuid.clone(),
+                driver: m.device.driver_version.clone(),
+                simulated: m.simulated,
+            },
+            energy_j: m.energy_j,
+            dynamic_j: m.dynamic_j,
+            time_s: m.time_s,
+            power_w: m.power_w,
+            idle_w: m.idle_w,
+            source: m.source,
+            sensor_model: m.sensor_model,
+            launches: m.windows.iter().map(|w| w.launches).sum(),
+            launches_per_window: m.launches_per_window,
+            warnings: m.warnings.clone(),
+            timestamp: m.timestamp.clone(),
+            per_op: m.per_op.clone(),
+            per_byte: m.per_byte.clone(),
+            net,
+            model_origin: m.model_origin.clone(),
+            ticks_per_window: m.ticks_per_window,
+            cross_check: m.cross_check.clone(),
+            wall_time_s: m.wall_time_s,
+            windows: m.windows.clone(),
+        }
+    }
+
+    /// Reads a result file, checking its schema.
+    pub fn read(path: &Path) -> Result<ResultFile> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the result", &e))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::new(ErrorKind::Format, format!("{}: not JSON ({e})", path.display())))?;
+        match value.get("schema").and_then(|s| s.as_str()) {
+            Some(RESULT_SCHEMA) => {}
+            Some(other) => {
+                return Err(Error::new(
+                    ErrorKind::Format,
+                    format!("{}: schema `{other}`, expected `{RESULT_SCHEMA}`", path.display()),
+                ))
+            }
+            None => {
+                return Err(Error::new(
+                    ErrorKind::Format,
+                    format!("{}: no `schema` field: not an energy result file", path.display()),
+                ))
+            }
+        }
+        serde_json::from_value(value)
+            .map_err(|e| Error::new(ErrorKind::Format, format!("{}: malformed energy result ({e})", path.display())))
+    }
+
+    /// Writes it atomically.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the result: {e}")))?;
+        write_atomically(path, text.as_bytes())
+    }
+}
+
+/// `target/energy` of the project being benchmarked (`CARGO_TARGET_DIR` when set).
+pub fn default_energy_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target")).join("energy")
+}
+
+/// A benchmark id as a file name: path separators and other awkward characters become `_`.
+pub fn file_stem(id: &str) -> String {
+    id.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
+}
+
+/// The files written for one benchmark.
+#[derive(Clone, Debug)]
+pub struct WrittenFiles {
+    /// The result JSON.
+    pub result: PathBuf,
+    /// The trace.
+    pub trace: PathBuf,
+    /// The plot.
+    pub plot: PathBuf,
+}
+
+/// Writes the result, its trace and its plot under `dir/run/`.
+pub fn write_outputs(
+    dir: &Path,
+    run: &str,
+    result: &ResultFile,
+    trace: &Trace,
+    options: &AnalysisOptions,
+) -> Result<WrittenFiles> {
+    let base = dir.join(run);
+    let stem = file_stem(&result.id);
+    let files = WrittenFiles {
+        result: base.join(format!("{stem}.json")),
+        trace: base.join(format!("{stem}.trace.csv")),
+        plot: base.join(format!("{stem}.svg")),
+    };
+    result.write(&files.result)?;
+    write_trace(trace, &files.trace)?;
+    let title = format!(
+        "{}{}: {} per launch, {} windows",
+        result.id,
+        if result.device.simulated { " [simulated]" } else { "" },
+        format_si(result.energy_j.mean, "J", 4),
+        result.windows.len()
+    );
+    write_atomically(&files.plot, svg::power_plot(trace, options, &title).as_bytes())?;
+    Ok(files)
+}
+
+fn interval(e: &Estimate, unit: &str) -> String {
+    if e.n < 2 {
+        return format!("{} (one window: no interval)", format_si(e.mean, unit, 4));
+    }
+    format!(
+        "{} [{} … {}] (95 % CI), CV {:.2} %",
+        format_si(e.mean, unit, 4),
+        format_si(e.ci_low, unit, 4),
+        format_si(e.ci_high, unit, 4),
+        e.cv() * 100.0
+    )
+}
+
+/// A count with an SI prefix: 35433480192 → "35.43 G".
+fn count(value: f64) -> String {
+    for (factor, prefix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
+        if value >= factor {
+            return format!("{:.4} {prefix}", value / factor);
+        }
+    }
+    format!("{value}")
+}
+
+/// The summary printed after criterion's lines for one benchmark. On the simulated GPU
+/// every line says so.
+pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    lines.push(format!("{} on {}", r.id, r.device.name));
+    lines.push(format!("  time per launch     {} (CUDA events)", interval(&r.time_s, "s")));
+    lines.push(format!("  energy per launch   {}", interval(&r.energy_j, "J")));
+    lines.push(format!("  dynamic per launch  {}", interval(&r.dynamic_j, "J")));
+    lines.push(format!(
+        "  average power       {} in the windows; active idle {}",
+        format_si(r.power_w.mean, "W", 4),
+        format_si(r.idle_w, "W", 4)
+    ));
+    for unit in [&r.per_op, &r.per_byte].into_iter().flatten() {
+        lines.push(format!(
+            "  energy per {:<9} {} (dynamic {}; {} {}s per launch)",
+            unit.unit,
+            format_si(unit.energy_j.mean, "J", 4),
+            format_si(unit.dynamic_j.mean, "J", 4),
+            count(unit.units_per_launch),
+            unit.unit
+        ));
+    }
+    if let Some(net) = &r.net {
+        lines.push(format!(
+            "  net per {:<11} {} against {} (Arafa: (E_with − E_without) / ops)",
+            if net.ops_per_launch == 1.0 { "launch" } else { "op" },
+            interval(&net.energy_j, "J"),
+            net.baseline_id
+        ));
+    }
+    lines.push(format!(
+        "  measured by         {} ({}), sensor model {} ({}); {} windows × {} launches, {:.1} ticks per window",
+        r.source,
+        r.source.nvml_call(),
+        r.sensor_model,
+        r.model_origin,
+        r.windows.len(),
+        r.launches_per_window,
+        r.ticks_per_window
+    ));
+    if let Some(check) = &r.cross_check {
+        lines.push(format!(
+            "  cross-check         {} gives {} ({:+.2} %)",
+            check.source,
+            format_si(check.energy_j.mean, "J", 4),
+            check.difference_pct
+        ));
+    }
+    lines.push(format!("  wall time           {:.1} s", r.wall_time_s));
+    if let Some(f) = files {
+        lines.push(format!(
+            "  files               {}, {}, {}",
+            f.result.display(),
+            f.trace.display(),
+            f.plot.display()
+        ));
+    }
+    for w in &r.warnings {
+        lines.push(format!("  warning: {w}"));
+    }
+    let mut out = String::new();
+    for line in lines {
+        out.push_str(&line);
+        if r.device.simulated {
+            out.push_str("  [simulated]");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_take_large_prefixes() {
+        assert_eq!(count(35_433_480_192.0), "35.4335 G");
+        assert_eq!(count(12.0), "12");
+    }
+
+    #[test]
+    fn stems_are_safe_file_names() {
+        assert_eq!(file_stem("saxpy/energy (simulated)"), "saxpy_energy__simulated_");
+    }
+
+    #[test]
+    fn schema_is_checked_on_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        std::fs::write(&path, r#"{"schema":"energy-result/9","id":"x"}"#).unwrap();
+        assert!(ResultFile::read(&path).unwrap_err().message().contains("energy-result/9"));
+        std::fs::write(&path, r#"{"id":"x"}"#).unwrap();
+        assert!(ResultFile::read(&path).unwrap_err().message().contains("no `schema`"));
+        std::fs::write(&path, "not json").unwrap();
+        assert_eq!(ResultFile::read(&path).unwrap_err().kind(), ErrorKind::Format);
+    }
+}
