@@ -381,7 +381,13 @@ pub fn run_registered(specs: Vec<BenchSpec>) -> std::process::ExitCode {
 
 fn open_rig(nvml_index: u32) -> Result<Rig> {
     let request = DeviceRequest::from_env()?;
-    let device = Device::open(&request, nvml_index)?;
+    let device = Device::open(&request, nvml_index).map_err(|e| {
+        if request == DeviceRequest::Nvml {
+            e.context("ENERGY_DEVICE=nvml requires a real NVIDIA GPU")
+        } else {
+            e
+        }
+    })?;
     if let Some(reason) = device.sim_reason() {
         eprintln!("note: running on the simulated H100 ({reason}); every figure below is simulated");
     }
@@ -472,9 +478,8 @@ fn run_spec(
     let simulated = rig.device.is_simulated();
     if simulated && spec.sim.is_none() {
         println!(
-            "{}: skipped: {}; the benchmark declares no simulated kernel (add sim(seconds = …, watts = …) to #[energy_bench])",
-            spec.name,
-            rig.device.sim_reason().unwrap_or("simulated GPU")
+            "{}: skipped: no NVIDIA GPU here (see the note above) and no simulated kernel declared (add sim(seconds = …, watts = …) to its #[energy_bench])",
+            spec.name
         );
         return Ok(());
     }
