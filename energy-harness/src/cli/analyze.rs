@@ -7,8 +7,9 @@ use serde::Serialize;
 use crate::error::{Error, ErrorKind, Result};
 use crate::measurement::analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
 use crate::measurement::calibration::{default_calibration_dir, Calibration};
+use crate::report::svg::power_plot;
 use crate::sensors::{SensorModel, SourceKind};
-use crate::trace::format::read_trace;
+use crate::trace::format::{read_trace, write_atomically};
 use crate::units::format_si;
 
 /// A `--source` value: a source, or `auto` (none given).
@@ -45,7 +46,13 @@ struct JsonReport<'a> {
     analysis: &'a TraceAnalysis,
 }
 
-pub(super) fn run(path: &Path, source: Option<SourceKind>, model: Option<ModelChoice>, json: bool) -> Result<()> {
+pub(super) fn run(
+    path: &Path,
+    source: Option<SourceKind>,
+    model: Option<ModelChoice>,
+    json: bool,
+    plot: Option<&Path>,
+) -> Result<()> {
     let trace = read_trace(path)?;
     let calibration = match trace.metadata("uuid") {
         Some(uuid) => Calibration::load_cached(&default_calibration_dir(), uuid)?,
@@ -64,6 +71,14 @@ pub(super) fn run(path: &Path, source: Option<SourceKind>, model: Option<ModelCh
     }
     let options = AnalysisOptions { source, model, calibration, ..AnalysisOptions::default() };
     let analysis = analyze_trace(&trace, &options).map_err(|e| e.context(path.display()))?;
+    if let Some(plot_path) = plot {
+        let title = format!(
+            "{}{}",
+            path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+            if trace.metadata("simulated") == Some("true") { " [simulated]" } else { "" }
+        );
+        write_atomically(plot_path, power_plot(&trace, &options, &title).as_bytes())?;
+    }
     let launches = trace.metadata("launches per window").and_then(|v| v.parse::<u64>().ok());
     let simulated = trace.metadata("simulated").map(|v| v == "true");
     if json {

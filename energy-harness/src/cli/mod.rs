@@ -64,6 +64,9 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Also draw raw and corrected power, the windows and the idle level as SVG here.
+        #[arg(long)]
+        plot: Option<PathBuf>,
     },
     /// Run a step response on the GPU and fit each source's sensor model; cached per GPU UUID.
     Calibrate {
@@ -111,7 +114,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let result = match cli.command {
         Command::Info { device, json } => info::run(device, json),
         Command::Trace { seconds, device, output } => trace::run(seconds, device, output.as_deref()),
-        Command::Analyze { trace, source, sensor_model, json } => analyze::run(&trace, source.0, sensor_model, json),
+        Command::Analyze { trace, source, sensor_model, json, plot } => {
+            analyze::run(&trace, source.0, sensor_model, json, plot.as_deref())
+        }
         Command::Calibrate { device, busy_seconds, json, trace, no_save } => {
             calibrate::run(device, busy_seconds, json, trace.as_deref(), !no_save)
         }

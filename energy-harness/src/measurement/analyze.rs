@@ -220,35 +220,55 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
     } else {
         median_change_interval_s(&sorted_finite(raw))
     };
-    for w in &energies {
-        if w.points_inside < min_points {
-            warnings.push(Warning::new(
-                WarningKind::TooFewTicks,
-                format!(
-                    "window {} ({:.1} ms) spans {} {} update(s){}: its edges carry most of its energy; lengthen the window",
-                    w.index,
-                    w.duration_s() * 1e3,
-                    w.points_inside,
-                    source,
-                    update_period.map(|p| format!(" (one every {:.0} ms)", p * 1e3)).unwrap_or_default()
-                ),
-            ));
-        }
-        if let (Some(before), Some(after)) = (w.idle_before_w, w.idle_after_w) {
-            let shift = (after - before).abs();
-            if shift > 1.0 && shift > 0.02 * before.abs() {
-                warnings.push(Warning::new(
-                    WarningKind::IdleShift,
-                    format!("active idle around window {} moved from {before:.1} W to {after:.1} W", w.index),
-                ));
-            }
-        }
-        if w.dynamic_j < 0.0 {
-            warnings.push(Warning::new(
-                WarningKind::NegativeDynamic,
-                format!("window {} drew {:.4} J less than active idle", w.index, -w.dynamic_j),
-            ));
-        }
+    // One warning per kind, naming the windows it concerns.
+    let indices = |ws: &[&WindowEnergy]| ws.iter().map(|w| w.index.to_string()).collect::<Vec<_>>().join(", ");
+    let short: Vec<&WindowEnergy> = energies.iter().filter(|w| w.points_inside < min_points).collect();
+    if !short.is_empty() {
+        let shortest = short.iter().map(|w| w.duration_s()).fold(f64::INFINITY, f64::min);
+        warnings.push(Warning::new(
+            WarningKind::TooFewTicks,
+            format!(
+                "{} of {} windows (shortest {:.1} ms; windows {}) span fewer than {min_points} {} updates{}: their edges carry most of their energy; lengthen the windows",
+                short.len(),
+                energies.len(),
+                shortest * 1e3,
+                indices(&short),
+                source,
+                update_period.map(|p| format!(" (one every {:.0} ms)", p * 1e3)).unwrap_or_default()
+            ),
+        ));
+    }
+    let shifted: Vec<&WindowEnergy> = energies
+        .iter()
+        .filter(|w| match (w.idle_before_w, w.idle_after_w) {
+            (Some(b), Some(a)) => (a - b).abs() > 1.0 && (a - b).abs() > 0.02 * b.abs(),
+            _ => false,
+        })
+        .collect();
+    if !shifted.is_empty() {
+        let largest = shifted
+            .iter()
+            .filter_map(|w| Some((w.idle_after_w? - w.idle_before_w?, w.idle_before_w?, w.idle_after_w?)))
+            .fold((0.0f64, 0.0f64, 0.0f64), |acc, x| if x.0.abs() > acc.0.abs() { x } else { acc });
+        warnings.push(Warning::new(
+            WarningKind::IdleShift,
+            format!(
+                "active idle moved across {} of {} windows (windows {}), by up to {:+.1} W ({:.1} W before, {:.1} W after); dynamic energy uses the mean of the two",
+                shifted.len(),
+                energies.len(),
+                indices(&shifted),
+                largest.0,
+                largest.1,
+                largest.2
+            ),
+        ));
+    }
+    let negative: Vec<&WindowEnergy> = energies.iter().filter(|w| w.dynamic_j < 0.0).collect();
+    if !negative.is_empty() {
+        warnings.push(Warning::new(
+            WarningKind::NegativeDynamic,
+            format!("windows {} drew less than active idle: the idle level or the split is off", indices(&negative)),
+        ));
     }
     if let Some(dropped) = trace.metadata("dropped_readings") {
         warnings.push(Warning::new(

@@ -10,18 +10,18 @@ use crate::measurement::curve::power_profile;
 use crate::sensors::SourceKind;
 use crate::trace::{Trace, Window};
 
-const WIDTH: f64 = 960.0;
+const WIDTH: f64 = 1040.0;
 const HEIGHT: f64 = 380.0;
 const LEFT: f64 = 64.0;
-const RIGHT: f64 = 190.0;
+const RIGHT: f64 = 270.0;
 const TOP: f64 = 34.0;
 const BOTTOM: f64 = 46.0;
 
 struct Series {
     label: String,
     color: &'static str,
+    /// Points joined by straight lines (a step is two points at one time).
     points: Vec<(f64, f64)>,
-    step: bool,
 }
 
 /// Plots `trace` (its windows marked) with the primary source analyzed as `options` says.
@@ -39,7 +39,7 @@ pub fn power_plot(trace: &Trace, options: &AnalysisOptions, title: &str) -> Stri
                 [(w[0].time_s, p), (w[1].time_s, p)]
             })
             .collect();
-        series.push(Series { label: "counter, per tick".into(), color: "#555555", points: pts, step: true });
+        series.push(Series { label: "counter, per tick".into(), color: "#555555", points: pts });
     }
     // Each power source: raw readings and, when windows exist, the corrected power.
     for (kind, raw_color, corrected_color) in [
@@ -59,7 +59,6 @@ pub fn power_plot(trace: &Trace, options: &AnalysisOptions, title: &str) -> Stri
             label: format!("{kind}, raw"),
             color: raw_color,
             points: clean.iter().map(|r| (r.time_s, r.value * 1e-3)).collect(),
-            step: false,
         });
         if !windows.is_empty() {
             let opts = AnalysisOptions { source: Some(kind), model: ModelChoice::Auto, ..options.clone() };
@@ -69,7 +68,6 @@ pub fn power_plot(trace: &Trace, options: &AnalysisOptions, title: &str) -> Stri
                     label: format!("{kind}, corrected ({})", a.sensor_model),
                     color: corrected_color,
                     points: power_profile(&a.curve, half_span).iter().map(|r| (r.time_s, r.value)).collect(),
-                    step: false,
                 });
             }
         }
@@ -154,7 +152,7 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
         }
         let mut d = String::new();
         for (i, &(t, p)) in s.points.iter().enumerate() {
-            let _ = write!(d, "{}{:.1},{:.1} ", if i == 0 || (s.step && i % 2 == 0) { "M" } else { "L" }, x(t), y(p));
+            let _ = write!(d, "{}{:.1},{:.1} ", if i == 0 { "M" } else { "L" }, x(t), y(p));
         }
         let _ = writeln!(svg, r#"<path d="{}" fill="none" stroke="{}" stroke-width="1.3"/>"#, d.trim_end(), s.color);
     }
