@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod budget;
 pub mod cli;
 pub mod clock;
 pub mod cuda;
@@ -18,7 +19,9 @@ pub mod sampling;
 pub mod sensors;
 pub mod sim;
 pub mod trace;
-pub mod units;
+
+/// Joules and watts, their SI formatting and parsing (the `energy-units` crate).
+pub use energy_units as units;
 
 pub use clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
 pub use device::DeviceFacts;
@@ -31,7 +34,7 @@ pub use units::{Joules, Watts};
 pub use bench::{BenchSpec, Energy};
 pub use cuda::{CudaGpu, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule};
 pub use cudarc::driver::{CudaSlice, CudaStream};
-pub use energy_macros::energy_bench;
+pub use energy_macros::{energy_bench, energy_test};
 
 /// The `main` of a bench target (`harness = false`) holding `#[energy_bench]` functions:
 /// runs all of them under criterion.
@@ -48,11 +51,29 @@ macro_rules! energy_main {
     };
 }
 
-/// What `#[energy_bench]` and `energy_main!` expand to. Not a public API.
+/// Checks an energy budget inside an ordinary test and panics unless it passes (a skip
+/// without a GPU prints one line to stderr). The argument is a
+/// [`budget::EnergyBudget`].
+///
+/// ```ignore
+/// let budget = EnergyBudget::new(KernelUnderTest::new("saxpy").sim(76e-6, 400.0), Limit::PerLaunch(Joules(0.04)));
+/// energy_harness::assert_energy!(budget);
+/// ```
+#[macro_export]
+macro_rules! assert_energy {
+    ($budget:expr) => {
+        $crate::budget::assert_budget(&$budget)
+    };
+}
+
+/// What `#[energy_bench]`, `#[energy_test]` and `energy_main!` expand to. Not a public API.
 #[doc(hidden)]
 pub mod __private {
     pub use cudarc::driver::CudaStream;
     pub use inventory;
+
+    pub use crate::budget::{assert_budget, EnergyBudget, KernelUnderTest, Limit};
+    pub use crate::units::{Joules, Watts};
 
     pub use crate::bench::{stateful_workload, stateless_workload, BenchSpec};
     pub use crate::cuda::CudaGpu;

@@ -3,6 +3,8 @@
 #![deny(missing_docs)]
 
 mod bench;
+mod options;
+mod test;
 
 use proc_macro::TokenStream;
 
@@ -26,4 +28,27 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
     bench::expand(args.into(), item.into()).into()
+}
+
+/// Turns a function that launches a kernel once into a `#[test]` asserting an energy budget.
+///
+/// ```ignore
+/// #[energy_test(setup = saxpy_setup, max = "40 mJ", sim(seconds = 76e-6, watts = 400.0))]
+/// fn saxpy_stays_within_budget(state: &mut Saxpy, stream: &CudaStream) -> energy_harness::Result<()> {
+///     state.kernel.launch(stream, state.config, &state.args)
+/// }
+/// ```
+///
+/// One budget: `max = "5 mJ"` (per launch), `max_per_op = "…"` (with `ops`),
+/// `max_per_byte = "…"` (with `bytes`), `max_power = "300 W"`, or `relative_to = path,
+/// max_ratio = 1.10` (at most 1.10 × the reference launch; `reference_sim(…)` models it).
+/// Units: J, mJ, uJ/µJ, nJ, pJ; W, mW, kW. Also: `setup`, `ops`, `bytes`, `device`, `source`,
+/// `precision`, `windows`, `max_rounds` (re-measurements when the interval straddles the
+/// budget), `inconclusive = "fail" | "pass"`, `sim(seconds = …, watts = …)`. The test passes
+/// when the upper end of the 95 % interval is within the budget and fails when the lower end
+/// exceeds it; without a GPU it runs on the simulated H100 if `sim(…)` is given, else it is
+/// skipped (a line on stderr) unless `ENERGY_REQUIRE_GPU=1`.
+#[proc_macro_attribute]
+pub fn energy_test(args: TokenStream, item: TokenStream) -> TokenStream {
+    test::expand(args.into(), item.into()).into()
 }

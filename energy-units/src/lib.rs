@@ -1,7 +1,11 @@
-//! Physical quantities with their unit in the type: [`Joules`] and [`Watts`].
+//! Physical quantities with their unit in the type: [`Joules`] and [`Watts`], their SI
+//! formatting and their parsing from text ("5 mJ"). One crate so that `energy-harness`
+//! (at run time) and `energy-macros` (at compile time, for budgets) share one parser.
 //!
 //! Times stay `f64` seconds named `*_s` inside traces (they are positions on one
 //! monotonic clock, not durations) and [`std::time::Duration`] at API edges.
+
+#![deny(missing_docs)]
 
 use std::fmt;
 use std::ops::{Add, Div, Mul, Sub};

@@ -1,0 +1,480 @@
+//! Energy budgets in tests: "this kernel stays within 5 mJ per launch", or "the new
+//! version costs at most 1.10 × the old one", decided from the measurement's interval.
+//!
+//! Decision rule: **pass** when the upper end of the 95 % interval is within the budget;
+//! **fail** when the lower end exceeds it; when the interval straddles the budget, measure
+//! again (more windows, pooled) up to `max_rounds`, then it is **inconclusive**, which fails
+//! unless told otherwise. A measurement that cannot be trusted (the GPU throttled, windows
+//! too short for the counter) is inconclusive at best; an NVML or CUDA error is an error.
+//! Neither ever passes.
+//!
+//! Without an NVIDIA GPU a budget runs on the simulated H100 when it declares a simulated
+//! kernel; otherwise it is skipped with a line on stderr, unless `ENERGY_REQUIRE_GPU=1`.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::bench::WorkloadFactory;
+use crate::cuda::CudaGpu;
+use crate::device::{Device, DeviceRequest};
+use crate::error::{Error, ErrorKind, Result};
+use crate::measurement::calibration::{default_calibration_dir, Calibration};
+use crate::measurement::result::Measurement;
+use crate::measurement::run::{measure, MeasureConfig, SimWorkload, Workload};
+use crate::measurement::stats::{student_t_975, Estimate};
+use crate::measurement::warning::WarningKind;
+use crate::report::{default_energy_dir, file_stem, ResultFile};
+use crate::sensors::SourceKind;
+use crate::sim::SimKernel;
+use crate::trace::format::write_trace;
+use crate::units::{format_si, Joules, Watts};
+
+/// The environment variable that makes a missing GPU fail budget tests instead of skipping them.
+pub const REQUIRE_GPU_ENV: &str = "ENERGY_REQUIRE_GPU";
+
+/// What the budget limits.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Limit {
+    /// Energy per launch.
+    PerLaunch(Joules),
+    /// Energy per operation (the launch's operation count given).
+    PerOp(Joules),
+    /// Energy per byte (the launch's byte count given).
+    PerByte(Joules),
+    /// Mean board power while the kernel runs.
+    Power(Watts),
+    /// Energy per launch relative to a reference kernel's: at most this ratio.
+    Relative(f64),
+}
+
+/// A kernel as a budget test runs it: a real launch and/or a simulated model.
+pub struct KernelUnderTest {
+    /// Name used in messages and file names.
+    pub name: String,
+    /// The launch on a real GPU.
+    pub workload: Option<WorkloadFactory>,
+    /// The model on the simulated GPU.
+    pub sim: Option<SimKernel>,
+}
+
+impl KernelUnderTest {
+    /// A kernel named `name`.
+    pub fn new(name: &str) -> Self {
+        KernelUnderTest { name: name.to_string(), workload: None, sim: None }
+    }
+
+    /// Its launch on a real GPU.
+    pub fn workload(mut self, factory: WorkloadFactory) -> Self {
+        self.workload = Some(factory);
+        self
+    }
+
+    /// Its model on the simulated GPU: seconds per launch, board power.
+    pub fn sim(mut self, seconds: f64, watts: f64) -> Self {
+        self.sim = Some(SimKernel::new(seconds, watts));
+        self
+    }
+}
+
+/// An energy budget to check.
+pub struct EnergyBudget {
+    kernel: KernelUnderTest,
+    reference: Option<KernelUnderTest>,
+    limit: Limit,
+    ops: Option<f64>,
+    bytes: Option<f64>,
+    device: u32,
+    source: Option<SourceKind>,
+    precision: f64,
+    windows: usize,
+    max_rounds: usize,
+    inconclusive_passes: bool,
+}
+
+impl EnergyBudget {
+    /// A budget of `limit` for `kernel`.
+    pub fn new(kernel: KernelUnderTest, limit: Limit) -> Self {
+        EnergyBudget {
+            kernel,
+            reference: None,
+            limit,
+            ops: None,
+            bytes: None,
+            device: 0,
+            source: None,
+            precision: 0.01,
+            windows: 5,
+            max_rounds: 3,
+            inconclusive_passes: false,
+        }
+    }
+
+    /// The reference kernel of a relative budget.
+    pub fn reference(mut self, reference: KernelUnderTest) -> Self {
+        self.reference = Some(reference);
+        self
+    }
+
+    /// Operations per launch (for a per-op budget).
+    pub fn ops(mut self, ops: f64) -> Self {
+        self.ops = Some(ops);
+        self
+    }
+
+    /// Bytes per launch (for a per-byte budget).
+    pub fn bytes(mut self, bytes: f64) -> Self {
+        self.bytes = Some(bytes);
+        self
+    }
+
+    /// NVML index of the GPU.
+    pub fn device(mut self, index: u32) -> Self {
+        self.device = index;
+        self
+    }
+
+    /// The source to measure with.
+    pub fn source(mut self, source: SourceKind) -> Self {
+        self.source = Some(source);
+        self
+    }
+
+    /// Relative precision of each measurement round (sets the window length).
+    pub fn precision(mut self, precision: f64) -> Self {
+        self.precision = precision;
+        self
+    }
+
+    /// Windows per round.
+    pub fn windows(mut self, windows: usize) -> Self {
+        self.windows = windows.max(2);
+        self
+    }
+
+    /// Rounds measured at most when the interval straddles the budget.
+    pub fn max_rounds(mut self, rounds: usize) -> Self {
+        self.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// Whether an inconclusive result passes (it fails by default).
+    pub fn inconclusive_passes(mut self, passes: bool) -> Self {
+        self.inconclusive_passes = passes;
+        self
+    }
+
+    /// The budget's name (the kernel's).
+    pub fn name(&self) -> &str {
+        &self.kernel.name
+    }
+
+    fn needs_sim(&self) -> bool {
+        self.kernel.sim.is_none() || self.reference.as_ref().is_some_and(|r| r.sim.is_none())
+    }
+
+    /// Checks the budget on the device `ENERGY_DEVICE` and the budget's index select.
+    /// `Ok(Verdict::Skipped)` without a GPU and without a simulated model.
+    pub fn check(&self) -> Result<Verdict> {
+        let request = DeviceRequest::from_env()?;
+        let mut device = match Device::open(&request, self.device) {
+            Ok(d) => d,
+            Err(e) => return Err(e.context(format!("energy budget {}", self.name()))),
+        };
+        if let Some(reason) = device.sim_reason() {
+            if self.needs_sim() {
+                let reason = reason.to_string();
+                if std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| v == "1") {
+                    return Err(Error::new(
+                        ErrorKind::NoGpu,
+                        format!("energy budget {}: {REQUIRE_GPU_ENV}=1 but {reason}", self.name()),
+                    ));
+                }
+                return Ok(Verdict::Skipped(format!(
+                    "no NVIDIA GPU ({reason}); the test declares no simulated kernel"
+                )));
+            }
+        }
+        self.check_on(&mut device)
+    }
+
+    /// Checks the budget on `device` (a real GPU, or a simulated one in tests).
+    ///
+    /// On a real GPU, checks in one process run one at a time (the test harness runs tests
+    /// on parallel threads; two kernels measured at once would share the board's power).
+    pub fn check_on(&self, device: &mut Device) -> Result<Verdict> {
+        static ONE_GPU_MEASUREMENT_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _guard = if device.is_simulated() {
+            None
+        } else {
+            Some(ONE_GPU_MEASUREMENT_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner()))
+        };
+        let calibration = Calibration::load_cached(&default_calibration_dir(), &device.facts().uuid).ok().flatten();
+        let mut cuda: Option<Arc<CudaGpu>> = None;
+        let mut open = |kernel: &KernelUnderTest, device: &Device, seed: u64| -> Result<Box<dyn Workload>> {
+            if let Some(gpu) = device.sim() {
+                let model = kernel.sim.ok_or_else(|| {
+                    Error::new(ErrorKind::InvalidInput, format!("{} has no simulated model", kernel.name))
+                })?;
+                return Ok(Box::new(SimWorkload::new(gpu.clone(), model).with_time_jitter(0.001, seed)));
+            }
+            let factory = kernel.workload.as_ref().ok_or_else(|| {
+                Error::new(ErrorKind::InvalidInput, format!("{} has no launch for a real GPU", kernel.name))
+            })?;
+            let gpu = match &cuda {
+                Some(g) => g.clone(),
+                None => {
+                    let ordinal = device.facts().cuda_ordinal.ok_or_else(|| {
+                        Error::new(ErrorKind::NoGpu, format!("no CUDA device has the UUID {}", device.facts().uuid))
+                    })?;
+                    let g = Arc::new(CudaGpu::open(ordinal)?);
+                    cuda = Some(g.clone());
+                    g
+                }
+            };
+            factory(&gpu)
+        };
+        let mut kernel = open(&self.kernel, device, 11)?;
+        let mut reference = match &self.reference {
+            Some(r) => Some((r.name.clone(), open(r, device, 12)?)),
+            None => None,
+        };
+        if matches!(self.limit, Limit::Relative(_)) && reference.is_none() {
+            return Err(Error::new(ErrorKind::InvalidInput, "a relative budget needs a reference kernel"));
+        }
+        let config = |id: &str| MeasureConfig {
+            id: id.to_string(),
+            source: self.source,
+            calibration: calibration.clone(),
+            precision: self.precision,
+            windows: self.windows,
+            ..MeasureConfig::default()
+        };
+        let mut kernel_values = Vec::new();
+        let mut reference_values = Vec::new();
+        let mut untrusted: Vec<String> = Vec::new();
+        let mut round = 0;
+        loop {
+            round += 1;
+            let (m, trace) = measure(device, kernel.as_mut(), &config(&self.kernel.name))?;
+            kernel_values.extend(m.windows.iter().map(|w| w.energy.energy_j / w.launches as f64));
+            untrusted.extend(untrustworthy(&m));
+            let trace_path = save(&m, &trace)?;
+            if let Some((name, r)) = reference.as_mut() {
+                let (rm, rtrace) = measure(device, r.as_mut(), &config(name))?;
+                reference_values.extend(rm.windows.iter().map(|w| w.energy.energy_j / w.launches as f64));
+                untrusted.extend(untrustworthy(&rm));
+                save(&rm, &rtrace)?;
+            }
+            let estimate = self.estimate(&m, &kernel_values, &reference_values)?;
+            let decision = decide(&estimate, self.limit_value());
+            if decision == Decision::Straddles && round < self.max_rounds {
+                continue;
+            }
+            let report = Report {
+                name: self.kernel.name.clone(),
+                limit: self.limit.clone(),
+                estimate,
+                rounds: round,
+                measurement: m,
+                trace: Some(trace_path),
+                untrusted,
+            };
+            return Ok(match decision {
+                // Failing needs no trust; passing does.
+                Decision::Over => Verdict::Fail(report),
+                _ if !report.untrusted.is_empty() => Verdict::Inconclusive(report),
+                Decision::Within => Verdict::Pass(report),
+                Decision::Straddles if self.inconclusive_passes => Verdict::Pass(report),
+                Decision::Straddles => Verdict::Inconclusive(report),
+            });
+        }
+    }
+
+    fn limit_value(&self) -> f64 {
+        match self.limit {
+            Limit::PerLaunch(j) | Limit::PerOp(j) | Limit::PerByte(j) => j.0,
+            Limit::Power(w) => w.0,
+            Limit::Relative(r) => r,
+        }
+    }
+
+    /// The quantity the limit applies to, with its interval, from the pooled windows.
+    fn estimate(&self, m: &Measurement, kernel: &[f64], reference: &[f64]) -> Result<Estimate> {
+        let pooled = Estimate::from_values(kernel)
+            .ok_or_else(|| Error::new(ErrorKind::Analysis, "no finite energy in the windows"))?;
+        let per = |count: Option<f64>, what: &str| {
+            count.filter(|c| *c > 0.0).map(|c| pooled.scaled(1.0 / c)).ok_or_else(|| {
+                Error::new(ErrorKind::InvalidInput, format!("a per-{what} budget needs the {what} count per launch"))
+            })
+        };
+        match self.limit {
+            Limit::PerLaunch(_) => Ok(pooled),
+            Limit::PerOp(_) => per(self.ops, "op"),
+            Limit::PerByte(_) => per(self.bytes, "byte"),
+            Limit::Power(_) => Ok(m.power_w),
+            Limit::Relative(_) => {
+                let r = Estimate::from_values(reference)
+                    .ok_or_else(|| Error::new(ErrorKind::Analysis, "no finite energy in the reference windows"))?;
+                Ok(ratio(&pooled, &r))
+            }
+        }
+    }
+}
+
+/// Ratio of two independent means with a delta-method interval.
+fn ratio(a: &Estimate, b: &Estimate) -> Estimate {
+    let mean = a.mean / b.mean;
+    let se_rel = ((a.std_dev / a.mean).powi(2) / a.n as f64 + (b.std_dev / b.mean).powi(2) / b.n as f64).sqrt();
+    let half = student_t_975(a.n.min(b.n).saturating_sub(1)) * se_rel * mean.abs();
+    Estimate { mean, ci_low: mean - half, ci_high: mean + half, n: a.n.min(b.n), std_dev: se_rel * mean.abs() }
+}
+
+fn untrustworthy(m: &Measurement) -> Vec<String> {
+    m.warnings
+        .iter()
+        .filter(|w| matches!(w.kind, WarningKind::Throttling | WarningKind::TooFewTicks | WarningKind::DroppedReadings))
+        .map(|w| w.message.clone())
+        .collect()
+}
+
+fn save(m: &Measurement, trace: &crate::trace::Trace) -> Result<PathBuf> {
+    let dir = default_energy_dir().join("tests");
+    let stem = file_stem(&m.id);
+    let trace_path = dir.join(format!("{stem}.trace.csv"));
+    write_trace(trace, &trace_path)?;
+    ResultFile::new(m, None).write(&dir.join(format!("{stem}.json")))?;
+    Ok(trace_path)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Decision {
+    Within,
+    Over,
+    Straddles,
+}
+
+fn decide(estimate: &Estimate, limit: f64) -> Decision {
+    if estimate.ci_high <= limit {
+        Decision::Within
+    } else if estimate.ci_low > limit {
+        Decision::Over
+    } else {
+        Decision::Straddles
+    }
+}
+
+/// What a check found.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The kernel.
+    pub name: String,
+    /// The limit.
+    pub limit: Limit,
+    /// The limited quantity with its 95 % interval (J, W or a ratio).
+    pub estimate: Estimate,
+    /// Measurement rounds it took.
+    pub rounds: usize,
+    /// The last measurement of the kernel.
+    pub measurement: Measurement,
+    /// Where its trace was saved.
+    pub trace: Option<PathBuf>,
+    /// Why the measurement cannot be trusted, if it cannot.
+    pub untrusted: Vec<String>,
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = &self.estimate;
+        let (what, shown) = match &self.limit {
+            Limit::PerLaunch(j) => ("energy per launch", format_si(j.0, "J", 4)),
+            Limit::PerOp(j) => ("energy per op", format_si(j.0, "J", 4)),
+            Limit::PerByte(j) => ("energy per byte", format_si(j.0, "J", 4)),
+            Limit::Power(w) => ("power", format_si(w.0, "W", 4)),
+            Limit::Relative(r) => ("energy per launch relative to the reference", format!("{r}×")),
+        };
+        let value = |v: f64| match self.limit {
+            Limit::Power(_) => format_si(v, "W", 4),
+            Limit::Relative(_) => format!("{v:.4}×"),
+            _ => format_si(v, "J", 4),
+        };
+        let m = &self.measurement;
+        write!(
+            f,
+            "{}: {what} {} [{} … {}] (95 % CI, {} windows, {} round(s)), budget {shown}; device {} ({}){}; source {} ({}, {})",
+            self.name,
+            value(e.mean),
+            value(e.ci_low),
+            value(e.ci_high),
+            e.n,
+            self.rounds,
+            m.device.name,
+            m.device.uuid,
+            if m.simulated { " [simulated]" } else { "" },
+            m.source,
+            m.sensor_model,
+            m.model_origin
+        )?;
+        if let Some(t) = &self.trace {
+            write!(f, "; trace {}", t.display())?;
+        }
+        for reason in &self.untrusted {
+            write!(f, "; not trusted: {reason}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of a budget check.
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// The upper end of the interval is within the budget.
+    Pass(Report),
+    /// The lower end of the interval exceeds the budget.
+    Fail(Report),
+    /// The interval straddles the budget after every round, or the measurement cannot be trusted.
+    Inconclusive(Report),
+    /// No GPU and no simulated model: not measured.
+    Skipped(String),
+}
+
+/// Checks a budget and panics unless it passes (what `#[energy_test]` and
+/// [`assert_energy!`](crate::assert_energy) call). A skip prints one line to stderr.
+pub fn assert_budget(budget: &EnergyBudget) {
+    match budget.check() {
+        Ok(Verdict::Pass(report)) => eprintln!("energy budget met: {report}"),
+        Ok(Verdict::Skipped(reason)) => eprintln!("skipped: {}: {reason}", budget.name()),
+        Ok(Verdict::Fail(report)) => panic!("energy budget exceeded: {report}"),
+        Ok(Verdict::Inconclusive(report)) => panic!(
+            "energy budget inconclusive (the interval straddles the budget or the measurement is not trusted; \
+             `inconclusive = \"pass\"` accepts this): {report}"
+        ),
+        Err(e) => panic!("energy budget {} could not be measured: {e}", budget.name()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est(mean: f64, half: f64) -> Estimate {
+        Estimate { mean, ci_low: mean - half, ci_high: mean + half, n: 5, std_dev: half / 2.0 }
+    }
+
+    #[test]
+    fn decision_uses_the_interval() {
+        assert_eq!(decide(&est(4.0, 0.5), 5.0), Decision::Within);
+        assert_eq!(decide(&est(6.0, 0.5), 5.0), Decision::Over);
+        assert_eq!(decide(&est(5.0, 0.5), 5.0), Decision::Straddles);
+        assert_eq!(decide(&est(4.6, 0.5), 5.0), Decision::Straddles);
+    }
+
+    #[test]
+    fn ratio_of_estimates() {
+        let a = Estimate::from_values(&[1.2, 1.21, 1.19, 1.2, 1.2]).unwrap();
+        let b = Estimate::from_values(&[1.0, 1.01, 0.99, 1.0, 1.0]).unwrap();
+        let r = ratio(&a, &b);
+        assert!((r.mean - 1.2).abs() < 1e-9);
+        assert!(r.ci_low < 1.2 && r.ci_high > 1.2 && r.ci_high - r.ci_low < 0.05);
+    }
+}

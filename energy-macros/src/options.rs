@@ -1,0 +1,398 @@
+//! Options and function shape shared by `#[energy_bench]` and `#[energy_test]`, parsed
+//! with `syn::meta` so unknown, repeated or malformed options get precise spans.
+#![allow(missing_docs)]
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, ItemFn, Lit, LitStr, Path, ReturnType};
+
+/// Which attribute is being parsed: some options belong to one of them only.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Attribute {
+    /// `#[energy_bench]`.
+    Bench,
+    /// `#[energy_test]`.
+    Test,
+}
+
+impl Attribute {
+    fn name(self) -> &'static str {
+        match self {
+            Attribute::Bench => "#[energy_bench]",
+            Attribute::Test => "#[energy_test]",
+        }
+    }
+
+    fn options(self) -> &'static str {
+        match self {
+            Attribute::Bench => {
+                "name, setup, baseline, ops, bytes, device, source, precision, min_window_s, windows, sim(...), baseline_sim(...)"
+            }
+            Attribute::Test => {
+                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, windows, max_rounds, inconclusive, sim(...), reference_sim(...)"
+            }
+        }
+    }
+}
+
+const BENCH_ONLY: [&str; 4] = ["name", "baseline", "baseline_sim", "min_window_s"];
+const TEST_ONLY: [&str; 9] = [
+    "max",
+    "max_per_op",
+    "max_per_byte",
+    "max_power",
+    "relative_to",
+    "max_ratio",
+    "reference_sim",
+    "max_rounds",
+    "inconclusive",
+];
+/// Source names and their `SourceKind` variants.
+pub const SOURCES: [(&str, &str); 5] = [
+    ("counter", "Counter"),
+    ("instant", "InstantField"),
+    ("average", "AverageField"),
+    ("power", "PowerUsage"),
+    ("samples", "SampleBuffer"),
+];
+
+/// A kernel's model on the simulated GPU.
+pub struct SimModel {
+    /// Seconds per launch.
+    pub seconds: Expr,
+    /// Board power, W.
+    pub watts: Expr,
+}
+
+/// A budget limit, parsed and checked at compile time.
+pub enum LimitOption {
+    /// Joules per launch.
+    PerLaunch(f64),
+    /// Joules per op.
+    PerOp(f64),
+    /// Joules per byte.
+    PerByte(f64),
+    /// Watts.
+    Power(f64),
+}
+
+/// The options of either attribute.
+#[derive(Default)]
+pub struct Options {
+    pub name: Option<LitStr>,
+    pub setup: Option<Path>,
+    pub baseline: Option<Path>,
+    pub ops: Option<Expr>,
+    pub bytes: Option<Expr>,
+    pub device: Option<Expr>,
+    pub source: Option<(String, Span)>,
+    pub precision: Option<Expr>,
+    pub min_window_s: Option<Expr>,
+    pub windows: Option<Expr>,
+    pub sim: Option<SimModel>,
+    pub baseline_sim: Option<(SimModel, Span)>,
+    pub limit: Option<(LimitOption, Span)>,
+    pub relative_to: Option<Path>,
+    pub max_ratio: Option<(f64, Span)>,
+    pub reference_sim: Option<(SimModel, Span)>,
+    pub max_rounds: Option<Expr>,
+    pub inconclusive_passes: Option<bool>,
+}
+
+fn once<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::Result<()> {
+    if slot.is_some() {
+        let name = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        return Err(meta.error(format!("`{name}` is given twice")));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+/// A literal number in an expression, if it is one.
+fn literal_number(expr: &Expr) -> Option<f64> {
+    match expr {
+        Expr::Lit(ExprLit { lit: Lit::Float(f), .. }) => f.base10_parse::<f64>().ok(),
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<f64>().ok(),
+        _ => None,
+    }
+}
+
+fn positive(expr: Expr, what: &str) -> syn::Result<Expr> {
+    if let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &expr {
+        return Err(syn::Error::new(
+            s.span(),
+            format!("{what} is a number (an expression), not a string: write it in SI units, e.g. 20e-6"),
+        ));
+    }
+    if literal_number(&expr).is_some_and(|v| v <= 0.0) {
+        return Err(syn::Error::new(expr.span(), format!("{what} must be positive")));
+    }
+    Ok(expr)
+}
+
+fn parse_sim(meta: &ParseNestedMeta<'_>) -> syn::Result<SimModel> {
+    let mut seconds = None;
+    let mut watts = None;
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("seconds") {
+            let e = positive(inner.value()?.parse()?, "`seconds` (simulated duration of one launch)")?;
+            once(&mut seconds, &inner, e)
+        } else if inner.path.is_ident("watts") {
+            let e = positive(inner.value()?.parse()?, "`watts` (simulated board power while it runs)")?;
+            once(&mut watts, &inner, e)
+        } else {
+            Err(inner.error("unknown simulation parameter: expected `seconds = …` and `watts = …`"))
+        }
+    })?;
+    match (seconds, watts) {
+        (Some(seconds), Some(watts)) => Ok(SimModel { seconds, watts }),
+        _ => Err(meta.error("the simulated kernel needs both `seconds = …` and `watts = …`")),
+    }
+}
+
+/// Parses a budget string such as "5 mJ" or "300 W" with the shared unit parser.
+fn budget_value(lit: &LitStr, watts: bool) -> syn::Result<f64> {
+    let parsed = if watts {
+        energy_units::parse_watts(&lit.value()).map(|w| w.0)
+    } else {
+        energy_units::parse_joules(&lit.value()).map(|j| j.0)
+    };
+    match parsed {
+        Ok(v) if v > 0.0 => Ok(v),
+        Ok(_) => Err(syn::Error::new(lit.span(), "a budget must be above zero")),
+        Err(message) => Err(syn::Error::new(lit.span(), message)),
+    }
+}
+
+/// Parses the options of `attribute`.
+pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Options> {
+    let mut o = Options::default();
+    let parser = syn::meta::parser(|meta| {
+        let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        if attribute == Attribute::Test && BENCH_ONLY.contains(&key.as_str()) {
+            return Err(meta.error(format!("`{key}` is an option of #[energy_bench], not of #[energy_test]")));
+        }
+        if attribute == Attribute::Bench && TEST_ONLY.contains(&key.as_str()) {
+            return Err(meta.error(format!("`{key}` is an option of #[energy_test], not of #[energy_bench]")));
+        }
+        let mut set_limit = |limit: LimitOption, meta: &ParseNestedMeta<'_>| {
+            if o.limit.is_some() {
+                return Err(meta.error("give one budget: max, max_per_op, max_per_byte or max_power (or relative_to)"));
+            }
+            o.limit = Some((limit, meta.path.span()));
+            Ok(())
+        };
+        match key.as_str() {
+            "max" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                set_limit(LimitOption::PerLaunch(budget_value(&lit, false)?), &meta)
+            }
+            "max_per_op" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                set_limit(LimitOption::PerOp(budget_value(&lit, false)?), &meta)
+            }
+            "max_per_byte" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                set_limit(LimitOption::PerByte(budget_value(&lit, false)?), &meta)
+            }
+            "max_power" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                set_limit(LimitOption::Power(budget_value(&lit, true)?), &meta)
+            }
+            "relative_to" => {
+                let path: Path = meta.value()?.parse()?;
+                once(&mut o.relative_to, &meta, path)
+            }
+            "max_ratio" => {
+                let e: Expr = meta.value()?.parse()?;
+                match literal_number(&e) {
+                    Some(v) if v > 0.0 => once(&mut o.max_ratio, &meta, (v, e.span())),
+                    _ => Err(syn::Error::new(e.span(), "`max_ratio` is a positive number, e.g. 1.10")),
+                }
+            }
+            "reference_sim" => {
+                let span = meta.path.span();
+                let model = parse_sim(&meta)?;
+                once(&mut o.reference_sim, &meta, (model, span))
+            }
+            "max_rounds" => {
+                let e: Expr = meta.value()?.parse()?;
+                if literal_number(&e).is_some_and(|v| v < 1.0) {
+                    return Err(syn::Error::new(e.span(), "`max_rounds` must be at least 1"));
+                }
+                once(&mut o.max_rounds, &meta, e)
+            }
+            "inconclusive" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                let passes = match lit.value().as_str() {
+                    "fail" => false,
+                    "pass" => true,
+                    other => {
+                        return Err(syn::Error::new(
+                            lit.span(),
+                            format!("`inconclusive` is \"fail\" (the default) or \"pass\", not \"{other}\""),
+                        ))
+                    }
+                };
+                once(&mut o.inconclusive_passes, &meta, passes)
+            }
+            "name" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                if lit.value().trim().is_empty() {
+                    return Err(syn::Error::new(lit.span(), "the benchmark name must not be empty"));
+                }
+                once(&mut o.name, &meta, lit)
+            }
+            "setup" => {
+                let path: Path = meta.value()?.parse()?;
+                once(&mut o.setup, &meta, path)
+            }
+            "baseline" => {
+                let path: Path = meta.value()?.parse()?;
+                once(&mut o.baseline, &meta, path)
+            }
+            "ops" => {
+                let e = positive(meta.value()?.parse()?, "`ops` (operations per launch)")?;
+                once(&mut o.ops, &meta, e)
+            }
+            "bytes" => {
+                let e = positive(meta.value()?.parse()?, "`bytes` (bytes per launch)")?;
+                once(&mut o.bytes, &meta, e)
+            }
+            "device" => {
+                let e: Expr = meta.value()?.parse()?;
+                once(&mut o.device, &meta, e)
+            }
+            "source" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                let value = lit.value();
+                if !SOURCES.iter().any(|(n, _)| *n == value) {
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        format!("unknown source `{value}`: expected counter, instant, average, power or samples"),
+                    ));
+                }
+                once(&mut o.source, &meta, (value, lit.span()))
+            }
+            "precision" => {
+                let e: Expr = meta.value()?.parse()?;
+                if literal_number(&e).is_some_and(|v| !(v > 0.0 && v < 1.0)) {
+                    return Err(syn::Error::new(
+                        e.span(),
+                        "`precision` is relative (the half-width of the 95 % interval over the mean): between 0 and 1, e.g. 0.01",
+                    ));
+                }
+                once(&mut o.precision, &meta, e)
+            }
+            "min_window_s" => {
+                let e = positive(meta.value()?.parse()?, "`min_window_s` (shortest window, seconds)")?;
+                once(&mut o.min_window_s, &meta, e)
+            }
+            "windows" => {
+                let e: Expr = meta.value()?.parse()?;
+                if literal_number(&e).is_some_and(|v| v < 10.0) {
+                    return Err(syn::Error::new(
+                        e.span(),
+                        "`windows` must be at least 10 (criterion's minimum sample count)",
+                    ));
+                }
+                once(&mut o.windows, &meta, e)
+            }
+            "sim" => {
+                let model = parse_sim(&meta)?;
+                once(&mut o.sim, &meta, model)
+            }
+            "baseline_sim" => {
+                let span = meta.path.span();
+                let model = parse_sim(&meta)?;
+                once(&mut o.baseline_sim, &meta, (model, span))
+            }
+            _ => Err(meta.error(format!("unknown option `{key}`: expected one of {}", attribute.options()))),
+        }
+    });
+    syn::parse::Parser::parse2(parser, args)?;
+    if let (Some((_, span)), None) = (&o.baseline_sim, &o.baseline) {
+        return Err(syn::Error::new(*span, "`baseline_sim` describes a baseline kernel: add `baseline = …` too"));
+    }
+    if attribute == Attribute::Test {
+        match (&o.relative_to, &o.max_ratio, &o.limit) {
+            (Some(_), None, _) => {
+                return Err(syn::Error::new(Span::call_site(), "`relative_to` needs `max_ratio = …` (e.g. 1.10)"))
+            }
+            (None, Some((_, span)), _) => {
+                return Err(syn::Error::new(*span, "`max_ratio` needs `relative_to = path` (the reference launch)"))
+            }
+            (Some(path), Some(_), Some(_)) => {
+                return Err(syn::Error::new(path.span(), "give one budget: an absolute one or `relative_to`, not both"))
+            }
+            (None, None, None) => {
+                return Err(syn::Error::new(
+                    Span::call_site(),
+                    "#[energy_test] needs a budget: max = \"5 mJ\", max_per_op, max_per_byte, max_power, or relative_to + max_ratio",
+                ))
+            }
+            _ => {}
+        }
+        if let (Some((_, span)), None) = (&o.reference_sim, &o.relative_to) {
+            return Err(syn::Error::new(
+                *span,
+                "`reference_sim` describes the reference kernel: add `relative_to = …` too",
+            ));
+        }
+        if let Some((LimitOption::PerOp(_), span)) = &o.limit {
+            if o.ops.is_none() {
+                return Err(syn::Error::new(*span, "`max_per_op` needs `ops = …` (operations per launch)"));
+            }
+        }
+        if let Some((LimitOption::PerByte(_), span)) = &o.limit {
+            if o.bytes.is_none() {
+                return Err(syn::Error::new(*span, "`max_per_byte` needs `bytes = …` (bytes per launch)"));
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// Checks the launch function's shape: one `&CudaStream` parameter, or `&mut S` first when
+/// `setup` gives state; no async, generics or self; a `Result` returned.
+pub fn check_signature(item: &ItemFn, has_setup: bool, attribute: Attribute) -> syn::Result<()> {
+    let sig = &item.sig;
+    if let Some(a) = &sig.asyncness {
+        return Err(syn::Error::new(
+            a.span(),
+            format!("an {} function enqueues a kernel; it cannot be `async`", attribute.name()),
+        ));
+    }
+    if !sig.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            sig.generics.span(),
+            format!("an {} function cannot be generic", attribute.name()),
+        ));
+    }
+    let expected = if has_setup { 2 } else { 1 };
+    if sig.inputs.len() != expected {
+        let shape = if has_setup {
+            "fn(state: &mut S, stream: &CudaStream) -> energy_harness::Result<()> (S made by `setup`)"
+        } else {
+            "fn(stream: &CudaStream) -> energy_harness::Result<()>, or add `setup = …` to pass state"
+        };
+        return Err(syn::Error::new(
+            sig.inputs.span().join(sig.ident.span()).unwrap_or(sig.ident.span()),
+            format!("an {} function launches the kernel once: expected {shape}", attribute.name()),
+        ));
+    }
+    if let Some(receiver) = sig.receiver() {
+        return Err(syn::Error::new(receiver.span(), format!("an {} function cannot take `self`", attribute.name())));
+    }
+    if let ReturnType::Default = sig.output {
+        return Err(syn::Error::new(
+            sig.ident.span(),
+            format!(
+                "an {} function returns energy_harness::Result<()> (a CUDA error aborts the measurement)",
+                attribute.name()
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,98 @@
+//! `#[energy_test]`: turns a launch function into a `#[test]` that checks an energy budget.
+//! Budgets are parsed at compile time ("5 mJ"); the check runs in `energy_harness::budget`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ItemFn, Path};
+
+use crate::bench::{factory, parse_fn};
+use crate::options::{check_signature, parse_options, Attribute, LimitOption, SimModel, SOURCES};
+
+/// Expands `#[energy_test(args)] item`.
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item_fn = match parse_fn(item, "#[energy_test]") {
+        Ok(f) => f,
+        Err(tokens) => return tokens,
+    };
+    match expand_fn(args, &item_fn) {
+        Ok(tokens) => tokens,
+        Err(err) => {
+            let compile_error = err.into_compile_error();
+            quote! { #item_fn #compile_error }
+        }
+    }
+}
+
+fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
+    let o = parse_options(args, Attribute::Test)?;
+    check_signature(item, o.setup.is_some(), Attribute::Test)?;
+    let p = quote! { ::energy_harness::__private };
+    let test_name = &item.sig.ident;
+    let launch_name = format_ident!("__energy_test_launch_{}", test_name);
+    let mut launch = item.clone();
+    launch.sig.ident = launch_name.clone();
+    launch.attrs.retain(|a| !a.path().is_ident("test") && !a.path().is_ident("ignore"));
+    let name = test_name.to_string();
+    let launch_path: Path = launch_name.clone().into();
+    let kernel_factory = factory(o.setup.as_ref(), &launch_path);
+    let mut kernel = quote! { #p::KernelUnderTest::new(#name).workload(#kernel_factory) };
+    if let Some(SimModel { seconds, watts }) = &o.sim {
+        kernel = quote! { #kernel.sim((#seconds) as f64, (#watts) as f64) };
+    }
+    let limit = match (&o.limit, &o.max_ratio) {
+        (Some((LimitOption::PerLaunch(j), _)), _) => quote! { #p::Limit::PerLaunch(#p::Joules(#j)) },
+        (Some((LimitOption::PerOp(j), _)), _) => quote! { #p::Limit::PerOp(#p::Joules(#j)) },
+        (Some((LimitOption::PerByte(j), _)), _) => quote! { #p::Limit::PerByte(#p::Joules(#j)) },
+        (Some((LimitOption::Power(w), _)), _) => quote! { #p::Limit::Power(#p::Watts(#w)) },
+        (None, Some((ratio, _))) => quote! { #p::Limit::Relative(#ratio) },
+        (None, None) => unreachable!("parse_options requires a budget"),
+    };
+    let mut steps = vec![quote! { let budget = #p::EnergyBudget::new(#kernel, #limit); }];
+    if let Some(reference) = &o.relative_to {
+        let reference_name = quote!(#reference).to_string().replace(' ', "");
+        let reference_factory = factory(o.setup.as_ref(), reference);
+        let mut r = quote! { #p::KernelUnderTest::new(#reference_name).workload(#reference_factory) };
+        if let Some((SimModel { seconds, watts }, _)) = &o.reference_sim {
+            r = quote! { #r.sim((#seconds) as f64, (#watts) as f64) };
+        }
+        steps.push(quote! { let budget = budget.reference(#r); });
+    }
+    if let Some(ops) = &o.ops {
+        steps.push(quote_spanned! { ops.span() => let budget = budget.ops((#ops) as f64); });
+    }
+    if let Some(bytes) = &o.bytes {
+        steps.push(quote_spanned! { bytes.span() => let budget = budget.bytes((#bytes) as f64); });
+    }
+    if let Some(device) = &o.device {
+        steps.push(quote_spanned! { device.span() => let budget = budget.device((#device) as u32); });
+    }
+    if let Some((source, _)) = &o.source {
+        let variant =
+            format_ident!("{}", SOURCES.iter().find(|(n, _)| n == source).map(|(_, v)| *v).unwrap_or("Counter"));
+        steps.push(quote! { let budget = budget.source(#p::SourceKind::#variant); });
+    }
+    if let Some(precision) = &o.precision {
+        steps.push(quote_spanned! { precision.span() => let budget = budget.precision((#precision) as f64); });
+    }
+    if let Some(windows) = &o.windows {
+        steps.push(quote_spanned! { windows.span() => let budget = budget.windows((#windows) as usize); });
+    }
+    if let Some(rounds) = &o.max_rounds {
+        steps.push(quote_spanned! { rounds.span() => let budget = budget.max_rounds((#rounds) as usize); });
+    }
+    if let Some(passes) = o.inconclusive_passes {
+        steps.push(quote! { let budget = budget.inconclusive_passes(#passes); });
+    }
+    let attrs: Vec<_> = item.attrs.iter().filter(|a| a.path().is_ident("ignore") || a.path().is_ident("doc")).collect();
+    Ok(quote! {
+        #[allow(dead_code)]
+        #launch
+        #[test]
+        #(#attrs)*
+        fn #test_name() {
+            #(#steps)*
+            #p::assert_budget(&budget);
+        }
+    })
+}

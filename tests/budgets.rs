@@ -1,0 +1,89 @@
+//! Energy budgets decided on the simulated H100 (virtual clock, deterministic seeds): a
+//! budget above the truth passes, one below fails with a full message, one inside the
+//! noise is inconclusive, a relative budget catches a 20 % costlier variant. Simulated.
+
+use energy_harness::budget::{EnergyBudget, KernelUnderTest, Limit, Verdict};
+use energy_harness::measurement::run::virtual_sim_device;
+use energy_harness::sim::SimPreset;
+use energy_harness::units::{Joules, Watts};
+
+const KERNEL_S: f64 = 1e-3;
+const WATTS: f64 = 272.0;
+/// The truth: 1 ms at 272 W.
+const TRUTH_J: f64 = KERNEL_S * WATTS;
+
+fn check(budget: EnergyBudget) -> Verdict {
+    let (mut device, _gpu) = virtual_sim_device(SimPreset::h100());
+    budget.check_on(&mut device).expect("the simulated measurement works")
+}
+
+fn kernel() -> KernelUnderTest {
+    KernelUnderTest::new("fma_1ms").sim(KERNEL_S, WATTS)
+}
+
+#[test]
+fn a_budget_above_the_truth_passes() {
+    match check(EnergyBudget::new(kernel(), Limit::PerLaunch(Joules(TRUTH_J * 1.05)))) {
+        Verdict::Pass(report) => {
+            assert!(report.estimate.ci_high <= TRUTH_J * 1.05);
+            assert_eq!(report.rounds, 1);
+        }
+        other => panic!("expected a pass, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_budget_below_the_truth_fails_with_the_figures() {
+    match check(EnergyBudget::new(kernel(), Limit::PerLaunch(Joules(TRUTH_J * 0.95)))) {
+        Verdict::Fail(report) => {
+            assert!(report.estimate.ci_low > TRUTH_J * 0.95);
+            let message = report.to_string();
+            for expected in
+                ["fma_1ms", "energy per launch", "258.4 mJ", "(95 % CI", "[simulated]", "source counter", "trace "]
+            {
+                assert!(message.contains(expected), "`{expected}` missing from: {message}");
+            }
+            assert!(report.trace.as_ref().is_some_and(|t| t.exists()), "the trace is saved");
+        }
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_budget_inside_the_noise_is_inconclusive_after_bounded_rounds() {
+    // Two windows per round leave a wide interval (t = 12.7 for one degree of freedom),
+    // which covers a budget set at the truth.
+    let budget = || EnergyBudget::new(kernel(), Limit::PerLaunch(Joules(TRUTH_J))).windows(2).max_rounds(2);
+    match check(budget()) {
+        Verdict::Inconclusive(report) => {
+            assert_eq!(report.rounds, 2, "measured again before giving up");
+            assert!(report.estimate.ci_low <= TRUTH_J && report.estimate.ci_high > TRUTH_J);
+        }
+        other => panic!("expected inconclusive, got {other:?}"),
+    }
+    assert!(matches!(check(budget().inconclusive_passes(true)), Verdict::Pass(_)), "configurable to pass");
+}
+
+#[test]
+fn a_relative_budget_catches_a_20_percent_costlier_variant() {
+    let reference = || KernelUnderTest::new("v1").sim(KERNEL_S, WATTS);
+    let costlier = KernelUnderTest::new("v2_costlier").sim(KERNEL_S * 1.2, WATTS);
+    match check(EnergyBudget::new(costlier, Limit::Relative(1.10)).reference(reference())) {
+        Verdict::Fail(report) => assert!((report.estimate.mean - 1.2).abs() < 0.01, "{report}"),
+        other => panic!("expected the costlier variant to fail, got {other:?}"),
+    }
+    let same = KernelUnderTest::new("v2_same").sim(KERNEL_S, WATTS);
+    match check(EnergyBudget::new(same, Limit::Relative(1.10)).reference(reference())) {
+        Verdict::Pass(report) => assert!((report.estimate.mean - 1.0).abs() < 0.01, "{report}"),
+        other => panic!("expected an unchanged variant to pass, got {other:?}"),
+    }
+}
+
+#[test]
+fn per_op_and_power_budgets() {
+    let ops = 1e9;
+    let per_op = EnergyBudget::new(kernel(), Limit::PerOp(Joules(TRUTH_J / ops * 1.05))).ops(ops);
+    assert!(matches!(check(per_op), Verdict::Pass(_)));
+    let power = EnergyBudget::new(kernel(), Limit::Power(Watts(250.0)));
+    assert!(matches!(check(power), Verdict::Fail(_)), "272 W exceeds a 250 W budget");
+}

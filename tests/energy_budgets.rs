@@ -1,0 +1,100 @@
+//! Energy budgets as a GPU crate writes them: `#[energy_test]` on a launch function.
+//! Without a GPU these run on the simulated H100 (their `sim(…)` models); on a GPU they
+//! measure the real kernel. `saxpy_under_20_mj_fails` is ignored: it demonstrates a
+//! failing budget (`cargo test --test energy_budgets -- --ignored` on a GPU).
+
+use energy_harness::{
+    energy_test, CudaGpu, CudaSlice, CudaStream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
+};
+
+const N: usize = 1 << 24;
+const SAXPY_PTX: &str = include_str!("../ptx/examples/saxpy.ptx");
+
+struct Saxpy {
+    kernel: Kernel,
+    config: LaunchConfig,
+    args: KernelArgs,
+    /// A second argument set working on half the vector: the "previous version" reference.
+    half_args: KernelArgs,
+    _x: CudaSlice<f32>,
+    _y: CudaSlice<f32>,
+}
+
+fn setup(gpu: &CudaGpu) -> Result<Saxpy> {
+    let kernel = gpu.load_ptx(SAXPY_PTX, "saxpy.ptx", JitOptLevel::O4)?.kernel("saxpy")?;
+    let x = gpu.upload(&vec![1.0f32; N])?;
+    let y = gpu.upload(&vec![2.0f32; N])?;
+    let args = KernelArgs::new().u32(N as u32).f32(1e-3).buffer(&x, gpu.stream()).buffer(&y, gpu.stream());
+    let half_args = KernelArgs::new().u32((N / 2) as u32).f32(1e-3).buffer(&x, gpu.stream()).buffer(&y, gpu.stream());
+    Ok(Saxpy { kernel, config: LaunchConfig::linear(N.div_ceil(256) as u32, 256), args, half_args, _x: x, _y: y })
+}
+
+/// The reference of the relative budget below: the same launch over half the elements.
+fn saxpy_half(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.half_args)
+}
+
+/// An H100 measured 30.6 mJ per launch (docs/results/2026-11-22-h100-benches).
+#[energy_test(setup = setup, max = "40 mJ", sim(seconds = 76e-6, watts = 400.0))]
+fn saxpy_stays_under_40_mj(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+/// Per byte: 12 bytes move per element; 152 pJ/B measured.
+#[energy_test(setup = setup, bytes = 12 * N, max_per_byte = "200 pJ", sim(seconds = 76e-6, watts = 400.0))]
+fn saxpy_stays_under_200_pj_per_byte(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+/// The full vector costs about twice the half one: within 2.2× of it.
+#[energy_test(
+    setup = setup,
+    relative_to = saxpy_half,
+    max_ratio = 2.2,
+    sim(seconds = 76e-6, watts = 400.0),
+    reference_sim(seconds = 38e-6, watts = 400.0)
+)]
+fn saxpy_costs_at_most_2_2_times_half_a_saxpy(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+#[ignore = "demonstrates a failing budget; run with --ignored"]
+#[energy_test(setup = setup, max = "20 mJ", sim(seconds = 76e-6, watts = 400.0))]
+fn saxpy_under_20_mj_fails(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+/// No simulated model: measured on a GPU, skipped (one line on stderr) without one.
+#[energy_test(setup = setup, max = "40 mJ")]
+fn saxpy_gpu_only_budget(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+fn has_gpu() -> bool {
+    energy_harness::device::gpu_count().is_ok_and(|n| n > 0) || std::env::var_os("ENERGY_DEVICE").is_some()
+}
+
+/// Runs one test of this binary in a child process with `env` set.
+fn run_child(test: &str, env: (&str, &str)) -> std::process::Output {
+    std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
+        .env(env.0, env.1)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn without_a_gpu_a_budget_without_a_model_is_skipped_unless_a_gpu_is_required() {
+    if has_gpu() {
+        eprintln!("skipped: this machine has a GPU (or ENERGY_DEVICE is set)");
+        return;
+    }
+    let skipped = run_child("saxpy_gpu_only_budget", ("ENERGY_REQUIRE_GPU", "0"));
+    let err = String::from_utf8_lossy(&skipped.stderr);
+    assert!(skipped.status.success(), "{err}");
+    assert!(err.contains("skipped: saxpy_gpu_only_budget: no NVIDIA GPU"), "{err}");
+    let required = run_child("saxpy_gpu_only_budget", ("ENERGY_REQUIRE_GPU", "1"));
+    let out = format!("{}{}", String::from_utf8_lossy(&required.stdout), String::from_utf8_lossy(&required.stderr));
+    assert!(!required.status.success(), "ENERGY_REQUIRE_GPU=1 must fail without a GPU");
+    assert!(out.contains("ENERGY_REQUIRE_GPU=1 but no NVIDIA GPU"), "{out}");
+}
