@@ -96,10 +96,13 @@ pub struct MeasureConfig {
     pub windows: usize,
     /// Warm-up before planning, s (the first launch also JIT-compiles and loads).
     pub warmup_s: f64,
-    /// Idle between windows, s.
+    /// Idle between windows, s (at least two whole counter ticks, so the idle after each
+    /// window is measured).
     pub idle_gap_s: f64,
     /// Upper bound on launches per window.
     pub max_launches_per_window: u64,
+    /// Sources recorded besides the measured one (for comparisons; they cost sampler time only).
+    pub record_also: Vec<SourceKind>,
 }
 
 impl Default for MeasureConfig {
@@ -113,8 +116,9 @@ impl Default for MeasureConfig {
             min_window_s: 0.5,
             windows: 5,
             warmup_s: 0.2,
-            idle_gap_s: 0.35,
+            idle_gap_s: 0.25,
             max_launches_per_window: 50_000_000,
+            record_also: Vec::new(),
         }
     }
 }
@@ -138,8 +142,9 @@ pub struct Plan {
 fn lead_in_s(model: &SensorModel) -> f64 {
     match *model {
         SensorModel::Boxcar { width_s } => width_s + 0.5,
-        SensorModel::FirstOrder { tau_s } => (3.0 * tau_s).max(0.5),
-        _ => 0.5,
+        SensorModel::FirstOrder { tau_s } => (3.0 * tau_s).max(0.3),
+        // Two whole counter ticks of idle, whatever the phase.
+        _ => 0.3,
     }
 }
 
@@ -156,8 +161,10 @@ pub fn plan(config: &MeasureConfig, launch_s: f64, model: &SensorModel) -> Plan 
     }
 }
 
-/// Runs `body` with the device's `sources` sampled around it; returns its value and the trace.
-fn with_sampling<R>(
+/// Runs `body` with the device's `sources` sampled around it (a sampler thread on a real
+/// clock; afterwards, over the same span, on a virtual one); returns its value and the
+/// trace with the marks `body` set.
+pub fn record<R>(
     device: &Device,
     sources: &[SourceKind],
     body: impl FnOnce(&WindowMarker) -> Result<R>,
@@ -221,8 +228,10 @@ pub struct Prepared {
 /// Warms the workload up (the first launch also loads and JIT-compiles; then batches
 /// double until `config.warmup_s` of GPU time is spent), and plans the windows.
 pub fn prepare(device: &Device, workload: &mut dyn Workload, config: &MeasureConfig) -> Result<Prepared> {
-    workload.run_batch(1)?;
-    let (mut batch, mut spent, mut gpu, mut launched) = (1u64, 0.0, 0.0, 0u64);
+    // A first launch that already lasts the warm-up (a 1 s kernel) is the estimate itself.
+    let first = workload.run_batch(1)?;
+    let (mut batch, mut spent, mut gpu, mut launched) =
+        if first >= config.warmup_s { (2u64, first, first, 1u64) } else { (1u64, 0.0, 0.0, 0u64) };
     while spent < config.warmup_s {
         let t = workload.run_batch(batch)?;
         spent += t.max(1e-6);
@@ -231,7 +240,12 @@ pub fn prepare(device: &Device, workload: &mut dyn Workload, config: &MeasureCon
         batch = (batch * 2).min(config.max_launches_per_window);
     }
     let launch_s = gpu / launched as f64;
-    let sources = sources_to_record(device, config.source);
+    let mut sources = sources_to_record(device, config.source);
+    for &extra in &config.record_also {
+        if !sources.contains(&extra) && device.open_source(extra).is_ok() {
+            sources.push(extra);
+        }
+    }
     let primary = config.source.unwrap_or(if sources.contains(&SourceKind::Counter) {
         SourceKind::Counter
     } else {
@@ -411,7 +425,7 @@ pub fn measure(
     let facts_before = device.facts().clone();
     let prepared = prepare(device, workload, config)?;
     let plan = prepared.plan;
-    let (gpu_times, mut trace) = with_sampling(device, &prepared.sources, |marker| {
+    let (gpu_times, mut trace) = record(device, &prepared.sources, |marker| {
         clock.sleep_s(plan.lead_s);
         let mut gpu_times = Vec::with_capacity(plan.windows);
         for i in 0..plan.windows {
@@ -512,7 +526,7 @@ impl Default for StepPlan {
 pub fn calibrate(device: &Device, workload: &mut dyn Workload, plan: StepPlan) -> Result<(Calibration, Trace)> {
     let clock = device.clock().clone();
     let pulses = if device.open_source(SourceKind::Counter).is_ok() { plan.pulses } else { 0 };
-    let ((gpu_times, launches, warmup_end_s), mut trace) = with_sampling(device, &SourceKind::ALL, |marker| {
+    let ((gpu_times, launches, warmup_end_s), mut trace) = record(device, &SourceKind::ALL, |marker| {
         clock.sleep_s(0.3);
         workload.run_batch(1)?;
         let probe = workload.run_batch(4)?;

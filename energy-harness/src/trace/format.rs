@@ -154,7 +154,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", &e))?;
     }
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
-    let tmp = path.with_file_name(format!(".{file_name}.tmp-{}", std::process::id()));
+    // Unique per process and per call: threads of one process may write the same file.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_file_name(format!(".{file_name}.tmp-{}-{unique}", std::process::id()));
     let result = (|| {
         let mut file = fs::File::create(&tmp).map_err(|e| Error::io(&tmp, "create", &e))?;
         file.write_all(bytes).map_err(|e| Error::io(&tmp, "write", &e))?;
