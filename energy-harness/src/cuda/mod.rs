@@ -425,34 +425,69 @@ impl<F: FnMut(&CudaStream) -> Result<()>> Workload for CudaWorkload<F> {
 /// the iteration count (`ptx/busy` holds the source; it is embedded here).
 pub const FMA_LOOP_PTX: &str = include_str!("fma_loop.ptx");
 
-/// An FMA loop over the whole GPU (8 blocks of 256 threads per SM) taking about
-/// `target_s` per launch.
+/// The FMA loop loaded on a GPU: 8 blocks of 256 threads per SM, 16 FMAs per thread
+/// per iteration.
+pub struct FmaLoop {
+    gpu: Arc<CudaGpu>,
+    kernel: Kernel,
+    config: LaunchConfig,
+    out: Arc<CudaSlice<f32>>,
+}
+
+impl FmaLoop {
+    /// FMAs each thread does per loop iteration.
+    pub const FMAS_PER_ITERATION: u64 = 16;
+
+    /// JIT-compiles the loop (optimization level 4) and allocates its output.
+    pub fn load(gpu: Arc<CudaGpu>) -> Result<Self> {
+        let props = gpu.properties()?;
+        let kernel = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O4)?.kernel("fma_loop")?;
+        let config = LaunchConfig::linear(props.sm_count * 8, 256);
+        let out = Arc::new(gpu.alloc_zeros::<f32>((props.sm_count * 8 * 256) as usize)?);
+        Ok(FmaLoop { gpu, kernel, config, out })
+    }
+
+    /// FMAs in one launch of `iterations`.
+    pub fn fmas_per_launch(&self, iterations: u32) -> u64 {
+        u64::from(self.config.grid.0)
+            * u64::from(self.config.block.0)
+            * Self::FMAS_PER_ITERATION
+            * u64::from(iterations)
+    }
+
+    /// The iteration count that makes one launch last about `target_s` (timed on the GPU).
+    pub fn iterations_for(&self, target_s: f64) -> Result<u32> {
+        let probe = 20_000u32;
+        let stream = self.gpu.stream().clone();
+        let args = KernelArgs::new().buffer(&self.out, &stream).u32(probe);
+        self.kernel.launch(&stream, self.config, &args)?;
+        let timer = self.gpu.timer()?;
+        timer.start(&stream)?;
+        self.kernel.launch(&stream, self.config, &args)?;
+        timer.stop(&stream)?;
+        self.gpu.synchronize()?;
+        let probe_s = timer.elapsed_s()?.max(1e-6);
+        Ok(((f64::from(probe) * target_s / probe_s).round() as u64).clamp(1, u64::from(u32::MAX)) as u32)
+    }
+
+    /// A workload launching the loop with `iterations`.
+    pub fn workload(&self, iterations: u32) -> Result<CudaWorkload<impl FnMut(&CudaStream) -> Result<()>>> {
+        let args = KernelArgs::new().buffer(&self.out, self.gpu.stream()).u32(iterations);
+        let (kernel, config, out) = (self.kernel.clone(), self.config, self.out.clone());
+        let launch = move |stream: &CudaStream| {
+            let _keep_alive = &out;
+            kernel.launch(stream, config, &args)
+        };
+        CudaWorkload::new(self.gpu.clone(), launch)
+    }
+}
+
+/// An FMA loop over the whole GPU taking about `target_s` per launch.
 pub fn fma_busy_workload(
     gpu: Arc<CudaGpu>,
     target_s: f64,
 ) -> Result<CudaWorkload<impl FnMut(&CudaStream) -> Result<()>>> {
-    let props = gpu.properties()?;
-    let module = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O4)?;
-    let kernel = module.kernel("fma_loop")?;
-    let config = LaunchConfig::linear(props.sm_count * 8, 256);
-    let threads = (props.sm_count * 8 * 256) as usize;
-    let out = gpu.alloc_zeros::<f32>(threads)?;
-    // Time a short launch to size the loop.
-    let probe_iters = 20_000u32;
-    let stream = gpu.stream().clone();
-    let args = |iters: u32| KernelArgs::new().buffer(&out, &stream).u32(iters);
-    kernel.launch(&stream, config, &args(probe_iters))?;
-    let timer = gpu.timer()?;
-    timer.start(&stream)?;
-    kernel.launch(&stream, config, &args(probe_iters))?;
-    timer.stop(&stream)?;
-    gpu.synchronize()?;
-    let probe_s = timer.elapsed_s()?.max(1e-6);
-    let iters = ((f64::from(probe_iters) * target_s / probe_s).round() as u64).clamp(1, u64::from(u32::MAX)) as u32;
-    let launch_args = args(iters);
-    let launch = move |stream: &CudaStream| {
-        let _keep_alive = &out;
-        kernel.launch(stream, config, &launch_args)
-    };
-    CudaWorkload::new(gpu, launch)
+    let fma = FmaLoop::load(gpu)?;
+    let iterations = fma.iterations_for(target_s)?;
+    fma.workload(iterations)
 }
