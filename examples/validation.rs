@@ -67,6 +67,19 @@ struct MethodFigures {
     wall_s_per_estimate: f64,
 }
 
+/// One repeat of the harness, with the state around it (to see drift).
+#[derive(Serialize)]
+struct Repeat {
+    energy_j: f64,
+    time_s: f64,
+    power_w: f64,
+    idle_w: f64,
+    windows: usize,
+    temperature_c: Option<u32>,
+    sm_clock_mhz: Option<u32>,
+    wall_s: f64,
+}
+
 #[derive(Serialize)]
 struct SizeFigures {
     target_launch_s: f64,
@@ -76,6 +89,7 @@ struct SizeFigures {
     reference_power_w: f64,
     reference_wall_s: f64,
     methods: Vec<MethodFigures>,
+    repeats: Vec<Repeat>,
 }
 
 #[derive(Serialize)]
@@ -208,10 +222,22 @@ fn run() -> Result<Report> {
         let (mut a, mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut walls = Vec::new();
         let mut launches = 0;
+        let mut repeat_figures = Vec::new();
         for r in 0..repeats {
             let cfg = MeasureConfig { id: format!("fma_{size}_{r}"), ..config.clone() };
             let (m, trace) = measure(&mut device, workload.as_mut(), &cfg)?;
             launches = m.launches_per_window;
+            let state = m.windows.last();
+            repeat_figures.push(Repeat {
+                energy_j: m.energy_j.mean,
+                time_s: m.time_s.mean,
+                power_w: m.power_w.mean,
+                idle_w: m.idle_w,
+                windows: m.windows.len(),
+                temperature_c: state.and_then(|w| w.temperature_c),
+                sm_clock_mhz: state.and_then(|w| w.sm_clock_mhz),
+                wall_s: m.wall_time_s,
+            });
             a.push(m.energy_j.mean);
             walls.push(m.wall_time_s);
             let (bb, cc, dd) = naive_methods(&trace, m.launches_per_window)?;
@@ -225,7 +251,8 @@ fn run() -> Result<Report> {
             );
         }
         let wall = mean(&walls);
-        let window_wall = wall / config.windows as f64;
+        let windows_per_estimate = mean(&repeat_figures.iter().map(|r| r.windows as f64).collect::<Vec<_>>());
+        let window_wall = wall / windows_per_estimate;
         size_figures.push(SizeFigures {
             target_launch_s: size,
             launch_s,
@@ -239,6 +266,7 @@ fn run() -> Result<Report> {
                 figures("(c) polled power usage × time", c, ref_j, window_wall),
                 figures("(d) last power reading × time", d, ref_j, window_wall),
             ],
+            repeats: repeat_figures,
         });
     }
 

@@ -126,7 +126,9 @@ fn measurements_of_microsecond_to_second_kernels_land_on_the_truth() {
         assert!(m.simulated);
         assert_eq!(m.source, SourceKind::Counter);
         assert!(within(m.time_s.mean, kernel_s, 1e-6));
-        assert!(m.windows.len() >= 5);
+        // Five windows, or three long ones: one estimate fits in 5 s of wall time.
+        assert!(m.windows.len() >= if kernel_s < 0.5 { 5 } else { 3 }, "{} windows", m.windows.len());
+        assert!(m.wall_time_s <= 5.0, "{:.2} s of (simulated) wall time", m.wall_time_s);
         let cross = m.cross_check.as_ref().unwrap();
         assert!(cross.difference_pct.abs() < 3.0, "sample buffer cross-check {cross:?}");
     }

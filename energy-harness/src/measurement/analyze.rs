@@ -10,7 +10,7 @@ use super::warning::{Warning, WarningKind};
 use super::windows::{window_energies, SplitOptions, WindowEnergy};
 use crate::error::{Error, ErrorKind, Result};
 use crate::sensors::{SensorModel, SourceKind};
-use crate::trace::{Reading, Trace, Window};
+use crate::trace::{Reading, Trace, Window, AUXILIARY_WINDOW};
 
 /// Which sensor model to invert.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -220,7 +220,9 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
     } else {
         median_change_interval_s(&sorted_finite(raw))
     };
-    // One warning per kind, naming the windows it concerns.
+    // One warning per kind, naming the windows it concerns (auxiliary stretches aside).
+    let energies_all = energies;
+    let energies: Vec<WindowEnergy> = energies_all.iter().filter(|w| w.index != AUXILIARY_WINDOW).cloned().collect();
     let indices = |ws: &[&WindowEnergy]| ws.iter().map(|w| w.index.to_string()).collect::<Vec<_>>().join(", ");
     let short: Vec<&WindowEnergy> = energies.iter().filter(|w| w.points_inside < min_points).collect();
     if !short.is_empty() {
@@ -275,6 +277,9 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
             WarningKind::DroppedReadings,
             format!("the sampler dropped {dropped} old readings to bound its memory"),
         ));
+    }
+    if energies.is_empty() {
+        return Err(Error::new(ErrorKind::Analysis, "the trace marks no measured window (only auxiliary stretches)"));
     }
     let idle_w = energies.iter().map(|w| w.idle_w).sum::<f64>() / energies.len() as f64;
     Ok(TraceAnalysis {

@@ -22,7 +22,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
 use crate::sim::{SimGpu, SimKernel};
-use crate::trace::Trace;
+use crate::trace::{Trace, WindowEdge, AUXILIARY_WINDOW};
 
 /// The kernel under test, as the runner drives it.
 pub trait Workload {
@@ -103,6 +103,9 @@ pub struct MeasureConfig {
     pub max_launches_per_window: u64,
     /// Sources recorded besides the measured one (for comparisons; they cost sampler time only).
     pub record_also: Vec<SourceKind>,
+    /// Wall time one measurement should fit in, s: fewer windows (never under 3) for
+    /// long kernels.
+    pub target_wall_s: f64,
 }
 
 impl Default for MeasureConfig {
@@ -119,6 +122,7 @@ impl Default for MeasureConfig {
             idle_gap_s: 0.25,
             max_launches_per_window: 50_000_000,
             record_also: Vec::new(),
+            target_wall_s: 5.0,
         }
     }
 }
@@ -151,11 +155,18 @@ fn lead_in_s(model: &SensorModel) -> f64 {
 /// Plans windows for a kernel taking `launch_s` per launch.
 pub fn plan(config: &MeasureConfig, launch_s: f64, model: &SensorModel) -> Plan {
     let window_s = config.min_window_s.max(0.005 / config.precision.max(1e-4));
-    let launches = (window_s / launch_s.max(1e-9)).ceil().clamp(1.0, config.max_launches_per_window as f64) as u64;
+    // The launch count nearest the window length: 5 launches of 99.9 ms make a fine
+    // "0.5 s" window; rounding up to 6 would cost a tenth of a second per window.
+    let launches = (window_s / launch_s.max(1e-9)).round().clamp(1.0, config.max_launches_per_window as f64) as u64;
+    let lead_s = lead_in_s(model);
+    // As many windows as asked, but no more than fit the wall-time target (at least 3:
+    // fewer give no useful interval). Long kernels get fewer, longer windows.
+    let cycle = launches as f64 * launch_s + config.idle_gap_s;
+    let fit = ((config.target_wall_s - lead_s - config.idle_gap_s.max(0.3)) / cycle).floor().max(0.0) as usize;
     Plan {
         launches_per_window: launches,
-        windows: config.windows.max(2),
-        lead_s: lead_in_s(model),
+        windows: fit.clamp(3, config.windows.max(3)),
+        lead_s,
         gap_s: config.idle_gap_s,
         launch_s,
     }
@@ -228,8 +239,20 @@ pub struct Prepared {
 /// Warms the workload up (the first launch also loads and JIT-compiles; then batches
 /// double until `config.warmup_s` of GPU time is spent), and plans the windows.
 pub fn prepare(device: &Device, workload: &mut dyn Workload, config: &MeasureConfig) -> Result<Prepared> {
-    // A first launch that already lasts the warm-up (a 1 s kernel) is the estimate itself.
+    let launch_s = warm_up(workload, config)?;
+    let (sources, options, model) = choose(device, config);
+    Ok(Prepared { plan: plan(config, launch_s, &model), sources, options })
+}
+
+/// Warms the workload up and returns its GPU time per launch: the first launch also
+/// loads and JIT-compiles; then batches double until `config.warmup_s` is spent. A first
+/// launch that already lasts the warm-up (a 1 s kernel) is the estimate itself.
+fn warm_up(workload: &mut dyn Workload, config: &MeasureConfig) -> Result<f64> {
     let first = workload.run_batch(1)?;
+    warm_up_from(workload, config, first)
+}
+
+fn warm_up_from(workload: &mut dyn Workload, config: &MeasureConfig, first: f64) -> Result<f64> {
     let (mut batch, mut spent, mut gpu, mut launched) =
         if first >= config.warmup_s { (2u64, first, first, 1u64) } else { (1u64, 0.0, 0.0, 0u64) };
     while spent < config.warmup_s {
@@ -239,7 +262,11 @@ pub fn prepare(device: &Device, workload: &mut dyn Workload, config: &MeasureCon
         launched += batch;
         batch = (batch * 2).min(config.max_launches_per_window);
     }
-    let launch_s = gpu / launched as f64;
+    Ok(gpu / launched as f64)
+}
+
+/// The sources to record, the analysis options and the primary source's model.
+fn choose(device: &Device, config: &MeasureConfig) -> (Vec<SourceKind>, AnalysisOptions, SensorModel) {
     let mut sources = sources_to_record(device, config.source);
     for &extra in &config.record_also {
         if !sources.contains(&extra) && device.open_source(extra).is_ok() {
@@ -265,7 +292,7 @@ pub fn prepare(device: &Device, workload: &mut dyn Workload, config: &MeasureCon
             .and_then(|c| c.model_for(primary).map(|m| m.0))
             .unwrap_or_else(|| super::analyze::default_model(primary)),
     };
-    Ok(Prepared { plan: plan(config, launch_s, &model), sources, options })
+    (sources, options, model)
 }
 
 /// Everything a finished measurement consists of, for [`summarize`].
@@ -294,10 +321,11 @@ pub fn summarize(done: Finished<'_>) -> Result<Measurement> {
     let Finished { config, prepared, trace, gpu_times, facts_before, facts_after, timestamp, wall_time_s } = done;
     let plan = &prepared.plan;
     let windows = trace.windows()?;
-    if windows.len() != gpu_times.len() {
+    let measured = windows.iter().filter(|w| w.index != AUXILIARY_WINDOW).count();
+    if measured != gpu_times.len() {
         return Err(Error::new(
             ErrorKind::Analysis,
-            format!("{} windows marked but {} GPU times recorded", windows.len(), gpu_times.len()),
+            format!("{measured} windows marked but {} GPU times recorded", gpu_times.len()),
         ));
     }
     let analysis = analyze_windows(trace, &windows, &prepared.options)?;
@@ -423,24 +451,43 @@ pub fn measure(
     let wall_start = clock.now_s();
     let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let facts_before = device.facts().clone();
-    let prepared = prepare(device, workload, config)?;
-    let plan = prepared.plan;
-    let (gpu_times, mut trace) = record(device, &prepared.sources, |marker| {
-        clock.sleep_s(plan.lead_s);
+    let (sources, options, model) = choose(device, config);
+    // The warm-up runs inside the recording, after the lead-in idle: when its first launch
+    // is already a whole window (a 1 s kernel), it is measured as window 0 instead of
+    // being thrown away.
+    let ((plan, gpu_times), mut trace) = record(device, &sources, |marker| {
+        clock.sleep_s(lead_in_s(&model));
+        let t0 = clock.now_s();
+        let first = workload.run_batch(1)?;
+        let t1 = clock.now_s();
+        let launch_s = warm_up_from(workload, config, first)?;
+        let plan = plan(config, launch_s, &model);
         let mut gpu_times = Vec::with_capacity(plan.windows);
-        for i in 0..plan.windows {
-            marker.start(i as u32);
+        if plan.launches_per_window == 1 && first >= launch_s * 0.98 {
+            marker.at(0, WindowEdge::Start, t0);
+            marker.at(0, WindowEdge::End, t1);
+            gpu_times.push(first);
+        } else {
+            // Marked so that its busy power is not taken for idle around window 0.
+            marker.at(AUXILIARY_WINDOW, WindowEdge::Start, t0);
+            marker.at(AUXILIARY_WINDOW, WindowEdge::End, clock.now_s());
+        }
+        clock.sleep_s(plan.gap_s);
+        while gpu_times.len() < plan.windows {
+            let i = gpu_times.len() as u32;
+            marker.start(i);
             let gpu_s = workload.run_batch(plan.launches_per_window)?;
-            marker.end(i as u32);
+            marker.end(i);
             gpu_times.push(gpu_s);
             clock.sleep_s(plan.gap_s);
         }
-        clock.sleep_s(plan.gap_s.max(0.3));
-        Ok(gpu_times)
+        clock.sleep_s((0.3 - plan.gap_s).max(0.0));
+        Ok((plan, gpu_times))
     })?;
     let _ = device.refresh();
     let facts_after = device.facts().clone();
     annotate_trace(&mut trace, &config.id, &facts_before, &facts_after, &plan, &gpu_times);
+    let prepared = Prepared { plan, sources, options };
     let measurement = summarize(Finished {
         config,
         prepared: &prepared,

@@ -98,6 +98,10 @@ pub struct WindowMark {
     pub edge: WindowEdge,
 }
 
+/// The index of a marked busy stretch that is not a measured window (a warm-up): it is
+/// kept out of the idle levels and the edge splits, and out of the results.
+pub const AUXILIARY_WINDOW: u32 = u32::MAX;
+
 /// A kernel window: the span from a start mark to the end mark of the same index.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Window {
