@@ -155,8 +155,10 @@ fn reference(device: &Device, workload: &mut dyn Workload, launch_s: f64, second
 
 /// (b), (c), (d) on the windows of a harness trace: per window, joules per launch.
 fn naive_methods(trace: &Trace, launches: u64) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
-    let windows = busy_intervals(trace)?;
-    let marks = trace.windows()?;
+    // The measured windows (not the auxiliary warm-up stretch), marked and GPU-timed.
+    let measured = |w: &energy_harness::Window| w.index != energy_harness::trace::AUXILIARY_WINDOW;
+    let windows: Vec<_> = busy_intervals(trace)?.into_iter().filter(measured).collect();
+    let marks: Vec<_> = trace.windows()?.into_iter().filter(measured).collect();
     let counter = sorted_finite(trace.series(&Channel::CounterMj));
     let power = sorted_finite(trace.series(&Channel::PowerMw));
     let (mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new());

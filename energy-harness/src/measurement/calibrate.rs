@@ -27,7 +27,7 @@ use crate::trace::{Reading, Trace, Window};
 /// else to its end mark. Window 0 is the step; any others are calibration pulses.
 pub fn busy_intervals(trace: &Trace) -> Result<Vec<Window>> {
     let windows = trace.windows()?;
-    if windows.first().is_none_or(|w| w.index != 0) {
+    if !windows.iter().any(|w| w.index == 0) {
         return Err(Error::new(ErrorKind::Analysis, "a step response needs its step as window 0; this trace has none"));
     }
     Ok(windows
@@ -356,10 +356,17 @@ fn counter_level(ticks: &[(f64, f64)], from: f64, to: f64) -> Option<f64> {
 /// idle after, W) and the counter's power profile on the host clock.
 pub type CounterFit = (CounterCalibration, [f64; 3], StepTruth);
 
-/// Fits the counter: tick grid, levels, the delay at each edge of the step (`windows[0]`),
+/// The step of a step response: window 0.
+fn step_window(windows: &[Window]) -> Result<Window> {
+    windows.iter().find(|w| w.index == 0).copied().ok_or_else(|| {
+        Error::new(ErrorKind::Analysis, "a step response needs its step as window 0; this trace has none")
+    })
+}
+
+/// Fits the counter: tick grid, levels, the delay at each edge of the step (window 0),
 /// and its power profile with every window's edges placed inside the ticks.
 pub fn fit_counter(raw_mj: &[Reading], windows: &[Window]) -> Result<CounterFit> {
-    let busy = &windows[0];
+    let busy = &step_window(windows)?;
     let raw_ticks = counter_ticks(&sorted_finite(raw_mj));
     let fit = fit_tick_grid(&raw_ticks)
         .ok_or_else(|| Error::new(ErrorKind::Analysis, "too few counter ticks to fit their grid (record longer)"))?;
@@ -443,7 +450,7 @@ pub fn fit_counter(raw_mj: &[Reading], windows: &[Window]) -> Result<CounterFit>
 /// Fits every source in a step-response trace.
 pub fn fit_calibration(trace: &Trace, facts: &DeviceFacts) -> Result<Calibration> {
     let windows = busy_intervals(trace)?;
-    let busy = windows[0];
+    let busy = step_window(&windows)?;
     let mut counter = None;
     let mut levels: Option<[f64; 3]> = None;
     let mut truth = StepTruth::Levels(busy);
