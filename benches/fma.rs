@@ -6,8 +6,27 @@ use energy_harness::{
     energy_bench, energy_main, CudaGpu, CudaSlice, CudaStream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
 };
 
-/// Loop iterations per launch; each does 16 FMAs per thread.
-const ITERS: u32 = 8192;
+/// Loop iterations per launch; each does 16 FMAs per thread. `FMA_ITERS=N cargo bench`
+/// builds the kernel with another count: the before/after demonstration of
+/// `cargo energy compare` uses it (docs/results/2026-11-22-h100-compare).
+const ITERS: u32 = match option_env!("FMA_ITERS") {
+    Some(text) => parse_u32(text),
+    None => 8192,
+};
+
+/// A compile-time decimal parse (a bad FMA_ITERS fails the build).
+const fn parse_u32(text: &str) -> u32 {
+    let bytes = text.as_bytes();
+    let mut value: u32 = 0;
+    let mut i = 0;
+    assert!(!bytes.is_empty(), "FMA_ITERS is empty");
+    while i < bytes.len() {
+        assert!(bytes[i].is_ascii_digit(), "FMA_ITERS must be a decimal number");
+        value = value * 10 + (bytes[i] - b'0') as u32;
+        i += 1;
+    }
+    value
+}
 const FMA_PER_ITER: u64 = 16;
 
 struct FmaLoop {

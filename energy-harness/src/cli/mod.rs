@@ -7,6 +7,7 @@
 mod analyze;
 mod calibrate;
 mod info;
+mod results;
 mod trace;
 
 use std::ffi::OsString;
@@ -68,6 +69,42 @@ enum Command {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+    /// One table of all benchmarks of a run (target/energy/new), optionally against a baseline.
+    Report {
+        /// Directory of the runs.
+        #[arg(long, default_value = "target/energy")]
+        dir: PathBuf,
+        /// The run to report (a saved baseline name, or `new`).
+        #[arg(long, default_value = "new")]
+        run: String,
+        /// A saved baseline to show the change against.
+        #[arg(long)]
+        baseline: Option<String>,
+        /// markdown (for a pull-request comment), json or html (with the power traces).
+        #[arg(long, default_value = "markdown", value_parser = clap::value_parser!(crate::report::table::Format))]
+        format: crate::report::table::Format,
+        /// Regression threshold, percent (for the change column).
+        #[arg(long, default_value_t = 5.0)]
+        threshold: f64,
+        /// Write it here instead of standard output.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+    },
+    /// Exit 1 when a benchmark's energy rose by more than the threshold, significantly; 0 otherwise.
+    Compare {
+        /// The saved baseline (under --dir).
+        #[arg(long)]
+        baseline: String,
+        /// The candidate run.
+        #[arg(long, default_value = "new")]
+        candidate: String,
+        /// Directory of the runs.
+        #[arg(long, default_value = "target/energy")]
+        dir: PathBuf,
+        /// Regression threshold, percent.
+        #[arg(long, default_value_t = 5.0)]
+        threshold: f64,
+    },
     /// Run a step response on the GPU and fit each source's sensor model; cached per GPU UUID.
     Calibrate {
         /// NVML index of the GPU.
@@ -110,7 +147,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     // Everything `analyze` can fail on is its input (the file, its contents, the options).
-    let input_only = matches!(cli.command, Command::Analyze { .. });
+    let input_only = matches!(cli.command, Command::Analyze { .. } | Command::Report { .. } | Command::Compare { .. });
     let result = match cli.command {
         Command::Info { device, json } => info::run(device, json),
         Command::Trace { seconds, device, output } => trace::run(seconds, device, output.as_deref()),
@@ -119,6 +156,16 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
         Command::Calibrate { device, busy_seconds, json, trace, no_save } => {
             calibrate::run(device, busy_seconds, json, trace.as_deref(), !no_save)
+        }
+        Command::Report { dir, run, baseline, format, threshold, output } => {
+            results::report(&dir, &run, baseline.as_deref(), format, threshold, output.as_deref())
+        }
+        Command::Compare { baseline, candidate, dir, threshold } => {
+            match results::compare(&dir, &baseline, &candidate, threshold) {
+                Ok(false) => Ok(()),
+                Ok(true) => return ExitCode::from(1),
+                Err(e) => Err(e),
+            }
         }
     };
     match result {

@@ -1,7 +1,9 @@
 //! What a measurement leaves behind: the `energy-result/1` JSON file, the trace, the
 //! SVG plot, and the summary printed under criterion's lines.
 
+pub mod compare;
 pub mod svg;
+pub mod table;
 
 use std::path::{Path, PathBuf};
 

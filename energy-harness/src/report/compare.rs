@@ -1,0 +1,239 @@
+//! Result sets (`target/energy/<run>/*.json`) and their comparison: what `cargo energy
+//! report` tabulates and `cargo energy compare` gates CI on.
+//!
+//! The rule for a regression: a benchmark's energy per launch rose by more than the
+//! threshold (the estimate of the change exceeds it) **and** the rise is statistically
+//! significant: the 95 % interval of the change lies entirely above zero. The interval of
+//! the change comes from both runs' intervals (independent measurements; a ratio by the
+//! delta method). Improvements and changes that are not significant are reported, never
+//! failed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::ResultFile;
+use crate::error::{Error, ErrorKind, Result};
+use crate::measurement::stats::{student_t_975, Estimate};
+
+/// The results of one run, by benchmark id.
+#[derive(Clone, Debug)]
+pub struct ResultSet {
+    /// The directory they were read from.
+    pub dir: PathBuf,
+    /// The results, by id.
+    pub results: BTreeMap<String, ResultFile>,
+}
+
+impl ResultSet {
+    /// Reads every `*.json` result of `dir`. Errors (exit 2 material) on a missing or empty
+    /// directory, an unreadable or corrupt file, a foreign schema, or two files with one id.
+    pub fn read(dir: &Path) -> Result<ResultSet> {
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "no results in `{}` ({e}): run `cargo bench` (and `-- --save-baseline NAME` for a baseline) first",
+                    dir.display()
+                ),
+            )
+        })?;
+        let mut results = BTreeMap::new();
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let result = ResultFile::read(&path)?;
+            if let Some(previous) = results.insert(result.id.clone(), result) {
+                return Err(Error::new(
+                    ErrorKind::Format,
+                    format!("two results for benchmark `{}` in `{}`", previous.id, dir.display()),
+                ));
+            }
+        }
+        if results.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("`{}` holds no energy results (*.json)", dir.display()),
+            ));
+        }
+        Ok(ResultSet { dir: dir.to_path_buf(), results })
+    }
+
+    /// Checks that every result of both sets comes from one kind of device: all simulated or
+    /// all real, and one GPU (UUID).
+    pub fn check_comparable(&self, other: &ResultSet) -> Result<()> {
+        let all: Vec<(&Path, &ResultFile)> = self
+            .results
+            .values()
+            .map(|r| (self.dir.as_path(), r))
+            .chain(other.results.values().map(|r| (other.dir.as_path(), r)))
+            .collect();
+        let (first_dir, first) = all[0];
+        for (dir, r) in &all[1..] {
+            if r.device.simulated != first.device.simulated {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "cannot compare simulated and measured results: `{}` in {} is {}, `{}` in {} is {}",
+                        first.id,
+                        first_dir.display(),
+                        if first.device.simulated { "simulated" } else { "measured" },
+                        r.id,
+                        dir.display(),
+                        if r.device.simulated { "simulated" } else { "measured" }
+                    ),
+                ));
+            }
+            if r.device.uuid != first.device.uuid {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "results come from different GPUs: {} ({}) and {} ({}); energy is only comparable on one GPU",
+                        first.device.name, first.device.uuid, r.device.name, r.device.uuid
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The change of one benchmark between two runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Change {
+    /// Benchmark id.
+    pub id: String,
+    /// Energy per launch in the baseline, J.
+    pub baseline_j: Estimate,
+    /// Energy per launch in the candidate, J.
+    pub candidate_j: Estimate,
+    /// Relative change, percent, with its 95 % interval.
+    pub change_pct: f64,
+    /// Lower end of the interval of the change, percent.
+    pub change_low_pct: f64,
+    /// Upper end of the interval of the change, percent.
+    pub change_high_pct: f64,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+/// What a change amounts to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Rose by more than the threshold, significantly: fails `compare`.
+    Regression,
+    /// Fell significantly.
+    Improvement,
+    /// Rose significantly but by less than the threshold.
+    WithinThreshold,
+    /// The interval of the change includes zero.
+    NotSignificant,
+}
+
+fn standard_error(e: &Estimate) -> f64 {
+    if e.n < 2 {
+        return f64::INFINITY;
+    }
+    0.5 * (e.ci_high - e.ci_low) / student_t_975(e.n - 1)
+}
+
+/// The change from `baseline` to `candidate`, judged against `threshold_pct`.
+pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct: f64) -> Change {
+    let ratio = candidate.mean / baseline.mean;
+    let rel_se = ((standard_error(candidate) / candidate.mean).powi(2)
+        + (standard_error(baseline) / baseline.mean).powi(2))
+    .sqrt();
+    let df = candidate.n.min(baseline.n).saturating_sub(1);
+    let half = student_t_975(df) * rel_se * ratio;
+    let (change, low, high) = ((ratio - 1.0) * 100.0, (ratio - half - 1.0) * 100.0, (ratio + half - 1.0) * 100.0);
+    let verdict = if low > 0.0 && change > threshold_pct {
+        Verdict::Regression
+    } else if low > 0.0 {
+        Verdict::WithinThreshold
+    } else if high < 0.0 {
+        Verdict::Improvement
+    } else {
+        Verdict::NotSignificant
+    };
+    Change {
+        id: id.to_string(),
+        baseline_j: *baseline,
+        candidate_j: *candidate,
+        change_pct: change,
+        change_low_pct: low,
+        change_high_pct: high,
+        verdict,
+    }
+}
+
+/// The comparison of two runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// The threshold, percent.
+    pub threshold_pct: f64,
+    /// Benchmarks in both runs.
+    pub changes: Vec<Change>,
+    /// Benchmarks only in the candidate.
+    pub added: Vec<String>,
+    /// Benchmarks only in the baseline.
+    pub removed: Vec<String>,
+}
+
+impl Comparison {
+    /// The benchmarks that regressed.
+    pub fn regressions(&self) -> Vec<&Change> {
+        self.changes.iter().filter(|c| c.verdict == Verdict::Regression).collect()
+    }
+}
+
+/// Compares two result sets (after [`ResultSet::check_comparable`]). Errors when they share
+/// no benchmark.
+pub fn compare(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64) -> Result<Comparison> {
+    baseline.check_comparable(candidate)?;
+    let mut changes = Vec::new();
+    let mut removed = Vec::new();
+    for (id, base) in &baseline.results {
+        match candidate.results.get(id) {
+            Some(cand) => changes.push(change(id, &base.energy_j, &cand.energy_j, threshold_pct)),
+            None => removed.push(id.clone()),
+        }
+    }
+    let added: Vec<String> =
+        candidate.results.keys().filter(|id| !baseline.results.contains_key(*id)).cloned().collect();
+    if changes.is_empty() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "`{}` and `{}` have no benchmark in common: nothing to compare",
+                baseline.dir.display(),
+                candidate.dir.display()
+            ),
+        ));
+    }
+    Ok(Comparison { threshold_pct, changes, added, removed })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est(mean: f64, half: f64) -> Estimate {
+        Estimate { mean, ci_low: mean - half, ci_high: mean + half, n: 10, std_dev: half }
+    }
+
+    #[test]
+    fn verdicts_follow_the_rule() {
+        assert_eq!(change("a", &est(1.0, 0.002), &est(1.10, 0.002), 5.0).verdict, Verdict::Regression);
+        assert_eq!(change("a", &est(1.0, 0.002), &est(1.03, 0.002), 5.0).verdict, Verdict::WithinThreshold);
+        assert_eq!(change("a", &est(1.0, 0.002), &est(0.95, 0.002), 5.0).verdict, Verdict::Improvement);
+        assert_eq!(change("a", &est(1.0, 0.05), &est(1.06, 0.05), 5.0).verdict, Verdict::NotSignificant);
+        let c = change("a", &est(1.0, 0.002), &est(1.10, 0.002), 5.0);
+        assert!((c.change_pct - 10.0).abs() < 1e-9);
+        assert!(c.change_low_pct < 10.0 && c.change_high_pct > 10.0);
+    }
+}

@@ -1,0 +1,182 @@
+//! `cargo energy report`: one table of all benchmarks of a run, optionally against a
+//! baseline, as markdown (for a pull-request comment), JSON or HTML (with the plots).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::compare::{compare, Change, Comparison, ResultSet, Verdict};
+use super::{file_stem, ResultFile};
+use crate::error::{Error, ErrorKind, Result};
+use crate::units::format_si;
+
+/// Output format of a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// A markdown table, ready for a pull-request comment.
+    Markdown,
+    /// One JSON object.
+    Json,
+    /// A standalone HTML page with the SVG power traces.
+    Html,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Self, Self::Err> {
+        match text {
+            "markdown" | "md" => Ok(Format::Markdown),
+            "json" => Ok(Format::Json),
+            "html" => Ok(Format::Html),
+            other => Err(format!("unknown format `{other}`: use markdown, json or html")),
+        }
+    }
+}
+
+fn interval_pct(e: &crate::measurement::Estimate) -> String {
+    if e.n < 2 || e.mean == 0.0 {
+        return "—".into();
+    }
+    format!("±{:.2} %", e.relative_half_width() * 100.0)
+}
+
+fn per_unit(r: &ResultFile) -> String {
+    match (&r.per_op, &r.per_byte) {
+        (Some(op), _) => format!("{}/op", format_si(op.energy_j.mean, "J", 4)),
+        (None, Some(b)) => format!("{}/B", format_si(b.energy_j.mean, "J", 4)),
+        (None, None) => "—".into(),
+    }
+}
+
+fn verdict_text(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Regression => "**regression**",
+        Verdict::Improvement => "improvement",
+        Verdict::WithinThreshold => "rise within threshold",
+        Verdict::NotSignificant => "no significant change",
+    }
+}
+
+fn change_text(c: &Change) -> String {
+    format!("{:+.2} % [{:+.2}, {:+.2}] {}", c.change_pct, c.change_low_pct, c.change_high_pct, verdict_text(c.verdict))
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    schema: &'static str,
+    dir: String,
+    benchmarks: Vec<&'a ResultFile>,
+    comparison: Option<&'a Comparison>,
+}
+
+/// Renders the report of `current`, against `baseline` when given.
+pub fn render(current: &ResultSet, baseline: Option<&ResultSet>, threshold_pct: f64, format: Format) -> Result<String> {
+    let comparison = match baseline {
+        Some(b) => Some(compare(b, current, threshold_pct)?),
+        None => None,
+    };
+    let change_of = |id: &str| comparison.as_ref().and_then(|c| c.changes.iter().find(|x| x.id == id));
+    let first = current.results.values().next().expect("a result set is never empty");
+    let simulated = first.device.simulated;
+    match format {
+        Format::Json => serde_json::to_string_pretty(&JsonReport {
+            schema: "energy-report/1",
+            dir: current.dir.display().to_string(),
+            benchmarks: current.results.values().collect(),
+            comparison: comparison.as_ref(),
+        })
+        .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}"))),
+        Format::Markdown | Format::Html => {
+            let mut rows = Vec::new();
+            for r in current.results.values() {
+                rows.push(vec![
+                    format!("`{}`", r.id),
+                    format_si(r.time_s.mean, "s", 4),
+                    format!("{} {}", format_si(r.energy_j.mean, "J", 4), interval_pct(&r.energy_j)),
+                    format_si(r.dynamic_j.mean, "J", 4),
+                    format_si(r.power_w.mean, "W", 4),
+                    per_unit(r),
+                    change_of(&r.id)
+                        .map_or_else(|| if baseline.is_some() { "new".into() } else { "—".into() }, change_text),
+                    r.warnings.len().to_string(),
+                ]);
+            }
+            let header = [
+                "benchmark",
+                "time/launch",
+                "energy/launch (95 % CI)",
+                "dynamic",
+                "power",
+                "energy/unit",
+                "change vs baseline [95 % CI]",
+                "warnings",
+            ];
+            let title = format!(
+                "Energy report{}: {} ({}), {}",
+                if simulated { " [SIMULATED]" } else { "" },
+                first.device.name,
+                first.device.driver.as_deref().unwrap_or("driver ?"),
+                current.dir.display()
+            );
+            let mut notes = Vec::new();
+            if let (Some(b), Some(c)) = (baseline, &comparison) {
+                notes.push(format!(
+                    "Baseline `{}`; a regression is a rise above {:.1} % whose 95 % interval excludes zero.",
+                    b.dir.display(),
+                    c.threshold_pct
+                ));
+                for id in &c.removed {
+                    notes.push(format!("`{id}` is in the baseline only."));
+                }
+            }
+            if format == Format::Markdown {
+                let mut out = format!("### {title}\n\n| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len()));
+                for row in rows {
+                    let _ = writeln!(out, "| {} |", row.join(" | "));
+                }
+                for note in notes {
+                    let _ = write!(out, "\n{note}\n");
+                }
+                Ok(out)
+            } else {
+                let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+                let mut out = format!(
+                    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child{{text-align:left}}</style></head><body><h2>{t}</h2>\n<table><tr>",
+                    t = escape(&title)
+                );
+                for h in header {
+                    let _ = write!(out, "<th>{}</th>", escape(h));
+                }
+                out.push_str("</tr>\n");
+                for row in rows {
+                    out.push_str("<tr>");
+                    for cell in row {
+                        let _ = write!(out, "<td>{}</td>", escape(&cell.replace(['`', '*'], "")));
+                    }
+                    out.push_str("</tr>\n");
+                }
+                out.push_str("</table>\n");
+                for note in notes {
+                    let _ = writeln!(out, "<p>{}</p>", escape(&note.replace('`', "")));
+                }
+                for r in current.results.values() {
+                    let svg_path = current.dir.join(format!("{}.svg", file_stem(&r.id)));
+                    let _ = writeln!(out, "<h3>{}</h3>", escape(&r.id));
+                    match std::fs::read_to_string(&svg_path) {
+                        Ok(svg) => out.push_str(&svg),
+                        Err(_) => {
+                            let _ = writeln!(
+                                out,
+                                "<p>(no plot: {} is missing)</p>",
+                                escape(&svg_path.display().to_string())
+                            );
+                        }
+                    }
+                }
+                out.push_str("</body></html>\n");
+                Ok(out)
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! `cargo energy compare` and `report` on synthetic result sets: every exit path.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+fn estimate(mean: f64, rel_half: f64) -> Value {
+    json!({"mean": mean, "ci_low": mean * (1.0 - rel_half), "ci_high": mean * (1.0 + rel_half), "n": 10, "std_dev": mean * rel_half})
+}
+
+fn result(id: &str, energy_j: f64, uuid: &str, simulated: bool) -> Value {
+    json!({
+        "schema": "energy-result/1",
+        "id": id,
+        "device": {"name": "NVIDIA H100 80GB HBM3", "uuid": uuid, "driver": "580.159.04", "simulated": simulated},
+        "energy_j": estimate(energy_j, 0.002),
+        "dynamic_j": estimate(energy_j * 0.6, 0.003),
+        "time_s": estimate(1e-3, 0.0005),
+        "power_w": estimate(energy_j / 1e-3, 0.002),
+        "idle_w": 120.0,
+        "source": "Counter",
+        "sensor_model": {"model": "counter", "period_s": 0.1},
+        "launches": 5000,
+        "launches_per_window": 500,
+        "warnings": [],
+        "timestamp": "2026-11-22T00:00:00Z",
+        "future_field": {"ignored": true}
+    })
+}
+
+fn write_set(dir: &Path, run: &str, results: &[Value]) {
+    let d = dir.join(run);
+    std::fs::create_dir_all(&d).unwrap();
+    for r in results {
+        let id = r["id"].as_str().unwrap().replace('/', "_");
+        std::fs::write(d.join(format!("{id}.json")), serde_json::to_string_pretty(r).unwrap()).unwrap();
+    }
+}
+
+fn cargo_energy(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).output().unwrap()
+}
+
+fn compare(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["compare", "--baseline", "main", "--dir", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    cargo_energy(&args)
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+const GPU: &str = "GPU-aaaa";
+
+#[test]
+fn no_regression_exits_0_and_reports_every_change() {
+    let dir = tempfile::tempdir().unwrap();
+    write_set(
+        dir.path(),
+        "main",
+        &[
+            result("a/energy", 1.0, GPU, false),
+            result("b/energy", 1.0, GPU, false),
+            result("c/energy", 1.0, GPU, false),
+            result("gone/energy", 1.0, GPU, false),
+        ],
+    );
+    write_set(
+        dir.path(),
+        "new",
+        &[
+            result("a/energy", 1.0005, GPU, false),
+            result("b/energy", 0.90, GPU, false),
+            result("c/energy", 1.03, GPU, false),
+            result("fresh/energy", 2.0, GPU, false),
+        ],
+    );
+    let out = compare(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("no energy regression"), "{t}");
+    assert!(t.contains("no significant change"), "{t}");
+    assert!(t.contains("improvement"), "{t}");
+    assert!(t.contains("rise within threshold"), "{t}");
+    assert!(t.contains("fresh/energy") && t.contains("new in new"), "{t}");
+    assert!(t.contains("gone/energy") && t.contains("only in main"), "{t}");
+}
+
+#[test]
+fn a_significant_rise_above_the_threshold_exits_1_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    write_set(dir.path(), "main", &[result("a/energy", 1.0, GPU, false), result("b/energy", 1.0, GPU, false)]);
+    write_set(dir.path(), "new", &[result("a/energy", 1.10, GPU, false), result("b/energy", 1.0, GPU, false)]);
+    let out = compare(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("1 energy regression(s): a/energy"), "{}", text(&out));
+    // A higher threshold lets the same rise through.
+    assert_eq!(compare(dir.path(), &["--threshold", "15"]).status.code(), Some(0));
+}
+
+#[test]
+fn bad_input_exits_2_with_the_reason() {
+    let check = |setup: &dyn Fn(&Path), expected: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        setup(dir.path());
+        let out = compare(dir.path(), &[]);
+        assert_eq!(out.status.code(), Some(2), "{expected}: {}", text(&out));
+        assert!(text(&out).contains(expected), "expected `{expected}` in: {}", text(&out));
+    };
+    let good = |d: &Path, run: &str| write_set(d, run, &[result("a/energy", 1.0, GPU, false)]);
+    check(&|d| good(d, "new"), "no results in");
+    check(
+        &|d| {
+            good(d, "main");
+            good(d, "new");
+            std::fs::write(d.join("new/broken.json"), "{ truncated").unwrap();
+        },
+        "not JSON",
+    );
+    check(
+        &|d| {
+            good(d, "main");
+            let mut r = result("a/energy", 1.0, GPU, false);
+            r["schema"] = json!("energy-result/2");
+            write_set(d, "new", &[r]);
+        },
+        "schema `energy-result/2`",
+    );
+    check(
+        &|d| {
+            good(d, "main");
+            write_set(d, "new", &[result("a/energy", 1.0, GPU, true)]);
+        },
+        "cannot compare simulated and measured",
+    );
+    check(
+        &|d| {
+            good(d, "main");
+            write_set(d, "new", &[result("a/energy", 1.0, "GPU-bbbb", false)]);
+        },
+        "different GPUs",
+    );
+    check(
+        &|d| {
+            good(d, "main");
+            write_set(d, "new", &[result("other/energy", 1.0, GPU, false)]);
+        },
+        "no benchmark in common",
+    );
+    check(
+        &|d| {
+            good(d, "main");
+            std::fs::create_dir_all(d.join("new")).unwrap();
+        },
+        "holds no energy results",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    good(dir.path(), "main");
+    good(dir.path(), "new");
+    assert_eq!(compare(dir.path(), &["--threshold", "-3"]).status.code(), Some(2));
+}
+
+#[test]
+fn report_renders_markdown_json_and_html() {
+    let dir = tempfile::tempdir().unwrap();
+    write_set(dir.path(), "main", &[result("a/energy", 1.0, GPU, false)]);
+    write_set(dir.path(), "new", &[result("a/energy", 1.10, GPU, false), result("b/energy", 0.5, GPU, false)]);
+    std::fs::write(
+        dir.path().join("new/a_energy.svg"),
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>plot-a</text></svg>",
+    )
+    .unwrap();
+    let d = dir.path().to_str().unwrap();
+    let md = cargo_energy(&["report", "--dir", d, "--baseline", "main"]);
+    assert!(md.status.success(), "{}", text(&md));
+    let md = String::from_utf8_lossy(&md.stdout).into_owned();
+    assert!(md.contains("| `a/energy` |") && md.contains("+10.00 %") && md.contains("**regression**"), "{md}");
+    assert!(md.contains("| `b/energy` |") && md.contains("| new |"), "{md}");
+    let json = cargo_energy(&["report", "--dir", d, "--format", "json", "--baseline", "main"]);
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["schema"], "energy-report/1");
+    assert_eq!(v["comparison"]["changes"][0]["verdict"], "regression");
+    let out_path = dir.path().join("report.html");
+    let html = cargo_energy(&["report", "--dir", d, "--format", "html", "-o", out_path.to_str().unwrap()]);
+    assert!(html.status.success(), "{}", text(&html));
+    let page = std::fs::read_to_string(&out_path).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("plot-a") && page.contains("no plot"), "{page}");
+    let bad = cargo_energy(&["report", "--dir", d, "--format", "pdf"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
