@@ -1,1 +1,5 @@
-//! Energy suites package: see the README.
+//! Energy suites package: the instruction and memory suites behind `cargo bench`, their
+//! PTX generators and checks. See the README.
+
+pub mod instructions;
+pub mod sass;

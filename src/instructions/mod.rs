@@ -1,0 +1,12 @@
+//! The instruction suite (Arafa et al. 2020 on today's GPUs): energy per PTX instruction.
+//!
+//! - [`catalog`]: the instructions, each a chain of dependent steps;
+//! - [`ptx`]: the one kernel template their PTX (`ptx/instructions/`) is generated from;
+//! - [`host`]: the host's evaluation of each kernel, to check the GPU's stored results.
+
+pub mod catalog;
+pub mod host;
+pub mod ptx;
+
+pub use catalog::{catalog, Agreement, Category, Init, Instruction, Width};
+pub use ptx::{entry_name, file_name, generate, Variant, K};
