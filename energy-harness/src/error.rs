@@ -31,6 +31,8 @@ pub enum ErrorKind {
     Sampler,
     /// The data cannot support the requested estimate (too few readings, no windows, ...).
     Analysis,
+    /// A kernel stored a result that disagrees with the host's reference computation.
+    WrongResult,
 }
 
 /// An error from the harness.

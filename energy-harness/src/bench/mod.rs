@@ -83,6 +83,8 @@ pub struct BenchSpec {
     precision: Option<f64>,
     min_window_s: Option<f64>,
     windows: Option<usize>,
+    idle_gap_s: Option<f64>,
+    time_bench: bool,
 }
 
 impl BenchSpec {
@@ -102,6 +104,8 @@ impl BenchSpec {
             precision: None,
             min_window_s: None,
             windows: None,
+            idle_gap_s: None,
+            time_bench: true,
         }
     }
 
@@ -178,6 +182,19 @@ impl BenchSpec {
     /// Number of windows (criterion samples, at least 10).
     pub fn windows(mut self, windows: usize) -> Self {
         self.windows = Some(windows);
+        self
+    }
+
+    /// Idle between windows, s (at least two counter ticks, 0.2 s, is advised).
+    pub fn idle_gap_s(mut self, seconds: f64) -> Self {
+        self.idle_gap_s = Some(seconds);
+        self
+    }
+
+    /// Leaves out the `NAME/time` criterion benchmark (the energy windows' CUDA-event
+    /// times are still reported): for suites of many short benchmarks.
+    pub fn without_time_bench(mut self) -> Self {
+        self.time_bench = false;
         self
     }
 
@@ -338,6 +355,40 @@ impl RunOptions {
 
 /// Runs every `#[energy_bench]` of the binary (what `energy_main!()` calls).
 pub fn run_registered(specs: Vec<BenchSpec>) -> std::process::ExitCode {
+    if run_collect(specs).failures > 0 {
+        std::process::ExitCode::FAILURE
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}
+
+/// What [`run_collect`] measured.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// Per benchmark that ran: its name, and the measurements of its kernel and of its
+    /// baseline (each `None` when criterion ran no window: a filter, `--test`, `--list`).
+    pub measured: Vec<CollectedBench>,
+    /// Benchmarks that failed (each was reported on stderr).
+    pub failures: usize,
+    /// Whether the device was the simulated one.
+    pub simulated: bool,
+}
+
+/// One benchmark's measurements.
+#[derive(Debug)]
+pub struct CollectedBench {
+    /// The benchmark's name.
+    pub name: String,
+    /// The kernel's measurement.
+    pub kernel: Option<Measurement>,
+    /// The baseline's measurement.
+    pub baseline: Option<Measurement>,
+}
+
+/// Runs benchmarks as [`run_registered`] does and returns their measurements, for suites
+/// that compute figures across benchmarks (net energy per instruction against a shared
+/// baseline, linearity in the work).
+pub fn run_collect(specs: Vec<BenchSpec>) -> Collected {
     let mut energy_c = Criterion::default().with_measurement(Energy).configure_from_args();
     let mut time_c = Criterion::default().configure_from_args();
     let options = RunOptions::from_args();
@@ -347,7 +398,7 @@ pub fn run_registered(specs: Vec<BenchSpec>) -> std::process::ExitCode {
             previous_hook(info);
         }
     }));
-    let mut failures = 0;
+    let mut collected = Collected::default();
     let mut rigs: Vec<(u32, Result<Rig>)> = Vec::new();
     for spec in specs {
         let index = match rigs.iter().position(|(i, _)| *i == spec.device) {
@@ -359,24 +410,27 @@ pub fn run_registered(specs: Vec<BenchSpec>) -> std::process::ExitCode {
         };
         match &mut rigs[index].1 {
             Ok(rig) => {
-                if let Err(e) = run_spec(&spec, rig, &mut energy_c, &mut time_c, &options) {
-                    eprintln!("error: benchmark {} ({}:{}): {e}", spec.name, spec.location.0, spec.location.1);
-                    failures += 1;
+                collected.simulated = rig.device.is_simulated();
+                match run_spec(&spec, rig, &mut energy_c, &mut time_c, &options) {
+                    Ok(Some((kernel, baseline))) => {
+                        collected.measured.push(CollectedBench { name: spec.name.clone(), kernel, baseline })
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        eprintln!("error: benchmark {} ({}:{}): {e}", spec.name, spec.location.0, spec.location.1);
+                        collected.failures += 1;
+                    }
                 }
             }
             Err(e) => {
                 eprintln!("error: benchmark {}: {e}", spec.name);
-                failures += 1;
+                collected.failures += 1;
             }
         }
     }
     energy_c.final_summary();
     time_c.final_summary();
-    if failures > 0 {
-        std::process::ExitCode::FAILURE
-    } else {
-        std::process::ExitCode::SUCCESS
-    }
+    collected
 }
 
 fn open_rig(nvml_index: u32) -> Result<Rig> {
@@ -407,6 +461,7 @@ fn measure_config(spec: &BenchSpec, id: String, rig: &Rig) -> MeasureConfig {
         precision: spec.precision.unwrap_or(defaults.precision),
         min_window_s: spec.min_window_s.unwrap_or(defaults.min_window_s),
         windows: spec.windows.unwrap_or(10).max(10),
+        idle_gap_s: spec.idle_gap_s.unwrap_or(defaults.idle_gap_s),
         ..defaults
     }
 }
@@ -468,20 +523,24 @@ fn run_energy(
     session.finish(rig)
 }
 
+/// The measurements of a benchmark's kernel and baseline.
+type SpecMeasurements = (Option<Measurement>, Option<Measurement>);
+
+/// Runs one benchmark; `Ok(None)` when it was skipped (no GPU and no simulated model).
 fn run_spec(
     spec: &BenchSpec,
     rig: &mut Rig,
     energy_c: &mut Criterion<Energy>,
     time_c: &mut Criterion,
     options: &RunOptions,
-) -> Result<()> {
+) -> Result<Option<SpecMeasurements>> {
     let simulated = rig.device.is_simulated();
     if simulated && spec.sim.is_none() {
         println!(
             "{}: skipped: no NVIDIA GPU here (see the note above) and no simulated kernel declared (add sim(seconds = …, watts = …) to its #[energy_bench])",
             spec.name
         );
-        return Ok(());
+        return Ok(None);
     }
     let suffix = if simulated { " (simulated)" } else { "" };
     let energy_fn = format!("energy{suffix}");
@@ -509,9 +568,9 @@ fn run_spec(
     }
 
     // Time, from CUDA events (exact on the simulator but for its clock jitter).
-    let mut time_workload = rig.workload(spec.workload.as_ref(), spec.sim, 3)?;
-    let time_error: std::cell::RefCell<Option<Error>> = std::cell::RefCell::new(None);
-    {
+    if spec.time_bench {
+        let mut time_workload = rig.workload(spec.workload.as_ref(), spec.sim, 3)?;
+        let time_error: std::cell::RefCell<Option<Error>> = std::cell::RefCell::new(None);
         let mut group = time_c.benchmark_group(&spec.name);
         group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
         if let Some(t) = spec.throughput() {
@@ -563,11 +622,16 @@ fn run_spec(
                 energy_j: e,
             });
             report(&mut main, &trace, &prepared, net)?;
+            Ok(Some((Some(main), Some(base))))
         }
-        (Some((mut m, trace, prepared)), None) | (None, Some((_, mut m, trace, prepared))) => {
+        (Some((mut m, trace, prepared)), None) => {
             report(&mut m, &trace, &prepared, None)?;
+            Ok(Some((Some(m), None)))
         }
-        (None, None) => {}
+        (None, Some((_, mut m, trace, prepared))) => {
+            report(&mut m, &trace, &prepared, None)?;
+            Ok(Some((None, Some(m))))
+        }
+        (None, None) => Ok(Some((None, None))),
     }
-    Ok(())
 }

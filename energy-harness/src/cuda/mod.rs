@@ -292,6 +292,28 @@ impl Kernel {
         &self.name
     }
 
+    /// How many blocks of `threads_per_block` threads fit on one SM at once (the driver's
+    /// occupancy calculator: registers, shared memory and block limits).
+    pub fn max_active_blocks_per_sm(&self, threads_per_block: u32, shared_mem_bytes: u32) -> Result<u32> {
+        let mut blocks: std::ffi::c_int = 0;
+        // SAFETY: the function handle is valid while its module is loaded (held by `self`).
+        let status = unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut blocks,
+                self.function,
+                threads_per_block as std::ffi::c_int,
+                shared_mem_bytes as usize,
+            )
+        };
+        if status != sys::CUresult::CUDA_SUCCESS {
+            return Err(Error::new(
+                ErrorKind::Cuda,
+                format!("cuOccupancyMaxActiveBlocksPerMultiprocessor({}) failed: {}", self.name, DriverError(status)),
+            ));
+        }
+        Ok(blocks.max(0) as u32)
+    }
+
     /// Enqueues one launch on `stream`.
     pub fn launch(&self, stream: &CudaStream, config: LaunchConfig, args: &KernelArgs) -> Result<()> {
         let mut pointers: Vec<*mut c_void> = args.values.iter().map(|v| v as *const u64 as *mut c_void).collect();
