@@ -9,8 +9,8 @@ use energy_harness::measurement::stats::Estimate;
 use energy_harness::sim::{SimKernel, SimPreset};
 use energy_harness::JitOptLevel;
 use energy_suites::instructions::suite::{
-    build_table, checks, merge_tables, plan, read_table, write_table, InstructionTable, KernelRun, LaunchFacts,
-    SuiteOptions, TABLE_FORMAT,
+    build_table, checks, load_records, plan, ptx_hash, read_table, save_record, table_from_records, write_table,
+    InstructionTable, KernelRecord, KernelRun, LaunchFacts, SuiteOptions, RECORD_FORMAT, TABLE_FORMAT,
 };
 use energy_suites::instructions::{catalog, Variant, K};
 
@@ -215,7 +215,7 @@ fn sanity_checks_decide_on_the_figures() {
 }
 
 #[test]
-fn tables_round_trip_and_merge_only_from_one_gpu() {
+fn tables_round_trip() {
     let table = synthetic_table(&[("add_u32", 2.0)]);
     let dir = tempfile::tempdir().unwrap();
     let (json, md) = write_table(&table, dir.path()).unwrap();
@@ -223,20 +223,56 @@ fn tables_round_trip_and_merge_only_from_one_gpu() {
     assert!(back == table, "the table does not read back as written (bit for bit)");
     let markdown = std::fs::read_to_string(md).unwrap();
     assert!(markdown.contains("(SIMULATED)") && markdown.contains("| add.u32 |"));
-    // Halves of a run merge into the whole.
-    let (mut first, mut second) = (table.clone(), table.clone());
-    first.kernels.retain(|k| k.name.contains("/add_") || k.name.contains("base_"));
-    second.kernels.retain(|k| !k.name.contains("/add_"));
-    let merged = merge_tables(&[first.clone(), second], &options_o4()).unwrap();
-    assert_eq!(merged.rows.len(), table.rows.len());
-    assert!(merged.missing.is_empty());
-    // Another GPU's table is refused.
-    let mut other = first.clone();
-    other.device = Some(energy_harness::measurement::run::virtual_sim_device(SimPreset::h100()).0.facts().clone());
-    let err = merge_tables(&[first, other], &options_o4()).unwrap_err();
-    assert!(err.to_string().contains("different GPUs"), "{err}");
     // A malformed file names the problem.
     std::fs::write(dir.path().join("bad.json"), "{\"format\": \"x\"}").unwrap();
     let err = read_table(&dir.path().join("bad.json")).unwrap_err();
     assert!(err.to_string().contains("not an instruction table"), "{err}");
+}
+
+#[test]
+fn records_of_separate_runs_make_one_table_of_one_gpu_and_current_kernels() {
+    let table = synthetic_table(&[("add_u32", 2.0)]);
+    let options = options_o4();
+    let list = catalog();
+    let (this_gpu, _) = energy_harness::measurement::run::virtual_sim_device(SimPreset::h100());
+    let mut other_gpu = this_gpu.facts().clone();
+    other_gpu.uuid = "GPU-another-board".into();
+    let dir = tempfile::tempdir().unwrap();
+    let record = |run: &KernelRun, device: energy_harness::DeviceFacts, hash: String, time: &str| KernelRecord {
+        format: RECORD_FORMAT.into(),
+        device,
+        ptx_hash: hash,
+        threads_mode: "full".into(),
+        timestamp: time.into(),
+        run: run.clone(),
+    };
+    let hash_of = |name: &str| {
+        let k = plan(&options, &list).into_iter().find(|k| k.name == name).unwrap();
+        ptx_hash(&k.instruction)
+    };
+    // Two "runs" of the same GPU, each saving half of the kernels.
+    for (i, run) in table.kernels.iter().enumerate() {
+        let time = if i % 2 == 0 { "2026-11-22T10:00:00Z" } else { "2026-11-22T11:00:00Z" };
+        save_record(dir.path(), &record(run, this_gpu.facts().clone(), hash_of(&run.name), time)).unwrap();
+    }
+    // Noise: another board's add kernel, and a record of an older add kernel (other PTX).
+    let add = table.kernels.iter().find(|k| k.name.ends_with("add_u32/O4/k32")).unwrap();
+    let mut other = add.clone();
+    other.energy_j = est(1.0);
+    let mut other_record = record(&other, other_gpu, hash_of(&add.name), "2026-11-22T12:00:00Z");
+    other_record.run.name = add.name.clone();
+    let other_dir = dir.path().join("instructions");
+    std::fs::write(other_dir.join("zz_other.json"), serde_json::to_string(&other_record).unwrap()).unwrap();
+    let stale = record(&other, this_gpu.facts().clone(), "0000000000000000".into(), "2026-11-22T13:00:00Z");
+    std::fs::write(other_dir.join("zz_stale.json"), serde_json::to_string(&stale).unwrap()).unwrap();
+    std::fs::write(other_dir.join("zz_broken.json"), "{").unwrap();
+    let records = load_records(dir.path());
+    assert_eq!(records.len(), table.kernels.len() + 2, "the broken file is skipped");
+    let rebuilt = table_from_records(&records, &options, &this_gpu.facts().uuid).unwrap();
+    assert!(rebuilt.missing.is_empty());
+    assert_eq!(rebuilt.rows.len(), table.rows.len());
+    let row = rebuilt.rows.iter().find(|r| r.stem == "add_u32").unwrap();
+    assert!((row.net.thread_j.mean - 2e-12).abs() < 1e-15, "neither the other board's nor the stale kernel's figure");
+    assert_eq!(rebuilt.timestamp, "2026-11-22T11:00:00Z");
+    assert!(table_from_records(&records, &options, "GPU-nobody").is_none());
 }

@@ -40,6 +40,20 @@ impl Category {
         }
     }
 
+    /// Short name, used in benchmark names (`instructions/int/add_u32/O4/k32`), so a
+    /// criterion filter can select categories: `-- 'instructions/(int|logic|base)/'`.
+    pub fn short(self) -> &'static str {
+        match self {
+            Category::Integer => "int",
+            Category::Logic => "logic",
+            Category::Fp32 => "fp32",
+            Category::Fp64 => "fp64",
+            Category::Fp16 => "fp16",
+            Category::MultiPrecision => "mp",
+            Category::Conversion => "cvt",
+        }
+    }
+
     /// Every category, in report order.
     pub const ALL: [Category; 7] = [
         Category::Integer,

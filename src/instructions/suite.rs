@@ -8,7 +8,14 @@
 //! of 256 threads per SM (2048 threads, every SM full on an H100: the kernels need at most
 //! 32 registers), or one thread with `ENERGY_INSTRUCTIONS_THREADS=one` (Arafa's mode).
 //! Each kernel's loop count is sized so a launch takes about 10 ms, and before it is
-//! measured a short launch is checked against the host's evaluation.
+//! measured a short launch is checked against the host's evaluation. Each kernel gets 10
+//! windows of 0.2 s (two counter ticks) with 0.15 s of idle between them: about 4.5 s.
+//!
+//! Every measured kernel is saved at once as a record under `target/energy/suites/
+//! instructions/`; the table (`target/energy/suites/instructions.{md,json}`) is built
+//! from the records of the GPU just measured whose PTX is the current one, so runs of
+//! parts of the suite (`-- 'instructions/(int|logic|base)/'`) add up to one table, and
+//! `cargo run --example instructions_table` rebuilds it after an interrupted run.
 //!
 //! Net energy per thread-instruction (Arafa):
 //! `(E_K / L_K - E_base / L_base) / (threads * K * ops_per_step)`, energies per launch and
@@ -19,13 +26,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use energy_harness::bench::{run_collect, BenchSpec, WorkloadFactory};
+use energy_harness::bench::{run_collect, BenchSpec, RunSettings, WorkloadFactory};
 use energy_harness::cuda::CudaWorkload;
 use energy_harness::device::{Device, DeviceRequest};
 use energy_harness::measurement::result::Measurement;
 use energy_harness::measurement::run::Workload;
 use energy_harness::measurement::stats::Estimate;
-use energy_harness::report::default_energy_dir;
+use energy_harness::report::{default_energy_dir, file_stem};
 use energy_harness::trace::format::write_atomically;
 use energy_harness::{CudaGpu, DeviceFacts, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result};
 use serde::{Deserialize, Serialize};
@@ -76,7 +83,7 @@ impl Default for SuiteOptions {
             launch_s: 0.010,
             windows: 10,
             window_s: 0.2,
-            idle_gap_s: 0.2,
+            idle_gap_s: 0.15,
             verify_iterations: 64,
         }
     }
@@ -162,7 +169,7 @@ impl LaunchFacts {
 /// One kernel the suite measures.
 #[derive(Clone, Debug)]
 pub struct PlannedKernel {
-    /// The benchmark's name (criterion group): `instructions/<stem>/<level>/<variant>`.
+    /// The benchmark's name (criterion group), see [`kernel_name`].
     pub name: String,
     /// The instruction whose file holds the kernel.
     pub instruction: Instruction,
@@ -172,12 +179,26 @@ pub struct PlannedKernel {
     pub level: JitOptLevel,
 }
 
-/// Name of a shared or own baseline benchmark.
+/// The benchmark name of one of an instruction's kernels:
+/// `instructions/<category>/<stem>/<level>/<kernel>`.
+pub fn kernel_name(instruction: &Instruction, variant: Variant, level: JitOptLevel) -> String {
+    format!(
+        "instructions/{}/{}/{}/{}",
+        instruction.category.short(),
+        instruction.stem,
+        level_name(level),
+        variant.suffix()
+    )
+}
+
+/// Name of a shared or own baseline benchmark: the loop without chain is the same for every
+/// instruction of a register width (`instructions/base/w32/O4`) unless the chain has a
+/// helper, which stays in its own baselines.
 fn baseline_name(instruction: &Instruction, variant: Variant, level: JitOptLevel) -> String {
     if instruction.helper.is_some() {
-        format!("instructions/{}/{}/{}", instruction.stem, level_name(level), variant.suffix())
+        kernel_name(instruction, variant, level)
     } else {
-        format!("instructions/base_w{}/{}", instruction.width.bits(), level_name(level))
+        format!("instructions/base/w{}/{}", instruction.width.bits(), level_name(level))
     }
 }
 
@@ -205,7 +226,7 @@ pub fn plan(options: &SuiteOptions, instructions: &[Instruction]) -> Vec<Planned
                     });
                 }
                 kernels.push(PlannedKernel {
-                    name: format!("instructions/{}/{}/{}", instruction.stem, level_name(level), variant.suffix()),
+                    name: kernel_name(instruction, variant, level),
                     instruction: instruction.clone(),
                     variant,
                     level,
@@ -522,7 +543,7 @@ pub fn build_table(
         else {
             continue;
         };
-        let k2_name = format!("instructions/{}/{}/{}", instruction.stem, level_name(level), Variant::K2.suffix());
+        let k2_name = kernel_name(instruction, Variant::K2, level);
         let k2 = runs.get(&k2_name);
         let base2 = runs.get(&baseline_of(instruction, Variant::K2, level));
         let figures = net(main, base, steps(Variant::K1));
@@ -726,7 +747,10 @@ Toggles: mean bits that change in each measured instruction's result (the data's
         }
     }
     if !table.missing.is_empty() {
-        md.push_str(&format!("\nNot measured in this run ({}): {}\n", table.missing.len(), table.missing.join(", ")));
+        md.push_str(&format!(
+            "\n{} planned kernels were not measured in this run (filtered out or failed; listed in the JSON's `missing`).\n",
+            table.missing.len()
+        ));
     }
     md
 }
@@ -758,41 +782,146 @@ pub fn read_table(path: &Path) -> Result<InstructionTable> {
     Ok(table)
 }
 
-/// Merges tables of runs of parts of the suite (criterion filters) into one: the kernels
-/// of all (a later table's kernel replaces an earlier one's of the same name), the rows
-/// and checks recomputed. All must come from the same GPU (UUID).
-pub fn merge_tables(tables: &[InstructionTable], options: &SuiteOptions) -> Result<InstructionTable> {
-    let first = tables.first().ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no table to merge"))?;
-    let uuid = first.device.as_ref().map(|d| d.uuid.clone());
-    let mut runs = BTreeMap::new();
-    for t in tables {
-        if t.device.as_ref().map(|d| d.uuid.clone()) != uuid {
-            return Err(Error::new(
-                ErrorKind::InvalidInput,
-                "the tables come from different GPUs: figures of different boards are not merged into one table",
-            ));
-        }
-        if t.threads_mode != first.threads_mode || t.simulated != first.simulated {
-            return Err(Error::new(ErrorKind::InvalidInput, "the tables differ in thread mode or simulation"));
-        }
-        for k in &t.kernels {
-            runs.insert(k.name.clone(), k.clone());
+/// Format tag of a [`KernelRecord`] file.
+pub const RECORD_FORMAT: &str = "energy-instruction-kernel/1";
+
+/// One measured kernel as saved on disk, the moment it was measured: the table is built
+/// from these, so runs of parts of the suite (criterion filters) add up to one table and
+/// an interrupted run keeps what it measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelRecord {
+    /// [`RECORD_FORMAT`].
+    pub format: String,
+    /// The GPU.
+    pub device: DeviceFacts,
+    /// Hash of the PTX file the kernel came from: a record of an older kernel is not used.
+    pub ptx_hash: String,
+    /// `full` or `one`.
+    pub threads_mode: String,
+    /// When it was measured (RFC 3339).
+    pub timestamp: String,
+    /// The measurement.
+    pub run: KernelRun,
+}
+
+/// Where the records and the table go: `target/energy/suites/`.
+pub fn suite_dir() -> PathBuf {
+    default_energy_dir().join("suites")
+}
+
+fn records_dir(dir: &Path) -> PathBuf {
+    dir.join("instructions")
+}
+
+/// FNV-1a of an instruction's generated PTX, in hex.
+pub fn ptx_hash(instruction: &Instruction) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in generate(instruction).bytes() {
+        h = (h ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Saves a record under `dir` (written whole or not at all).
+pub fn save_record(dir: &Path, record: &KernelRecord) -> Result<PathBuf> {
+    let records = records_dir(dir);
+    std::fs::create_dir_all(&records).map_err(|e| Error::io(&records, "create the records directory", &e))?;
+    let path = records.join(format!("{}.json", file_stem(&record.run.name)));
+    let text = serde_json::to_string_pretty(record)
+        .map_err(|e| Error::new(ErrorKind::Format, format!("cannot serialize a kernel record: {e}")))?;
+    write_atomically(&path, text.as_bytes())?;
+    Ok(path)
+}
+
+/// The records under `dir`; a file that is not a record is reported on stderr and skipped.
+pub fn load_records(dir: &Path) -> Vec<KernelRecord> {
+    let records = records_dir(dir);
+    let Ok(entries) = std::fs::read_dir(&records) else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut paths: Vec<PathBuf> =
+        entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    paths.sort();
+    for path in paths {
+        let parsed = std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| serde_json::from_str::<KernelRecord>(&text).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(r) if r.format == RECORD_FORMAT => out.push(r),
+            Ok(r) => {
+                eprintln!("warning: skipping {}: format `{}`, expected `{RECORD_FORMAT}`", path.display(), r.format)
+            }
+            Err(e) => eprintln!("warning: skipping {}: not a kernel record ({e})", path.display()),
         }
     }
+    out
+}
+
+/// The table from the records of one GPU (`uuid`) and thread mode whose kernels are the
+/// current ones (same PTX); `None` when no record qualifies.
+pub fn table_from_records(records: &[KernelRecord], options: &SuiteOptions, uuid: &str) -> Option<InstructionTable> {
+    let threads_mode = if options.one_thread { "one" } else { "full" };
     let kernels = plan(options, &catalog());
+    let mut chosen: BTreeMap<String, &KernelRecord> = BTreeMap::new();
+    for record in records {
+        if record.device.uuid != uuid || record.threads_mode != threads_mode {
+            continue;
+        }
+        let Some(planned) = kernels.iter().find(|k| k.name == record.run.name) else { continue };
+        if record.ptx_hash != ptx_hash(&planned.instruction) {
+            continue;
+        }
+        let newer = chosen.get(&record.run.name).is_none_or(|old| old.timestamp <= record.timestamp);
+        if newer {
+            chosen.insert(record.run.name.clone(), record);
+        }
+    }
+    let latest = chosen.values().max_by(|a, b| a.timestamp.cmp(&b.timestamp))?;
+    let device = latest.device.clone();
+    let timestamp = latest.timestamp.clone();
+    let runs: BTreeMap<String, KernelRun> = chosen.iter().map(|(n, r)| (n.clone(), r.run.clone())).collect();
     let (rows, checks, missing) = build_table(&kernels, &runs, options);
-    Ok(InstructionTable {
+    Some(InstructionTable {
         format: TABLE_FORMAT.into(),
-        simulated: first.simulated,
-        device: first.device.clone(),
-        timestamp: tables.iter().map(|t| t.timestamp.clone()).max().unwrap_or_default(),
-        threads_mode: first.threads_mode.clone(),
+        simulated: device.simulated,
+        device: Some(device),
+        timestamp,
+        threads_mode: threads_mode.into(),
         k: K,
         rows,
         checks,
         kernels: runs.into_values().collect(),
         missing,
     })
+}
+
+/// Builds the table of GPU `uuid` (default: the GPU of the newest record) from the records
+/// under `dir`, prints it and writes `instructions.{json,md}` there.
+pub fn publish_table(dir: &Path, options: &SuiteOptions, uuid: Option<&str>) -> Result<InstructionTable> {
+    let records = load_records(dir);
+    let newest = records.iter().max_by(|a, b| a.timestamp.cmp(&b.timestamp));
+    let uuid = match (uuid, newest) {
+        (Some(u), _) => u.to_string(),
+        (None, Some(r)) => r.device.uuid.clone(),
+        (None, None) => {
+            return Err(Error::new(
+                ErrorKind::Analysis,
+                format!(
+                    "no kernel records under {}: run `cargo bench --bench instructions` first",
+                    records_dir(dir).display()
+                ),
+            ))
+        }
+    };
+    let table = table_from_records(&records, options, &uuid).ok_or_else(|| {
+        Error::new(
+            ErrorKind::Analysis,
+            format!("no record of the current kernels for GPU {uuid} under {}", records_dir(dir).display()),
+        )
+    })?;
+    println!("\n{}", render_markdown(&table));
+    let (json, md) = write_table(&table, dir)?;
+    println!("instructions: wrote {} and {}", json.display(), md.display());
+    Ok(table)
 }
 
 /// `cargo bench --bench instructions`: measures, prints and writes the table; exit status
@@ -840,44 +969,39 @@ pub fn main() -> std::process::ExitCode {
         kernels.len() as f64 * per_kernel_s / 60.0
     );
     let book: FactsBook = Arc::new(Mutex::new(BTreeMap::new()));
-    let collected = run_collect(specs(&kernels, &options, &book));
-    let facts = book.lock().map(|b| b.clone()).unwrap_or_default();
-    let mut runs = BTreeMap::new();
-    let mut device = None;
-    for bench in &collected.measured {
-        if let (Some(m), Some(f)) = (&bench.kernel, facts.get(&bench.name)) {
-            device.get_or_insert_with(|| m.device.clone());
-            runs.insert(bench.name.clone(), KernelRun::new(&bench.name, f.clone(), m));
+    let dir = suite_dir();
+    let threads_mode = if options.one_thread { "one" } else { "full" };
+    let mut uuid: Option<String> = None;
+    let mut save_failures = 0;
+    // Criterion's HTML plots would add ~3.5 s to each of some 200 kernels: off unless
+    // `--plotting-backend` asks for them.
+    let collected = run_collect(specs(&kernels, &options, &book), &RunSettings { criterion_plots: false }, |bench| {
+        let (Some(m), Some(planned)) = (&bench.kernel, kernels.iter().find(|k| k.name == bench.name)) else { return };
+        let Some(facts) = book.lock().ok().and_then(|b| b.get(&bench.name).cloned()) else { return };
+        uuid.get_or_insert_with(|| m.device.uuid.clone());
+        let record = KernelRecord {
+            format: RECORD_FORMAT.into(),
+            device: m.device.clone(),
+            ptx_hash: ptx_hash(&planned.instruction),
+            threads_mode: threads_mode.into(),
+            timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            run: KernelRun::new(&bench.name, facts, m),
+        };
+        if let Err(e) = save_record(&dir, &record) {
+            eprintln!("error: {e}");
+            save_failures += 1;
         }
-    }
-    if runs.is_empty() {
+    });
+    let Some(uuid) = uuid else {
         println!("instructions: no kernel was measured (a filter, --test or --list): no table written");
         return if collected.failures > 0 { std::process::ExitCode::FAILURE } else { std::process::ExitCode::SUCCESS };
-    }
-    let (rows, checks, missing) = build_table(&kernels, &runs, &options);
-    let table = InstructionTable {
-        format: TABLE_FORMAT.into(),
-        simulated: collected.simulated,
-        device,
-        timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-        threads_mode: if options.one_thread { "one".into() } else { "full".into() },
-        k: K,
-        rows,
-        checks,
-        kernels: runs.into_values().collect(),
-        missing,
     };
-    let markdown = render_markdown(&table);
-    println!("\n{markdown}");
-    let dir = default_energy_dir().join("suites");
-    match write_table(&table, &dir) {
-        Ok((json, md)) => println!("instructions: wrote {} and {}", json.display(), md.display()),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return std::process::ExitCode::FAILURE;
-        }
+    // The table: this run's kernels and earlier runs' records of the same GPU and kernels.
+    if let Err(e) = publish_table(&dir, &options, Some(&uuid)) {
+        eprintln!("error: {e}");
+        return std::process::ExitCode::FAILURE;
     }
-    if collected.failures > 0 {
+    if collected.failures > 0 || save_failures > 0 {
         std::process::ExitCode::FAILURE
     } else {
         std::process::ExitCode::SUCCESS

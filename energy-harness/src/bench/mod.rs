@@ -235,25 +235,55 @@ impl Rig {
         Ok(gpu)
     }
 
-    fn workload(
+    /// A maker of the benchmark's workload, called only when criterion runs the benchmark
+    /// (a filtered-out benchmark costs no kernel setup). CUDA is opened here.
+    fn maker<'a>(
         &mut self,
-        factory: Option<&WorkloadFactory>,
+        factory: Option<&'a WorkloadFactory>,
         sim: Option<SimKernel>,
         seed: u64,
-    ) -> Result<Box<dyn Workload>> {
+    ) -> Result<WorkloadMaker<'a>> {
         if let Some(gpu) = self.device.sim() {
-            let kernel = sim.ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no simulated kernel declared"))?;
-            return Ok(Box::new(SimWorkload::new(gpu.clone(), kernel).with_time_jitter(0.001, seed)));
+            let gpu = gpu.clone();
+            return Ok(Box::new(move || {
+                let kernel = sim.ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no simulated kernel declared"))?;
+                Ok(Box::new(SimWorkload::new(gpu.clone(), kernel).with_time_jitter(0.001, seed)) as Box<dyn Workload>)
+            }));
         }
         let factory = factory.ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no launch function"))?;
         let gpu = self.cuda()?;
-        factory(&gpu)
+        Ok(Box::new(move || factory(&gpu)))
+    }
+}
+
+/// Makes a benchmark's workload on first use.
+type WorkloadMaker<'a> = Box<dyn FnMut() -> Result<Box<dyn Workload>> + 'a>;
+
+/// A workload made on first use.
+struct LazyWorkload<'a> {
+    make: WorkloadMaker<'a>,
+    made: Option<Box<dyn Workload>>,
+}
+
+impl<'a> LazyWorkload<'a> {
+    fn new(make: WorkloadMaker<'a>) -> Self {
+        LazyWorkload { make, made: None }
+    }
+
+    fn get(&mut self) -> Result<&mut dyn Workload> {
+        if self.made.is_none() {
+            self.made = Some((self.make)()?);
+        }
+        match self.made.as_mut() {
+            Some(w) => Ok(w.as_mut()),
+            None => Err(Error::new(ErrorKind::Sampler, "the workload could not be made")),
+        }
     }
 }
 
 /// One energy benchmark in progress: its workload, plan, sampler and windows.
-struct EnergySession {
-    workload: Box<dyn Workload>,
+struct EnergySession<'a> {
+    workload: LazyWorkload<'a>,
     config: MeasureConfig,
     prepared: Option<Prepared>,
     sampler: Option<Sampler>,
@@ -264,13 +294,13 @@ struct EnergySession {
     error: Option<Error>,
 }
 
-impl EnergySession {
+impl EnergySession<'_> {
     /// One criterion sample: the first call prepares (warm-up, plan, sampler, lead-in
     /// idle); each later call runs one window and returns its energy for `iters` launches.
     fn step(&mut self, rig: &Rig, iters: u64) -> Result<f64> {
         let clock = rig.device.clock().clone();
         let Some(prepared) = &self.prepared else {
-            let prepared = prepare(&rig.device, self.workload.as_mut(), &self.config)?;
+            let prepared = prepare(&rig.device, self.workload.get()?, &self.config)?;
             let (sources, _) = rig.device.open_sources(&prepared.sources);
             let sampler = Sampler::start(sources, clock.clone(), SamplerConfig::default())?;
             self.marker = Some(sampler.marker());
@@ -286,7 +316,7 @@ impl EnergySession {
         let index = self.gpu_times.len() as u32;
         let n = prepared.plan.launches_per_window;
         marker.start(index);
-        let gpu_s = self.workload.run_batch(n)?;
+        let gpu_s = self.workload.get()?.run_batch(n)?;
         marker.end(index);
         self.gpu_times.push(gpu_s);
         clock.sleep_s(prepared.plan.gap_s);
@@ -355,7 +385,7 @@ impl RunOptions {
 
 /// Runs every `#[energy_bench]` of the binary (what `energy_main!()` calls).
 pub fn run_registered(specs: Vec<BenchSpec>) -> std::process::ExitCode {
-    if run_collect(specs).failures > 0 {
+    if run_collect(specs, &RunSettings::default(), |_| {}).failures > 0 {
         std::process::ExitCode::FAILURE
     } else {
         std::process::ExitCode::SUCCESS
@@ -385,12 +415,32 @@ pub struct CollectedBench {
     pub baseline: Option<Measurement>,
 }
 
+/// Settings of a whole run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunSettings {
+    /// Criterion's HTML report plots (about 3.5 s per benchmark; `--plotting-backend`
+    /// on the command line turns them on regardless).
+    pub criterion_plots: bool,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings { criterion_plots: true }
+    }
+}
+
 /// Runs benchmarks as [`run_registered`] does and returns their measurements, for suites
 /// that compute figures across benchmarks (net energy per instruction against a shared
-/// baseline, linearity in the work).
-pub fn run_collect(specs: Vec<BenchSpec>) -> Collected {
-    let mut energy_c = Criterion::default().with_measurement(Energy).configure_from_args();
-    let mut time_c = Criterion::default().configure_from_args();
+/// baseline, linearity in the work). `on_measured` sees each benchmark's measurements as
+/// soon as they are taken (to save them before a long run ends).
+pub fn run_collect(
+    specs: Vec<BenchSpec>,
+    settings: &RunSettings,
+    mut on_measured: impl FnMut(&CollectedBench),
+) -> Collected {
+    let criterion = |c: Criterion| if settings.criterion_plots { c } else { c.without_plots() };
+    let mut energy_c = criterion(Criterion::default()).with_measurement(Energy).configure_from_args();
+    let mut time_c = criterion(Criterion::default()).configure_from_args();
     let options = RunOptions::from_args();
     let previous_hook = panic::take_hook();
     panic::set_hook(Box::new(move |info| {
@@ -413,7 +463,9 @@ pub fn run_collect(specs: Vec<BenchSpec>) -> Collected {
                 collected.simulated = rig.device.is_simulated();
                 match run_spec(&spec, rig, &mut energy_c, &mut time_c, &options) {
                     Ok(Some((kernel, baseline))) => {
-                        collected.measured.push(CollectedBench { name: spec.name.clone(), kernel, baseline })
+                        let bench = CollectedBench { name: spec.name.clone(), kernel, baseline };
+                        on_measured(&bench);
+                        collected.measured.push(bench);
                     }
                     Ok(None) => {}
                     Err(e) => {
@@ -472,13 +524,13 @@ fn run_energy(
     rig: &mut Rig,
     spec: &BenchSpec,
     function: &str,
-    workload: Box<dyn Workload>,
+    workload: WorkloadMaker<'_>,
     config: MeasureConfig,
 ) -> Result<Option<(Measurement, crate::trace::Trace, Prepared)>> {
     let clock = rig.device.clock().clone();
     let windows = config.windows;
     let mut session = EnergySession {
-        workload,
+        workload: LazyWorkload::new(workload),
         config,
         prepared: None,
         sampler: None,
@@ -545,13 +597,13 @@ fn run_spec(
     let suffix = if simulated { " (simulated)" } else { "" };
     let energy_fn = format!("energy{suffix}");
     let id = format!("{}/{energy_fn}", spec.name);
-    let main = rig.workload(spec.workload.as_ref(), spec.sim, 1)?;
+    let main = rig.maker(spec.workload.as_ref(), spec.sim, 1)?;
     let measured = run_energy(energy_c, rig, spec, &energy_fn, main, measure_config(spec, id, rig))?;
 
     let baseline = match (&spec.baseline, simulated) {
-        (Some((name, factory)), false) => Some((name.clone(), rig.workload(Some(factory), None, 2)?)),
+        (Some((name, factory)), false) => Some((name.clone(), rig.maker(Some(factory), None, 2)?)),
         (Some((name, _)), true) => match spec.baseline_sim {
-            Some(kernel) => Some((name.clone(), rig.workload(None, Some(kernel), 2)?)),
+            Some(kernel) => Some((name.clone(), rig.maker(None, Some(kernel), 2)?)),
             None => {
                 println!("{}: baseline {name} skipped: it declares no simulated kernel (baseline_sim(…))", spec.name);
                 None
@@ -569,7 +621,7 @@ fn run_spec(
 
     // Time, from CUDA events (exact on the simulator but for its clock jitter).
     if spec.time_bench {
-        let mut time_workload = rig.workload(spec.workload.as_ref(), spec.sim, 3)?;
+        let mut time_workload = LazyWorkload::new(rig.maker(spec.workload.as_ref(), spec.sim, 3)?);
         let time_error: std::cell::RefCell<Option<Error>> = std::cell::RefCell::new(None);
         let mut group = time_c.benchmark_group(&spec.name);
         group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
@@ -578,7 +630,7 @@ fn run_spec(
         }
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
             group.bench_function(format!("time{suffix}"), |b| {
-                b.iter_custom(|iters| match time_workload.run_batch(iters) {
+                b.iter_custom(|iters| match time_workload.get().and_then(|w| w.run_batch(iters)) {
                     Ok(seconds) => Duration::from_secs_f64(seconds.max(0.0)),
                     Err(e) => {
                         *time_error.borrow_mut() = Some(e);
