@@ -210,7 +210,7 @@ fn sanity_checks_decide_on_the_figures() {
     let found = checks(&bad.rows, "O4");
     let div = found.iter().find(|c| c.name.starts_with("div.u32")).unwrap();
     assert_eq!(div.holds, Some(false), "{}", div.detail);
-    let fp = found.iter().find(|c| c.name.starts_with("add: fp64")).unwrap();
+    let fp = found.iter().find(|c| c.name.starts_with("add: scalar fp16")).unwrap();
     assert_eq!(fp.holds, Some(false), "{}", fp.detail);
 }
 

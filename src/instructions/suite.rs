@@ -623,35 +623,35 @@ pub fn checks(rows: &[InstructionRow], level: &str) -> Vec<Check> {
             detail,
         });
     }
-    // fp64 > fp32 > fp16 per operation (f16x2 does two operations per instruction).
+    // fp64 > fp32 > fp16 per operation. A packed f16x2 instruction does two operations; a
+    // scalar f16 instruction one, in the same issue slot: both are checked.
     for (op, f64_stem, f32_stem, f16_stem, f16x2_stem) in [
         ("add", "add_f64", "add_f32", "add_f16", "add_f16x2"),
         ("mul", "mul_f64", "mul_f32", "mul_f16", "mul_f16x2"),
         ("fma", "fma_f64", "fma_f32", "fma_f16", "fma_f16x2"),
     ] {
-        let per_op = |stem: &str, ops: f64| find(stem).map(|r| (r.net.thread_j.mean / ops, r.net.thread_j));
+        let per_op = |stem: &str, ops: f64| find(stem).map(|r| r.net.thread_j.scaled(1.0 / ops));
         let (d, s, h, h2) =
             (per_op(f64_stem, 1.0), per_op(f32_stem, 1.0), per_op(f16_stem, 1.0), per_op(f16x2_stem, 2.0));
-        let (holds, detail) = match (d, s, h, h2) {
-            (Some(d), Some(s), Some(h), Some(h2)) => (
-                Some(d.0 > s.0 && s.0 > h.0 && s.0 > h2.0),
-                format!(
-                    "per operation: fp64 {:.2} pJ, fp32 {:.2} pJ, fp16 {:.2} pJ, f16x2 {:.2} pJ (half of {:.2} pJ per instruction)",
-                    d.0 * 1e12,
-                    s.0 * 1e12,
-                    h.0 * 1e12,
-                    h2.0 * 1e12,
-                    h2.1.mean * 1e12
-                ),
-            ),
-            _ => (None, "not all four measured".to_string()),
+        let mut push = |name: String, holds: Option<bool>, detail: String| {
+            out.push(Check { name, level: level.into(), holds, detail })
         };
-        out.push(Check {
-            name: format!("{op}: fp64 > fp32 > fp16 (and f16x2) per operation"),
-            level: level.into(),
-            holds,
-            detail,
-        });
+        match (d, s, h2) {
+            (Some(d), Some(s), Some(h2)) => push(
+                format!("{op}: fp64 > fp32 > fp16 per operation (f16x2: two per instruction)"),
+                Some(d.mean > s.mean && s.mean > h2.mean),
+                format!("fp64 {}, fp32 {}, fp16 (f16x2) {} per operation", pj(&d), pj(&s), pj(&h2)),
+            ),
+            _ => push(format!("{op}: fp64 > fp32 > fp16 per operation"), None, "not all measured".into()),
+        }
+        match (s, h) {
+            (Some(s), Some(h)) => push(
+                format!("{op}: scalar fp16 < fp32 per operation"),
+                Some(h.mean < s.mean),
+                format!("fp16 (scalar) {} against fp32 {}", pj(&h), pj(&s)),
+            ),
+            _ => push(format!("{op}: scalar fp16 < fp32 per operation"), None, "not all measured".into()),
+        }
     }
     // Linearity in K.
     let measured: Vec<&InstructionRow> = rows.iter().filter(|r| r.level == level && r.linearity.is_some()).collect();
@@ -698,7 +698,7 @@ pub fn render_markdown(table: &InstructionTable) -> String {
     md.push_str(
         "Net energy per thread-instruction is Arafa's `(E_K / L_K - E_base / L_base) / (threads x K x ops)` with its 95 % interval; \
 per warp-instruction is 32 times that; dynamic leaves out the active-idle power. `K vs 2K` is the net at 2K over the net at K, less 1. \
-Time is the GPU time one instruction adds to a loop iteration of the whole grid. Launch: the K kernel's time, total and dynamic energy and power per launch. \
+Grid time is the GPU time one instruction adds to a loop iteration of the whole grid (all threads execute it in that time). Launch: the K kernel's time, total and dynamic energy and power per launch. \
 Toggles: mean bits that change in each measured instruction's result (the data's switching activity).\n",
     );
     let levels: Vec<String> = {
@@ -715,7 +715,7 @@ Toggles: mean bits that change in each measured instruction's result (the data's
                 continue;
             }
             md.push_str(&format!("\n### {}\n\n", category.label()));
-            md.push_str("| instruction | net / thread-instr, pJ | net / warp-instr, nJ | dynamic / thread-instr, pJ | K vs 2K | 2K-K marginal, pJ | time / instr, ps | launch: time, total, dynamic, power | toggles |\n");
+            md.push_str("| instruction | net / thread-instr, pJ | net / warp-instr, nJ | dynamic / thread-instr, pJ | K vs 2K | 2K-K marginal, pJ | grid time / instr, ns | launch: time, total, dynamic, power | toggles |\n");
             md.push_str("|---|---|---|---|---|---|---|---|---|\n");
             for r in rows {
                 let l = &r.launch;
@@ -727,7 +727,7 @@ Toggles: mean bits that change in each measured instruction's result (the data's
                     fmt_ci(&r.net.dynamic_thread_j, 1e12, 3),
                     r.linearity.map(|x| format!("{:+.1} %", x * 100.0)).unwrap_or_else(|| "-".into()),
                     r.marginal.as_ref().map(|m| format!("{:.3}", m.thread_j.mean * 1e12)).unwrap_or_else(|| "-".into()),
-                    r.net.time_per_instruction_s * 1e12,
+                    r.net.time_per_instruction_s * 1e9,
                     l.time_s.mean * 1e3,
                     l.energy_j.mean * 1e3,
                     l.dynamic_j.mean * 1e3,
@@ -755,11 +755,13 @@ Toggles: mean bits that change in each measured instruction's result (the data's
     md
 }
 
-/// Writes `instructions.json` and `instructions.md` under `dir` (each written whole or not at all).
+/// Writes `instructions.json` and `instructions.md` under `dir` (`instructions-one-thread.*`
+/// for the one-thread mode), each written whole or not at all.
 pub fn write_table(table: &InstructionTable, dir: &Path) -> Result<(PathBuf, PathBuf)> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the suite's output directory", &e))?;
-    let json = dir.join("instructions.json");
-    let md = dir.join("instructions.md");
+    let stem = if table.threads_mode == "one" { "instructions-one-thread" } else { "instructions" };
+    let json = dir.join(format!("{stem}.json"));
+    let md = dir.join(format!("{stem}.md"));
     let text = serde_json::to_string_pretty(table)
         .map_err(|e| Error::new(ErrorKind::Format, format!("cannot serialize the instruction table: {e}")))?;
     write_atomically(&json, text.as_bytes())?;
