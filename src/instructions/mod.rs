@@ -1,6 +1,6 @@
 //! The instruction suite (Arafa et al. 2020 on today's GPUs): energy per PTX instruction.
 //!
-//! - [`catalog`]: the instructions, each a chain of dependent steps;
+//! - [`mod@catalog`]: the instructions, each a chain of dependent steps;
 //! - [`ptx`]: the one kernel template their PTX (`ptx/instructions/`) is generated from;
 //! - [`host`]: the host's evaluation of each kernel, to check the GPU's stored results;
 //! - [`suite`]: `cargo bench --bench instructions`, the measurement and the table.
