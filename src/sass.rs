@@ -94,6 +94,23 @@ pub fn find_tool(tool: Tool) -> Result<PathBuf, String> {
     ))
 }
 
+/// ptxas and cuobjdump for a test: `None` (after saying why on stderr) where they are
+/// missing outside CI; in CI (`$CI` set) a missing tool fails the test, with the install
+/// command, since the PTX checks must run there.
+pub fn tools_for_tests() -> Option<(PathBuf, PathBuf)> {
+    match (find_tool(Tool::Ptxas), find_tool(Tool::Cuobjdump)) {
+        (Ok(p), Ok(c)) => Some((p, c)),
+        (p, c) => {
+            let why = [p.err(), c.err()].into_iter().flatten().collect::<Vec<_>>().join("; ");
+            if std::env::var_os("CI").is_some() {
+                panic!("CI must run the PTX checks: {why}");
+            }
+            eprintln!("note: PTX checks not run: {why}");
+            None
+        }
+    }
+}
+
 /// ptxas optimization level (the JIT's O4 corresponds to ptxas -O3, its O0 to -O0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PtxasOpt {

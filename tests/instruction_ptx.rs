@@ -8,47 +8,18 @@
 
 use std::path::{Path, PathBuf};
 
+use energy_suites::generated::stale_files;
 use energy_suites::instructions::{catalog, file_name, generate, Instruction};
-use energy_suites::sass::{assemble, check_chain, disassemble, find_tool, PtxasOpt, Tool};
+use energy_suites::sass::{assemble, check_chain, disassemble, tools_for_tests as tools, PtxasOpt};
 
 fn ptx_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("ptx").join("instructions")
 }
 
-/// The tools, or `None` (after saying why) where they are absent outside CI.
-fn tools() -> Option<(PathBuf, PathBuf)> {
-    match (find_tool(Tool::Ptxas), find_tool(Tool::Cuobjdump)) {
-        (Ok(p), Ok(c)) => Some((p, c)),
-        (p, c) => {
-            let why = [p.err(), c.err()].into_iter().flatten().collect::<Vec<_>>().join("; ");
-            if std::env::var_os("CI").is_some() {
-                panic!("CI must run the PTX checks: {why}");
-            }
-            eprintln!("note: PTX checks not run: {why}");
-            None
-        }
-    }
-}
-
 #[test]
 fn files_are_what_the_generator_writes() {
-    let list = catalog();
-    let mut stale = Vec::new();
-    for instruction in &list {
-        let path = ptx_dir().join(file_name(instruction));
-        match std::fs::read_to_string(&path) {
-            Ok(text) if text == generate(instruction) => {}
-            Ok(_) => stale.push(format!("{} differs", path.display())),
-            Err(e) => stale.push(format!("{}: {e}", path.display())),
-        }
-    }
-    let names: Vec<String> = list.iter().map(file_name).collect();
-    for entry in std::fs::read_dir(ptx_dir()).expect("ptx/instructions exists").flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        if name.ends_with(".ptx") && !names.contains(&name) {
-            stale.push(format!("{name} is not in the catalog"));
-        }
-    }
+    let files: Vec<(String, String)> = catalog().iter().map(|i| (file_name(i), generate(i))).collect();
+    let stale = stale_files(&ptx_dir(), ".ptx", &files);
     assert!(
         stale.is_empty(),
         "ptx/instructions is out of date; run `cargo run --example generate_instruction_ptx`:\n{}",

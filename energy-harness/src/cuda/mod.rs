@@ -382,10 +382,16 @@ impl KernelArgs {
 
     /// A pointer parameter to a device buffer.
     pub fn buffer<T>(mut self, buffer: &CudaSlice<T>, stream: &CudaStream) -> Self {
-        let (ptr, _sync) = buffer.device_ptr(stream);
-        self.values.push(ptr);
+        self.values.push(device_address(buffer, stream));
         self
     }
+}
+
+/// The device address of a buffer's first element (what a kernel's pointer parameter
+/// holds; for checking results that depend on addresses, such as pointer chains).
+pub fn device_address<T>(buffer: &CudaSlice<T>, stream: &CudaStream) -> u64 {
+    let (ptr, _sync) = buffer.device_ptr(stream);
+    ptr
 }
 
 /// Two CUDA events around a stretch of the stream.

@@ -1,0 +1,350 @@
+//! Delestrac's energy model of data movement: the regression that turns a sweep of access
+//! counts into energy per access and offset, the level check by latency, and the lower-bound
+//! breakdown of an application's accesses.
+
+use serde::{Deserialize, Serialize};
+
+use energy_harness::measurement::stats::{linear_fit, student_t_975};
+
+/// The memory levels the suite targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Level {
+    /// Shared memory (software-managed, on the SM).
+    Shared,
+    /// The L1 data cache.
+    L1,
+    /// The L2 cache.
+    L2,
+    /// Device memory (HBM on the H100).
+    Dram,
+}
+
+impl Level {
+    /// Every level, nearest first.
+    pub const ALL: [Level; 4] = [Level::Shared, Level::L1, Level::L2, Level::Dram];
+
+    /// Short name (benchmark names, tables).
+    pub fn short(self) -> &'static str {
+        match self {
+            Level::Shared => "shared",
+            Level::L1 => "l1",
+            Level::L2 => "l2",
+            Level::Dram => "dram",
+        }
+    }
+
+    /// Delestrac et al.'s lower bound on an A100 (SXM4 40 GB, 1065 MHz), pJ per 32-byte sector.
+    pub fn a100_pj_per_sector(self) -> f64 {
+        match self {
+            Level::Shared => 82.1,
+            Level::L1 => 107.0,
+            Level::L2 => 368.0,
+            Level::Dram => 2090.0,
+        }
+    }
+}
+
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Level::Shared => "shared",
+            Level::L1 => "L1",
+            Level::L2 => "L2",
+            Level::Dram => "DRAM",
+        })
+    }
+}
+
+/// An ordinary least-squares line `y = intercept + slope * x` with its uncertainty.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LineFit {
+    /// Slope (y units per x unit).
+    pub slope: f64,
+    /// 95 % interval of the slope (Student t with n - 2 degrees of freedom).
+    pub slope_ci: (f64, f64),
+    /// Intercept (y units).
+    pub intercept: f64,
+    /// 95 % interval of the intercept.
+    pub intercept_ci: (f64, f64),
+    /// Coefficient of determination.
+    pub r2: f64,
+    /// Points fitted.
+    pub n: usize,
+}
+
+/// Fits `points` (x, y) by least squares. Needs at least three points with at least two
+/// distinct x (two points fit exactly and leave no interval); `None` otherwise or with
+/// non-finite input.
+pub fn fit_line(points: &[(f64, f64)]) -> Option<LineFit> {
+    let n = points.len();
+    if n < 3 || points.iter().any(|(x, y)| !x.is_finite() || !y.is_finite()) {
+        return None;
+    }
+    let fit = linear_fit(points)?;
+    let nf = n as f64;
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / nf;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    // The residual variance, recovered from the slope's standard error.
+    let s2 = fit.slope_std_err.powi(2) * sxx;
+    let se_intercept = (s2 * (1.0 / nf + mx * mx / sxx)).sqrt();
+    let t = student_t_975(n - 2);
+    Some(LineFit {
+        slope: fit.slope,
+        slope_ci: (fit.slope - t * fit.slope_std_err, fit.slope + t * fit.slope_std_err),
+        intercept: fit.intercept,
+        intercept_ci: (fit.intercept - t * se_intercept, fit.intercept + t * se_intercept),
+        r2: fit.r_squared,
+        n,
+    })
+}
+
+/// Latency of a dependent access measured at each level, ns (one thread chasing its chain).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Latencies {
+    /// Shared memory.
+    pub shared_ns: Option<f64>,
+    /// L1.
+    pub l1_ns: Option<f64>,
+    /// L2.
+    pub l2_ns: Option<f64>,
+    /// DRAM.
+    pub dram_ns: Option<f64>,
+}
+
+impl Latencies {
+    /// The latency of `level`.
+    pub fn of(&self, level: Level) -> Option<f64> {
+        match level {
+            Level::Shared => self.shared_ns,
+            Level::L1 => self.l1_ns,
+            Level::L2 => self.l2_ns,
+            Level::Dram => self.dram_ns,
+        }
+    }
+
+    /// Sets the latency of `level`.
+    pub fn set(&mut self, level: Level, ns: f64) {
+        match level {
+            Level::Shared => self.shared_ns = Some(ns),
+            Level::L1 => self.l1_ns = Some(ns),
+            Level::L2 => self.l2_ns = Some(ns),
+            Level::Dram => self.dram_ns = Some(ns),
+        }
+    }
+}
+
+/// A level nearer the SM must be at least this many times faster than the next one out
+/// (shared and L1 against L2): "much less than".
+pub const NEAR_OVER_L2: f64 = 2.0;
+/// L2 against DRAM.
+pub const L2_OVER_DRAM: f64 = 1.5;
+
+/// The level check without a profiler: each level's latency must fit it,
+/// shared and L1 at least [`NEAR_OVER_L2`] times faster than L2, and L2 at least
+/// [`L2_OVER_DRAM`] times faster than DRAM. Returns, per level, why its result is flagged
+/// (empty: the latencies fit). A level without a latency is flagged as unchecked.
+pub fn level_check(latencies: &Latencies) -> Vec<(Level, String)> {
+    let mut flags = Vec::new();
+    let l2 = latencies.l2_ns;
+    let dram = latencies.dram_ns;
+    for level in Level::ALL {
+        let Some(own) = latencies.of(level) else {
+            flags.push((level, format!("no latency was measured for {level}: its level is unchecked")));
+            continue;
+        };
+        match level {
+            Level::Shared | Level::L1 => {
+                if let Some(l2) = l2 {
+                    if own * NEAR_OVER_L2 > l2 {
+                        flags.push((
+                            level,
+                            format!(
+                                "{level} latency {own:.1} ns is not {NEAR_OVER_L2}x below L2's {l2:.1} ns: its accesses may not hit {level}"
+                            ),
+                        ));
+                    }
+                }
+            }
+            Level::L2 => {
+                if let Some(dram) = dram {
+                    if own * L2_OVER_DRAM > dram {
+                        flags.push((
+                            level,
+                            format!(
+                                "L2 latency {own:.1} ns is not {L2_OVER_DRAM}x below DRAM's {dram:.1} ns: the L2 accesses may miss, or the DRAM ones hit"
+                            ),
+                        ));
+                    }
+                }
+            }
+            Level::Dram => {
+                if let Some(l2) = l2 {
+                    if l2 * L2_OVER_DRAM > own {
+                        flags.push((
+                            level,
+                            format!("DRAM latency {own:.1} ns is not {L2_OVER_DRAM}x above L2's {l2:.1} ns: its accesses may hit L2"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    flags
+}
+
+/// Energy per 32-byte sector access of each level, J (the calibrated lower bounds).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SectorEnergies {
+    /// Shared memory.
+    pub shared_j: f64,
+    /// L1.
+    pub l1_j: f64,
+    /// L2.
+    pub l2_j: f64,
+    /// DRAM.
+    pub dram_j: f64,
+}
+
+impl SectorEnergies {
+    /// Delestrac et al.'s A100 figures.
+    pub fn a100() -> SectorEnergies {
+        SectorEnergies {
+            shared_j: Level::Shared.a100_pj_per_sector() * 1e-12,
+            l1_j: Level::L1.a100_pj_per_sector() * 1e-12,
+            l2_j: Level::L2.a100_pj_per_sector() * 1e-12,
+            dram_j: Level::Dram.a100_pj_per_sector() * 1e-12,
+        }
+    }
+
+    /// The energy of one sector at `level`, J.
+    pub fn of(&self, level: Level) -> f64 {
+        match level {
+            Level::Shared => self.shared_j,
+            Level::L1 => self.l1_j,
+            Level::L2 => self.l2_j,
+            Level::Dram => self.dram_j,
+        }
+    }
+}
+
+/// An application kernel's sector accesses per level (hits, for the caches), for example
+/// from Nsight Compute: `l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}_lookup_hit.sum`
+/// for L1, `lts__t_sectors_lookup_hit.sum` for L2, `dram__sectors_read.sum +
+/// dram__sectors_write.sum` for DRAM, and shared-memory wavefronts x 4 for shared memory
+/// (a 128-byte wavefront is four sectors).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AccessCounts {
+    /// Shared-memory sectors.
+    pub shared: f64,
+    /// L1 hit sectors.
+    pub l1: f64,
+    /// L2 hit sectors.
+    pub l2: f64,
+    /// DRAM sectors.
+    pub dram: f64,
+}
+
+/// The lower-bound data-movement energy of an application kernel, per level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Breakdown {
+    /// `(level, J)`, nearest first.
+    pub per_level_j: Vec<(Level, f64)>,
+    /// Sum over levels, J.
+    pub data_movement_j: f64,
+    /// The kernel's measured dynamic energy, J, when given.
+    pub dynamic_j: Option<f64>,
+    /// Dynamic energy not explained by data movement (Delestrac's "Dyn. (rest)": compute and
+    /// accesses above the lower bound), J, when the dynamic energy is given.
+    pub rest_j: Option<f64>,
+}
+
+/// Delestrac's evaluation (Eq. 3 and 4 without the offsets, a lower bound): each level's
+/// sectors times its energy per sector. Counts must be finite and non-negative.
+pub fn breakdown(
+    energies: &SectorEnergies,
+    counts: &AccessCounts,
+    dynamic_j: Option<f64>,
+) -> Result<Breakdown, String> {
+    let per_level: Vec<(Level, f64)> = Level::ALL
+        .iter()
+        .map(|&level| {
+            let n = match level {
+                Level::Shared => counts.shared,
+                Level::L1 => counts.l1,
+                Level::L2 => counts.l2,
+                Level::Dram => counts.dram,
+            };
+            (level, n)
+        })
+        .collect();
+    if let Some((level, n)) = per_level.iter().find(|(_, n)| !n.is_finite() || *n < 0.0) {
+        return Err(format!("the {level} access count {n} is not a finite non-negative number"));
+    }
+    let per_level_j: Vec<(Level, f64)> = per_level.iter().map(|&(level, n)| (level, n * energies.of(level))).collect();
+    let data_movement_j = per_level_j.iter().map(|(_, j)| j).sum::<f64>();
+    Ok(Breakdown { per_level_j, data_movement_j, dynamic_j, rest_j: dynamic_j.map(|d| d - data_movement_j) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_recovered_exactly() {
+        let pts: Vec<(f64, f64)> = (0..5).map(|i| (i as f64 * 1e9, 2.0 + 1.5e-10 * i as f64 * 1e9)).collect();
+        let f = fit_line(&pts).unwrap();
+        assert!((f.slope - 1.5e-10).abs() < 1e-20, "{f:?}");
+        assert!((f.intercept - 2.0).abs() < 1e-9);
+        assert!((f.r2 - 1.0).abs() < 1e-12);
+        assert!(f.slope_ci.0 <= f.slope && f.slope <= f.slope_ci.1);
+    }
+
+    #[test]
+    fn noise_widens_the_interval_and_lowers_r2() {
+        let noisy = [(0.0, 1.0), (1.0, 3.2), (2.0, 4.8), (3.0, 7.3), (4.0, 8.9)];
+        let f = fit_line(&noisy).unwrap();
+        assert!(f.r2 < 1.0 && f.r2 > 0.98, "{f:?}");
+        assert!(f.slope_ci.1 - f.slope_ci.0 > 0.1, "{f:?}");
+        assert!(f.slope_ci.0 < 2.0 && 2.0 < f.slope_ci.1, "{f:?}");
+    }
+
+    #[test]
+    fn too_few_or_degenerate_points_give_no_line() {
+        assert!(fit_line(&[(0.0, 1.0), (1.0, 2.0)]).is_none());
+        assert!(fit_line(&[(1.0, 1.0), (1.0, 2.0), (1.0, 3.0)]).is_none());
+        assert!(fit_line(&[(0.0, 1.0), (1.0, f64::NAN), (2.0, 3.0)]).is_none());
+    }
+
+    #[test]
+    fn latencies_that_fit_their_levels_pass() {
+        let l = Latencies { shared_ns: Some(15.0), l1_ns: Some(20.0), l2_ns: Some(140.0), dram_ns: Some(480.0) };
+        assert!(level_check(&l).is_empty(), "{:?}", level_check(&l));
+    }
+
+    #[test]
+    fn an_l1_that_is_really_l2_is_flagged() {
+        let l = Latencies { shared_ns: Some(15.0), l1_ns: Some(130.0), l2_ns: Some(140.0), dram_ns: Some(480.0) };
+        let flags = level_check(&l);
+        assert_eq!(flags.len(), 1, "{flags:?}");
+        assert_eq!(flags[0].0, Level::L1);
+    }
+
+    #[test]
+    fn a_dram_that_hits_l2_flags_both() {
+        let l = Latencies { shared_ns: Some(15.0), l1_ns: Some(20.0), l2_ns: Some(140.0), dram_ns: Some(150.0) };
+        let levels: Vec<Level> = level_check(&l).into_iter().map(|(l, _)| l).collect();
+        assert_eq!(levels, vec![Level::L2, Level::Dram]);
+        let missing = Latencies { dram_ns: None, ..l };
+        assert!(level_check(&missing).iter().any(|(l, why)| *l == Level::Dram && why.contains("unchecked")));
+    }
+
+    #[test]
+    fn the_breakdown_multiplies_and_sums() {
+        let counts = AccessCounts { shared: 1e6, l1: 2e6, l2: 1e6, dram: 1e6 };
+        let b = breakdown(&SectorEnergies::a100(), &counts, Some(5e-3)).unwrap();
+        let expect = (82.1e6 + 214.0e6 + 368.0e6 + 2090.0e6) * 1e-12;
+        assert!((b.data_movement_j - expect).abs() < 1e-12, "{b:?}");
+        assert!((b.rest_j.unwrap() - (5e-3 - expect)).abs() < 1e-12);
+        assert!(breakdown(&SectorEnergies::a100(), &AccessCounts { dram: -1.0, ..counts }, None).is_err());
+    }
+}
