@@ -67,7 +67,8 @@ pub struct SuiteOptions {
 
 impl Default for SuiteOptions {
     fn default() -> Self {
-        SuiteOptions { windows: 6, window_s: 0.2, idle_gap_s: 0.12, launch_s: 0.005 }
+        // Ten windows: criterion's minimum sample count.
+        SuiteOptions { windows: 10, window_s: 0.2, idle_gap_s: 0.12, launch_s: 0.005 }
     }
 }
 
@@ -929,11 +930,14 @@ pub fn render_markdown(t: &MemoryTable) -> String {
     s
 }
 
+/// One line of the thread-sweep plot: level, colour, and (threads, pJ, CI low, CI high).
+type SweepSeries = (Level, &'static str, Vec<(f64, f64, f64, f64)>);
+
 /// The thread sweep as an SVG plot: energy per sector (log) against threads per block (log 2),
 /// one line per level, 95 % intervals as bars.
 pub fn render_thread_svg(t: &MemoryTable) -> String {
     let (w, h, left, right, top, bottom) = (720.0, 420.0, 70.0, 130.0, 40.0, 50.0);
-    let series: Vec<(Level, &str, Vec<(f64, f64, f64, f64)>)> = [(Level::L1, "#1f77b4"), (Level::L2, "#d62728")]
+    let series: Vec<SweepSeries> = [(Level::L1, "#1f77b4"), (Level::L2, "#d62728")]
         .iter()
         .map(|&(level, color)| {
             let pts = t
@@ -1090,7 +1094,7 @@ pub fn publish_table(dir: &Path) -> Result<MemoryTable> {
 }
 
 /// Shared state of the run: each configuration prepared once, each point's facts.
-type Prepared_ = Arc<Mutex<BTreeMap<String, Prepared>>>;
+type PreparedCache = Arc<Mutex<BTreeMap<String, Prepared>>>;
 /// Each point's setup facts, by benchmark name.
 pub type FactsBook = Arc<Mutex<BTreeMap<String, PointFacts>>>;
 
@@ -1100,7 +1104,7 @@ fn poisoned() -> Error {
 
 /// The criterion benchmarks: one per point.
 pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Vec<BenchSpec> {
-    let cache: Prepared_ = Arc::new(Mutex::new(BTreeMap::new()));
+    let cache: PreparedCache = Arc::new(Mutex::new(BTreeMap::new()));
     let mut list = Vec::new();
     for config in configs {
         for &p in &config.points {
