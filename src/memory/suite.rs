@@ -936,7 +936,7 @@ type SweepSeries = (Level, &'static str, Vec<(f64, f64, f64, f64)>);
 /// The thread sweep as an SVG plot: energy per sector (log) against threads per block (log 2),
 /// one line per level, 95 % intervals as bars.
 pub fn render_thread_svg(t: &MemoryTable) -> String {
-    let (w, h, left, right, top, bottom) = (720.0, 420.0, 70.0, 130.0, 40.0, 50.0);
+    let (w, h, left, right, top, bottom) = (780.0, 420.0, 70.0, 190.0, 40.0, 50.0);
     let series: Vec<SweepSeries> = [(Level::L1, "#1f77b4"), (Level::L2, "#d62728")]
         .iter()
         .map(|&(level, color)| {
@@ -958,7 +958,7 @@ pub fn render_thread_svg(t: &MemoryTable) -> String {
     let hi = all.iter().cloned().fold(0.0, f64::max).max(lo * 10.0);
     let (ylo, yhi) = (lo.log10().floor(), hi.log10().ceil());
     let x = |threads: f64| left + (threads.log2() / 10.0) * (w - left - right);
-    let y = |pj: f64| top + (1.0 - (pj.max(lo).log10() - ylo) / (yhi - ylo)) * (h - top - bottom);
+    let y = |pj: f64| top + (1.0 - (pj.max(10f64.powf(ylo)).log10() - ylo) / (yhi - ylo)) * (h - top - bottom);
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
