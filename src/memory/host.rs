@@ -84,12 +84,13 @@ mod tests {
 
     #[test]
     fn stores_walk_their_region_with_wrap_around() {
-        let chunk = 8 * u64::from(STORE_THREADS) * u64::from(STORE_UNROLL);
-        let shape = ChaseShape { sub: 2 * chunk / 8, stride: 256, warm: 0, iterations: 1 };
+        let step = 8 * u64::from(STORE_THREADS);
+        let chunk = step * u64::from(STORE_UNROLL);
+        let shape = ChaseShape { sub: 2 * chunk / 8, stride: u64::from(STORE_THREADS), warm: 0, iterations: 1 };
         assert_eq!(store_offset(shape, 3), 24 + chunk);
         let shape = ChaseShape { iterations: 2, ..shape };
         assert_eq!(store_offset(shape, 3), 24);
         let shape = ChaseShape { warm: 1, iterations: 0, ..shape };
-        assert_eq!(store_offset(shape, 3), 24 + 2048);
+        assert_eq!(store_offset(shape, 3), 24 + step);
     }
 }
