@@ -1,6 +1,7 @@
 //! Energy suites package: the instruction and memory suites behind `cargo bench`, their
 //! PTX generators and checks. See the README.
 
+pub mod common;
 pub mod generated;
 pub mod instructions;
 pub mod memory;

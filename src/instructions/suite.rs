@@ -28,14 +28,16 @@ use std::sync::{Arc, Mutex};
 
 use energy_harness::bench::{run_collect, BenchSpec, RunSettings, WorkloadFactory};
 use energy_harness::cuda::CudaWorkload;
-use energy_harness::device::{Device, DeviceRequest};
 use energy_harness::measurement::result::Measurement;
 use energy_harness::measurement::run::Workload;
 use energy_harness::measurement::stats::Estimate;
-use energy_harness::report::{default_energy_dir, file_stem};
+use energy_harness::report::file_stem;
 use energy_harness::trace::format::write_atomically;
 use energy_harness::{CudaGpu, DeviceFacts, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result};
 use serde::{Deserialize, Serialize};
+
+pub use crate::common::suite_dir;
+use crate::common::{read_tagged_json, require_gpu, sample_threads, size_loop};
 
 use super::catalog::{catalog, Agreement, Category, Instruction};
 use super::host::{check_agreement, initial_state, input_bytes, read_result, run_thread};
@@ -237,13 +239,6 @@ pub fn plan(options: &SuiteOptions, instructions: &[Instruction]) -> Vec<Planned
     kernels
 }
 
-/// Threads whose results are checked: the first, one in the middle, the last.
-fn sample_threads(threads: u64) -> Vec<u64> {
-    let mut list = vec![0, threads / 2, threads.saturating_sub(1)];
-    list.dedup();
-    list
-}
-
 /// Loads, sizes and verifies one kernel on the GPU and returns its workload.
 fn setup_kernel(
     gpu: &Arc<CudaGpu>,
@@ -312,17 +307,8 @@ fn setup_kernel(
         gpu.synchronize()?;
         timer.elapsed_s()
     };
-    let mut iterations: u32 = 16;
-    time(iterations)?;
-    for _ in 0..4 {
-        let t = time(iterations)?.max(1e-6);
-        let next = (iterations as f64 * options.launch_s / t).round().clamp(1.0, (1u64 << 30) as f64) as u32;
-        let close = (next as f64 / iterations as f64 - 1.0).abs() < 0.1;
-        iterations = next;
-        if close {
-            break;
-        }
-    }
+    time(16)?;
+    let iterations = size_loop(time, 0.0, options.launch_s, 1 << 30)?;
     let args = args(iterations);
     let launch_kernel = kernel.clone();
     // The buffers live as long as the workload.
@@ -771,17 +757,7 @@ pub fn write_table(table: &InstructionTable, dir: &Path) -> Result<(PathBuf, Pat
 
 /// Reads a table written by [`write_table`].
 pub fn read_table(path: &Path) -> Result<InstructionTable> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the instruction table", &e))?;
-    let table: InstructionTable = serde_json::from_str(&text).map_err(|e| {
-        Error::new(ErrorKind::Format, format!("{} is not an instruction table ({TABLE_FORMAT}): {e}", path.display()))
-    })?;
-    if table.format != TABLE_FORMAT {
-        return Err(Error::new(
-            ErrorKind::Format,
-            format!("{} has format `{}`, expected `{TABLE_FORMAT}`", path.display(), table.format),
-        ));
-    }
-    Ok(table)
+    read_tagged_json(path, "an instruction table", TABLE_FORMAT, |t: &InstructionTable| &t.format)
 }
 
 /// Format tag of a [`KernelRecord`] file.
@@ -804,11 +780,6 @@ pub struct KernelRecord {
     pub timestamp: String,
     /// The measurement.
     pub run: KernelRun,
-}
-
-/// Where the records and the table go: `target/energy/suites/`.
-pub fn suite_dir() -> PathBuf {
-    default_energy_dir().join("suites")
 }
 
 fn records_dir(dir: &Path) -> PathBuf {
@@ -936,27 +907,10 @@ pub fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    // The suite's figures only mean something measured: without a GPU it says so and stops.
-    let request = match DeviceRequest::from_env() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return std::process::ExitCode::from(2);
-        }
-    };
-    match Device::open(&request, 0) {
-        Ok(device) if device.is_simulated() => {
-            println!(
-                "instructions: skipped: the instruction suite needs an NVIDIA GPU ({}); its PTX and machine code are checked by `cargo test` (tests/instruction_ptx.rs)",
-                device.sim_reason().unwrap_or("simulated device requested")
-            );
-            return std::process::ExitCode::SUCCESS;
-        }
-        Ok(_) => {}
-        Err(e) => {
-            eprintln!("error: {e}");
-            return std::process::ExitCode::FAILURE;
-        }
+    if let Err(exit) =
+        require_gpu("instructions", "its PTX and machine code are checked by `cargo test` (tests/instruction_ptx.rs)")
+    {
+        return exit;
     }
     let instructions = catalog();
     let kernels = plan(&options, &instructions);

@@ -136,6 +136,21 @@ impl MemoryKernel {
     }
 }
 
+/// Opens the measurement loop: `%r3` iterations (none: straight to `DONE`), counted in `%r8`.
+const MEASURE_OPEN: &str = "    mov.u32 %r8, 0;
+    setp.eq.u32 %p1, %r3, 0;
+    @%p1 bra DONE;
+MEASURE:
+    .pragma \"nounroll\";
+";
+
+/// Closes the measurement loop opened by [`MEASURE_OPEN`].
+const MEASURE_CLOSE: &str = "    add.u32 %r8, %r8, 1;
+    setp.lt.u32 %p1, %r8, %r3;
+    @%p1 bra MEASURE;
+DONE:
+";
+
 const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
 
 /// The PTX text of `kernel`.
@@ -259,12 +274,7 @@ WARM:
     setp.lt.u32 %p1, %r7, %r2;
     @%p1 bra WARM;
 WARM_DONE:
-    mov.u32 %r8, 0;
-    setp.eq.u32 %p1, %r3, 0;
-    @%p1 bra DONE;
-MEASURE:
-    .pragma \"nounroll\";
-",
+{MEASURE_OPEN}",
         entry = kernel.entry(),
         div = if divides { ", each followed by acc = (acc xor low word of the pointer) / divisor" } else { "" },
         div_out = if divides { "; out[thread] + 8 = acc" } else { "" },
@@ -275,13 +285,7 @@ MEASURE:
             s.push_str("    cvt.u32.u64 %r10, %rd5;\n    xor.b32 %r11, %r11, %r10;\n    div.u32 %r11, %r11, %r12;\n");
         }
     }
-    s.push_str(
-        "    add.u32 %r8, %r8, 1;
-    setp.lt.u32 %p1, %r8, %r3;
-    @%p1 bra MEASURE;
-DONE:
-",
-    );
+    s.push_str(MEASURE_CLOSE);
     s.push_str(&output_address(kernel.output_bytes_per_thread()));
     s.push_str("    sub.u64 %rd9, %rd5, %rd8;\n    st.global.u64 [%rd7], %rd9;\n");
     if divides {
@@ -335,23 +339,12 @@ FILLED:
     bar.sync 0;
     mul.wide.u32 %rd4, %r5, 8;
     add.u64 %rd5, %rd8, %rd4;
-    mov.u32 %r8, 0;
-    setp.eq.u32 %p1, %r3, 0;
-    @%p1 bra DONE;
-MEASURE:
-    .pragma \"nounroll\";
-"
+{MEASURE_OPEN}"
     );
     for _ in 0..LOAD_UNROLL {
         s.push_str("    ld.shared.u64 %rd5, [%rd5];\n");
     }
-    s.push_str(
-        "    add.u32 %r8, %r8, 1;
-    setp.lt.u32 %p1, %r8, %r3;
-    @%p1 bra MEASURE;
-DONE:
-",
-    );
+    s.push_str(MEASURE_CLOSE);
     s.push_str(&output_address(8));
     s.push_str("    sub.u64 %rd9, %rd5, %rd8;\n    st.global.u64 [%rd7], %rd9;\n    ret;\n}\n");
     s
@@ -410,12 +403,7 @@ WARM:
     setp.lt.u32 %p1, %r7, %r2;
     @%p1 bra WARM;
 WARM_DONE:
-    mov.u32 %r8, 0;
-    setp.eq.u32 %p1, %r3, 0;
-    @%p1 bra DONE;
-MEASURE:
-    .pragma \"nounroll\";
-    add.u64 %rd12, %rd8, %rd5;
+{MEASURE_OPEN}    add.u64 %rd12, %rd8, %rd5;
 ",
         entry = kernel.entry(),
         args = if shared { "" } else { "buffer, " },
@@ -432,11 +420,7 @@ MEASURE:
         "    add.u64 %rd5, %rd5, {chunk};
     setp.ge.u64 %p1, %rd5, %rd10;
     @%p1 sub.u64 %rd5, %rd5, %rd10;
-    add.u32 %r8, %r8, 1;
-    setp.lt.u32 %p1, %r8, %r3;
-    @%p1 bra MEASURE;
-DONE:
-"
+{MEASURE_CLOSE}"
     ));
     s.push_str(&output_address(16));
     s.push_str("    st.global.u64 [%rd7], %rd5;\n    st.global.u64 [%rd7+8], %rd11;\n    ret;\n}\n");

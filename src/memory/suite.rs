@@ -21,15 +21,16 @@ use std::sync::{Arc, Mutex};
 
 use energy_harness::bench::{run_collect, BenchSpec, RunSettings, WorkloadFactory};
 use energy_harness::cuda::{device_address, CudaWorkload, GpuProperties};
-use energy_harness::device::{Device, DeviceRequest};
 use energy_harness::measurement::result::Measurement;
 use energy_harness::measurement::stats::Estimate;
-use energy_harness::report::default_energy_dir;
 use energy_harness::trace::format::write_atomically;
 use energy_harness::{
     CudaGpu, CudaSlice, DeviceFacts, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
 };
 use serde::{Deserialize, Serialize};
+
+pub use crate::common::suite_dir;
+use crate::common::{read_tagged_json, require_gpu, sample_threads, size_loop};
 
 use super::host::{div_accumulator, load_offset, load_stride, store_offset, ChaseShape};
 use super::model::{fit_line, level_check, Latencies, Level, LineFit};
@@ -318,13 +319,6 @@ fn args(gpu: &CudaGpu, config: &Config, p: &Prepared, iterations: u32) -> Kernel
     }
 }
 
-/// Threads whose results are checked: the first, one in the middle, the last of the grid.
-fn sample_threads(threads: u64) -> Vec<u64> {
-    let mut list = vec![0, threads / 2, threads.saturating_sub(1)];
-    list.dedup();
-    list
-}
-
 fn verify(gpu: &CudaGpu, config: &Config, p: &Prepared, iterations: u32) -> Result<usize> {
     p.kernel.launch(gpu.stream(), p.launch, &args(gpu, config, p, iterations))?;
     gpu.synchronize()?;
@@ -414,16 +408,7 @@ fn prepare(gpu: &Arc<CudaGpu>, config: &Config, options: &SuiteOptions) -> Resul
     let target = options.launch_s / largest;
     time(0)?;
     let warm_only = time(0)?;
-    let mut unit: u32 = 16;
-    for _ in 0..4 {
-        let t = (time(unit)? - warm_only).max(1e-6);
-        let next = (f64::from(unit) * target / t).round().clamp(1.0, f64::from(u32::MAX) / largest) as u32;
-        let close = (f64::from(next) / f64::from(unit) - 1.0).abs() < 0.1;
-        unit = next;
-        if close {
-            break;
-        }
-    }
+    let unit = size_loop(time, warm_only, target, (f64::from(u32::MAX) / largest) as u32)?;
     prepared.unit = unit;
     Ok(prepared)
 }
@@ -1027,11 +1012,6 @@ pub fn render_thread_svg(t: &MemoryTable) -> String {
     s
 }
 
-/// Where the points and the table go: `target/energy/suites/`.
-pub fn suite_dir() -> PathBuf {
-    default_energy_dir().join("suites")
-}
-
 fn json_error(what: &str, e: serde_json::Error) -> Error {
     Error::new(ErrorKind::Format, format!("cannot serialize {what}: {e}"))
 }
@@ -1040,24 +1020,14 @@ fn json_error(what: &str, e: serde_json::Error) -> Error {
 pub fn save_points(dir: &Path, file: &PointsFile) -> Result<PathBuf> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the suite's output directory", &e))?;
     let path = dir.join("memory-points.json");
-    let text = serde_json::to_string_pretty(file).map_err(|e| json_error("the memory points", e))?;
+    let text = serde_json::to_string_pretty(file).map_err(|e| json_error("a memory points file", e))?;
     write_atomically(&path, text.as_bytes())?;
     Ok(path)
 }
 
 /// Reads a points file.
 pub fn load_points(path: &Path) -> Result<PointsFile> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the memory points", &e))?;
-    let file: PointsFile = serde_json::from_str(&text).map_err(|e| {
-        Error::new(ErrorKind::Format, format!("{} is not a memory points file ({POINTS_FORMAT}): {e}", path.display()))
-    })?;
-    if file.format != POINTS_FORMAT {
-        return Err(Error::new(
-            ErrorKind::Format,
-            format!("{} has format `{}`, expected `{POINTS_FORMAT}`", path.display(), file.format),
-        ));
-    }
-    Ok(file)
+    read_tagged_json(path, "a memory points file", POINTS_FORMAT, |f: &PointsFile| &f.format)
 }
 
 /// Writes `memory.json`, `memory.md` and `memory-threads.svg` under `dir`.
@@ -1095,8 +1065,9 @@ pub fn publish_table(dir: &Path) -> Result<MemoryTable> {
 
 /// Shared state of the run: each configuration prepared once, each point's facts.
 type PreparedCache = Arc<Mutex<BTreeMap<String, Prepared>>>;
-/// Each point's setup facts, by benchmark name.
-pub type FactsBook = Arc<Mutex<BTreeMap<String, PointFacts>>>;
+/// Each point's configuration, point and setup facts, by benchmark name (filled as
+/// criterion reaches the point).
+pub type FactsBook = Arc<Mutex<BTreeMap<String, (Config, u32, PointFacts)>>>;
 
 fn poisoned() -> Error {
     Error::new(ErrorKind::Analysis, "a lock of the memory suite was poisoned")
@@ -1130,12 +1101,16 @@ pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Ve
                 })?;
                 b.lock().map_err(|_| poisoned())?.insert(
                     point_name.clone(),
-                    PointFacts {
-                        layout: prepared.layout,
-                        unit: prepared.unit,
-                        iterations,
-                        verified_threads: prepared.verified_threads,
-                    },
+                    (
+                        c.clone(),
+                        p,
+                        PointFacts {
+                            layout: prepared.layout,
+                            unit: prepared.unit,
+                            iterations,
+                            verified_threads: prepared.verified_threads,
+                        },
+                    ),
                 );
                 let launch_args = args(gpu, &c, &prepared, iterations);
                 let (kernel, launch) = (prepared.kernel.clone(), prepared.launch);
@@ -1163,26 +1138,11 @@ pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Ve
 /// `cargo bench --bench memory`: measures every point, then writes the table; exit status 1
 /// when a benchmark failed (wrong result, CUDA error), 2 for bad options.
 pub fn main() -> std::process::ExitCode {
-    let request = match DeviceRequest::from_env() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return std::process::ExitCode::from(2);
-        }
-    };
-    match Device::open(&request, 0) {
-        Ok(device) if device.is_simulated() => {
-            println!(
-                "memory: skipped: the memory suite needs an NVIDIA GPU ({}); its PTX and machine code are checked by `cargo test` (tests/memory_ptx.rs), its regression and level check by tests/memory_suite.rs",
-                device.sim_reason().unwrap_or("simulated device requested")
-            );
-            return std::process::ExitCode::SUCCESS;
-        }
-        Ok(_) => {}
-        Err(e) => {
-            eprintln!("error: {e}");
-            return std::process::ExitCode::FAILURE;
-        }
+    if let Err(exit) = require_gpu(
+        "memory",
+        "its PTX and machine code are checked by `cargo test` (tests/memory_ptx.rs), its regression and level check by tests/memory_suite.rs",
+    ) {
+        return exit;
     }
     let options = SuiteOptions::default();
     let configs = plan();
@@ -1198,20 +1158,15 @@ pub fn main() -> std::process::ExitCode {
     let mut file: Option<PointsFile> = None;
     let mut save_failures = 0;
     let collected = run_collect(specs(&configs, &options, &book), &RunSettings { criterion_plots: false }, |bench| {
-        let (Some(m), Some(config)) =
-            (&bench.kernel, configs.iter().find(|c| bench.name.starts_with(&format!("memory/{}/", c.key()))))
-        else {
-            return;
-        };
-        let Some(facts) = book.lock().ok().and_then(|b| b.get(&bench.name).cloned()) else { return };
-        let p = bench.name.rsplit("/p").next().and_then(|s| s.parse().ok()).unwrap_or(0);
+        let Some(m) = &bench.kernel else { return };
+        let Some((config, p, facts)) = book.lock().ok().and_then(|b| b.get(&bench.name).cloned()) else { return };
         let f = file.get_or_insert_with(|| PointsFile {
             format: POINTS_FORMAT.into(),
             device: m.device.clone(),
             simulated: m.simulated,
             points: Vec::new(),
         });
-        f.points.push(PointRun::new(&bench.name, config, p, facts, m));
+        f.points.push(PointRun::new(&bench.name, &config, p, facts, m));
         if let Err(e) = save_points(&dir, f) {
             eprintln!("error: {e}");
             save_failures += 1;

@@ -1,0 +1,86 @@
+//! What both suites share: where they write, which threads' results they check, and the
+//! GPU gate at the start of their `main`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use energy_harness::device::{Device, DeviceRequest};
+use energy_harness::report::default_energy_dir;
+use energy_harness::{Error, ErrorKind, Result};
+use serde::de::DeserializeOwned;
+
+/// Where the suites' records and tables go: `target/energy/suites/`.
+pub fn suite_dir() -> PathBuf {
+    default_energy_dir().join("suites")
+}
+
+/// Threads whose stored results are checked against the host's: the first, one in the
+/// middle, the last.
+pub fn sample_threads(threads: u64) -> Vec<u64> {
+    let mut list = vec![0, threads / 2, threads.saturating_sub(1)];
+    list.dedup();
+    list
+}
+
+/// The start of a suite's `main`. A suite's figures only mean something measured: on the
+/// simulated GPU it prints `suite: skipped: ... ({why}); {checked_by}` and the caller exits
+/// with success (`Err(ExitCode::SUCCESS)`); a bad `ENERGY_DEVICE` exits 2 and a GPU that
+/// cannot be opened 1, each after saying why. `Ok(())`: a real GPU is there.
+pub fn require_gpu(suite: &str, checked_by: &str) -> std::result::Result<(), ExitCode> {
+    let request = DeviceRequest::from_env().map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    match Device::open(&request, 0) {
+        Ok(device) if device.is_simulated() => {
+            println!(
+                "{suite}: skipped: the {suite} suite needs an NVIDIA GPU ({}); {checked_by}",
+                device.sim_reason().unwrap_or("simulated device requested")
+            );
+            Err(ExitCode::SUCCESS)
+        }
+        Ok(_) => Ok(()),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// Reads a JSON file a suite wrote and checks its format tag; `what` names it in errors
+/// ("an instruction table": "… is not an instruction table").
+pub fn read_tagged_json<T: DeserializeOwned>(
+    path: &Path,
+    what: &str,
+    expected: &str,
+    format_of: impl Fn(&T) -> &str,
+) -> Result<T> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &format!("read {what}"), &e))?;
+    let value: T = serde_json::from_str(&text)
+        .map_err(|e| Error::new(ErrorKind::Format, format!("{} is not {what} ({expected}): {e}", path.display())))?;
+    let found = format_of(&value);
+    if found != expected {
+        return Err(Error::new(
+            ErrorKind::Format,
+            format!("{} has format `{found}`, expected `{expected}`", path.display()),
+        ));
+    }
+    Ok(value)
+}
+
+/// Sizes a loop count so that `time(count) - fixed_s` (GPU seconds of a timed launch less
+/// its fixed part) is about `target_s`: from 16, at most four refinements, stopping once a
+/// refinement changes the count by less than 10 %; between 1 and `max`.
+pub fn size_loop(time: impl Fn(u32) -> Result<f64>, fixed_s: f64, target_s: f64, max: u32) -> Result<u32> {
+    let mut count: u32 = 16;
+    for _ in 0..4 {
+        let t = (time(count)? - fixed_s).max(1e-6);
+        let next = (f64::from(count) * target_s / t).round().clamp(1.0, f64::from(max)) as u32;
+        let close = (f64::from(next) / f64::from(count) - 1.0).abs() < 0.1;
+        count = next;
+        if close {
+            break;
+        }
+    }
+    Ok(count)
+}
