@@ -77,6 +77,21 @@ impl Error {
     }
 }
 
+/// At most this many characters of an input are echoed in an error message.
+pub const ECHO_CHARS: usize = 60;
+
+/// `text` as an error message may quote it: cut to [`ECHO_CHARS`] characters with `…`, so a
+/// gigabyte field never ends up in a message.
+pub fn echo(text: &str) -> String {
+    if text.chars().count() <= ECHO_CHARS {
+        text.to_string()
+    } else {
+        let mut cut: String = text.chars().take(ECHO_CHARS).collect();
+        cut.push('…');
+        cut
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

@@ -37,6 +37,53 @@ pub struct AnalysisOptions {
     pub calibration: Option<Calibration>,
     /// Window splitting.
     pub split: SplitOptions,
+    /// The GPU's power limit, W, when known: a window averaging more than
+    /// [`POWER_CEILING_FACTOR`] times it is corrupt data, not a measurement. Without it
+    /// (and without `power_limit_w` in the trace's metadata) [`GENERIC_POWER_CEILING_W`] applies.
+    pub power_limit_w: Option<f64>,
+}
+
+/// How far above its power limit a window's mean power may read before it is rejected:
+/// boards exceed the limit briefly, never by 2× over a 100 ms tick.
+pub const POWER_CEILING_FACTOR: f64 = 2.0;
+
+/// The most any single GPU board draws, W, used when its limit is unknown (the largest
+/// boards are rated ~1.2 kW).
+pub const GENERIC_POWER_CEILING_W: f64 = 5000.0;
+
+/// Checks that every figure of an analysis is physically possible before anything
+/// reports it: finite, total energy and idle power non-negative, mean power in each
+/// window under the ceiling. The error names the window and the figure.
+pub fn check_physical(windows: &[WindowEnergy], ceiling_w: f64, source: SourceKind) -> Result<()> {
+    for w in windows {
+        let duration = w.duration_s();
+        let power = w.energy_j / duration;
+        let problem = if !(w.energy_j.is_finite() && w.dynamic_j.is_finite() && w.idle_w.is_finite()) {
+            Some(format!("a figure is not a finite number (energy {} J, idle {} W)", w.energy_j, w.idle_w))
+        } else if !(duration > 0.0) {
+            Some(format!("it has no length ({duration} s)"))
+        } else if w.energy_j < 0.0 {
+            Some(format!("its total energy is negative ({:.6} J)", w.energy_j))
+        } else if w.idle_w < 0.0 {
+            Some(format!("the active idle around it is negative ({:.3} W)", w.idle_w))
+        } else if power > ceiling_w {
+            Some(format!(
+                "its mean power, {power:.0} W, is above the {ceiling_w:.0} W any reading of this GPU can mean"
+            ))
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(Error::new(
+                ErrorKind::Analysis,
+                format!(
+                    "window {} ({:.3}-{:.3} s): {problem}; the {source} readings are corrupt or were reset, so nothing is reported",
+                    w.index, w.start_s, w.end_s
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The analysis of a trace.
@@ -120,7 +167,10 @@ pub fn choose_source(trace: &Trace) -> Result<SourceKind> {
 fn resolve_model(kind: SourceKind, options: &AnalysisOptions) -> Result<(SensorModel, f64, String)> {
     let calibrated = options.calibration.as_ref().and_then(|c| c.model_for(kind).map(|(m, d)| (m, d, c)));
     match &options.model {
-        ModelChoice::Explicit(model) => Ok((*model, 0.0, "given".into())),
+        ModelChoice::Explicit(model) => {
+            model.validate().map_err(|e| Error::new(ErrorKind::InvalidInput, format!("sensor model `{model}`: {e}")))?;
+            Ok((*model, 0.0, "given".into()))
+        }
         ModelChoice::Default => Ok((default_model(kind), default_delay_s(kind), "default for the source (H100 measurements)".into())),
         ModelChoice::Calibrated => match calibrated {
             Some((m, d, c)) => Ok((m, d, format!("calibrated for {} ({})", c.uuid, c.created_at))),
@@ -166,10 +216,13 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
     let (model, delay_s, model_origin) = resolve_model(source, options)?;
     let mut warnings = Vec::new();
     let (curve, tick_fit, sensor_model) = if source == SourceKind::Counter {
-        if !matches!(model, SensorModel::Counter { .. }) {
+        // The counter is an energy integral: `none` (nothing to invert) and `counter:P` mean the same.
+        if !matches!(model, SensorModel::Counter { .. } | SensorModel::Identity) {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
-                format!("the counter is an energy integral: it takes no sensor model (`{model}` given)"),
+                format!(
+                    "the counter is an energy integral: it takes no sensor model to invert (`{model}` given; use none)"
+                ),
             ));
         }
         let (curve, fit) = counter_curve(&sorted_finite(raw))?;
@@ -214,6 +267,24 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
         (power_curve(&aligned, &model, &transitions)?, None, model)
     };
     let energies = window_energies(&curve, windows, options.split)?;
+    let limit_w = options
+        .power_limit_w
+        .or_else(|| trace.metadata("power_limit_w").and_then(|v| v.parse::<f64>().ok()))
+        .filter(|w| w.is_finite() && *w > 0.0);
+    let ceiling_w =
+        limit_w.map_or(GENERIC_POWER_CEILING_W, |w| (w * POWER_CEILING_FACTOR).min(GENERIC_POWER_CEILING_W));
+    check_physical(&energies, ceiling_w, source)?;
+    if !curve.gaps().is_empty() {
+        let at: Vec<String> = curve.gaps().iter().map(|g| format!("{:.3}-{:.3} s", g.0, g.1)).collect();
+        warnings.push(Warning::new(
+            WarningKind::CounterReset,
+            format!(
+                "the energy counter was reset or wrapped {} time(s) ({}); no window overlaps it, but the energy drawn across it is unknown",
+                at.len(),
+                at.join(", ")
+            ),
+        ));
+    }
     let min_points = if source == SourceKind::Counter { 2 } else { 3 };
     let update_period = if source == SourceKind::Counter {
         tick_fit.as_ref().map(|f| f.period_s)

@@ -9,9 +9,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{echo, Error, ErrorKind, Result};
 use crate::sensors::{SensorModel, SourceKind};
 use crate::trace::format::write_atomically;
+
+/// The largest reporting delay a calibration may hold, s: sensors report within tens of
+/// milliseconds (DESIGN.md §1); a second or more is a failed fit.
+pub const MAX_DELAY_S: f64 = 1.0;
 
 /// The schema tag of calibration files.
 pub const CALIBRATION_SCHEMA: &str = "energy-calibration/1";
@@ -96,6 +100,9 @@ impl Calibration {
 
     /// Writes it (atomically) under `dir`; returns the path.
     pub fn save(&self, dir: &Path) -> Result<PathBuf> {
+        self.validate().map_err(|problem| {
+            Error::new(ErrorKind::Analysis, format!("the calibration is not saved: {problem}; run it again"))
+        })?;
         let path = Calibration::path_in(dir, &self.uuid);
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the calibration: {e}")))?;
@@ -115,10 +122,49 @@ impl Calibration {
         if value.schema != CALIBRATION_SCHEMA {
             return Err(Error::new(
                 ErrorKind::Format,
-                format!("{}: schema `{}`, expected `{CALIBRATION_SCHEMA}`", path.display(), value.schema),
+                format!("{}: schema `{}`, expected `{CALIBRATION_SCHEMA}`", path.display(), echo(&value.schema)),
             ));
         }
+        value.validate().map_err(|problem| {
+            Error::new(
+                ErrorKind::Format,
+                format!(
+                    "{}: {problem}; the calibration is corrupt: delete it and run `cargo energy calibrate` again",
+                    path.display()
+                ),
+            )
+        })?;
         Ok(value)
+    }
+
+    /// Checks every fitted figure: models within [`SensorModel::validate`]'s bounds, delays
+    /// finite and under [`MAX_DELAY_S`], the counter's period positive, power levels finite
+    /// and non-negative.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        let delay = |what: &str, d: f64| -> std::result::Result<(), String> {
+            if d.is_finite() && d.abs() <= MAX_DELAY_S {
+                Ok(())
+            } else {
+                Err(format!("{what} delay {d} s is not a sensor's (at most {MAX_DELAY_S} s either way)"))
+            }
+        };
+        for (kind, source) in &self.sources {
+            source.model.validate().map_err(|e| format!("the {kind} model: {e}"))?;
+            delay(&format!("the {kind}"), source.delay_s)?;
+        }
+        if let Some(c) = &self.counter {
+            SensorModel::Counter { period_s: c.period_s }.validate().map_err(|e| format!("the counter: {e}"))?;
+            for d in [c.delay_s, c.delay_rise_s, c.delay_fall_s] {
+                delay("the counter", d)?;
+            }
+        }
+        for (what, w) in [("idle before", self.idle_before_w), ("idle after", self.idle_after_w), ("busy", self.busy_w)]
+        {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(format!("the {what} power {w} W is not a power"));
+            }
+        }
+        Ok(())
     }
 
     /// The cached calibration of the GPU with `uuid`, if there is one.
@@ -194,5 +240,22 @@ mod tests {
         let err = Calibration::read(&path).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Format);
         assert!(err.message().contains("cargo energy calibrate"));
+    }
+
+    #[test]
+    fn impossible_parameters_are_refused_on_read_and_save() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cal = sample();
+        cal.sources.get_mut(&SourceKind::AverageField).unwrap().model = SensorModel::FirstOrder { tau_s: -5.0 };
+        assert!(cal.save(dir.path()).is_err());
+        let path = dir.path().join("neg.json");
+        std::fs::write(&path, serde_json::to_string(&cal).unwrap()).unwrap();
+        let err = Calibration::read(&path).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Format);
+        assert!(err.message().contains("time constant -5"), "{err}");
+        let mut cal = sample();
+        cal.sources.get_mut(&SourceKind::AverageField).unwrap().delay_s = 1e300;
+        std::fs::write(&path, serde_json::to_string(&cal).unwrap()).unwrap();
+        assert!(Calibration::read(&path).unwrap_err().message().contains("delay"));
     }
 }

@@ -18,15 +18,17 @@
 use serde::{Deserialize, Serialize};
 
 use super::counter::{counter_ticks, CounterTick};
-use super::stats::{linear_fit, solve_linear};
+use super::stats::{linear_fit, BandedSpd};
 use crate::error::{Error, ErrorKind, Result};
 use crate::sensors::SensorModel;
 use crate::trace::Reading;
 
-/// Cumulative energy (J) at increasing times (s); linear in between.
+/// Cumulative energy (J) at increasing times (s); linear in between, except across
+/// its gaps, where the energy is unknown (a counter reset).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EnergyCurve {
     points: Vec<(f64, f64)>,
+    gaps: Vec<(f64, f64)>,
 }
 
 impl EnergyCurve {
@@ -35,12 +37,19 @@ impl EnergyCurve {
         points.retain(|(t, e)| t.is_finite() && e.is_finite());
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         points.dedup_by(|b, a| a.0 == b.0);
-        EnergyCurve { points }
+        EnergyCurve { points, gaps: Vec::new() }
     }
 
     /// The points.
     pub fn points(&self) -> &[(f64, f64)] {
         &self.points
+    }
+
+    /// The spans (start, end), s, between two points of the curve where the energy is
+    /// unknown: the counter was reset or wrapped in between. The curve's value is carried
+    /// flat across each; no window may overlap one.
+    pub fn gaps(&self) -> &[(f64, f64)] {
+        &self.gaps
     }
 
     /// First and last time covered.
@@ -68,6 +77,10 @@ impl EnergyCurve {
         for p in &mut self.points {
             p.0 += offset_s;
         }
+        for g in &mut self.gaps {
+            g.0 += offset_s;
+            g.1 += offset_s;
+        }
         self
     }
 }
@@ -90,32 +103,72 @@ pub struct TickFit {
 /// Builds the counter's energy curve. The ticks go on a fitted regular grid when their
 /// phase is stable (residuals under 3 ms RMS); otherwise at the midpoints of their
 /// bracketing reads.
+///
+/// A reading below its predecessor is a reset or a wrap of the counter (a driver reload,
+/// a GPU reset): the readings are split there, each part gets its own ticks and grid, and
+/// the span between the last tick before and the first tick after becomes a gap of the
+/// curve (its energy is unknown, never the difference of the two values). The returned
+/// fit is the longest part's.
 pub fn counter_curve(sorted_readings: &[Reading]) -> Result<(EnergyCurve, Option<TickFit>)> {
-    let ticks = counter_ticks(sorted_readings);
-    if ticks.len() < 2 {
+    let mut segments: Vec<&[Reading]> = Vec::new();
+    let mut start = 0;
+    for i in 1..sorted_readings.len() {
+        if sorted_readings[i].value < sorted_readings[i - 1].value {
+            segments.push(&sorted_readings[start..i]);
+            start = i;
+        }
+    }
+    segments.push(&sorted_readings[start..]);
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    let mut gaps = Vec::new();
+    let mut best: Option<(usize, Option<TickFit>)> = None;
+    let mut total_ticks = 0;
+    for segment in segments {
+        let ticks = counter_ticks(segment);
+        if ticks.len() < 2 {
+            continue;
+        }
+        total_ticks += ticks.len();
+        let fit = fit_tick_grid(&ticks);
+        let segment_points: Vec<(f64, f64)> = match &fit {
+            Some(f) if f.grid_used => {
+                let base = ticks[0].time_s;
+                ticks
+                    .iter()
+                    .map(|k| {
+                        let index = ((k.time_s - base) / f.period_s).round();
+                        (f.phase_s + f.period_s * index, k.energy_mj * 1e-3)
+                    })
+                    .collect()
+            }
+            _ => ticks.iter().map(|k| (k.time_s, k.energy_mj * 1e-3)).collect(),
+        };
+        // Each part continues from the last energy before it; what was drawn in between is unknown.
+        if let (Some(&(t_last, e_last)), Some(&(t_first, e_first))) = (points.last(), segment_points.first()) {
+            if t_first <= t_last {
+                continue;
+            }
+            gaps.push((t_last, t_first));
+            let offset = e_last - e_first;
+            points.extend(segment_points.iter().map(|&(t, e)| (t, e + offset)));
+        } else {
+            points.extend(segment_points);
+        }
+        if best.as_ref().is_none_or(|(n, _)| ticks.len() > *n) {
+            best = Some((ticks.len(), fit));
+        }
+    }
+    if total_ticks < 2 {
         return Err(Error::new(
             ErrorKind::Analysis,
             format!(
-                "the counter ticked {} time(s) in this trace: at least 2 ticks are needed (record longer)",
-                ticks.len()
+                "the counter ticked {total_ticks} time(s) in this trace: at least 2 ticks are needed (record longer)"
             ),
         ));
     }
-    let fit = fit_tick_grid(&ticks);
-    let points = match &fit {
-        Some(f) if f.grid_used => {
-            let base = ticks[0].time_s;
-            ticks
-                .iter()
-                .map(|k| {
-                    let index = ((k.time_s - base) / f.period_s).round();
-                    (f.phase_s + f.period_s * index, k.energy_mj * 1e-3)
-                })
-                .collect()
-        }
-        _ => ticks.iter().map(|k| (k.time_s, k.energy_mj * 1e-3)).collect(),
-    };
-    Ok((EnergyCurve::from_points(points), fit))
+    let mut curve = EnergyCurve::from_points(points);
+    curve.gaps = gaps;
+    Ok((curve, best.and_then(|(_, fit)| fit)))
 }
 
 /// Fits `t_k = phase + period·k` through the ticks (indices from the median spacing),
@@ -224,17 +277,25 @@ fn trapezoid_cumulative(w: &[(f64, f64)]) -> Vec<(f64, f64)> {
 fn boxcar_inverse(w: &[(f64, f64)], width_s: f64, transitions: &[f64]) -> Option<Vec<(f64, f64)>> {
     let first = w.first()?.0 - width_s;
     let last = w.last()?.0;
-    let mut cuts: Vec<f64> = transitions.iter().copied().filter(|&t| t > first && t < last).collect();
-    cuts.insert(0, first);
+    // Transitions closer than W/MAX_PIECES_PER_WIDTH to the previous cut are merged into it:
+    // a sensor that averages over W cannot tell them apart, and this bounds the band of the
+    // normal equations (so the cost stays linear in the trace, whatever its window count).
+    const MAX_PIECES_PER_WIDTH: f64 = 128.0;
+    let min_piece = width_s / MAX_PIECES_PER_WIDTH;
+    let mut cuts: Vec<f64> = vec![first];
+    for &t in transitions.iter().filter(|&&t| t > first && t < last) {
+        if t - cuts[cuts.len() - 1] >= min_piece {
+            cuts.push(t);
+        }
+    }
+    if last - cuts[cuts.len() - 1] < min_piece && cuts.len() > 1 {
+        cuts.pop();
+    }
     cuts.push(last);
-    cuts.dedup();
     let mut bounds = vec![first];
     // Whether piece j and piece j+1 lie between the same two transitions.
     let mut tied = Vec::new();
-    // W/4 pieces, but never more than MAX_PIECES over the trace: the solve is cubic in
-    // their number (an hour-long trace gets longer pieces, which only coarsens the profile).
-    const MAX_PIECES: f64 = 600.0;
-    let piece = (0.25 * width_s).max((last - first) / MAX_PIECES);
+    let piece = 0.25 * width_s;
     for pair in cuts.windows(2) {
         let span = pair[1] - pair[0];
         let pieces = ((span / piece).round() as usize).max(1);
@@ -244,45 +305,44 @@ fn boxcar_inverse(w: &[(f64, f64)], width_s: f64, transitions: &[f64]) -> Option
         }
     }
     let n = bounds.len() - 1;
-    let mut ata = vec![vec![0.0; n]; n];
+    // Each reading overlaps the pieces within W before it: the band of AᵀA.
+    let pieces_of = |t: f64| -> (usize, usize) {
+        let j0 = bounds.partition_point(|&b| b <= t - width_s).saturating_sub(1);
+        let j1 = bounds.partition_point(|&b| b < t).min(n);
+        (j0, j1)
+    };
+    let bandwidth = w.iter().map(|&(t, _)| pieces_of(t)).map(|(j0, j1)| j1.saturating_sub(j0)).max()?.max(1);
+    let mut ata = BandedSpd::zeros(n, bandwidth);
     let mut atb = vec![0.0; n];
-    let mut row = vec![0.0; n];
+    let mut row: Vec<(usize, f64)> = Vec::with_capacity(bandwidth + 1);
     for &(t, y) in w {
         let (lo, hi) = (t - width_s, t);
-        let j0 = bounds.partition_point(|&b| b <= lo).saturating_sub(1);
-        let mut nonzero = Vec::new();
-        for j in j0..n {
-            if bounds[j] >= hi {
-                break;
-            }
+        let (j0, j1) = pieces_of(t);
+        row.clear();
+        for j in j0..j1 {
             let o = (hi.min(bounds[j + 1]) - lo.max(bounds[j])).max(0.0) / width_s;
             if o > 0.0 {
-                row[j] = o;
-                nonzero.push(j);
+                row.push((j, o));
             }
         }
-        for &i in &nonzero {
-            atb[i] += row[i] * y;
-            for &j in &nonzero {
-                ata[i][j] += row[i] * row[j];
+        for (a, &(i, oi)) in row.iter().enumerate() {
+            atb[i] += oi * y;
+            for &(j, oj) in &row[..=a] {
+                ata.add(i, j, oi * oj);
             }
-        }
-        for &j in &nonzero {
-            row[j] = 0.0;
         }
     }
-    let mean_diag = (0..n).map(|i| ata[i][i]).sum::<f64>() / n as f64;
+    let mean_diag = (0..n).map(|i| ata.get(i, i)).sum::<f64>() / n as f64;
     let lambda = 1e-2 * mean_diag.max(1e-12);
     for j in 0..n.saturating_sub(1) {
         // A piece no reading sees (a gap in the readings) is tied to its neighbour too.
-        let unseen = ata[j][j] == 0.0 || ata[j + 1][j + 1] == 0.0;
+        let unseen = ata.get(j, j) == 0.0 || ata.get(j + 1, j + 1) == 0.0;
         let weight = if tied[j] || unseen { lambda } else { 0.0 };
-        ata[j][j] += weight;
-        ata[j + 1][j + 1] += weight;
-        ata[j][j + 1] -= weight;
-        ata[j + 1][j] -= weight;
+        ata.add(j, j, weight);
+        ata.add(j + 1, j + 1, weight);
+        ata.add(j + 1, j, -weight);
     }
-    let levels = solve_linear(ata, atb)?;
+    let levels = ata.solve(&atb)?;
     let mut points = Vec::with_capacity(n + 1);
     let mut e = 0.0;
     points.push((bounds[0], 0.0));
@@ -392,6 +452,27 @@ mod tests {
         assert!(fit.ticks >= 590, "{fit:?}");
         assert!((fit.period_s - 0.1).abs() < 1e-5, "{fit:?}");
         assert!(fit.grid_used);
+    }
+
+    #[test]
+    fn a_counter_reset_becomes_a_gap_not_a_negative_energy() {
+        // 100 W for 2 s, a reset to near zero, 100 W for 2 s more; read every 2.5 ms.
+        let mut r = Vec::new();
+        let mut t: f64 = 0.0;
+        while t < 4.0 {
+            let tick = (t / 0.1).floor() * 0.1;
+            let value = if t < 2.05 { 2_492_438_000.0 + tick * 1e5 } else { 17.0 + (tick - 2.1) * 1e5 };
+            r.push(Reading { time_s: t, value: value.floor() });
+            t += 0.0025;
+        }
+        let (curve, _) = counter_curve(&r).unwrap();
+        assert_eq!(curve.gaps().len(), 1, "{:?}", curve.gaps());
+        let (g0, g1) = curve.gaps()[0];
+        assert!(g0 < 2.05 && g1 > 2.05, "{g0} {g1}");
+        let before = curve.energy_at(1.9).unwrap() - curve.energy_at(0.5).unwrap();
+        let after = curve.energy_at(3.9).unwrap() - curve.energy_at(2.5).unwrap();
+        assert!((before - 140.0).abs() < 1.0 && (after - 140.0).abs() < 1.0, "{before} {after}");
+        assert!(curve.points().windows(2).all(|w| w[1].1 >= w[0].1), "the curve never falls");
     }
 
     #[test]

@@ -282,6 +282,7 @@ fn choose(device: &Device, config: &MeasureConfig) -> (Vec<SourceKind>, Analysis
         source: config.source,
         model: config.model.clone(),
         calibration: config.calibration.clone(),
+        power_limit_w: device.facts().power_limit_w,
         ..AnalysisOptions::default()
     };
     let model = match &config.model {

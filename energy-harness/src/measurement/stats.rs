@@ -13,11 +13,55 @@ pub struct Estimate {
     pub ci_high: f64,
     /// Number of observations.
     pub n: usize,
-    /// Sample standard deviation (0 for n = 1).
+    /// Sample standard deviation (0 for n = 1). Optional on read: a file without it gets
+    /// the one its interval implies ([`Estimate::with_implied_std_dev`]).
+    #[serde(default = "unknown_std_dev")]
     pub std_dev: f64,
 }
 
+fn unknown_std_dev() -> f64 {
+    f64::NAN
+}
+
 impl Estimate {
+    /// Fills a standard deviation read as unknown from the interval: half-width ×
+    /// √n / t(n − 1).
+    pub fn with_implied_std_dev(mut self) -> Estimate {
+        if self.std_dev.is_nan() {
+            self.std_dev = if self.n >= 2 {
+                0.5 * (self.ci_high - self.ci_low) * (self.n as f64).sqrt() / student_t_975(self.n - 1)
+            } else {
+                0.0
+            };
+        }
+        self
+    }
+
+    /// Checks that this estimate can be reported and compared: mean, bounds and standard
+    /// deviation finite, `ci_low ≤ mean ≤ ci_high`, at least two observations, and, with
+    /// `positive`, a mean above zero (an energy, a time). The error says which rule broke.
+    pub fn validate(&self, positive: bool) -> std::result::Result<(), String> {
+        if self.n < 2 {
+            return Err(format!("n = {}: at least 2 windows are needed for an interval", self.n));
+        }
+        if !(self.mean.is_finite() && self.ci_low.is_finite() && self.ci_high.is_finite()) {
+            return Err(format!("mean {} with interval [{}, {}] is not finite", self.mean, self.ci_low, self.ci_high));
+        }
+        if !(self.std_dev.is_finite() && self.std_dev >= 0.0) {
+            return Err(format!("standard deviation {} is not a spread", self.std_dev));
+        }
+        if !(self.ci_low <= self.mean && self.mean <= self.ci_high) {
+            return Err(format!(
+                "the interval [{}, {}] does not hold the mean {}",
+                self.ci_low, self.ci_high, self.mean
+            ));
+        }
+        if positive && self.mean <= 0.0 {
+            return Err(format!("mean {} is not positive", self.mean));
+        }
+        Ok(())
+    }
+
     /// The estimate of the mean of `values`, or `None` when there are none or one is not finite.
     pub fn from_values(values: &[f64]) -> Option<Estimate> {
         let n = values.len();
@@ -145,6 +189,96 @@ pub fn solve_linear(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
+/// A symmetric positive-definite matrix stored by its lower band: row `i` holds the
+/// elements (i, i − k) for k = 0 ..= `bandwidth`. Normal equations whose unknowns each
+/// touch only their neighbours (the boxcar inversion's pieces) fit in it, and solve in
+/// time linear in the number of unknowns.
+#[derive(Clone, Debug)]
+pub struct BandedSpd {
+    n: usize,
+    bandwidth: usize,
+    band: Vec<f64>,
+}
+
+impl BandedSpd {
+    /// An n × n zero matrix holding `bandwidth` sub-diagonals.
+    pub fn zeros(n: usize, bandwidth: usize) -> Self {
+        BandedSpd { n, bandwidth, band: vec![0.0; n * (bandwidth + 1)] }
+    }
+
+    /// Its order.
+    pub fn order(&self) -> usize {
+        self.n
+    }
+
+    /// Element (i, j); zero outside the band.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        let (hi, lo) = if i >= j { (i, j) } else { (j, i) };
+        let k = hi - lo;
+        if k > self.bandwidth {
+            0.0
+        } else {
+            self.band[hi * (self.bandwidth + 1) + k]
+        }
+    }
+
+    /// Adds `value` to (i, j) and, off the diagonal, to (j, i). Panics outside the band
+    /// (a caller that sized the band wrongly).
+    pub fn add(&mut self, i: usize, j: usize, value: f64) {
+        let (hi, lo) = if i >= j { (i, j) } else { (j, i) };
+        let k = hi - lo;
+        assert!(k <= self.bandwidth, "({i}, {j}) is outside the band of {}", self.bandwidth);
+        self.band[hi * (self.bandwidth + 1) + k] += value;
+    }
+
+    /// Solves `self · x = b` by banded Cholesky; `None` when the matrix is not positive
+    /// definite to working precision (a singular system) or the solution is not finite.
+    pub fn solve(mut self, b: &[f64]) -> Option<Vec<f64>> {
+        let (n, w) = (self.n, self.bandwidth);
+        if b.len() != n || n == 0 {
+            return None;
+        }
+        let scale = (0..n).map(|i| self.band[i * (w + 1)].abs()).fold(0.0, f64::max);
+        if scale == 0.0 || !scale.is_finite() {
+            return None;
+        }
+        let at = |i: usize, k: usize| i * (w + 1) + k;
+        // In place: the band becomes L with self = L·Lᵀ.
+        for i in 0..n {
+            for j in i.saturating_sub(w)..=i {
+                let mut sum = self.band[at(i, i - j)];
+                for k in i.saturating_sub(w)..j {
+                    sum -= self.band[at(i, i - k)] * self.band[at(j, j - k)];
+                }
+                if i == j {
+                    if sum <= 1e-12 * scale {
+                        return None;
+                    }
+                    self.band[at(i, 0)] = sum.sqrt();
+                } else {
+                    self.band[at(i, i - j)] = sum / self.band[at(j, 0)];
+                }
+            }
+        }
+        let mut y = vec![0.0; n];
+        for i in 0..n {
+            let mut sum = b[i];
+            for k in i.saturating_sub(w)..i {
+                sum -= self.band[at(i, i - k)] * y[k];
+            }
+            y[i] = sum / self.band[at(i, 0)];
+        }
+        for i in (0..n).rev() {
+            let mut sum = y[i];
+            for k in i + 1..(i + w + 1).min(n) {
+                sum -= self.band[at(k, k - i)] * y[k];
+            }
+            y[i] = sum / self.band[at(i, 0)];
+        }
+        y.iter().all(|v| v.is_finite()).then_some(y)
+    }
+}
+
 /// A least-squares line.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearFit {
@@ -163,6 +297,40 @@ pub struct LinearFit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn banded_cholesky_matches_the_dense_solve() {
+        // A tridiagonal-plus SPD system, solved both ways.
+        let n = 40;
+        let mut banded = BandedSpd::zeros(n, 2);
+        let mut dense = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for (k, v) in [(0usize, 6.0 + (i % 3) as f64), (1, -1.5), (2, 0.25)] {
+                if k <= i {
+                    banded.add(i, i - k, v);
+                    dense[i][i - k] += v;
+                    if k > 0 {
+                        dense[i - k][i] += v;
+                    }
+                }
+            }
+        }
+        let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).sin()).collect();
+        let x1 = banded.clone().solve(&b).unwrap();
+        let x2 = solve_linear(dense, b.clone()).unwrap();
+        for (a, c) in x1.iter().zip(&x2) {
+            assert!((a - c).abs() < 1e-12, "{a} {c}");
+        }
+        assert_eq!(banded.get(5, 3), 0.25);
+        assert_eq!(banded.get(3, 5), 0.25);
+        assert_eq!(banded.get(0, 9), 0.0);
+        // Singular: no answer rather than a wrong one.
+        let mut singular = BandedSpd::zeros(2, 1);
+        for (i, j) in [(0, 0), (1, 1), (1, 0)] {
+            singular.add(i, j, 1.0);
+        }
+        assert!(singular.solve(&[1.0, 1.0]).is_none());
+    }
 
     #[test]
     fn interval_matches_hand_computation() {

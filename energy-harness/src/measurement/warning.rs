@@ -33,6 +33,8 @@ pub enum WarningKind {
     SourceDisagreement,
     /// The windows' energies vary more than the precision asked for.
     Imprecise,
+    /// The energy counter was reset or wrapped during the trace (outside every window).
+    CounterReset,
 }
 
 /// A warning: its kind and a sentence for people.

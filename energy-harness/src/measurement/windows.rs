@@ -111,10 +111,22 @@ pub fn window_energies(curve: &EnergyCurve, windows: &[Window], options: SplitOp
             ));
         }
     }
+    for w in &windows {
+        if let Some(&(g0, g1)) = curve.gaps().iter().find(|&&(g0, g1)| overlap(g0, g1, w.start_s, w.end_s) > 0.0) {
+            return Err(Error::new(
+                ErrorKind::Analysis,
+                format!(
+                    "window {} ({:.3}-{:.3} s) overlaps a reset of the energy counter ({g0:.3}-{g1:.3} s): its energy is unknown; measure it again",
+                    w.index, w.start_s, w.end_s
+                ),
+            ));
+        }
+    }
+    let in_gap = |t0: f64, t1: f64| curve.gaps().iter().any(|&(g0, g1)| t0 >= g0 && t1 <= g1);
     let intervals: Vec<Interval> = curve
         .points()
         .windows(2)
-        .filter(|p| p[1].0 > p[0].0)
+        .filter(|p| p[1].0 > p[0].0 && !in_gap(p[0].0, p[1].0))
         .map(|p| Interval { t0: p[0].0, t1: p[1].0, energy: p[1].1 - p[0].1 })
         .collect();
     let in_any_window = |iv: &Interval| windows.iter().any(|w| overlap(iv.t0, iv.t1, w.start_s, w.end_s) > 0.0);

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{echo, Error, ErrorKind, Result};
 use crate::measurement::analyze::AnalysisOptions;
 use crate::measurement::result::{CrossCheck, Measurement, PerUnit, WindowResult};
 use crate::measurement::stats::Estimate;
@@ -73,6 +73,7 @@ pub struct ResultFile {
     /// Launches measured in all windows together.
     pub launches: u64,
     /// Launches per window.
+    #[serde(default)]
     pub launches_per_window: u64,
     /// Warnings.
     pub warnings: Vec<Warning>,
@@ -158,12 +159,71 @@ impl ResultFile {
                 ))
             }
         }
-        serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Format, format!("{}: malformed energy result ({e})", path.display())))
+        let mut result: ResultFile = serde_json::from_value(value).map_err(|e| {
+            Error::new(
+                ErrorKind::Format,
+                format!("{}: malformed energy result ({})", path.display(), echo(&e.to_string())),
+            )
+        })?;
+        for e in result.estimates_mut() {
+            *e = e.with_implied_std_dev();
+        }
+        result.validate().map_err(|problem| {
+            Error::new(
+                ErrorKind::Format,
+                format!("{}: {problem}: not a result that can be reported or compared", path.display()),
+            )
+        })?;
+        Ok(result)
     }
 
-    /// Writes it atomically.
+    fn estimates_mut(&mut self) -> impl Iterator<Item = &mut Estimate> {
+        [&mut self.energy_j, &mut self.dynamic_j, &mut self.time_s, &mut self.power_w]
+            .into_iter()
+            .chain(self.per_op.iter_mut().flat_map(|u| [&mut u.energy_j, &mut u.dynamic_j]))
+            .chain(self.per_byte.iter_mut().flat_map(|u| [&mut u.energy_j, &mut u.dynamic_j]))
+            .chain(self.net.iter_mut().map(|n| &mut n.energy_j))
+            .chain(self.cross_check.iter_mut().map(|c| &mut c.energy_j))
+    }
+
+    /// Checks every figure: energy, time and power per launch positive with intervals
+    /// that hold their means over at least two windows; dynamic and net energies finite
+    /// with ordered intervals (they may be negative: a kernel below idle, a cheaper
+    /// variant); idle power finite and non-negative. The error names the field.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        let field = |name: &str, e: &Estimate, positive: bool| {
+            e.validate(positive).map_err(|problem| format!("`{}` {name}: {problem}", echo(&self.id)))
+        };
+        field("energy_j", &self.energy_j, true)?;
+        field("time_s", &self.time_s, true)?;
+        field("power_w", &self.power_w, true)?;
+        field("dynamic_j", &self.dynamic_j, false)?;
+        for unit in [&self.per_op, &self.per_byte].into_iter().flatten() {
+            if !(unit.units_per_launch.is_finite() && unit.units_per_launch > 0.0) {
+                return Err(format!(
+                    "`{}` per_{}: {} units per launch",
+                    echo(&self.id),
+                    unit.unit,
+                    unit.units_per_launch
+                ));
+            }
+            field(&format!("per_{}.energy_j", unit.unit), &unit.energy_j, true)?;
+            field(&format!("per_{}.dynamic_j", unit.unit), &unit.dynamic_j, false)?;
+        }
+        if let Some(net) = &self.net {
+            field("net.energy_j", &net.energy_j, false)?;
+        }
+        if !(self.idle_w.is_finite() && self.idle_w >= 0.0) {
+            return Err(format!("`{}` idle_w: {} is not a power", echo(&self.id), self.idle_w));
+        }
+        Ok(())
+    }
+
+    /// Writes it atomically, after [`ResultFile::validate`]: a figure that cannot be
+    /// reported is an error, never a file.
     pub fn write(&self, path: &Path) -> Result<()> {
+        self.validate()
+            .map_err(|problem| Error::new(ErrorKind::Analysis, format!("the result is not written: {problem}")))?;
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the result: {e}")))?;
         write_atomically(path, text.as_bytes())

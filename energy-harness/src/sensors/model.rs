@@ -8,6 +8,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::echo;
+
 /// A model of how a sensor turns true power into readings.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "kebab-case")]
@@ -42,10 +44,44 @@ pub enum SensorModel {
     },
 }
 
+/// The longest time constant, width, gate or period a model may have, s. No GPU sensor
+/// known averages over more than a few seconds (the K20's lag is 0.83 s, the H100's
+/// average 1 s); a parameter beyond this is a typo or a corrupt file, and inverting it
+/// would turn a watt of noise into kilojoules.
+pub const MAX_MODEL_SECONDS: f64 = 100.0;
+
 impl SensorModel {
     /// Whether power readings under this model can be corrected back to true power.
     pub fn is_invertible(&self) -> bool {
         !matches!(self, SensorModel::Gated { .. })
+    }
+
+    /// Checks the parameters: each finite, positive and at most [`MAX_MODEL_SECONDS`];
+    /// a gate no longer than its period. The error says which parameter and why.
+    pub fn validate(&self) -> Result<(), String> {
+        let check = |value: f64, what: &str| -> Result<(), String> {
+            if value.is_finite() && value > 0.0 && value <= MAX_MODEL_SECONDS {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{what} {value} s is not a sensor's: it must be a positive number of seconds, at most {MAX_MODEL_SECONDS}"
+                ))
+            }
+        };
+        match *self {
+            SensorModel::Identity => Ok(()),
+            SensorModel::FirstOrder { tau_s } => check(tau_s, "the time constant"),
+            SensorModel::Boxcar { width_s } => check(width_s, "the boxcar width"),
+            SensorModel::Gated { gate_s, period_s } => {
+                check(gate_s, "the gate")?;
+                check(period_s, "the period")?;
+                if gate_s > period_s {
+                    return Err(format!("the gate {gate_s} s is longer than its period {period_s} s"));
+                }
+                Ok(())
+            }
+            SensorModel::Counter { period_s } => check(period_s, "the tick period"),
+        }
     }
 }
 
@@ -72,13 +108,21 @@ impl FromStr for SensorModel {
     /// Parses `none`, `first-order:TAU_S`, `boxcar:WIDTH_S`, `gated:GATE_S/PERIOD_S`,
     /// `counter:PERIOD_S` (seconds, finite and positive).
     fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let model = Self::parse_unchecked(text)?;
+        model.validate().map_err(|e| format!("`{}`: {e}", echo(text)))?;
+        Ok(model)
+    }
+}
+
+impl SensorModel {
+    fn parse_unchecked(text: &str) -> Result<Self, String> {
         let positive = |value: &str, what: &str| -> Result<f64, String> {
             value
                 .trim()
                 .parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite() && *v > 0.0)
-                .ok_or_else(|| format!("{what} `{value}` must be a positive number of seconds"))
+                .ok_or_else(|| format!("{what} `{}` must be a positive number of seconds", echo(value)))
         };
         let (name, argument) = match text.split_once(':') {
             Some((name, argument)) => (name.trim(), Some(argument)),
@@ -95,7 +139,7 @@ impl FromStr for SensorModel {
             ("gated", Some(spec)) => {
                 let (gate, period) = spec
                     .split_once('/')
-                    .ok_or_else(|| format!("`{text}`: write gated:GATE_S/PERIOD_S"))?;
+                    .ok_or_else(|| format!("`{}`: write gated:GATE_S/PERIOD_S", echo(text)))?;
                 Ok(SensorModel::Gated {
                     gate_s: positive(gate, "the gate")?,
                     period_s: positive(period, "the period")?,
@@ -105,10 +149,12 @@ impl FromStr for SensorModel {
                 period_s: positive(period, "the tick period")?,
             }),
             ("first-order" | "boxcar" | "gated" | "counter", None) => Err(format!(
-                "`{text}` needs its parameter in seconds, e.g. first-order:0.83 or boxcar:1.0"
+                "`{}` needs its parameter in seconds, e.g. first-order:0.83 or boxcar:1.0",
+                echo(text)
             )),
             _ => Err(format!(
-                "unknown sensor model `{text}`: use none, first-order:TAU_S, boxcar:WIDTH_S, gated:GATE_S/PERIOD_S or counter:PERIOD_S"
+                "unknown sensor model `{}`: use none, first-order:TAU_S, boxcar:WIDTH_S, gated:GATE_S/PERIOD_S or counter:PERIOD_S",
+                echo(text)
             )),
         }
     }
@@ -138,5 +184,20 @@ mod tests {
         assert!("boxcar:abc".parse::<SensorModel>().unwrap_err().contains("positive"));
         assert!("kalman".parse::<SensorModel>().unwrap_err().contains("unknown sensor model"));
         assert!("gated:0.025".parse::<SensorModel>().unwrap_err().contains("GATE_S/PERIOD_S"));
+        assert!("first-order:1e300".parse::<SensorModel>().unwrap_err().contains("at most 100"));
+        assert!("gated:0.2/0.1".parse::<SensorModel>().unwrap_err().contains("longer than its period"));
+        let long = format!("boxcar:{}", "9".repeat(10_000));
+        assert!("x".repeat(100_000).parse::<SensorModel>().unwrap_err().len() < 300);
+        assert!(long.parse::<SensorModel>().unwrap_err().len() < 300);
+    }
+
+    #[test]
+    fn validation_bounds_every_parameter() {
+        assert!(SensorModel::FirstOrder { tau_s: -5.0 }.validate().is_err());
+        assert!(SensorModel::FirstOrder { tau_s: f64::NAN }.validate().is_err());
+        assert!(SensorModel::Boxcar { width_s: 0.0 }.validate().is_err());
+        assert!(SensorModel::Counter { period_s: f64::INFINITY }.validate().is_err());
+        assert!(SensorModel::Boxcar { width_s: 1.0 }.validate().is_ok());
+        assert!(SensorModel::Identity.validate().is_ok());
     }
 }

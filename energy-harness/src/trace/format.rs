@@ -22,7 +22,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use super::{edge_channel_name, Channel, Reading, Trace, WindowEdge, WindowMark};
-use crate::error::{Error, Result};
+use crate::error::{echo, Error, Result};
 
 /// The first line of every trace file.
 pub const MAGIC: &str = "# energy-trace v1";
@@ -39,7 +39,7 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
         return Err(Error::format(
             origin,
             1,
-            format!("not an energy trace: the first line must be `{MAGIC}`, found `{}`", truncate(seen, 60)),
+            format!("not an energy trace: the first line must be `{MAGIC}`, found `{}`", echo(seen)),
         ));
     }
     let mut header_seen = false;
@@ -59,7 +59,7 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
                 return Err(Error::format(
                     origin,
                     line_no,
-                    format!("expected the header `{HEADER}`, found `{}`", truncate(line, 60)),
+                    format!("expected the header `{HEADER}`, found `{}`", echo(line)),
                 ));
             }
             header_seen = true;
@@ -73,14 +73,19 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
                 format!("expected 3 comma-separated fields (time_s,channel,value), found {}", fields.len()),
             ));
         }
-        let time_s = parse_finite(fields[0])
-            .ok_or_else(|| Error::format(origin, line_no, format!("time_s `{}` is not a finite number", fields[0])))?;
+        let time_s = parse_finite(fields[0]).ok_or_else(|| {
+            Error::format(origin, line_no, format!("time_s `{}` is not a finite number", echo(fields[0])))
+        })?;
         let channel = fields[1];
         if channel.is_empty() {
             return Err(Error::format(origin, line_no, "the channel name is empty"));
         }
         let value = parse_finite(fields[2]).ok_or_else(|| {
-            Error::format(origin, line_no, format!("value `{}` of channel {channel} is not a finite number", fields[2]))
+            Error::format(
+                origin,
+                line_no,
+                format!("value `{}` of channel {} is not a finite number", echo(fields[2]), echo(channel)),
+            )
         })?;
         let edge = match channel {
             "window_start" => Some(WindowEdge::Start),
@@ -92,12 +97,24 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
                 return Err(Error::format(
                     origin,
                     line_no,
-                    format!("{channel} value `{}` must be a 0-based window index", fields[2]),
+                    format!("{channel} value `{}` must be a 0-based window index", echo(fields[2])),
                 ));
             }
             trace.push_mark(WindowMark { time_s, index: value as u32, edge });
         } else {
-            trace.push(Channel::from_name(channel), Reading { time_s, value });
+            let channel = Channel::from_name(channel);
+            if (channel.is_power() || channel == Channel::CounterMj) && value < 0.0 {
+                return Err(Error::format(
+                    origin,
+                    line_no,
+                    format!(
+                        "{channel} reading {} is negative: a board cannot draw negative {}; the file is corrupt",
+                        echo(fields[2]),
+                        if channel == Channel::CounterMj { "energy" } else { "power" }
+                    ),
+                ));
+            }
+            trace.push(channel, Reading { time_s, value });
         }
     }
     if !header_seen {
@@ -174,16 +191,6 @@ fn parse_finite(text: &str) -> Option<f64> {
     text.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
-fn truncate(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        text.to_string()
-    } else {
-        let mut cut: String = text.chars().take(max_chars).collect();
-        cut.push('…');
-        cut
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +230,8 @@ mod tests {
             ("# energy-trace v1\ntime_s,channel,value\n1,window_start,0.5\n", ":3: window_start value"),
             ("# energy-trace v1\ntime_s,channel,value\n1,window_end,-1\n", ":3: window_end value"),
             ("# energy-trace v1\n# only comments\n", "header `time_s,channel,value` is missing"),
+            ("# energy-trace v1\ntime_s,channel,value\n1,power_mw,-60000\n", ":3: power_mw reading -60000 is negative"),
+            ("# energy-trace v1\ntime_s,channel,value\n1,counter_mj,-1\n", ":3: counter_mj reading -1 is negative"),
         ];
         for (text, expected) in cases {
             let err = parse(text).unwrap_err();
@@ -230,6 +239,16 @@ mod tests {
             assert!(err.message().contains(expected), "{text:?}: {err}");
             assert!(err.message().starts_with("t.csv:"), "{err}");
         }
+    }
+
+    #[test]
+    fn echoed_fields_are_cut() {
+        let huge = "7".repeat(1 << 20);
+        let text = format!("# energy-trace v1\ntime_s,channel,value\n{huge}x,counter_mj,1\n");
+        let err = parse(&text).unwrap_err();
+        assert!(err.message().len() < 300, "{} bytes", err.message().len());
+        let text = format!("# energy-trace v1\ntime_s,channel,value\n1,{huge},x\n");
+        assert!(parse(&text).unwrap_err().message().len() < 300);
     }
 
     #[test]
