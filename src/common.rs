@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use energy_harness::device::{Device, DeviceRequest};
-use energy_harness::report::default_energy_dir;
+use energy_harness::report::energy_dir;
 use energy_harness::{Error, ErrorKind, Result};
 use serde::de::DeserializeOwned;
 
 /// Where the suites' records and tables go: `target/energy/suites/`.
 pub fn suite_dir() -> PathBuf {
-    default_energy_dir().join("suites")
+    energy_dir().join("suites")
 }
 
 /// Threads whose stored results are checked against the host's: the first, one in the

@@ -3,6 +3,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use energy_harness::report::run::{Invocation, RunWriter};
+use energy_harness::report::ResultDevice;
 use serde_json::{json, Value};
 
 fn estimate(mean: f64, rel_half: f64) -> Value {
@@ -29,13 +31,20 @@ fn result(id: &str, energy_j: f64, uuid: &str, simulated: bool) -> Value {
     })
 }
 
+/// A complete, succeeded run of `results`, written the way a bench run writes it.
 fn write_set(dir: &Path, run: &str, results: &[Value]) {
-    let d = dir.join(run);
-    std::fs::create_dir_all(&d).unwrap();
+    let invocation = Invocation { key: format!("test:{run}") };
+    let writer = RunWriter::begin(&dir.join(run), "synthetic", &invocation).unwrap();
+    let device: ResultDevice = serde_json::from_value(results.first().map_or(json!(null), |r| r["device"].clone()))
+        .unwrap_or(ResultDevice { name: "x".into(), uuid: "x".into(), driver: None, simulated: false });
     for r in results {
-        let id = r["id"].as_str().unwrap().replace('/', "_");
-        std::fs::write(d.join(format!("{id}.json")), serde_json::to_string_pretty(r).unwrap()).unwrap();
+        let id = r["id"].as_str().unwrap();
+        let stem = id.replace('/', "_");
+        let plot = format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text>plot-{stem}</text></svg>");
+        let json = serde_json::to_string_pretty(r).unwrap();
+        writer.commit(id, &stem, &device, [json.as_bytes(), b"# energy-trace v1\n", plot.as_bytes()]).unwrap();
     }
+    writer.finish(0).unwrap();
 }
 
 fn cargo_energy(args: &[&str]) -> Output {
@@ -110,14 +119,14 @@ fn bad_input_exits_2_with_the_reason() {
         assert!(text(&out).contains(expected), "expected `{expected}` in: {}", text(&out));
     };
     let good = |d: &Path, run: &str| write_set(d, run, &[result("a/energy", 1.0, GPU, false)]);
-    check(&|d| good(d, "new"), "no results in");
+    check(&|d| good(d, "new"), "no run `main`");
     check(
         &|d| {
             good(d, "main");
             good(d, "new");
             std::fs::write(d.join("new/broken.json"), "{ truncated").unwrap();
         },
-        "not JSON",
+        "does not list",
     );
     check(
         &|d| {
@@ -152,7 +161,7 @@ fn bad_input_exits_2_with_the_reason() {
     check(
         &|d| {
             good(d, "main");
-            std::fs::create_dir_all(d.join("new")).unwrap();
+            write_set(d, "new", &[]);
         },
         "holds no energy results",
     );
@@ -167,11 +176,6 @@ fn report_renders_markdown_json_and_html() {
     let dir = tempfile::tempdir().unwrap();
     write_set(dir.path(), "main", &[result("a/energy", 1.0, GPU, false)]);
     write_set(dir.path(), "new", &[result("a/energy", 1.10, GPU, false), result("b/energy", 0.5, GPU, false)]);
-    std::fs::write(
-        dir.path().join("new/a_energy.svg"),
-        "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>plot-a</text></svg>",
-    )
-    .unwrap();
     let d = dir.path().to_str().unwrap();
     let md = cargo_energy(&["report", "--dir", d, "--baseline", "main"]);
     assert!(md.status.success(), "{}", text(&md));
@@ -186,7 +190,10 @@ fn report_renders_markdown_json_and_html() {
     let html = cargo_energy(&["report", "--dir", d, "--format", "html", "-o", out_path.to_str().unwrap()]);
     assert!(html.status.success(), "{}", text(&html));
     let page = std::fs::read_to_string(&out_path).unwrap();
-    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("plot-a") && page.contains("no plot"), "{page}");
+    assert!(
+        page.starts_with("<!DOCTYPE html>") && page.contains("plot-a_energy") && page.contains("plot-b_energy"),
+        "{page}"
+    );
     let bad = cargo_energy(&["report", "--dir", d, "--format", "pdf"]);
     assert_eq!(bad.status.code(), Some(2));
 }

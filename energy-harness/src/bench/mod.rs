@@ -40,7 +40,8 @@ use crate::measurement::result::{net_per_op, Measurement};
 use crate::measurement::run::{
     annotate_trace, prepare, summarize, Finished, MeasureConfig, Prepared, SimWorkload, Workload,
 };
-use crate::report::{default_energy_dir, render_summary, write_outputs, NetEnergy, ResultFile};
+use crate::report::run::{current_target_name, Invocation, RunWriter};
+use crate::report::{energy_dir, render_summary, write_outputs, NetEnergy, ResultFile};
 use crate::sampling::{Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::SourceKind;
 use crate::sim::SimKernel;
@@ -367,8 +368,10 @@ impl EnergySession<'_> {
 /// Options of a run taken from the bench binary's command line.
 #[derive(Clone, Debug, Default)]
 struct RunOptions {
-    /// `--save-baseline NAME`: our results are copied to `target/energy/NAME/`.
+    /// `--save-baseline NAME`: our results are written to `<target>/energy/NAME/` too.
     save_baseline: Option<String>,
+    /// `--list`, `--help` or `--version`: nothing is measured, no run is started.
+    nothing_runs: bool,
 }
 
 impl RunOptions {
@@ -379,7 +382,38 @@ impl RunOptions {
             .position(|a| a == "--save-baseline" || a == "-s")
             .and_then(|i| args.get(i + 1).cloned())
             .or_else(|| args.iter().find_map(|a| a.strip_prefix("--save-baseline=").map(str::to_string)));
-        RunOptions { save_baseline }
+        let nothing_runs =
+            args.iter().skip(1).any(|a| matches!(a.as_str(), "--list" | "--help" | "-h" | "--version" | "-V"));
+        RunOptions { save_baseline, nothing_runs }
+    }
+
+    /// Starts (or joins) the runs this process writes: `new`, and the saved baseline.
+    fn begin_runs(&self) -> Result<Vec<RunWriter>> {
+        if self.nothing_runs {
+            return Ok(Vec::new());
+        }
+        let mut names = vec!["new".to_string()];
+        if let Some(name) = &self.save_baseline {
+            let bad = name.is_empty()
+                || name == "new"
+                || name.starts_with('.')
+                || name.contains(['/', '\\'])
+                || name.chars().any(char::is_control);
+            if bad {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "--save-baseline `{}`: a baseline name is a plain folder name other than `new`",
+                        crate::error::echo(name)
+                    ),
+                ));
+            }
+            names.push(name.clone());
+        }
+        let base = energy_dir();
+        let invocation = Invocation::current();
+        let target = current_target_name();
+        names.iter().map(|name| RunWriter::begin(&base.join(name), &target, &invocation)).collect()
     }
 }
 
@@ -438,10 +472,17 @@ pub fn run_collect(
     settings: &RunSettings,
     mut on_measured: impl FnMut(&CollectedBench),
 ) -> Collected {
+    let options = RunOptions::from_args();
+    let runs = match options.begin_runs() {
+        Ok(runs) => runs,
+        Err(e) => {
+            eprintln!("error: cannot start the run: {e}");
+            return Collected { failures: 1, ..Collected::default() };
+        }
+    };
     let criterion = |c: Criterion| if settings.criterion_plots { c } else { c.without_plots() };
     let mut energy_c = criterion(Criterion::default()).with_measurement(Energy).configure_from_args();
     let mut time_c = criterion(Criterion::default()).configure_from_args();
-    let options = RunOptions::from_args();
     let previous_hook = panic::take_hook();
     panic::set_hook(Box::new(move |info| {
         if !info.payload().is::<BenchAbort>() {
@@ -461,7 +502,7 @@ pub fn run_collect(
         match &mut rigs[index].1 {
             Ok(rig) => {
                 collected.simulated = rig.device.is_simulated();
-                match run_spec(&spec, rig, &mut energy_c, &mut time_c, &options) {
+                match run_spec(&spec, rig, &mut energy_c, &mut time_c, &runs) {
                     Ok(Some((kernel, baseline))) => {
                         let bench = CollectedBench { name: spec.name.clone(), kernel, baseline };
                         on_measured(&bench);
@@ -482,6 +523,13 @@ pub fn run_collect(
     }
     energy_c.final_summary();
     time_c.final_summary();
+    for run in runs {
+        let dir = run.dir().to_path_buf();
+        if let Err(e) = run.finish(collected.failures) {
+            eprintln!("error: could not close the run in {}: {e}", dir.display());
+            collected.failures += 1;
+        }
+    }
     collected
 }
 
@@ -494,6 +542,7 @@ fn open_rig(nvml_index: u32) -> Result<Rig> {
             e
         }
     })?;
+    device.check_gpu_required("benchmarks")?;
     if let Some(reason) = device.sim_reason() {
         eprintln!("note: running on the simulated H100 ({reason}); every figure below is simulated");
     }
@@ -584,7 +633,7 @@ fn run_spec(
     rig: &mut Rig,
     energy_c: &mut Criterion<Energy>,
     time_c: &mut Criterion,
-    options: &RunOptions,
+    runs: &[RunWriter],
 ) -> Result<Option<SpecMeasurements>> {
     let simulated = rig.device.is_simulated();
     if simulated && spec.sim.is_none() {
@@ -646,7 +695,6 @@ fn run_spec(
         }
     }
 
-    let base_dir = default_energy_dir();
     let report =
         |m: &mut Measurement, trace: &crate::trace::Trace, prepared: &Prepared, net: Option<NetEnergy>| -> Result<()> {
             if let Some(ops) = spec.ops {
@@ -656,11 +704,12 @@ fn run_spec(
                 m.per_byte = m.per_unit("byte", bytes);
             }
             let result = ResultFile::new(m, net);
-            let files = write_outputs(&base_dir, "new", &result, trace, &prepared.options)?;
-            if let Some(name) = &options.save_baseline {
-                write_outputs(&base_dir, name, &result, trace, &prepared.options)?;
+            let mut files = None;
+            for run in runs {
+                let written = write_outputs(run, &result, trace, &prepared.options)?;
+                files.get_or_insert(written);
             }
-            println!("{}", render_summary(&result, Some(&files)));
+            println!("{}", render_summary(&result, files.as_ref()));
             Ok(())
         };
     match (measured, baseline_measured) {

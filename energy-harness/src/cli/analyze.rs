@@ -1,5 +1,6 @@
 //! `cargo energy analyze TRACE`: window energies from a recorded trace.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::Serialize;
@@ -90,12 +91,13 @@ pub(super) fn run(
         };
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
-        println!("{text}");
-        return Ok(());
+        return super::emit(&format!("{text}\n"));
     }
+    let mut out = String::new();
     let tag = if simulated == Some(true) { " [simulated]" } else { "" };
-    println!("{}{tag}", path.display());
-    println!(
+    let _ = writeln!(out, "{}{tag}", path.display());
+    let _ = writeln!(
+        out,
         "  source {} ({}), sensor model {} ({}), active idle {:.1} W",
         analysis.source,
         analysis.source.nvml_call(),
@@ -104,7 +106,8 @@ pub(super) fn run(
         analysis.idle_w
     );
     if let Some(fit) = &analysis.tick_fit {
-        println!(
+        let _ = writeln!(
+            out,
             "  counter ticks every {:.2} ms ({} ticks, {:.2} ms RMS about the grid{})",
             fit.period_s * 1e3,
             fit.ticks,
@@ -112,12 +115,14 @@ pub(super) fn run(
             if fit.grid_used { "" } else { ", grid not used" }
         );
     }
-    println!(
+    let _ = writeln!(
+        out,
         "  {:>6} {:>11} {:>11} {:>11} {:>12} {:>12} {:>9} {:>9} {:>6}",
         "window", "start s", "end s", "length", "energy", "dynamic", "idle W", "busy W", "ticks"
     );
     for w in &analysis.windows {
-        println!(
+        let _ = writeln!(
+            out,
             "  {:>6} {:>11.4} {:>11.4} {:>11} {:>12} {:>12} {:>9} {:>9} {:>6}",
             w.index,
             w.start_s,
@@ -132,10 +137,10 @@ pub(super) fn run(
     }
     if let Some(n) = launches.filter(|&n| n > 0) {
         let per: Vec<String> = analysis.windows.iter().map(|w| format_si(w.energy_j / n as f64, "J", 4)).collect();
-        println!("  per launch ({n} launches per window): {}", per.join(", "));
+        let _ = writeln!(out, "  per launch ({n} launches per window): {}", per.join(", "));
     }
     for warning in &analysis.warnings {
-        println!("  warning: {warning}");
+        let _ = writeln!(out, "  warning: {warning}");
     }
-    Ok(())
+    super::emit(&out)
 }

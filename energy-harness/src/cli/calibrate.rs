@@ -68,9 +68,9 @@ pub(super) fn run(nvml_index: u32, busy_s: f64, json: bool, trace_out: Option<&P
     if json {
         let text = serde_json::to_string_pretty(&calibration)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
-        println!("{text}");
+        super::emit(&format!("{text}\n"))?;
     } else {
-        print!("{}", render(&calibration));
+        super::emit(&render(&calibration))?;
     }
     Ok(())
 }

@@ -56,9 +56,9 @@ pub(super) fn run(nvml_index: u32, json: bool) -> Result<()> {
     if json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
-        println!("{text}");
+        super::emit(&format!("{text}\n"))?;
     } else {
-        print!("{}", render(&report));
+        super::emit(&render(&report))?;
     }
     Ok(())
 }

@@ -71,9 +71,10 @@ enum Command {
     },
     /// One table of all benchmarks of a run (target/energy/new), optionally against a baseline.
     Report {
-        /// Directory of the runs.
-        #[arg(long, default_value = "target/energy")]
-        dir: PathBuf,
+        /// Directory of the runs [default: <target>/energy, the target directory found as
+        /// cargo finds it: CARGO_TARGET_DIR, .cargo/config.toml, the workspace's target/].
+        #[arg(long)]
+        dir: Option<PathBuf>,
         /// The run to report (a saved baseline name, or `new`).
         #[arg(long, default_value = "new")]
         run: String,
@@ -98,9 +99,9 @@ enum Command {
         /// The candidate run.
         #[arg(long, default_value = "new")]
         candidate: String,
-        /// Directory of the runs.
-        #[arg(long, default_value = "target/energy")]
-        dir: PathBuf,
+        /// Directory of the runs [default: <target>/energy, as for report].
+        #[arg(long)]
+        dir: Option<PathBuf>,
         /// Regression threshold, percent.
         #[arg(long, default_value_t = 5.0)]
         threshold: f64,
@@ -157,11 +158,16 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Calibrate { device, busy_seconds, json, trace, no_save } => {
             calibrate::run(device, busy_seconds, json, trace.as_deref(), !no_save)
         }
-        Command::Report { dir, run, baseline, format, threshold, output } => {
-            results::report(&dir, &run, baseline.as_deref(), format, threshold, output.as_deref())
-        }
+        Command::Report { dir, run, baseline, format, threshold, output } => results::report(
+            &dir.unwrap_or_else(crate::report::energy_dir),
+            &run,
+            baseline.as_deref(),
+            format,
+            threshold,
+            output.as_deref(),
+        ),
         Command::Compare { baseline, candidate, dir, threshold } => {
-            match results::compare(&dir, &baseline, &candidate, threshold) {
+            match results::compare(&dir.unwrap_or_else(crate::report::energy_dir), &baseline, &candidate, threshold) {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(1),
                 Err(e) => Err(e),
@@ -174,6 +180,19 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             let _ = writeln!(std::io::stderr(), "error: {e}");
             ExitCode::from(if input_only { 2 } else { exit_code(&e) })
         }
+    }
+}
+
+/// Writes a command's output to standard output. A reader that went away (`| head`)
+/// ends the output quietly, as `rg … | head` does: the command still finishes and keeps
+/// its exit code. Any other failure (a full disk, a closed descriptor) is an error naming
+/// it, so the command exits 2 and CI sees it.
+pub(crate) fn emit(text: &str) -> crate::error::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::new(ErrorKind::Io, format!("could not write to standard output: {e}"))),
     }
 }
 

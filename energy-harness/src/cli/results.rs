@@ -1,5 +1,6 @@
 //! `cargo energy report` and `cargo energy compare`: result sets under target/energy.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -30,10 +31,7 @@ pub(super) fn report(
     let text = render(&current, base.as_ref(), threshold, format)?;
     match output {
         Some(path) => write_atomically(path, text.as_bytes()),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
+        None => super::emit(&text),
     }
 }
 
@@ -43,7 +41,8 @@ pub(super) fn compare(dir: &Path, baseline: &str, candidate: &str, threshold: f6
     let base = ResultSet::read(&dir.join(baseline))?;
     let cand = ResultSet::read(&dir.join(candidate))?;
     let comparison = compare_sets(&base, &cand, threshold)?;
-    println!(
+    let mut out = String::new();
+    let _ = writeln!(out, 
         "energy per launch, {candidate} against {baseline} (regression: a rise above {threshold:.1} % whose 95 % interval excludes zero)"
     );
     for c in &comparison.changes {
@@ -53,7 +52,8 @@ pub(super) fn compare(dir: &Path, baseline: &str, candidate: &str, threshold: f6
             Verdict::WithinThreshold => "rise within threshold",
             Verdict::NotSignificant => "no significant change",
         };
-        println!(
+        let _ = writeln!(
+            out,
             "  {:<40} {} → {}  {:+.2} % [{:+.2}, {:+.2}]  {label}",
             c.id,
             format_si(c.baseline_j.mean, "J", 4),
@@ -64,18 +64,18 @@ pub(super) fn compare(dir: &Path, baseline: &str, candidate: &str, threshold: f6
         );
     }
     for id in &comparison.added {
-        println!("  {id:<40} new in {candidate}");
+        let _ = writeln!(out, "  {id:<40} new in {candidate}");
     }
     for id in &comparison.removed {
-        println!("  {id:<40} only in {baseline}");
+        let _ = writeln!(out, "  {id:<40} only in {baseline}");
     }
     let regressions = comparison.regressions();
     if regressions.is_empty() {
-        println!("no energy regression");
-        Ok(false)
+        let _ = writeln!(out, "no energy regression");
     } else {
         let ids: Vec<&str> = regressions.iter().map(|c| c.id.as_str()).collect();
-        println!("{} energy regression(s): {}", regressions.len(), ids.join(", "));
-        Ok(true)
+        let _ = writeln!(out, "{} energy regression(s): {}", regressions.len(), ids.join(", "));
     }
+    super::emit(&out)?;
+    Ok(!regressions.is_empty())
 }

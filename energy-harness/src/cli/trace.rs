@@ -68,7 +68,7 @@ pub(super) fn run(seconds: f64, nvml_index: u32, output: Option<&Path>) -> Resul
             write_trace(&merged, path)?;
             let _ = writeln!(stderr, "  written to {}", path.display());
         }
-        None => print!("{}", render_trace(&merged)),
+        None => super::emit(&render_trace(&merged))?,
     }
     Ok(())
 }

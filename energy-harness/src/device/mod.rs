@@ -36,6 +36,15 @@ pub struct GpuProcess {
     pub used_memory_bytes: Option<u64>,
 }
 
+/// Set to `1` on a GPU runner: every bench and budget test that would run on the simulated
+/// GPU or be skipped fails instead, with the reason.
+pub const REQUIRE_GPU_ENV: &str = "ENERGY_REQUIRE_GPU";
+
+/// Whether [`REQUIRE_GPU_ENV`] is `1`.
+pub fn gpu_required() -> bool {
+    std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| v.trim() == "1")
+}
+
 /// Facts about a GPU at one moment. Fields the GPU does not report are `None`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceFacts {
@@ -336,6 +345,22 @@ impl Device {
     /// Whether figures from this device are simulated.
     pub fn is_simulated(&self) -> bool {
         self.sim.is_some()
+    }
+
+    /// `Err` when [`REQUIRE_GPU_ENV`] is `1` and this device is simulated: on a GPU runner a
+    /// missing driver or GPU must fail the job, not turn it into a simulated pass. `what`
+    /// names the bench or test for the message.
+    pub fn check_gpu_required(&self, what: &str) -> Result<()> {
+        if !gpu_required() || !self.is_simulated() {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorKind::NoGpu,
+            format!(
+                "{what}: {REQUIRE_GPU_ENV}=1 requires a real NVIDIA GPU, but this would run on the simulated one ({}); install the driver or unset {REQUIRE_GPU_ENV}",
+                self.sim_reason().unwrap_or("simulated device")
+            ),
+        ))
     }
 
     /// Opens one source.

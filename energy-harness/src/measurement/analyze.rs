@@ -60,7 +60,7 @@ pub fn check_physical(windows: &[WindowEnergy], ceiling_w: f64, source: SourceKi
         let power = w.energy_j / duration;
         let problem = if !(w.energy_j.is_finite() && w.dynamic_j.is_finite() && w.idle_w.is_finite()) {
             Some(format!("a figure is not a finite number (energy {} J, idle {} W)", w.energy_j, w.idle_w))
-        } else if !(duration > 0.0) {
+        } else if duration.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             Some(format!("it has no length ({duration} s)"))
         } else if w.energy_j < 0.0 {
             Some(format!("its total energy is negative ({:.6} J)", w.energy_j))

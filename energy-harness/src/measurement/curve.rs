@@ -334,10 +334,10 @@ fn boxcar_inverse(w: &[(f64, f64)], width_s: f64, transitions: &[f64]) -> Option
     }
     let mean_diag = (0..n).map(|i| ata.get(i, i)).sum::<f64>() / n as f64;
     let lambda = 1e-2 * mean_diag.max(1e-12);
-    for j in 0..n.saturating_sub(1) {
+    for (j, &tied) in tied.iter().enumerate().take(n.saturating_sub(1)) {
         // A piece no reading sees (a gap in the readings) is tied to its neighbour too.
         let unseen = ata.get(j, j) == 0.0 || ata.get(j + 1, j + 1) == 0.0;
-        let weight = if tied[j] || unseen { lambda } else { 0.0 };
+        let weight = if tied || unseen { lambda } else { 0.0 };
         ata.add(j, j, weight);
         ata.add(j + 1, j + 1, weight);
         ata.add(j + 1, j, -weight);

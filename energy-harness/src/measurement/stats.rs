@@ -262,18 +262,14 @@ impl BandedSpd {
         }
         let mut y = vec![0.0; n];
         for i in 0..n {
-            let mut sum = b[i];
-            for k in i.saturating_sub(w)..i {
-                sum -= self.band[at(i, i - k)] * y[k];
-            }
-            y[i] = sum / self.band[at(i, 0)];
+            let lo = i.saturating_sub(w);
+            let sum: f64 = (lo..i).zip(&y[lo..i]).map(|(k, yk)| self.band[at(i, i - k)] * yk).sum();
+            y[i] = (b[i] - sum) / self.band[at(i, 0)];
         }
         for i in (0..n).rev() {
-            let mut sum = y[i];
-            for k in i + 1..(i + w + 1).min(n) {
-                sum -= self.band[at(k, k - i)] * y[k];
-            }
-            y[i] = sum / self.band[at(i, 0)];
+            let hi = (i + w + 1).min(n);
+            let sum: f64 = (i + 1..hi).zip(&y[i + 1..hi]).map(|(k, yk)| self.band[at(k, k - i)] * yk).sum();
+            y[i] = (y[i] - sum) / self.band[at(i, 0)];
         }
         y.iter().all(|v| v.is_finite()).then_some(y)
     }

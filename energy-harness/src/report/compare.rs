@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::run::RunManifest;
 use super::ResultFile;
 use crate::error::{Error, ErrorKind, Result};
 use crate::measurement::stats::{student_t_975, Estimate};
@@ -27,24 +28,15 @@ pub struct ResultSet {
 }
 
 impl ResultSet {
-    /// Reads every `*.json` result of `dir`. Errors (exit 2 material) on a missing or empty
-    /// directory, an unreadable or corrupt file, a foreign schema, or two files with one id.
+    /// Reads the results of the run in `dir`, after checking its manifest
+    /// ([`RunManifest::check`]: complete, succeeded, exactly the files it lists). Errors
+    /// (exit 2 material) on a missing directory (naming the runs that exist), a missing,
+    /// incomplete or failed run, a stray or altered file, a corrupt result, a foreign
+    /// schema, two results with one id, or no result at all.
     pub fn read(dir: &Path) -> Result<ResultSet> {
-        let entries = std::fs::read_dir(dir).map_err(|e| {
-            Error::new(
-                ErrorKind::InvalidInput,
-                format!(
-                    "no results in `{}` ({e}): run `cargo bench` (and `-- --save-baseline NAME` for a baseline) first",
-                    dir.display()
-                ),
-            )
-        })?;
+        let manifest = RunManifest::read(dir)?;
+        let paths = manifest.check(dir)?;
         let mut results = BTreeMap::new();
-        let mut paths: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        paths.sort();
         for path in paths {
             let result = ResultFile::read(&path)?;
             if let Some(previous) = results.insert(result.id.clone(), result) {
@@ -57,7 +49,11 @@ impl ResultSet {
         if results.is_empty() {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
-                format!("`{}` holds no energy results (*.json)", dir.display()),
+                format!(
+                    "run `{}` in `{}` holds no energy results (its benchmarks were filtered out, skipped, or run with --test)",
+                    manifest.name,
+                    dir.display()
+                ),
             ));
         }
         Ok(ResultSet { dir: dir.to_path_buf(), results })

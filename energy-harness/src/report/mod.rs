@@ -2,8 +2,12 @@
 //! SVG plot, and the summary printed under criterion's lines.
 
 pub mod compare;
+pub mod dirs;
+pub mod run;
 pub mod svg;
 pub mod table;
+
+pub use dirs::{energy_dir, target_dir};
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +19,7 @@ use crate::measurement::result::{CrossCheck, Measurement, PerUnit, WindowResult}
 use crate::measurement::stats::Estimate;
 use crate::measurement::warning::Warning;
 use crate::sensors::{SensorModel, SourceKind};
-use crate::trace::format::{write_atomically, write_trace};
+use crate::trace::format::{render_trace, write_atomically};
 use crate::trace::Trace;
 use crate::units::format_si;
 
@@ -230,11 +234,6 @@ impl ResultFile {
     }
 }
 
-/// `target/energy` of the project being benchmarked (`CARGO_TARGET_DIR` when set).
-pub fn default_energy_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target")).join("energy")
-}
-
 /// A benchmark id as a file name: path separators and other awkward characters become `_`.
 pub fn file_stem(id: &str) -> String {
     id.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
@@ -251,23 +250,18 @@ pub struct WrittenFiles {
     pub plot: PathBuf,
 }
 
-/// Writes the result, its trace and its plot under `dir/run/`.
+/// Commits the result, its trace and its plot to a run as one unit (see [`run`]).
 pub fn write_outputs(
-    dir: &Path,
-    run: &str,
+    run: &run::RunWriter,
     result: &ResultFile,
     trace: &Trace,
     options: &AnalysisOptions,
 ) -> Result<WrittenFiles> {
-    let base = dir.join(run);
-    let stem = file_stem(&result.id);
-    let files = WrittenFiles {
-        result: base.join(format!("{stem}.json")),
-        trace: base.join(format!("{stem}.trace.csv")),
-        plot: base.join(format!("{stem}.svg")),
-    };
-    result.write(&files.result)?;
-    write_trace(trace, &files.trace)?;
+    result
+        .validate()
+        .map_err(|problem| Error::new(ErrorKind::Analysis, format!("the result is not written: {problem}")))?;
+    let json = serde_json::to_string_pretty(result)
+        .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the result: {e}")))?;
     let title = format!(
         "{}{}: {} per launch, {} windows",
         result.id,
@@ -275,8 +269,19 @@ pub fn write_outputs(
         format_si(result.energy_j.mean, "J", 4),
         result.windows.len()
     );
-    write_atomically(&files.plot, svg::power_plot(trace, options, &title).as_bytes())?;
-    Ok(files)
+    let plot = svg::power_plot(trace, options, &title);
+    let csv = render_trace(trace);
+    let entry = run.commit(
+        &result.id,
+        &file_stem(&result.id),
+        &result.device,
+        [json.as_bytes(), csv.as_bytes(), plot.as_bytes()],
+    )?;
+    Ok(WrittenFiles {
+        result: run.dir().join(entry.json),
+        trace: run.dir().join(entry.trace),
+        plot: run.dir().join(entry.plot),
+    })
 }
 
 fn interval(e: &Estimate, unit: &str) -> String {

@@ -1,0 +1,560 @@
+//! Run identity: which result files make up one `cargo bench`, and whether it finished.
+//!
+//! A run directory (`<target>/energy/new/`, or a saved baseline's) holds the results of
+//! one `cargo bench` invocation and its manifest, `run.json` (`energy-run/1`):
+//!
+//! - The first bench binary of an invocation starts a **new run**: the directory is emptied
+//!   (the previous run's files, interrupted writes' temporary files and all) and a manifest
+//!   is written naming the run, its start and the invocation. Later binaries of the same
+//!   invocation (same parent `cargo` process, or the same `ENERGY_RUN_ID`) join it.
+//! - Each bench target records itself as `running`; each result is committed as a unit
+//!   (trace, plot, then JSON, each through a temporary file and a rename) and only then
+//!   listed in the manifest with the hash of each file.
+//! - At the end the target records its exit status (`succeeded`, or `failed` with the
+//!   number of failed benchmarks) and its end time. The manifest is written last.
+//!
+//! [`RunManifest::check`] is what `report` and `compare` trust: a run is usable only when
+//! every target finished and succeeded, and the JSON files in the directory are exactly
+//! those listed, unchanged. A target interrupted (Ctrl-C, a crash) stays `running`
+//! forever, so its run is refused; so is a failed run, and a stray or altered file.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use super::ResultDevice;
+use crate::error::{echo, Error, ErrorKind, Result};
+use crate::trace::format::write_atomically;
+
+/// The schema tag of run manifests.
+pub const RUN_SCHEMA: &str = "energy-run/1";
+/// The manifest's file name inside a run directory.
+pub const MANIFEST_FILE: &str = "run.json";
+const LOCK_FILE: &str = ".run.lock";
+
+/// How the bench processes of one `cargo bench` recognise each other.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invocation {
+    /// `ENERGY_RUN_ID` when set (several cargo commands make one run), else `cargo:PID@START`
+    /// of the parent process (the `cargo` that runs every bench binary in turn).
+    pub key: String,
+}
+
+impl Invocation {
+    /// The invocation of the current process.
+    pub fn current() -> Invocation {
+        if let Some(id) = std::env::var("ENERGY_RUN_ID").ok().filter(|v| !v.trim().is_empty()) {
+            return Invocation { key: format!("env:{}", id.trim()) };
+        }
+        #[cfg(unix)]
+        {
+            let ppid = std::os::unix::process::parent_id();
+            // The parent's start time (Linux) tells a reused PID apart.
+            let start = fs::read_to_string(format!("/proc/{ppid}/stat"))
+                .ok()
+                .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.to_string()))
+                .and_then(|rest| rest.split_whitespace().nth(19).map(str::to_string))
+                .unwrap_or_default();
+            Invocation { key: format!("cargo:{ppid}@{start}") }
+        }
+        #[cfg(not(unix))]
+        {
+            Invocation { key: format!("process:{}", std::process::id()) }
+        }
+    }
+}
+
+/// How a bench target ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum TargetStatus {
+    /// Started and not finished: still running, or interrupted.
+    Running,
+    /// Every benchmark it ran succeeded (exit 0).
+    Succeeded,
+    /// Some benchmarks failed (exit 1).
+    Failed {
+        /// How many.
+        failed_benchmarks: usize,
+    },
+}
+
+/// The files of one result and their hashes (FNV-1a 64, hex).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultEntry {
+    /// Benchmark id.
+    pub id: String,
+    /// The result JSON, relative to the run directory.
+    pub json: String,
+    /// Its hash.
+    pub json_hash: String,
+    /// The trace CSV.
+    pub trace: String,
+    /// Its hash.
+    pub trace_hash: String,
+    /// The SVG plot.
+    pub plot: String,
+    /// Its hash.
+    pub plot_hash: String,
+}
+
+/// One bench binary's part of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TargetRecord {
+    /// Bench target name (the binary's name without cargo's hash).
+    pub name: String,
+    /// Its process id.
+    pub pid: u32,
+    /// When it started (RFC 3339).
+    pub started: String,
+    /// When it finished (RFC 3339); absent while running or after an interrupt.
+    #[serde(default)]
+    pub finished: Option<String>,
+    /// How it ended.
+    pub status: TargetStatus,
+    /// The device it measured on, once known.
+    #[serde(default)]
+    pub device: Option<ResultDevice>,
+    /// Its results, in the order committed.
+    #[serde(default)]
+    pub results: Vec<ResultEntry>,
+}
+
+/// A run directory's manifest (`run.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunManifest {
+    /// Always [`RUN_SCHEMA`].
+    pub schema: String,
+    /// A unique name for the run (start time and process id).
+    pub run_id: String,
+    /// The run's name: `new` or a saved baseline.
+    pub name: String,
+    /// When it started (RFC 3339).
+    pub started: String,
+    /// Which invocation it belongs to.
+    pub invocation: Invocation,
+    /// The bench targets that took part, in order.
+    pub targets: Vec<TargetRecord>,
+}
+
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+}
+
+/// FNV-1a, 64 bit, as 16 hex digits: enough to tell a file from another version of it.
+pub fn content_hash(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+impl RunManifest {
+    /// Reads `dir/run.json`. Errors: missing (with the runs that do exist beside it),
+    /// unreadable, or not a manifest.
+    pub fn read(dir: &Path) -> Result<RunManifest> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.is_dir() => {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "`{}` has no run manifest ({MANIFEST_FILE}): it was not written by a complete `cargo bench` of this version, or the run was interrupted before it began; run `cargo bench` again",
+                        dir.display()
+                    ),
+                ))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing_run(dir)),
+            Err(e) => return Err(Error::io(&path, "read the run manifest", &e)),
+        };
+        let manifest: RunManifest = serde_json::from_str(&text).map_err(|e| {
+            Error::new(ErrorKind::Format, format!("{}: not a run manifest ({})", path.display(), echo(&e.to_string())))
+        })?;
+        if manifest.schema != RUN_SCHEMA {
+            return Err(Error::new(
+                ErrorKind::Format,
+                format!("{}: schema `{}`, expected `{RUN_SCHEMA}`", path.display(), echo(&manifest.schema)),
+            ));
+        }
+        Ok(manifest)
+    }
+
+    /// The results listed by every target.
+    pub fn results(&self) -> impl Iterator<Item = &ResultEntry> {
+        self.targets.iter().flat_map(|t| t.results.iter())
+    }
+
+    /// Checks that the run can be trusted: every target finished and succeeded, and the
+    /// `*.json` results in `dir` are exactly those listed, each unchanged (with its trace
+    /// and plot). Returns the listed JSON paths.
+    pub fn check(&self, dir: &Path) -> Result<Vec<PathBuf>> {
+        let refuse = |why: String| {
+            Err(Error::new(ErrorKind::InvalidInput, format!("run `{}` in `{}` {why}", self.name, dir.display())))
+        };
+        if self.targets.is_empty() {
+            return refuse("lists no bench target: it never got past its start; run `cargo bench` again".into());
+        }
+        for t in &self.targets {
+            match t.status {
+                TargetStatus::Running => {
+                    return refuse(format!(
+                        "is incomplete: bench target `{}` (pid {}, started {}) never finished: it was interrupted, crashed, or is still running; its results are not trusted: run `cargo bench` again",
+                        t.name, t.pid, t.started
+                    ))
+                }
+                TargetStatus::Failed { failed_benchmarks } => {
+                    return refuse(format!(
+                        "failed: bench target `{}` exited with {failed_benchmarks} failed benchmark(s) (see its output); a failed run is never compared: fix it and run `cargo bench` again",
+                        t.name
+                    ))
+                }
+                TargetStatus::Succeeded => {}
+            }
+        }
+        let listed: BTreeSet<&str> = self.results().map(|r| r.json.as_str()).collect();
+        let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the run directory", &e))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".json") && name != MANIFEST_FILE && !listed.contains(name.as_str()) {
+                return refuse(format!(
+                    "holds `{}`, which its manifest does not list: a file left by another run or copied in; remove it or run `cargo bench` again",
+                    echo(&name)
+                ));
+            }
+        }
+        let mut paths = Vec::new();
+        for r in self.results() {
+            for (file, hash) in [(&r.trace, &r.trace_hash), (&r.plot, &r.plot_hash), (&r.json, &r.json_hash)] {
+                if file.contains('/') || file.contains('\\') || file.starts_with('.') {
+                    return refuse(format!("lists `{}`, which is not a file of the run directory", echo(file)));
+                }
+                let path = dir.join(file);
+                let bytes = fs::read(&path).map_err(|e| {
+                    Error::new(
+                        ErrorKind::InvalidInput,
+                        format!(
+                            "run `{}`: `{}` of `{}` is listed but cannot be read ({e}); run `cargo bench` again",
+                            self.name,
+                            path.display(),
+                            echo(&r.id)
+                        ),
+                    )
+                })?;
+                if &content_hash(&bytes) != hash {
+                    return refuse(format!(
+                        "holds a `{}` that is not the one its run wrote (changed since, or left half-replaced by an interrupted run); run `cargo bench` again",
+                        echo(file)
+                    ));
+                }
+            }
+            paths.push(dir.join(&r.json));
+        }
+        Ok(paths)
+    }
+}
+
+/// The error for a run directory that does not exist, naming those that do.
+pub fn missing_run(dir: &Path) -> Error {
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    let mut runs: Vec<String> = fs::read_dir(parent)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().join(MANIFEST_FILE).is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    runs.sort();
+    let existing = if runs.is_empty() {
+        format!("no run exists under `{}`", parent.display())
+    } else {
+        format!("the runs under `{}` are: {}", parent.display(), runs.join(", "))
+    };
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let hint = if name == "new" {
+        "run `cargo bench` first".to_string()
+    } else {
+        format!(
+            "save it with `cargo bench -- --save-baseline {name}` (if that failed with \"Unrecognized option: 'save-baseline'\", a library or binary target's libtest harness rejected criterion's option: set `bench = false` under its [lib] or [[bin]] in Cargo.toml; see the README)"
+        )
+    };
+    Error::new(ErrorKind::InvalidInput, format!("no run `{name}` in `{}`: {existing}; {hint}", parent.display()))
+}
+
+/// A bench process's handle on one run directory.
+#[derive(Debug)]
+pub struct RunWriter {
+    dir: PathBuf,
+    target: String,
+    pid: u32,
+}
+
+/// Holds the run directory's lock file while alive.
+struct DirLock(PathBuf);
+
+impl DirLock {
+    /// Takes the lock, waiting up to 30 s; a lock older than 2 minutes is a crashed
+    /// process's and is broken.
+    fn take(dir: &Path) -> Result<DirLock> {
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the run directory", &e))?;
+        let path = dir.join(LOCK_FILE);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            match fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(_) => return Ok(DirLock(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let stale = fs::metadata(&path)
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| t.elapsed().ok())
+                        .is_some_and(|age| age > Duration::from_secs(120));
+                    if stale {
+                        let _ = fs::remove_file(&path);
+                        continue;
+                    }
+                    if Instant::now() > deadline {
+                        return Err(Error::new(
+                            ErrorKind::Io,
+                            format!(
+                                "`{}` is locked by another bench process; if none runs, remove the lock file",
+                                path.display()
+                            ),
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => return Err(Error::io(&path, "create the lock", &e)),
+            }
+        }
+    }
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
+/// The bench target name of the current executable: `saxpy-0123456789abcdef` → `saxpy`.
+pub fn current_target_name() -> String {
+    let stem = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "bench".into());
+    match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) => name.to_string(),
+        _ => stem,
+    }
+}
+
+impl RunWriter {
+    /// Starts (or joins) the run in `dir` for the bench target `target` of `invocation`.
+    /// A run of another invocation, or one this target already took part in, is replaced:
+    /// the directory is emptied first.
+    pub fn begin(dir: &Path, target: &str, invocation: &Invocation) -> Result<RunWriter> {
+        let _lock = DirLock::take(dir)?;
+        let pid = std::process::id();
+        let existing = RunManifest::read(dir).ok();
+        let mut manifest = match existing {
+            Some(m) if m.invocation == *invocation && !m.targets.iter().any(|t| t.name == target) => m,
+            _ => {
+                clear_run_dir(dir)?;
+                RunManifest {
+                    schema: RUN_SCHEMA.into(),
+                    run_id: format!("{}-{pid}", now_rfc3339()),
+                    name: dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                    started: now_rfc3339(),
+                    invocation: invocation.clone(),
+                    targets: Vec::new(),
+                }
+            }
+        };
+        manifest.targets.push(TargetRecord {
+            name: target.to_string(),
+            pid,
+            started: now_rfc3339(),
+            finished: None,
+            status: TargetStatus::Running,
+            device: None,
+            results: Vec::new(),
+        });
+        write_manifest(dir, &manifest)?;
+        Ok(RunWriter { dir: dir.to_path_buf(), target: target.to_string(), pid })
+    }
+
+    /// The run directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Commits one result: refuses an id another target (or this one) already wrote in
+    /// this run; writes the trace, the plot and then the JSON (each atomically); lists
+    /// them in the manifest with their hashes.
+    pub fn commit(&self, id: &str, stem: &str, device: &ResultDevice, files: [&[u8]; 3]) -> Result<ResultEntry> {
+        let _lock = DirLock::take(&self.dir)?;
+        let mut manifest = RunManifest::read(&self.dir)?;
+        if let Some(other) = manifest.targets.iter().find(|t| t.results.iter().any(|r| r.id == id)) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "benchmark id `{id}` is already taken in this run by bench target `{}`: two benchmarks may not share an id (rename one with `name = \"…\"`)",
+                    other.name
+                ),
+            ));
+        }
+        let [json, trace, plot] = files;
+        let entry = ResultEntry {
+            id: id.to_string(),
+            json: format!("{stem}.json"),
+            json_hash: content_hash(json),
+            trace: format!("{stem}.trace.csv"),
+            trace_hash: content_hash(trace),
+            plot: format!("{stem}.svg"),
+            plot_hash: content_hash(plot),
+        };
+        if manifest.results().any(|r| r.json == entry.json) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "benchmark id `{id}` maps to the file `{}` of another benchmark in this run; rename one",
+                    entry.json
+                ),
+            ));
+        }
+        write_atomically(&self.dir.join(&entry.trace), trace)?;
+        write_atomically(&self.dir.join(&entry.plot), plot)?;
+        write_atomically(&self.dir.join(&entry.json), json)?;
+        let record = self.record(&mut manifest)?;
+        record.device = Some(device.clone());
+        record.results.push(entry.clone());
+        write_manifest(&self.dir, &manifest)?;
+        Ok(entry)
+    }
+
+    /// Records how the target ended: succeeded when `failed_benchmarks` is 0.
+    pub fn finish(self, failed_benchmarks: usize) -> Result<()> {
+        let _lock = DirLock::take(&self.dir)?;
+        let mut manifest = RunManifest::read(&self.dir)?;
+        let record = self.record(&mut manifest)?;
+        record.finished = Some(now_rfc3339());
+        record.status =
+            if failed_benchmarks == 0 { TargetStatus::Succeeded } else { TargetStatus::Failed { failed_benchmarks } };
+        write_manifest(&self.dir, &manifest)
+    }
+
+    fn record<'m>(&self, manifest: &'m mut RunManifest) -> Result<&'m mut TargetRecord> {
+        let dir = self.dir.display().to_string();
+        manifest.targets.iter_mut().rev().find(|t| t.name == self.target && t.pid == self.pid).ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidInput,
+                format!("the run in `{dir}` was replaced by another `cargo bench` while this one ran; run again, one at a time"),
+            )
+        })
+    }
+}
+
+fn write_manifest(dir: &Path, manifest: &RunManifest) -> Result<()> {
+    let text = serde_json::to_string_pretty(manifest)
+        .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the run manifest: {e}")))?;
+    write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
+}
+
+/// Empties a run directory for a new run: results, traces, plots, the manifest and any
+/// temporary file an interrupted write left (the lock file stays: the caller holds it).
+fn clear_run_dir(dir: &Path) -> Result<()> {
+    let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the run directory", &e))?;
+    for entry in entries.flatten() {
+        if entry.file_name() == LOCK_FILE {
+            continue;
+        }
+        let path = entry.path();
+        let removed = if path.is_dir() { fs::remove_dir_all(&path) } else { fs::remove_file(&path) };
+        removed.map_err(|e| Error::io(&path, "remove the previous run's file", &e))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device() -> ResultDevice {
+        ResultDevice { name: "GPU".into(), uuid: "GPU-1".into(), driver: None, simulated: true }
+    }
+
+    #[test]
+    fn targets_of_one_invocation_share_a_run_and_a_new_invocation_replaces_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("new");
+        let inv = Invocation { key: "test:1".into() };
+        let a = RunWriter::begin(&run, "saxpy", &inv).unwrap();
+        a.commit("saxpy/energy", "saxpy_energy", &device(), [b"{}", b"t", b"p"]).unwrap();
+        a.finish(0).unwrap();
+        let b = RunWriter::begin(&run, "fma", &inv).unwrap();
+        let clash = b.commit("saxpy/energy", "saxpy_energy", &device(), [b"{}", b"t", b"p"]).unwrap_err();
+        assert!(clash.message().contains("already taken in this run by bench target `saxpy`"), "{clash}");
+        b.finish(0).unwrap();
+        let m = RunManifest::read(&run).unwrap();
+        assert_eq!(m.targets.len(), 2);
+        assert_eq!(m.check(&run).unwrap().len(), 1);
+        // The same target again, or another invocation: a new run from an empty directory.
+        fs::write(run.join(".stale.json.tmp-1-0"), "x").unwrap();
+        let c = RunWriter::begin(&run, "saxpy", &inv).unwrap();
+        let names: Vec<String> =
+            fs::read_dir(&run).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        assert_eq!(names, vec![MANIFEST_FILE.to_string()], "{names:?}");
+        c.finish(0).unwrap();
+        assert_eq!(RunManifest::read(&run).unwrap().targets.len(), 1);
+    }
+
+    #[test]
+    fn interrupted_failed_stray_and_altered_runs_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("new");
+        let inv = Invocation { key: "test:2".into() };
+        let w = RunWriter::begin(&run, "saxpy", &inv).unwrap();
+        w.commit("a", "a", &device(), [b"{1}", b"t", b"p"]).unwrap();
+        let m = RunManifest::read(&run).unwrap();
+        assert!(m.check(&run).unwrap_err().message().contains("never finished"));
+        w.finish(2).unwrap();
+        let m = RunManifest::read(&run).unwrap();
+        assert!(m.check(&run).unwrap_err().message().contains("2 failed benchmark"));
+
+        let w = RunWriter::begin(&run, "saxpy", &Invocation { key: "test:3".into() }).unwrap();
+        w.commit("a", "a", &device(), [b"{1}", b"t", b"p"]).unwrap();
+        w.finish(0).unwrap();
+        let m = RunManifest::read(&run).unwrap();
+        assert!(m.check(&run).is_ok());
+        fs::write(run.join("b.json"), "{}").unwrap();
+        assert!(m.check(&run).unwrap_err().message().contains("does not list"));
+        fs::remove_file(run.join("b.json")).unwrap();
+        fs::write(run.join("a.trace.csv"), "old trace").unwrap();
+        assert!(m.check(&run).unwrap_err().message().contains("not the one its run wrote"));
+    }
+
+    #[test]
+    fn a_missing_run_names_the_runs_that_exist() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = RunWriter::begin(&dir.path().join("main"), "x", &Invocation { key: "k".into() }).unwrap();
+        w.finish(0).unwrap();
+        let err = RunManifest::read(&dir.path().join("nightly")).unwrap_err();
+        assert!(err.message().contains("the runs under"), "{err}");
+        assert!(err.message().contains("main"), "{err}");
+        assert!(err.message().contains("bench = false"), "{err}");
+        fs::create_dir_all(dir.path().join("bare")).unwrap();
+        assert!(RunManifest::read(&dir.path().join("bare")).unwrap_err().message().contains("no run manifest"));
+    }
+
+    #[test]
+    fn target_names_drop_cargos_hash() {
+        assert!(!current_target_name().is_empty());
+        assert_eq!(content_hash(b""), "cbf29ce484222325");
+    }
+}
