@@ -42,7 +42,7 @@ pub(super) fn compare(dir: &Path, baseline: &str, candidate: &str, threshold: f6
     let cand = ResultSet::read(&dir.join(candidate))?;
     let comparison = compare_sets(&base, &cand, threshold)?;
     let mut out = String::new();
-    let _ = writeln!(out, 
+    let _ = writeln!(out,
         "energy per launch, {candidate} against {baseline} (regression: a rise above {threshold:.1} % whose 95 % interval excludes zero)"
     );
     for c in &comparison.changes {
