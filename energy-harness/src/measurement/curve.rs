@@ -231,12 +231,30 @@ pub fn power_curve(clean_mw: &[Reading], model: &SensorModel, transitions: &[f64
         SensorModel::FirstOrder { tau_s } => {
             integral.iter().zip(&w).map(|(&(t, e), &(_, y))| (t, e + tau_s * y)).collect()
         }
-        SensorModel::Boxcar { width_s } => boxcar_inverse(&w, width_s, transitions).ok_or_else(|| {
-            Error::new(
-                ErrorKind::Analysis,
-                format!("the {width_s} s boxcar inversion has no unique solution for these readings (too few updates)"),
-            )
-        })?,
+        SensorModel::Boxcar { width_s } => {
+            // W/4 pieces over the whole span: a span far beyond what the readings can
+            // describe (a corrupt timestamp) would ask for billions of them.
+            let span = w[w.len() - 1].0 - w[0].0 + width_s;
+            let pieces = span / (0.25 * width_s);
+            let limit = 4.0 * (w.len() + transitions.len()) as f64 + 1000.0;
+            if pieces.is_nan() || pieces > limit {
+                return Err(Error::new(
+                    ErrorKind::Analysis,
+                    format!(
+                        "{} readings spread over {span:.4e} s: too sparse for the {width_s} s boxcar inversion (a corrupt timestamp?)",
+                        w.len()
+                    ),
+                ));
+            }
+            boxcar_inverse(&w, width_s, transitions).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Analysis,
+                    format!(
+                        "the {width_s} s boxcar inversion has no unique solution for these readings (too few updates)"
+                    ),
+                )
+            })?
+        }
         SensorModel::Counter { .. } => {
             return Err(Error::new(
                 ErrorKind::InvalidInput,

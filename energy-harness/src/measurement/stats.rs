@@ -59,6 +59,20 @@ impl Estimate {
         if positive && self.mean <= 0.0 {
             return Err(format!("mean {} is not positive", self.mean));
         }
+        // Observations that are all ≥ 0 have a standard deviation of at most mean·√n, so
+        // the interval's half-width is at most t·mean: anything wider is not a measurement.
+        if positive {
+            let bound = 1.0 + 1e-9;
+            let half = 0.5 * (self.ci_high - self.ci_low);
+            if half > student_t_975(self.n - 1) * self.mean * bound
+                || self.std_dev > self.mean * (self.n as f64).sqrt() * bound
+            {
+                return Err(format!(
+                    "the interval [{}, {}] (standard deviation {}) is wider than non-negative observations with mean {} allow",
+                    self.ci_low, self.ci_high, self.std_dev, self.mean
+                ));
+            }
+        }
         Ok(())
     }
 

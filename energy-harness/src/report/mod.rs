@@ -143,17 +143,24 @@ impl ResultFile {
         }
     }
 
-    /// Reads a result file, checking its schema.
+    /// Reads a result file, checking its schema and every figure ([`ResultFile::parse`]).
     pub fn read(path: &Path) -> Result<ResultFile> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the result", &e))?;
-        let value: serde_json::Value = serde_json::from_str(&text)
+        ResultFile::parse(&text, path)
+    }
+
+    /// Parses a result from text (`path` names it in errors): the schema checked, missing
+    /// standard deviations derived from the intervals, every figure validated
+    /// ([`ResultFile::validate`]).
+    pub fn parse(text: &str, path: &Path) -> Result<ResultFile> {
+        let value: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| Error::new(ErrorKind::Format, format!("{}: not JSON ({e})", path.display())))?;
         match value.get("schema").and_then(|s| s.as_str()) {
             Some(RESULT_SCHEMA) => {}
             Some(other) => {
                 return Err(Error::new(
                     ErrorKind::Format,
-                    format!("{}: schema `{other}`, expected `{RESULT_SCHEMA}`", path.display()),
+                    format!("{}: schema `{}`, expected `{RESULT_SCHEMA}`", path.display(), echo(other)),
                 ))
             }
             None => {

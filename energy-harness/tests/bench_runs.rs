@@ -1,0 +1,166 @@
+//! Bench runs on the simulated GPU in child processes: a run saved as a baseline and
+//! compared, SIGINT at several moments of a run (no mixed or partial result is ever
+//! accepted by `report` or `compare`), a failing run, `ENERGY_REQUIRE_GPU=1`, and an
+//! output directory that cannot be written (docs/RELIABILITY.md).
+//!
+//! This test has its own `main` (`harness = false`): the child is this same binary with
+//! `BENCH_RUNS_CHILD=1`, and it takes criterion's options (`--save-baseline`), which
+//! libtest would reject.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use energy_harness::bench::{run_collect, BenchSpec, RunSettings};
+use energy_harness::report::run::{RunManifest, TargetStatus};
+
+fn child_specs() -> Vec<BenchSpec> {
+    ["alpha", "beta"]
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| {
+            BenchSpec::new(name, file!(), 1 + i as u32)
+                .sim(0.01, 300.0)
+                .min_window_s(0.2)
+                .idle_gap_s(0.15)
+                .without_time_bench()
+        })
+        .collect()
+}
+
+fn run_child(target: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    // `--bench`, as `cargo bench` passes it: without it criterion only tests each benchmark.
+    cmd.arg("--bench").args(args);
+    cmd.env("BENCH_RUNS_CHILD", "1").env("CARGO_TARGET_DIR", target).env("ENERGY_DEVICE", "sim");
+    cmd.env_remove("ENERGY_REQUIRE_GPU").env_remove("ENERGY_RUN_ID");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
+}
+
+fn cargo_energy(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).env("ENERGY_DEVICE", "sim").output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn compare(target: &Path) -> Output {
+    cargo_energy(&["compare", "--baseline", "main", "--dir", target.join("energy").to_str().unwrap()])
+}
+
+fn report(target: &Path) -> Output {
+    cargo_energy(&["report", "--dir", target.join("energy").to_str().unwrap()])
+}
+
+fn a_saved_baseline_compares_and_an_interrupted_run_never_passes() {
+    let target = tempfile::tempdir().unwrap();
+    let t = target.path();
+    let status = run_child(t, &["--save-baseline", "main"], &[("ENERGY_RUN_ID", "first")]).wait().unwrap();
+    assert!(status.success());
+    let manifest = RunManifest::read(&t.join("energy/main")).unwrap();
+    assert_eq!(manifest.targets[0].status, TargetStatus::Succeeded);
+    assert_eq!(manifest.results().count(), 2);
+    let out = compare(t);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let start = Instant::now();
+    assert!(run_child(t, &[], &[("ENERGY_RUN_ID", "timing")]).wait().unwrap().success());
+    let full_run_s = start.elapsed().as_secs_f64();
+    let out = compare(t);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // SIGINT at several moments of a new run: `new` is refused (never the previous run's
+    // results), or, when the run had finished before the signal, accepted whole.
+    for fraction in [0.02, 0.3, 0.55, 0.8] {
+        let mut child = run_child(t, &[], &[("ENERGY_RUN_ID", &format!("interrupted-{fraction}"))]);
+        std::thread::sleep(Duration::from_secs_f64(full_run_s * fraction));
+        let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+        let status = child.wait().unwrap();
+        let out = compare(t);
+        let outcome = text(&out);
+        assert!(!outcome.contains("panicked"), "{outcome}");
+        if status.success() {
+            assert_eq!(out.status.code(), Some(0), "a finished run: {outcome}");
+        } else {
+            assert_eq!(out.status.code(), Some(2), "SIGINT at {fraction} of the run: {outcome}");
+            assert!(
+                outcome.contains("never finished")
+                    || outcome.contains("no run manifest")
+                    || outcome.contains("lists no bench target"),
+                "SIGINT at {fraction} of the run: {outcome}"
+            );
+        }
+        let r = report(t);
+        assert_eq!(r.status.code(), out.status.code(), "report agrees with compare: {}", text(&r));
+        println!(
+            "  SIGINT at {:.0} % of a {full_run_s:.1} s run: compare exit {:?}",
+            fraction * 100.0,
+            out.status.code()
+        );
+    }
+}
+
+fn a_failing_run_is_recorded_as_failed() {
+    let target = tempfile::tempdir().unwrap();
+    // An unknown device request fails every benchmark: exit 1, and the run says so.
+    let status = run_child(target.path(), &[], &[("ENERGY_DEVICE", "tpu")]).wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+    let out = report(target.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("failed benchmark"), "{}", text(&out));
+}
+
+fn gpu_required_fails_a_simulated_run() {
+    let target = tempfile::tempdir().unwrap();
+    let out = run_child(target.path(), &[], &[("ENERGY_REQUIRE_GPU", "1")]).wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ENERGY_REQUIRE_GPU=1 requires a real NVIDIA GPU"), "{err}");
+}
+
+fn an_unwritable_output_directory_fails_the_run_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "x").unwrap();
+    let out = run_child(&blocker.join("target"), &[], &[]).wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot start the run"), "{err}");
+}
+
+fn main() {
+    if std::env::var_os("BENCH_RUNS_CHILD").is_some() {
+        let collected = run_collect(child_specs(), &RunSettings { criterion_plots: false }, |_| {});
+        std::process::exit(if collected.failures > 0 { 1 } else { 0 });
+    }
+    // `cargo test -- --list` and filters: this binary's cases are not filterable.
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let cases: [(&str, fn()); 4] = [
+        (
+            "a_saved_baseline_compares_and_an_interrupted_run_never_passes",
+            a_saved_baseline_compares_and_an_interrupted_run_never_passes,
+        ),
+        ("a_failing_run_is_recorded_as_failed", a_failing_run_is_recorded_as_failed),
+        ("gpu_required_fails_a_simulated_run", gpu_required_fails_a_simulated_run),
+        ("an_unwritable_output_directory_fails_the_run_clearly", an_unwritable_output_directory_fails_the_run_clearly),
+    ];
+    let mut failed = 0;
+    for (name, case) in cases {
+        match catch_unwind(AssertUnwindSafe(case)) {
+            Ok(()) => println!("test {name} ... ok"),
+            Err(_) => {
+                println!("test {name} ... FAILED");
+                failed += 1;
+            }
+        }
+    }
+    println!("bench_runs: {} passed, {failed} failed", cases.len() - failed);
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
