@@ -70,14 +70,22 @@ fn saxpy_gpu_only_budget(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 
+/// A relative budget whose reference has no simulated model: skipped without a GPU, and
+/// the skip names the reference, not the kernel.
+#[energy_test(setup = setup, relative_to = saxpy_half, max_ratio = 2.2, sim(seconds = 76e-6, watts = 400.0))]
+fn saxpy_relative_without_reference_model(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
 fn has_gpu() -> bool {
     energy_harness::device::gpu_count().is_ok_and(|n| n > 0) || std::env::var_os("ENERGY_DEVICE").is_some()
 }
 
-/// Runs one test of this binary in a child process with `env` set.
+/// Runs one test of this binary in a child process with `env` set, output captured by the
+/// test harness as in a plain `cargo test`.
 fn run_child(test: &str, env: (&str, &str)) -> std::process::Output {
     std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
+        .args(["--exact", test, "--test-threads", "1"])
         .env(env.0, env.1)
         .output()
         .unwrap()
@@ -89,12 +97,38 @@ fn without_a_gpu_a_budget_without_a_model_is_skipped_unless_a_gpu_is_required() 
         eprintln!("skipped: this machine has a GPU (or ENERGY_DEVICE is set)");
         return;
     }
+    // The skip line shows without --nocapture, with what is missing.
     let skipped = run_child("saxpy_gpu_only_budget", ("ENERGY_REQUIRE_GPU", "0"));
     let err = String::from_utf8_lossy(&skipped.stderr);
     assert!(skipped.status.success(), "{err}");
-    assert!(err.contains("skipped: saxpy_gpu_only_budget: no NVIDIA GPU"), "{err}");
+    assert!(err.contains("skipped: energy budget saxpy_gpu_only_budget: no NVIDIA GPU"), "{err}");
+    assert!(err.contains("declares no simulated kernel"), "{err}");
     let required = run_child("saxpy_gpu_only_budget", ("ENERGY_REQUIRE_GPU", "1"));
     let out = format!("{}{}", String::from_utf8_lossy(&required.stdout), String::from_utf8_lossy(&required.stderr));
     assert!(!required.status.success(), "ENERGY_REQUIRE_GPU=1 must fail without a GPU");
-    assert!(out.contains("ENERGY_REQUIRE_GPU=1 but no NVIDIA GPU"), "{out}");
+    assert!(out.contains("ENERGY_REQUIRE_GPU=1 requires a real NVIDIA GPU"), "{out}");
+}
+
+#[test]
+fn a_skipped_relative_budget_names_the_missing_reference_model() {
+    if has_gpu() {
+        eprintln!("skipped: this machine has a GPU (or ENERGY_DEVICE is set)");
+        return;
+    }
+    let skipped = run_child("saxpy_relative_without_reference_model", ("ENERGY_REQUIRE_GPU", "0"));
+    let err = String::from_utf8_lossy(&skipped.stderr);
+    assert!(skipped.status.success(), "{err}");
+    assert!(err.contains("its reference kernel saxpy_half has no simulated model (reference_sim("), "{err}");
+}
+
+#[test]
+fn gpu_required_fails_even_a_budget_that_could_run_simulated() {
+    if has_gpu() {
+        eprintln!("skipped: this machine has a GPU (or ENERGY_DEVICE is set)");
+        return;
+    }
+    let required = run_child("saxpy_stays_under_40_mj", ("ENERGY_REQUIRE_GPU", "1"));
+    let out = format!("{}{}", String::from_utf8_lossy(&required.stdout), String::from_utf8_lossy(&required.stderr));
+    assert!(!required.status.success(), "a simulated pass must not count as a GPU pass: {out}");
+    assert!(out.contains("ENERGY_REQUIRE_GPU=1 requires a real NVIDIA GPU"), "{out}");
 }

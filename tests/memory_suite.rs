@@ -30,15 +30,19 @@ fn config(level: Level, threads: u32, sweep: Sweep, kernel: MemoryKernel) -> Con
 }
 
 /// Measures one point on the simulated H100: the warm-up costs `warm_j`, each sector
-/// `per_sector_j`, each thread access takes `latency_s`.
+/// `per_sector_j` (dynamic energy), each thread access takes `latency_s`.
 fn point(c: &Config, l: Layout, p: u32, unit: u32, warm_j: f64, per_sector_j: f64, latency_s: f64) -> PointRun {
     let facts = PointFacts { layout: l, unit, iterations: p * unit, verified_threads: 3 };
     let accesses = f64::from(p * unit) * f64::from(c.kernel.accesses_per_iteration());
     let sectors = accesses * f64::from(l.blocks) * l.sectors_per_block_step() as f64;
     let seconds = 0.5e-3 + accesses * latency_s;
     let joules = warm_j + sectors * per_sector_j;
-    let (mut device, gpu) = virtual_sim_device(SimPreset::h100());
-    let mut workload = SimWorkload::new(gpu, SimKernel::new(seconds, joules / seconds)).with_time_jitter(0.001, 11);
+    let preset = SimPreset::h100();
+    // Board power is active idle plus the kernel's own: `joules` is dynamic energy (a
+    // board never draws less than idle while a kernel runs).
+    let watts = preset.idle_w + joules / seconds;
+    let (mut device, gpu) = virtual_sim_device(preset);
+    let mut workload = SimWorkload::new(gpu, SimKernel::new(seconds, watts)).with_time_jitter(0.001, 11);
     let measure_config = MeasureConfig {
         id: c.point_name(p),
         windows: 6,
@@ -113,7 +117,8 @@ fn energy_per_sector_comes_back_from_simulated_measurements() {
     assert!(table.simulated);
     for (level, per_sector, latency) in truth {
         let row = table.levels.iter().find(|r| r.level == level && r.op == "load").unwrap();
-        let fit = row.main.energy.unwrap();
+        // The truth is dynamic energy per sector; total energy adds idle × latency.
+        let fit = row.main.dynamic.unwrap();
         assert!(
             fit.slope_ci.0 <= per_sector && per_sector <= fit.slope_ci.1,
             "{level}: {:.1} pJ [{:.1}, {:.1}] against the truth {:.1} pJ",
