@@ -95,9 +95,11 @@ fn a_saved_baseline_compares_and_an_interrupted_run_never_passes() {
         }
         let r = report(t);
         assert_eq!(r.status.code(), out.status.code(), "report agrees with compare: {}", text(&r));
+        let reason: String = outcome.lines().next().unwrap_or("").chars().take(150).collect();
         println!(
-            "  SIGINT at {:.0} % of a {full_run_s:.1} s run: compare exit {:?}",
+            "  SIGINT at {:.0} % of a {full_run_s:.1} s run (child {}): compare exit {:?}: {reason}",
             fraction * 100.0,
+            if status.success() { "finished" } else { "interrupted" },
             out.status.code()
         );
     }
