@@ -230,14 +230,19 @@ impl ResultFile {
         Ok(())
     }
 
-    /// Writes it atomically, after [`ResultFile::validate`]: a figure that cannot be
-    /// reported is an error, never a file.
-    pub fn write(&self, path: &Path) -> Result<()> {
+    /// The file's text, after [`ResultFile::validate`]: a figure that cannot be reported
+    /// is an error, never a file.
+    pub fn to_json(&self) -> Result<String> {
         self.validate()
             .map_err(|problem| Error::new(ErrorKind::Analysis, format!("the result is not written: {problem}")))?;
-        let text = serde_json::to_string_pretty(self)
-            .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the result: {e}")))?;
-        write_atomically(path, text.as_bytes())
+        serde_json::to_string_pretty(self)
+            .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the result: {e}")))
+    }
+
+    /// Writes it atomically ([`ResultFile::to_json`]). Bench results go through a run
+    /// instead: [`write_outputs`].
+    pub fn write(&self, path: &Path) -> Result<()> {
+        write_atomically(path, self.to_json()?.as_bytes())
     }
 }
 
