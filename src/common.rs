@@ -24,7 +24,7 @@ pub fn sample_threads(threads: u64) -> Vec<u64> {
 
 /// The start of a suite's `main`. A suite's figures only mean something measured: on the
 /// simulated GPU it prints `suite: skipped: ... ({why}); {checked_by}` and the caller exits
-/// with success (`Err(ExitCode::SUCCESS)`); a bad `ENERGY_DEVICE` exits 2 and a GPU that
+/// with success (`Err(ExitCode::SUCCESS)`), or, with `ENERGY_REQUIRE_GPU=1`, fails; a bad `ENERGY_DEVICE` exits 2 and a GPU that
 /// cannot be opened 1, each after saying why. `Ok(())`: a real GPU is there.
 pub fn require_gpu(suite: &str, checked_by: &str) -> std::result::Result<(), ExitCode> {
     let request = DeviceRequest::from_env().map_err(|e| {
@@ -33,6 +33,11 @@ pub fn require_gpu(suite: &str, checked_by: &str) -> std::result::Result<(), Exi
     })?;
     match Device::open(&request, 0) {
         Ok(device) if device.is_simulated() => {
+            // ENERGY_REQUIRE_GPU=1: a skipped suite on a GPU runner is a failure, not a pass.
+            if let Err(e) = device.check_gpu_required(&format!("the {suite} suite")) {
+                eprintln!("error: {e}");
+                return Err(ExitCode::FAILURE);
+            }
             println!(
                 "{suite}: skipped: the {suite} suite needs an NVIDIA GPU ({}); {checked_by}",
                 device.sim_reason().unwrap_or("simulated device requested")
