@@ -4,6 +4,8 @@
 //! Every entry point checks that libcuda can be loaded before touching cudarc (which
 //! panics otherwise) and turns driver errors into [`crate::Error`]s naming the call.
 
+pub mod ptx_interface;
+
 use std::ffi::{c_void, CString};
 use std::sync::Arc;
 

@@ -1,0 +1,327 @@
+//! The interface of a PTX module, read from its text: version, target, address size, and
+//! each kernel entry with its parameters (type and size). What a launch must match, known
+//! without a GPU: the groundwork of the checked device (a launch's arguments against the
+//! entry's parameters, a kernel name against the entries, with the closest one suggested).
+//!
+//! Only the module's directives and `.entry` headers are read; bodies are skipped. A
+//! header this reader cannot make sense of is an error naming the line.
+
+use crate::error::{echo, Error, ErrorKind, Result};
+
+/// One parameter of a kernel entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtxParam {
+    /// Its name.
+    pub name: String,
+    /// Its state-space type as written: `u32`, `f32`, `u64`, `b8`, …
+    pub ty: String,
+    /// Its size in bytes (an array `.b8 p[16]` is 16).
+    pub size_bytes: usize,
+    /// Whether it is an array (a struct passed by value).
+    pub array: bool,
+}
+
+/// One kernel entry (`.entry`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtxEntry {
+    /// Its name.
+    pub name: String,
+    /// Its parameters, in order.
+    pub params: Vec<PtxParam>,
+    /// The 1-based line of its `.entry`.
+    pub line: usize,
+}
+
+/// A module's interface.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PtxInterface {
+    /// `.version`, e.g. `7.0`.
+    pub version: Option<String>,
+    /// `.target`, e.g. `sm_70`.
+    pub target: Option<String>,
+    /// `.address_size` (32 or 64).
+    pub address_size: Option<u32>,
+    /// The kernel entries.
+    pub entries: Vec<PtxEntry>,
+}
+
+fn type_size(ty: &str) -> Option<usize> {
+    let bits: usize = ty.get(1..)?.parse().ok()?;
+    matches!(ty.as_bytes()[0], b'u' | b's' | b'b' | b'f').then_some(())?;
+    matches!(bits, 8 | 16 | 32 | 64).then_some(bits / 8)
+}
+
+/// Removes `//` and `/* */` comments, keeping line breaks so line numbers stay right.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_block = false;
+    while let Some(c) = chars.next() {
+        if in_block {
+            if c == '*' && chars.peek() == Some(&'/') {
+                chars.next();
+                in_block = false;
+            } else if c == '\n' {
+                out.push('\n');
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('/', Some('/')) => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                in_block = true;
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn parse_param(text: &str, origin: &str, line: usize) -> Result<PtxParam> {
+    let bad =
+        |why: &str| Error::new(ErrorKind::Format, format!("{origin}:{line}: parameter `{}`: {why}", echo(text.trim())));
+    let mut tokens: Vec<&str> = text.split_whitespace().collect();
+    if tokens.first() != Some(&".param") {
+        return Err(bad("expected `.param TYPE NAME`"));
+    }
+    tokens.remove(0);
+    // `.align N` and `.ptr…` qualifiers come before or after the type.
+    let mut ty = None;
+    let mut name = None;
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i];
+        if t == ".align" {
+            i += 2;
+            continue;
+        }
+        if let Some(stripped) = t.strip_prefix('.') {
+            if type_size(stripped).is_some() && ty.is_none() {
+                ty = Some(stripped.to_string());
+            }
+            i += 1;
+            continue;
+        }
+        name = Some(t);
+        i += 1;
+    }
+    let ty = ty.ok_or_else(|| bad("no type (.u32, .f32, .u64, .b8 …)"))?;
+    let name = name.ok_or_else(|| bad("no name"))?;
+    let element = type_size(&ty).ok_or_else(|| bad("unknown type"))?;
+    let (name, count, array) = match name.split_once('[') {
+        Some((n, rest)) => {
+            let count: usize = rest.trim_end_matches(']').trim().parse().map_err(|_| bad("bad array length"))?;
+            (n, count, true)
+        }
+        None => (name, 1, false),
+    };
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%')) {
+        return Err(bad("bad name"));
+    }
+    Ok(PtxParam { name: name.to_string(), ty, size_bytes: element * count, array })
+}
+
+/// Reads the interface of a PTX module; `origin` names it in errors.
+pub fn parse_interface(text: &str, origin: &str) -> Result<PtxInterface> {
+    let clean = strip_comments(text);
+    let mut interface = PtxInterface::default();
+    let line_of = |offset: usize| clean[..offset].matches('\n').count() + 1;
+    let mut depth = 0usize;
+    let mut offset = 0usize;
+    let bytes = clean.as_bytes();
+    while offset < bytes.len() {
+        let rest = &clean[offset..];
+        let c = bytes[offset];
+        if c == b'{' {
+            depth += 1;
+            offset += 1;
+            continue;
+        }
+        if c == b'}' {
+            depth = depth.checked_sub(1).ok_or_else(|| {
+                Error::new(ErrorKind::Format, format!("{origin}:{}: `}}` without its `{{`", line_of(offset)))
+            })?;
+            offset += 1;
+            continue;
+        }
+        if depth > 0 || c != b'.' {
+            offset += 1;
+            continue;
+        }
+        let word_end = rest.find(|ch: char| ch.is_whitespace() || ch == '(' || ch == ';').unwrap_or(rest.len());
+        let word = &rest[..word_end];
+        let line_end = rest.find('\n').unwrap_or(rest.len());
+        let value = rest[word_end..line_end].trim().trim_end_matches(';').trim();
+        match word {
+            ".version" => interface.version = Some(value.to_string()),
+            ".target" => interface.target = Some(value.split(',').next().unwrap_or("").trim().to_string()),
+            ".address_size" => {
+                interface.address_size = Some(value.parse().map_err(|_| {
+                    Error::new(
+                        ErrorKind::Format,
+                        format!("{origin}:{}: `.address_size {}` is not 32 or 64", line_of(offset), echo(value)),
+                    )
+                })?)
+            }
+            ".entry" => {
+                let line = line_of(offset);
+                let after = &rest[word_end..];
+                let open = after.find('(');
+                let body = after.find('{');
+                let name_end = [open, body].into_iter().flatten().min().unwrap_or(after.len());
+                let name = after[..name_end].trim().to_string();
+                if name.is_empty() {
+                    return Err(Error::new(ErrorKind::Format, format!("{origin}:{line}: `.entry` without a name")));
+                }
+                let mut params = Vec::new();
+                let mut consumed = word_end + name_end;
+                if let Some(open) = open.filter(|&o| body.is_none_or(|b| o < b)) {
+                    let close = after[open..].find(')').map(|c| open + c).ok_or_else(|| {
+                        Error::new(
+                            ErrorKind::Format,
+                            format!("{origin}:{line}: the parameter list of `{}` is not closed", echo(&name)),
+                        )
+                    })?;
+                    for p in after[open + 1..close].split(',').filter(|p| !p.trim().is_empty()) {
+                        params.push(parse_param(p, origin, line)?);
+                    }
+                    consumed = word_end + close + 1;
+                }
+                interface.entries.push(PtxEntry { name, params, line });
+                offset += consumed;
+                continue;
+            }
+            _ => {}
+        }
+        offset += word_end.max(1);
+    }
+    if depth != 0 {
+        return Err(Error::new(ErrorKind::Format, format!("{origin}: a `{{` is never closed")));
+    }
+    Ok(interface)
+}
+
+impl PtxInterface {
+    /// The entry named `name`; the error lists the entries and the closest name.
+    pub fn entry(&self, name: &str, origin: &str) -> Result<&PtxEntry> {
+        if let Some(e) = self.entries.iter().find(|e| e.name == name) {
+            return Ok(e);
+        }
+        let names: Vec<&str> = self.entries.iter().map(|e| e.name.as_str()).collect();
+        let closest = names.iter().min_by_key(|n| edit_distance(n, name)).filter(|n| edit_distance(n, name) <= 3);
+        let hint = closest.map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+        Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "{origin} has no kernel `{}`: its entries are {}{hint}",
+                echo(name),
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            ),
+        ))
+    }
+}
+
+/// Levenshtein distance (characters).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAXPY: &str = include_str!("../../../ptx/examples/saxpy.ptx");
+
+    #[test]
+    fn reads_the_saxpy_interface() {
+        let i = parse_interface(SAXPY, "saxpy.ptx").unwrap();
+        assert_eq!(i.version.as_deref(), Some("7.0"));
+        assert_eq!(i.target.as_deref(), Some("sm_70"));
+        assert_eq!(i.address_size, Some(64));
+        assert_eq!(i.entries.len(), 1);
+        let e = &i.entries[0];
+        assert_eq!(e.name, "saxpy");
+        let sig: Vec<(&str, &str, usize)> =
+            e.params.iter().map(|p| (p.name.as_str(), p.ty.as_str(), p.size_bytes)).collect();
+        assert_eq!(sig, vec![("n", "u32", 4), ("a", "f32", 4), ("x", "u64", 8), ("y", "u64", 8)]);
+    }
+
+    #[test]
+    fn reads_every_generated_module() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ptx");
+        let mut seen = 0;
+        for dir in ["instructions", "memory", "examples"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|x| x == "ptx") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let i = parse_interface(&text, &path.display().to_string()).unwrap();
+                    assert!(!i.entries.is_empty(), "{}", path.display());
+                    assert!(i.entries.iter().all(|e| !e.params.is_empty()), "{}", path.display());
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen > 60, "{seen}");
+    }
+
+    #[test]
+    fn comments_arrays_alignment_and_several_entries() {
+        let text = "/* header\n.entry fake( */\n.version 8.0\n.target sm_90a, debug\n.address_size 64\n\
+                    .visible .entry a(.param .align 8 .b8 s[16], // a struct\n .param .u64 .ptr .global .align 16 p)\n{ ret; }\n\
+                    .entry b\n{\n { nested }\n}\n";
+        let i = parse_interface(text, "t.ptx").unwrap();
+        assert_eq!(i.target.as_deref(), Some("sm_90a"));
+        assert_eq!(i.entries.len(), 2);
+        assert_eq!(i.entries[0].params[0], PtxParam { name: "s".into(), ty: "b8".into(), size_bytes: 16, array: true });
+        assert_eq!(i.entries[0].params[1].size_bytes, 8);
+        assert_eq!(i.entries[0].line, 6);
+        assert!(i.entries[1].params.is_empty());
+    }
+
+    #[test]
+    fn a_missing_kernel_names_the_entries_and_the_closest() {
+        let i = parse_interface(SAXPY, "saxpy.ptx").unwrap();
+        let err = i.entry("saxpi", "saxpy.ptx").unwrap_err();
+        assert!(err.message().contains("its entries are saxpy; did you mean `saxpy`?"), "{err}");
+        let err = i.entry("vector_add", "saxpy.ptx").unwrap_err();
+        assert!(!err.message().contains("did you mean"), "{err}");
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn malformed_headers_are_errors_with_the_line() {
+        for (text, needle) in [
+            (".entry k(.param .u32 n\n{ }", "is not closed"),
+            (".entry k(.param .q32 n)\n{ }", "no type"),
+            (".entry k(.param .u32)\n{ }", "no name"),
+            (".entry k(.param .b8 s[x])\n{ }", "bad array length"),
+            (".address_size big\n", "is not 32 or 64"),
+            (".entry k()\n{ ", "never closed"),
+            ("}\n", "without its"),
+        ] {
+            let err = parse_interface(text, "m.ptx").unwrap_err();
+            assert!(err.message().contains(needle), "{text:?}: {err}");
+            assert!(err.message().starts_with("m.ptx"), "{err}");
+        }
+    }
+}
