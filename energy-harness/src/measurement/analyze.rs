@@ -60,7 +60,7 @@ pub fn check_physical(windows: &[WindowEnergy], ceiling_w: f64, source: SourceKi
         let power = w.energy_j / duration;
         let problem = if !(w.energy_j.is_finite() && w.dynamic_j.is_finite() && w.idle_w.is_finite()) {
             Some(format!("a figure is not a finite number (energy {:.4e} J, idle {:.4e} W)", w.energy_j, w.idle_w))
-        } else if duration.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        } else if duration.is_nan() || duration <= 0.0 {
             Some(format!("it has no length ({duration} s)"))
         } else if w.energy_j < 0.0 {
             Some(format!("its total energy is negative ({:.4e} J)", w.energy_j))
@@ -68,7 +68,7 @@ pub fn check_physical(windows: &[WindowEnergy], ceiling_w: f64, source: SourceKi
             Some(format!("the active idle around it is negative ({:.4e} W)", w.idle_w))
         } else if power > ceiling_w {
             Some(format!(
-                "its mean power, {power:.0} W, is above the {ceiling_w:.0} W any reading of this GPU can mean"
+                "its mean power, {power:.4e} W, is above the {ceiling_w:.0} W any reading of this GPU can mean"
             ))
         } else {
             None
