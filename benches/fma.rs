@@ -3,7 +3,7 @@
 
 use energy_harness::cuda::FMA_LOOP_PTX;
 use energy_harness::{
-    energy_bench, energy_main, CudaGpu, CudaSlice, CudaStream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
+    energy_bench, energy_main, CudaGpu, DeviceBuffer, Stream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
 };
 
 /// Loop iterations per launch; each does 16 FMAs per thread. `FMA_ITERS=N cargo bench`
@@ -33,7 +33,7 @@ struct FmaLoop {
     kernel: Kernel,
     config: LaunchConfig,
     args: KernelArgs,
-    _out: CudaSlice<f32>,
+    _out: DeviceBuffer<f32>,
 }
 
 /// A fixed grid (8 blocks of 256 threads per SM of an H100), so the work per launch is
@@ -53,7 +53,7 @@ fn setup_at(gpu: &CudaGpu, level: JitOptLevel) -> Result<FmaLoop> {
     let kernel = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", level)?.kernel("fma_loop")?;
     let config = LaunchConfig::linear(BLOCKS, THREADS);
     let out = gpu.alloc_zeros::<f32>((BLOCKS * THREADS) as usize)?;
-    let args = KernelArgs::new().buffer(&out, gpu.stream()).u32(ITERS);
+    let args = KernelArgs::new().buffer(&out).u32(ITERS);
     Ok(FmaLoop { kernel, config, args, _out: out })
 }
 
@@ -63,14 +63,14 @@ const FMAS: u64 = BLOCKS as u64 * THREADS as u64 * FMA_PER_ITER * ITERS as u64;
 /// Simulated: ~1 ms at the 336 W this loop drew on an H100 during calibration
 /// (docs/results/2026-11-22-h100-calibrate).
 #[energy_bench(setup = setup, ops = FMAS, sim(seconds = 1.0e-3, watts = 336.0))]
-fn fma_loop(s: &mut FmaLoop, stream: &CudaStream) -> Result<()> {
+fn fma_loop(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 
 /// The same loop JIT-compiled without optimization. It has no simulated model, so on a
 /// machine without a GPU it is skipped (with a line saying so).
 #[energy_bench(setup = setup_o0, ops = FMAS)]
-fn fma_loop_o0(s: &mut FmaLoop, stream: &CudaStream) -> Result<()> {
+fn fma_loop_o0(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 

@@ -2,7 +2,7 @@
 //! joules beside time. Copy this file, the PTX and the `[[bench]]` entry to start.
 
 use energy_harness::{
-    energy_bench, energy_main, CudaGpu, CudaSlice, CudaStream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
+    energy_bench, energy_main, CudaGpu, DeviceBuffer, Stream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
 };
 
 /// Elements per vector: 64 MiB each, far beyond the 50 MB L2.
@@ -14,22 +14,22 @@ struct Saxpy {
     kernel: Kernel,
     config: LaunchConfig,
     args: KernelArgs,
-    _x: CudaSlice<f32>,
-    _y: CudaSlice<f32>,
+    _x: DeviceBuffer<f32>,
+    _y: DeviceBuffer<f32>,
 }
 
 fn setup(gpu: &CudaGpu) -> Result<Saxpy> {
     let kernel = gpu.load_ptx(SAXPY_PTX, "saxpy.ptx", JitOptLevel::O4)?.kernel("saxpy")?;
     let x = gpu.upload(&vec![1.0f32; N])?;
     let y = gpu.upload(&vec![2.0f32; N])?;
-    let args = KernelArgs::new().u32(N as u32).f32(1e-3).buffer(&x, gpu.stream()).buffer(&y, gpu.stream());
+    let args = KernelArgs::new().u32(N as u32).f32(1e-3).buffer(&x).buffer(&y);
     Ok(Saxpy { kernel, config: LaunchConfig::linear(N.div_ceil(256) as u32, 256), args, _x: x, _y: y })
 }
 
 /// One saxpy launch: 2 flops and 12 bytes of DRAM traffic per element. On the simulated
 /// H100 it is modelled as bandwidth-bound at 3 TB/s drawing 400 W (a model, not a measurement).
 #[energy_bench(setup = setup, ops = 2 * N, bytes = 12 * N, sim(seconds = 12.0 * N as f64 / 3.0e12, watts = 400.0))]
-fn saxpy(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+fn saxpy(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 

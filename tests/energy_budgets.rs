@@ -4,7 +4,7 @@
 //! failing budget (`cargo test --test energy_budgets -- --ignored` on a GPU).
 
 use energy_harness::{
-    energy_test, CudaGpu, CudaSlice, CudaStream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
+    energy_test, CudaGpu, DeviceBuffer, Stream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
 };
 
 const N: usize = 1 << 24;
@@ -16,33 +16,33 @@ struct Saxpy {
     args: KernelArgs,
     /// A second argument set working on half the vector: the "previous version" reference.
     half_args: KernelArgs,
-    _x: CudaSlice<f32>,
-    _y: CudaSlice<f32>,
+    _x: DeviceBuffer<f32>,
+    _y: DeviceBuffer<f32>,
 }
 
 fn setup(gpu: &CudaGpu) -> Result<Saxpy> {
     let kernel = gpu.load_ptx(SAXPY_PTX, "saxpy.ptx", JitOptLevel::O4)?.kernel("saxpy")?;
     let x = gpu.upload(&vec![1.0f32; N])?;
     let y = gpu.upload(&vec![2.0f32; N])?;
-    let args = KernelArgs::new().u32(N as u32).f32(1e-3).buffer(&x, gpu.stream()).buffer(&y, gpu.stream());
-    let half_args = KernelArgs::new().u32((N / 2) as u32).f32(1e-3).buffer(&x, gpu.stream()).buffer(&y, gpu.stream());
+    let args = KernelArgs::new().u32(N as u32).f32(1e-3).buffer(&x).buffer(&y);
+    let half_args = KernelArgs::new().u32((N / 2) as u32).f32(1e-3).buffer(&x).buffer(&y);
     Ok(Saxpy { kernel, config: LaunchConfig::linear(N.div_ceil(256) as u32, 256), args, half_args, _x: x, _y: y })
 }
 
 /// The reference of the relative budget below: the same launch over half the elements.
-fn saxpy_half(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+fn saxpy_half(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.half_args)
 }
 
 /// An H100 measured 30.6 mJ per launch (docs/results/2026-11-22-h100-benches).
 #[energy_test(setup = setup, max = "40 mJ", sim(seconds = 76e-6, watts = 400.0))]
-fn saxpy_stays_under_40_mj(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+fn saxpy_stays_under_40_mj(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 
 /// Per byte: 12 bytes move per element; 152 pJ/B measured.
 #[energy_test(setup = setup, bytes = 12 * N, max_per_byte = "200 pJ", sim(seconds = 76e-6, watts = 400.0))]
-fn saxpy_stays_under_200_pj_per_byte(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+fn saxpy_stays_under_200_pj_per_byte(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 
@@ -54,26 +54,26 @@ fn saxpy_stays_under_200_pj_per_byte(s: &mut Saxpy, stream: &CudaStream) -> Resu
     sim(seconds = 76e-6, watts = 400.0),
     reference_sim(seconds = 38e-6, watts = 400.0)
 )]
-fn saxpy_costs_at_most_2_2_times_half_a_saxpy(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+fn saxpy_costs_at_most_2_2_times_half_a_saxpy(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 
 #[ignore = "demonstrates a failing budget; run with --ignored"]
 #[energy_test(setup = setup, max = "20 mJ", sim(seconds = 76e-6, watts = 400.0))]
-fn saxpy_under_20_mj_fails(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+fn saxpy_under_20_mj_fails(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 
 /// No simulated model: measured on a GPU, skipped (one line on stderr) without one.
 #[energy_test(setup = setup, max = "40 mJ")]
-fn saxpy_gpu_only_budget(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+fn saxpy_gpu_only_budget(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 
 /// A relative budget whose reference has no simulated model: skipped without a GPU, and
 /// the skip names the reference, not the kernel.
 #[energy_test(setup = setup, relative_to = saxpy_half, max_ratio = 2.2, sim(seconds = 76e-6, watts = 400.0))]
-fn saxpy_relative_without_reference_model(s: &mut Saxpy, stream: &CudaStream) -> Result<()> {
+fn saxpy_relative_without_reference_model(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 

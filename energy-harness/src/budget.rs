@@ -15,10 +15,11 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::bench::WorkloadFactory;
+use crate::bench::check_code_on_sim;
 use crate::cuda::CudaGpu;
 use crate::device::{Device, DeviceRequest};
 use crate::error::{Error, ErrorKind, Result};
+use crate::kernel_code::{CodeCheck, KernelCode};
 use crate::measurement::calibration::{default_calibration_dir, Calibration};
 use crate::measurement::result::Measurement;
 use crate::measurement::run::{measure, MeasureConfig, SimWorkload, Workload};
@@ -48,12 +49,13 @@ pub enum Limit {
     Relative(f64),
 }
 
-/// A kernel as a budget test runs it: a real launch and/or a simulated model.
+/// A kernel as a budget test runs it: its code (measured on a real GPU, checked without
+/// one) and/or a simulated model.
 pub struct KernelUnderTest {
     /// Name used in messages and file names.
     pub name: String,
-    /// The launch on a real GPU.
-    pub workload: Option<WorkloadFactory>,
+    /// Its code: setup and launch ([`KernelCode::with_setup`]).
+    pub code: Option<KernelCode>,
     /// The model on the simulated GPU.
     pub sim: Option<SimKernel>,
 }
@@ -61,12 +63,12 @@ pub struct KernelUnderTest {
 impl KernelUnderTest {
     /// A kernel named `name`.
     pub fn new(name: &str) -> Self {
-        KernelUnderTest { name: name.to_string(), workload: None, sim: None }
+        KernelUnderTest { name: name.to_string(), code: None, sim: None }
     }
 
-    /// Its launch on a real GPU.
-    pub fn workload(mut self, factory: WorkloadFactory) -> Self {
-        self.workload = Some(factory);
+    /// Its code: measured on a real GPU; without one, run on the checked device.
+    pub fn code(mut self, code: KernelCode) -> Self {
+        self.code = Some(code);
         self
     }
 
@@ -185,7 +187,8 @@ impl EnergyBudget {
     }
 
     /// Checks the budget on the device `ENERGY_DEVICE` and the budget's index select.
-    /// `Ok(Verdict::Skipped)` without a GPU and without a simulated model.
+    /// Without a GPU, the kernel code runs on the checked device first; then
+    /// `Ok(Verdict::CheckedNotMeasured)` when there is no simulated model.
     pub fn check(&self) -> Result<Verdict> {
         let request = DeviceRequest::from_env()?;
         let mut device = match Device::open(&request, self.device) {
@@ -193,12 +196,43 @@ impl EnergyBudget {
             Err(e) => return Err(e.context(format!("energy budget {}", self.name()))),
         };
         device.check_gpu_required(&format!("energy budget {}", self.name()))?;
+        let checks = self.check_code(&device)?;
         if let Some(reason) = device.sim_reason() {
             if let Some(missing) = self.missing_sim() {
-                return Ok(Verdict::Skipped(format!("no NVIDIA GPU ({reason}), and {missing}")));
+                let what = if checks.is_empty() {
+                    "no kernel code was given to check".to_string()
+                } else {
+                    checks.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+                };
+                return Ok(Verdict::CheckedNotMeasured(format!("no NVIDIA GPU ({reason}), and {missing}; {what}")));
             }
         }
         self.check_on(&mut device)
+    }
+
+    /// On a simulated device, runs the kernel's and the reference's code on the checked
+    /// device; an error names the kernel whose code is wrong. Nothing on a real GPU (the
+    /// measurement runs the code).
+    fn check_code(&self, device: &Device) -> Result<Vec<CodeCheck>> {
+        let mut checked = None;
+        let mut checks = Vec::new();
+        for kernel in std::iter::once(&self.kernel).chain(self.reference.as_ref()) {
+            let Some(code) = &kernel.code else { continue };
+            let what = if std::ptr::eq(kernel, &self.kernel) { "its kernel" } else { "its reference kernel" };
+            match check_code_on_sim(device, &mut checked, code) {
+                Ok(Some(check)) => checks.push(check),
+                Ok(None) => {}
+                Err(e) => {
+                    return Err(e.context(format!(
+                        "energy budget {}: {what} {} failed on the checked device (no GPU here; the same code \
+                         fails on a GPU)",
+                        self.name(),
+                        kernel.name
+                    )))
+                }
+            }
+        }
+        Ok(checks)
     }
 
     /// Checks the budget on `device` (a real GPU, or a simulated one in tests).
@@ -221,7 +255,7 @@ impl EnergyBudget {
                 })?;
                 return Ok(Box::new(SimWorkload::new(gpu.clone(), model).with_time_jitter(0.001, seed)));
             }
-            let factory = kernel.workload.as_ref().ok_or_else(|| {
+            let code = kernel.code.as_ref().ok_or_else(|| {
                 Error::new(ErrorKind::InvalidInput, format!("{} has no launch for a real GPU", kernel.name))
             })?;
             let gpu = match &cuda {
@@ -235,7 +269,7 @@ impl EnergyBudget {
                     g
                 }
             };
-            factory(&gpu)
+            code.workload(&gpu)
         };
         let mut kernel = open(&self.kernel, device, 11)?;
         let mut reference = match &self.reference {
@@ -437,8 +471,9 @@ pub enum Verdict {
     Fail(Report),
     /// The interval straddles the budget after every round, or the measurement cannot be trusted.
     Inconclusive(Report),
-    /// No GPU and no simulated model: not measured.
-    Skipped(String),
+    /// No GPU and no simulated model: the kernel code ran on the checked device, but
+    /// nothing was measured.
+    CheckedNotMeasured(String),
 }
 
 /// Checks a budget and panics unless it passes (what `#[energy_test]` and
@@ -448,16 +483,17 @@ pub fn assert_budget(budget: &EnergyBudget) {
         Ok(Verdict::Pass(report)) => eprintln!("energy budget met: {report}"),
         // Straight to the terminal: the test harness captures `eprintln!` of passing tests,
         // and a skip must show in plain `cargo test` output.
-        Ok(Verdict::Skipped(reason)) => {
+        Ok(Verdict::CheckedNotMeasured(reason)) => {
             use std::io::Write as _;
-            let _ = writeln!(std::io::stderr().lock(), "skipped: energy budget {}: {reason}", budget.name());
+            let _ =
+                writeln!(std::io::stderr().lock(), "checked, not measured: energy budget {}: {reason}", budget.name());
         }
         Ok(Verdict::Fail(report)) => panic!("energy budget exceeded: {report}"),
         Ok(Verdict::Inconclusive(report)) => panic!(
             "energy budget inconclusive (the interval straddles the budget or the measurement is not trusted; \
              `inconclusive = \"pass\"` accepts this): {report}"
         ),
-        Err(e) => panic!("energy budget {} could not be measured: {e}", budget.name()),
+        Err(e) => panic!("energy budget {} failed: {e}", budget.name()),
     }
 }
 

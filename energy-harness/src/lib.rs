@@ -13,6 +13,7 @@ pub mod clock;
 pub mod cuda;
 pub mod device;
 pub mod error;
+pub mod kernel_code;
 pub mod measurement;
 pub mod report;
 pub mod sampling;
@@ -32,8 +33,10 @@ pub use trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark};
 pub use units::{Joules, Watts};
 
 pub use bench::{BenchSpec, Energy};
-pub use cuda::{CudaGpu, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule};
-pub use cudarc::driver::{CudaSlice, CudaStream};
+pub use cuda::{CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream};
+/// cudarc, for code that needs raw CUDA on a real GPU ([`Stream::cuda`], [`DeviceBuffer::cuda_slice`]).
+pub use cudarc;
+pub use kernel_code::KernelCode;
 pub use energy_macros::{energy_bench, energy_test};
 
 /// The `main` of a bench target (`harness = false`) holding `#[energy_bench]` functions:
@@ -51,14 +54,18 @@ macro_rules! energy_main {
     };
 }
 
-/// Checks an energy budget inside an ordinary test and panics unless it passes (a skip
-/// without a GPU prints one line to stderr). The argument is a
-/// [`budget::EnergyBudget`].
+/// Checks an energy budget inside an ordinary test and panics unless it passes. The
+/// argument is a [`budget::EnergyBudget`] of a [`budget::KernelUnderTest`] whose code is a
+/// [`KernelCode`] (a setup and a launch function, as `#[energy_test]` takes them). Without
+/// a GPU the code runs on the checked device and the figures come from the simulated
+/// model; without one either it is "checked, not measured" (one line on stderr).
 ///
 /// ```ignore
-/// let budget = EnergyBudget::new(KernelUnderTest::new("saxpy").sim(76e-6, 400.0), Limit::PerLaunch(Joules(0.04)));
-/// energy_harness::assert_energy!(budget);
+/// let kernel = KernelUnderTest::new("saxpy").code(KernelCode::with_setup(setup, launch)).sim(76e-6, 400.0);
+/// energy_harness::assert_energy!(EnergyBudget::new(kernel, Limit::PerLaunch(Joules(0.04))));
 /// ```
+///
+/// The [`kernel_code`] module documents a complete example.
 #[macro_export]
 macro_rules! assert_energy {
     ($budget:expr) => {
@@ -69,14 +76,28 @@ macro_rules! assert_energy {
 /// What `#[energy_bench]`, `#[energy_test]` and `energy_main!` expand to. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use cudarc::driver::CudaStream;
     pub use inventory;
 
     pub use crate::budget::{assert_budget, EnergyBudget, KernelUnderTest, Limit};
     pub use crate::units::{Joules, Watts};
 
-    pub use crate::bench::{stateful_workload, stateless_workload, BenchSpec};
-    pub use crate::cuda::CudaGpu;
+    pub use crate::bench::BenchSpec;
+    pub use crate::cuda::{CudaGpu, Stream};
+    pub use crate::kernel_code::KernelCode;
+
+    /// The kernel code of a launch function with `setup` state (fn pointers, so a wrong
+    /// signature is reported against the user's function).
+    pub fn code_with_setup<S: 'static>(
+        setup: fn(&CudaGpu) -> Result<S>,
+        launch: fn(&mut S, &Stream) -> Result<()>,
+    ) -> KernelCode {
+        KernelCode::with_setup(setup, launch)
+    }
+
+    /// The kernel code of a launch function without state.
+    pub fn code_launch(launch: fn(&Stream) -> Result<()>) -> KernelCode {
+        KernelCode::launch(launch)
+    }
     pub use crate::error::Result;
     pub use crate::sensors::SourceKind;
 

@@ -8,12 +8,12 @@ use syn::{ItemFn, LitStr, Path};
 
 use crate::options::{check_signature, parse_options, Attribute, SimModel, SOURCES};
 
-/// The workload factory of a launch path: with `setup` state or without.
+/// The kernel code of a launch path: with `setup` state or without.
 pub fn factory(setup: Option<&Path>, launch: &Path) -> TokenStream {
     let p = quote! { ::energy_harness::__private };
     match setup {
-        Some(setup) => quote_spanned! { launch.span() => #p::stateful_workload(#setup, #launch) },
-        None => quote_spanned! { launch.span() => #p::stateless_workload(#launch) },
+        Some(setup) => quote_spanned! { launch.span() => #p::code_with_setup(#setup, #launch) },
+        None => quote_spanned! { launch.span() => #p::code_launch(#launch) },
     }
 }
 
@@ -51,7 +51,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let factory = |launch: &Path| factory(o.setup.as_ref(), launch);
     let main_path: Path = ident.clone().into();
     let main_factory = factory(&main_path);
-    let mut steps = vec![quote! { let spec = spec.workload(#main_factory); }];
+    let mut steps = vec![quote! { let spec = spec.code(#main_factory); }];
     if let Some(base) = &o.baseline {
         let base_factory = factory(base);
         let base_name = quote!(#base).to_string().replace(' ', "");

@@ -13,7 +13,7 @@ use proc_macro::TokenStream;
 ///
 /// ```ignore
 /// #[energy_bench(setup = saxpy_setup, bytes = 12 * N, sim(seconds = 40e-6, watts = 350.0))]
-/// fn saxpy(state: &mut Saxpy, stream: &CudaStream) -> energy_harness::Result<()> {
+/// fn saxpy(state: &mut Saxpy, stream: &Stream) -> energy_harness::Result<()> {
 ///     state.kernel.launch(stream, state.config, &state.args)
 /// }
 /// ```
@@ -24,7 +24,9 @@ use proc_macro::TokenStream;
 /// index); `source = "counter" | "samples" | "average" | "power" | "instant"`;
 /// `precision = expr` (relative, e.g. 0.01); `min_window_s = expr`; `windows = expr`
 /// (at least 10); `sim(seconds = expr, watts = expr)` and `baseline_sim(…)`, the kernel's
-/// model on the simulated GPU (without one the benchmark is skipped where there is no GPU).
+/// model on the simulated GPU. Without a GPU, `setup` and the function still run on the
+/// checked device (PTX, kernel names, arguments and launch limits checked); the figures
+/// come from `sim(…)`, and a benchmark without it is "checked, not measured".
 #[proc_macro_attribute]
 pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
     bench::expand(args.into(), item.into()).into()
@@ -34,7 +36,7 @@ pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```ignore
 /// #[energy_test(setup = saxpy_setup, max = "40 mJ", sim(seconds = 76e-6, watts = 400.0))]
-/// fn saxpy_stays_within_budget(state: &mut Saxpy, stream: &CudaStream) -> energy_harness::Result<()> {
+/// fn saxpy_stays_within_budget(state: &mut Saxpy, stream: &Stream) -> energy_harness::Result<()> {
 ///     state.kernel.launch(stream, state.config, &state.args)
 /// }
 /// ```
@@ -46,8 +48,10 @@ pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `precision`, `windows`, `max_rounds` (re-measurements when the interval straddles the
 /// budget), `inconclusive = "fail" | "pass"`, `sim(seconds = …, watts = …)`. The test passes
 /// when the upper end of the 95 % interval is within the budget and fails when the lower end
-/// exceeds it; without a GPU it runs on the simulated H100 if `sim(…)` is given, else it is
-/// skipped (a line on stderr) unless `ENERGY_REQUIRE_GPU=1`.
+/// exceeds it. Without a GPU, `setup` and the function run on the checked device (a wrong
+/// kernel name, argument list, launch configuration or PTX fails the test), then the budget
+/// is checked on the simulated H100 if `sim(…)` is given, else the test is "checked, not
+/// measured" (a line on stderr); `ENERGY_REQUIRE_GPU=1` makes a missing GPU fail it.
 #[proc_macro_attribute]
 pub fn energy_test(args: TokenStream, item: TokenStream) -> TokenStream {
     test::expand(args.into(), item.into()).into()

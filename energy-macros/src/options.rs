@@ -354,7 +354,7 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
     Ok(o)
 }
 
-/// Checks the launch function's shape: one `&CudaStream` parameter, or `&mut S` first when
+/// Checks the launch function's shape: one `&Stream` parameter, or `&mut S` first when
 /// `setup` gives state; no async, generics or self; a `Result` returned.
 pub fn check_signature(item: &ItemFn, has_setup: bool, attribute: Attribute) -> syn::Result<()> {
     let sig = &item.sig;
@@ -373,9 +373,9 @@ pub fn check_signature(item: &ItemFn, has_setup: bool, attribute: Attribute) -> 
     let expected = if has_setup { 2 } else { 1 };
     if sig.inputs.len() != expected {
         let shape = if has_setup {
-            "fn(state: &mut S, stream: &CudaStream) -> energy_harness::Result<()> (S made by `setup`)"
+            "fn(state: &mut S, stream: &Stream) -> energy_harness::Result<()> (S made by `setup`)"
         } else {
-            "fn(stream: &CudaStream) -> energy_harness::Result<()>, or add `setup = …` to pass state"
+            "fn(stream: &Stream) -> energy_harness::Result<()>, or add `setup = …` to pass state"
         };
         return Err(syn::Error::new(
             sig.inputs.span().join(sig.ident.span()).unwrap_or(sig.ident.span()),

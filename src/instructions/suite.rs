@@ -26,14 +26,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use energy_harness::bench::{run_collect, BenchSpec, RunSettings, WorkloadFactory};
-use energy_harness::cuda::CudaWorkload;
+use energy_harness::bench::{run_collect, BenchSpec, RunSettings};
+use energy_harness::kernel_code::{KernelCode, Launcher};
 use energy_harness::measurement::result::Measurement;
-use energy_harness::measurement::run::Workload;
 use energy_harness::measurement::stats::Estimate;
 use energy_harness::report::file_stem;
 use energy_harness::trace::format::write_atomically;
-use energy_harness::{CudaGpu, DeviceFacts, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result};
+use energy_harness::{CudaGpu, DeviceFacts, Stream, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result};
 use serde::{Deserialize, Serialize};
 
 pub use crate::common::suite_dir;
@@ -239,12 +238,10 @@ pub fn plan(options: &SuiteOptions, instructions: &[Instruction]) -> Vec<Planned
     kernels
 }
 
-/// Loads, sizes and verifies one kernel on the GPU and returns its workload.
-fn setup_kernel(
-    gpu: &Arc<CudaGpu>,
-    planned: &PlannedKernel,
-    options: &SuiteOptions,
-) -> Result<(Box<dyn Workload>, LaunchFacts)> {
+/// Loads, sizes and verifies one kernel on the GPU and returns its launcher. On the
+/// checked device (no GPU) the module, kernel name, arguments and launch are checked and
+/// the host reference evaluated, but nothing runs: no result to compare, no loop to size.
+fn setup_kernel(gpu: &Arc<CudaGpu>, planned: &PlannedKernel, options: &SuiteOptions) -> Result<(Launcher, LaunchFacts)> {
     let instruction = &planned.instruction;
     let entry = entry_name(instruction, planned.variant);
     let module = gpu.load_ptx(&generate(instruction), &file_name(instruction), planned.level)?;
@@ -260,8 +257,8 @@ fn setup_kernel(
     let stream = gpu.stream().clone();
     let args = |iterations: u32| {
         KernelArgs::new()
-            .buffer(&output, &stream)
-            .buffer(&input, &stream)
+            .buffer(&output)
+            .buffer(&input)
             .u32(iterations)
             .u32(1)
             .u64(instruction.constants[0])
@@ -284,6 +281,9 @@ fn setup_kernel(
         if thread == 0 {
             toggles = host.toggles_per_instruction;
         }
+        if gpu.is_checked() {
+            continue;
+        }
         let result = read_result(instruction, &stored, thread).ok_or_else(|| {
             Error::new(ErrorKind::WrongResult, format!("{entry}: the output buffer has no slot for thread {thread}"))
         })?;
@@ -296,6 +296,25 @@ fn setup_kernel(
                 ),
             )
         })?;
+    }
+
+    if gpu.is_checked() {
+        let args = args(16);
+        let buffers = (input, output);
+        let launcher: Launcher = Box::new(move |stream: &Stream| {
+            let _ = &buffers;
+            kernel.launch(stream, config, &args)
+        });
+        let facts = LaunchFacts {
+            iterations: 16,
+            blocks,
+            threads_per_block,
+            resident_blocks_per_sm: resident,
+            verified_threads: 0,
+            verify_iterations,
+            toggles_per_instruction: toggles,
+        };
+        return Ok((launcher, facts));
     }
 
     // Loop count for a launch of about `launch_s`, refined from timed launches.
@@ -313,10 +332,10 @@ fn setup_kernel(
     let launch_kernel = kernel.clone();
     // The buffers live as long as the workload.
     let buffers = (input, output);
-    let workload = CudaWorkload::new(gpu.clone(), move |stream: &energy_harness::CudaStream| {
+    let launcher: Launcher = Box::new(move |stream: &Stream| {
         let _ = &buffers;
         launch_kernel.launch(stream, config, &args)
-    })?;
+    });
     let facts = LaunchFacts {
         iterations,
         blocks,
@@ -326,7 +345,7 @@ fn setup_kernel(
         verify_iterations,
         toggles_per_instruction: toggles,
     };
-    Ok((Box::new(workload), facts))
+    Ok((launcher, facts))
 }
 
 /// Shared record of each kernel's setup, filled as criterion reaches it.
@@ -338,16 +357,18 @@ pub fn specs(kernels: &[PlannedKernel], options: &SuiteOptions, book: &FactsBook
         .iter()
         .map(|planned| {
             let (p, o, b) = (planned.clone(), options.clone(), book.clone());
-            let factory: WorkloadFactory = Box::new(move |gpu: &Arc<CudaGpu>| {
-                let (workload, facts) = setup_kernel(gpu, &p, &o)
+            let code = KernelCode::from_fn(move |gpu: &Arc<CudaGpu>| {
+                let (launcher, facts) = setup_kernel(gpu, &p, &o)
                     .map_err(|e| e.context(format!("{} ({})", p.instruction.label, p.name)))?;
-                b.lock()
-                    .map_err(|_| Error::new(ErrorKind::Analysis, "the facts book was poisoned"))?
-                    .insert(p.name.clone(), facts);
-                Ok(workload)
+                if !gpu.is_checked() {
+                    b.lock()
+                        .map_err(|_| Error::new(ErrorKind::Analysis, "the facts book was poisoned"))?
+                        .insert(p.name.clone(), facts);
+                }
+                Ok(launcher)
             });
             BenchSpec::new(&planned.name, file!(), line!())
-                .workload(factory)
+                .code(code)
                 .windows(options.windows)
                 .min_window_s(options.window_s)
                 .precision(0.005 / options.window_s)

@@ -19,13 +19,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use energy_harness::bench::{run_collect, BenchSpec, RunSettings, WorkloadFactory};
-use energy_harness::cuda::{device_address, CudaWorkload, GpuProperties};
+use energy_harness::bench::{run_collect, BenchSpec, RunSettings};
+use energy_harness::kernel_code::{KernelCode, Launcher};
+use energy_harness::cuda::GpuProperties;
 use energy_harness::measurement::result::Measurement;
 use energy_harness::measurement::stats::Estimate;
 use energy_harness::trace::format::write_atomically;
 use energy_harness::{
-    CudaGpu, CudaSlice, DeviceFacts, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
+    CudaGpu, DeviceBuffer, DeviceFacts, Stream, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
 };
 use serde::{Deserialize, Serialize};
 
@@ -289,39 +290,42 @@ struct Prepared {
     launch: LaunchConfig,
     layout: Layout,
     unit: u32,
-    table: Option<Arc<CudaSlice<u64>>>,
-    out: Arc<CudaSlice<u8>>,
+    table: Option<Arc<DeviceBuffer<u64>>>,
+    out: Arc<DeviceBuffer<u8>>,
     verified_threads: usize,
 }
 
-fn args(gpu: &CudaGpu, config: &Config, p: &Prepared, iterations: u32) -> KernelArgs {
-    let stream = gpu.stream();
+fn args(config: &Config, p: &Prepared, iterations: u32) -> KernelArgs {
     let l = &p.layout;
     let sub = l.sub as u32;
     let warm = l.warm as u32;
     let with_table = |a: KernelArgs| match &p.table {
-        Some(t) => a.buffer(t.as_ref(), stream),
+        Some(t) => a.buffer(t.as_ref()),
         None => a,
     };
     match config.kernel {
         MemoryKernel::LoadShared => {
-            KernelArgs::new().buffer(p.out.as_ref(), stream).u32(sub).u32(l.stride as u32).u32(iterations)
+            KernelArgs::new().buffer(p.out.as_ref()).u32(sub).u32(l.stride as u32).u32(iterations)
         }
         MemoryKernel::StoreShared => {
-            KernelArgs::new().buffer(p.out.as_ref(), stream).u32(sub).u32(warm).u32(iterations)
+            KernelArgs::new().buffer(p.out.as_ref()).u32(sub).u32(warm).u32(iterations)
         }
         MemoryKernel::StoreCg => {
-            with_table(KernelArgs::new()).buffer(p.out.as_ref(), stream).u32(sub).u32(warm).u32(iterations)
+            with_table(KernelArgs::new()).buffer(p.out.as_ref()).u32(sub).u32(warm).u32(iterations)
         }
         _ => {
-            with_table(KernelArgs::new()).buffer(p.out.as_ref(), stream).u32(sub).u32(warm).u32(iterations).u32(DIVISOR)
+            with_table(KernelArgs::new()).buffer(p.out.as_ref()).u32(sub).u32(warm).u32(iterations).u32(DIVISOR)
         }
     }
 }
 
 fn verify(gpu: &CudaGpu, config: &Config, p: &Prepared, iterations: u32) -> Result<usize> {
-    p.kernel.launch(gpu.stream(), p.launch, &args(gpu, config, p, iterations))?;
+    p.kernel.launch(gpu.stream(), p.launch, &args(config, p, iterations))?;
     gpu.synchronize()?;
+    if gpu.is_checked() {
+        // Nothing ran: there is no stored result to compare.
+        return Ok(0);
+    }
     let stored = gpu.download(p.out.as_ref())?;
     let l = p.layout;
     let shape = ChaseShape { sub: l.sub, stride: l.stride, warm: l.warm, iterations: u64::from(iterations) };
@@ -356,7 +360,7 @@ fn verify(gpu: &CudaGpu, config: &Config, p: &Prepared, iterations: u32) -> Resu
             ));
         }
         if config.kernel.divides() {
-            let table = p.table.as_ref().map(|t| device_address(t.as_ref(), gpu.stream())).unwrap_or(0);
+            let table = p.table.as_ref().map(|t| t.device_address()).unwrap_or(0);
             let acc = word(at + 8).unwrap_or(u64::MAX);
             let host = u64::from(div_accumulator(shape, table, block, thread, DIVISOR));
             if acc != host {
@@ -384,7 +388,7 @@ fn prepare(gpu: &Arc<CudaGpu>, config: &Config, options: &SuiteOptions) -> Resul
         if !config.kernel.stores() {
             let init = gpu.load_ptx(&generate(MemoryKernel::Init), "init.ptx", JitOptLevel::O4)?.kernel("init")?;
             let init_args =
-                KernelArgs::new().buffer(&table, gpu.stream()).u64(elements).u64(layout.sub).u64(layout.stride);
+                KernelArgs::new().buffer(&table).u64(elements).u64(layout.sub).u64(layout.stride);
             init.launch(gpu.stream(), LaunchConfig::linear(1024, 256), &init_args)?;
         }
         Some(Arc::new(table))
@@ -394,12 +398,16 @@ fn prepare(gpu: &Arc<CudaGpu>, config: &Config, options: &SuiteOptions) -> Resul
     let launch = LaunchConfig { shared_mem_bytes: shared_bytes, ..LaunchConfig::linear(layout.blocks, layout.threads) };
     let mut prepared = Prepared { kernel, launch, layout, unit: 1, table, out, verified_threads: 0 };
     prepared.verified_threads = verify(gpu, config, &prepared, 2)?;
+    if gpu.is_checked() {
+        // No GPU time to size the loop by: the smallest unit, for the checked launches.
+        return Ok(prepared);
+    }
 
     // The unit: the largest point's measurement part takes about `launch_s`.
     let timer = gpu.timer()?;
     let time = |iterations: u32| -> Result<f64> {
         timer.start(gpu.stream())?;
-        prepared.kernel.launch(gpu.stream(), prepared.launch, &args(gpu, config, &prepared, iterations))?;
+        prepared.kernel.launch(gpu.stream(), prepared.launch, &args(config, &prepared, iterations))?;
         timer.stop(gpu.stream())?;
         gpu.synchronize()?;
         timer.elapsed_s()
@@ -1082,7 +1090,7 @@ pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Ve
             let (c, o, b, cache) = (config.clone(), options.clone(), book.clone(), cache.clone());
             let name = config.point_name(p);
             let point_name = name.clone();
-            let factory: WorkloadFactory = Box::new(move |gpu: &Arc<CudaGpu>| {
+            let code = KernelCode::from_fn(move |gpu: &Arc<CudaGpu>| {
                 let key = c.key();
                 let existing = cache.lock().map_err(|_| poisoned())?.get(&key).cloned();
                 let prepared = match existing {
@@ -1112,18 +1120,17 @@ pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Ve
                         },
                     ),
                 );
-                let launch_args = args(gpu, &c, &prepared, iterations);
+                let launch_args = args(&c, &prepared, iterations);
                 let (kernel, launch) = (prepared.kernel.clone(), prepared.launch);
                 let buffers = (prepared.table.clone(), prepared.out.clone());
-                let workload = CudaWorkload::new(gpu.clone(), move |stream: &energy_harness::CudaStream| {
+                Ok(Box::new(move |stream: &Stream| {
                     let _ = &buffers;
                     kernel.launch(stream, launch, &launch_args)
-                })?;
-                Ok(Box::new(workload) as Box<dyn energy_harness::measurement::run::Workload>)
+                }) as Launcher)
             });
             list.push(
                 BenchSpec::new(&name, file!(), line!())
-                    .workload(factory)
+                    .code(code)
                     .windows(options.windows)
                     .min_window_s(options.window_s)
                     .precision(0.005 / options.window_s)

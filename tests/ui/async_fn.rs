@@ -1,7 +1,7 @@
-use energy_harness::{energy_bench, CudaStream, Result};
+use energy_harness::{energy_bench, Stream, Result};
 
 #[energy_bench]
-async fn kernel(_stream: &CudaStream) -> Result<()> {
+async fn kernel(_stream: &Stream) -> Result<()> {
     Ok(())
 }
 

@@ -1,6 +1,6 @@
-use energy_harness::{energy_bench, CudaStream};
+use energy_harness::{energy_bench, Stream};
 
 #[energy_bench]
-fn kernel(_stream: &CudaStream) {}
+fn kernel(_stream: &Stream) {}
 
 fn main() {}

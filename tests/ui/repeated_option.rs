@@ -1,7 +1,7 @@
-use energy_harness::{energy_bench, CudaStream, Result};
+use energy_harness::{energy_bench, Stream, Result};
 
 #[energy_bench(ops = 1024, ops = 2048)]
-fn kernel(_stream: &CudaStream) -> Result<()> {
+fn kernel(_stream: &Stream) -> Result<()> {
     Ok(())
 }
 

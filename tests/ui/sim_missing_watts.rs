@@ -1,7 +1,7 @@
-use energy_harness::{energy_bench, CudaStream, Result};
+use energy_harness::{energy_bench, Stream, Result};
 
 #[energy_bench(sim(seconds = 1e-3))]
-fn kernel(_stream: &CudaStream) -> Result<()> {
+fn kernel(_stream: &Stream) -> Result<()> {
     Ok(())
 }
 

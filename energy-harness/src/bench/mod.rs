@@ -27,11 +27,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput};
-use cudarc::driver::CudaStream;
 
 pub use measurement::Energy;
 
-use crate::cuda::{CudaGpu, CudaWorkload};
+use crate::cuda::CudaGpu;
+use crate::kernel_code::KernelCode;
 use crate::device::{Device, DeviceRequest};
 use crate::error::{Error, ErrorKind, Result};
 use crate::measurement::analyze::analyze_windows;
@@ -46,35 +46,12 @@ use crate::sampling::{Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::SourceKind;
 use crate::sim::SimKernel;
 
-/// Builds the workload of a benchmark on a real GPU.
-pub type WorkloadFactory = Box<dyn Fn(&Arc<CudaGpu>) -> Result<Box<dyn Workload>> + Send + Sync>;
-
-/// A workload from a setup function and a launch function taking its state.
-pub fn stateful_workload<S: 'static>(
-    setup: fn(&CudaGpu) -> Result<S>,
-    launch: fn(&mut S, &CudaStream) -> Result<()>,
-) -> WorkloadFactory {
-    Box::new(move |gpu: &Arc<CudaGpu>| {
-        let mut state = setup(gpu)?;
-        let workload = CudaWorkload::new(gpu.clone(), move |stream: &CudaStream| launch(&mut state, stream))?;
-        Ok(Box::new(workload) as Box<dyn Workload>)
-    })
-}
-
-/// A workload from a launch function that needs no state.
-pub fn stateless_workload(launch: fn(&CudaStream) -> Result<()>) -> WorkloadFactory {
-    Box::new(move |gpu: &Arc<CudaGpu>| {
-        let workload = CudaWorkload::new(gpu.clone(), launch)?;
-        Ok(Box::new(workload) as Box<dyn Workload>)
-    })
-}
-
 /// One benchmark, as `#[energy_bench]` declares it.
 pub struct BenchSpec {
     name: String,
     location: (&'static str, u32),
-    workload: Option<WorkloadFactory>,
-    baseline: Option<(String, WorkloadFactory)>,
+    code: Option<KernelCode>,
+    baseline: Option<(String, KernelCode)>,
     sim: Option<SimKernel>,
     baseline_sim: Option<SimKernel>,
     ops: Option<f64>,
@@ -94,7 +71,7 @@ impl BenchSpec {
         BenchSpec {
             name: name.to_string(),
             location: (file, line),
-            workload: None,
+            code: None,
             baseline: None,
             sim: None,
             baseline_sim: None,
@@ -120,15 +97,15 @@ impl BenchSpec {
         self.location
     }
 
-    /// The kernel under test on a real GPU.
-    pub fn workload(mut self, factory: WorkloadFactory) -> Self {
-        self.workload = Some(factory);
+    /// The kernel's code: measured on a real GPU, checked without one.
+    pub fn code(mut self, code: KernelCode) -> Self {
+        self.code = Some(code);
         self
     }
 
     /// A baseline kernel (the same loop without the work under test) for net energy.
-    pub fn baseline(mut self, name: &str, factory: WorkloadFactory) -> Self {
-        self.baseline = Some((name.to_string(), factory));
+    pub fn baseline(mut self, name: &str, code: KernelCode) -> Self {
+        self.baseline = Some((name.to_string(), code));
         self
     }
 
@@ -218,6 +195,21 @@ struct Rig {
     device: Device,
     calibration: Option<Calibration>,
     cuda: Option<Arc<CudaGpu>>,
+    /// The checked device kernel code runs on when the GPU is simulated.
+    checked: Option<Arc<CudaGpu>>,
+}
+
+/// Runs kernel code on the checked device of a simulated GPU (made on first use).
+pub(crate) fn check_code_on_sim(
+    device: &Device,
+    checked: &mut Option<Arc<CudaGpu>>,
+    code: &KernelCode,
+) -> Result<Option<crate::kernel_code::CodeCheck>> {
+    let Some(sim) = device.sim() else {
+        return Ok(None);
+    };
+    let gpu = checked.get_or_insert_with(|| Arc::new(CudaGpu::checked(sim.preset().gpu_properties()))).clone();
+    code.check(&gpu).map(Some)
 }
 
 impl Rig {
@@ -240,7 +232,7 @@ impl Rig {
     /// (a filtered-out benchmark costs no kernel setup). CUDA is opened here.
     fn maker<'a>(
         &mut self,
-        factory: Option<&'a WorkloadFactory>,
+        code: Option<&'a KernelCode>,
         sim: Option<SimKernel>,
         seed: u64,
     ) -> Result<WorkloadMaker<'a>> {
@@ -251,9 +243,9 @@ impl Rig {
                 Ok(Box::new(SimWorkload::new(gpu.clone(), kernel).with_time_jitter(0.001, seed)) as Box<dyn Workload>)
             }));
         }
-        let factory = factory.ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no launch function"))?;
+        let code = code.ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no launch function"))?;
         let gpu = self.cuda()?;
-        Ok(Box::new(move || factory(&gpu)))
+        Ok(Box::new(move || code.workload(&gpu)))
     }
 }
 
@@ -372,6 +364,79 @@ struct RunOptions {
     save_baseline: Option<String>,
     /// `--list`, `--help` or `--version`: nothing is measured, no run is started.
     nothing_runs: bool,
+    /// Criterion's benchmark filter (`cargo bench -- FILTER`, `--exact`, `--ignored`).
+    filter: BenchFilter,
+}
+
+/// Which benchmark ids criterion runs: its `FILTER` argument, read as criterion reads it.
+#[derive(Clone, Debug, Default)]
+enum BenchFilter {
+    #[default]
+    All,
+    Nothing,
+    Exact(String),
+    Regex(regex::Regex),
+}
+
+impl BenchFilter {
+    /// Criterion's options that take a value (the filter is the first other positional).
+    const VALUE_OPTIONS: &'static [&'static str] = &[
+        "--color",
+        "-c",
+        "--save-baseline",
+        "-s",
+        "--baseline",
+        "-b",
+        "--baseline-lenient",
+        "--format",
+        "--profile-time",
+        "--load-baseline",
+        "--sample-size",
+        "--warm-up-time",
+        "--measurement-time",
+        "--nresamples",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--plotting-backend",
+        "--output-format",
+    ];
+
+    fn from_args(args: &[String]) -> Self {
+        if args.iter().any(|a| a == "--ignored") {
+            return BenchFilter::Nothing;
+        }
+        let mut positional = None;
+        let mut i = 1;
+        while i < args.len() {
+            let a = &args[i];
+            if Self::VALUE_OPTIONS.contains(&a.as_str()) {
+                i += 2;
+                continue;
+            }
+            if !a.starts_with('-') {
+                positional = Some(a.clone());
+                break;
+            }
+            i += 1;
+        }
+        match positional {
+            None => BenchFilter::All,
+            Some(f) if args.iter().any(|a| a == "--exact") => BenchFilter::Exact(f),
+            // An invalid regex makes criterion itself stop with a message; run everything here.
+            Some(f) => regex::Regex::new(&f).map(BenchFilter::Regex).unwrap_or(BenchFilter::All),
+        }
+    }
+
+    /// Whether criterion runs any of `ids`.
+    fn runs_any(&self, ids: &[String]) -> bool {
+        match self {
+            BenchFilter::All => true,
+            BenchFilter::Nothing => false,
+            BenchFilter::Exact(f) => ids.iter().any(|id| id == f),
+            BenchFilter::Regex(r) => ids.iter().any(|id| r.is_match(id)),
+        }
+    }
 }
 
 impl RunOptions {
@@ -384,7 +449,7 @@ impl RunOptions {
             .or_else(|| args.iter().find_map(|a| a.strip_prefix("--save-baseline=").map(str::to_string)));
         let nothing_runs =
             args.iter().skip(1).any(|a| matches!(a.as_str(), "--list" | "--help" | "-h" | "--version" | "-V"));
-        RunOptions { save_baseline, nothing_runs }
+        RunOptions { save_baseline, nothing_runs, filter: BenchFilter::from_args(&args) }
     }
 
     /// Starts (or joins) the runs this process writes: `new`, and the saved baseline.
@@ -502,7 +567,7 @@ pub fn run_collect(
         match &mut rigs[index].1 {
             Ok(rig) => {
                 collected.simulated = rig.device.is_simulated();
-                match run_spec(&spec, rig, &mut energy_c, &mut time_c, &runs) {
+                match run_spec(&spec, rig, &mut energy_c, &mut time_c, &runs, &options) {
                     Ok(Some((kernel, baseline))) => {
                         let bench = CollectedBench { name: spec.name.clone(), kernel, baseline };
                         on_measured(&bench);
@@ -550,7 +615,7 @@ fn open_rig(nvml_index: u32) -> Result<Rig> {
         eprintln!("warning: ignoring the cached calibration: {e}");
         None
     });
-    Ok(Rig { device, calibration, cuda: None })
+    Ok(Rig { device, calibration, cuda: None, checked: None })
 }
 
 fn measure_config(spec: &BenchSpec, id: String, rig: &Rig) -> MeasureConfig {
@@ -634,23 +699,46 @@ fn run_spec(
     energy_c: &mut Criterion<Energy>,
     time_c: &mut Criterion,
     runs: &[RunWriter],
+    options: &RunOptions,
 ) -> Result<Option<SpecMeasurements>> {
     let simulated = rig.device.is_simulated();
-    if simulated && spec.sim.is_none() {
-        println!(
-            "{}: skipped: no NVIDIA GPU here (see the note above) and no simulated kernel declared (add sim(seconds = …, watts = …) to its #[energy_bench])",
-            spec.name
-        );
-        return Ok(None);
+    // Kernel code is checked only for a benchmark criterion runs (not for --list, nor
+    // for one a filter leaves out).
+    let ids: Vec<String> = ["energy", "baseline", "time"].iter().map(|f| format!("{}/{f} (simulated)", spec.name)).collect();
+    if simulated && !options.nothing_runs && options.filter.runs_any(&ids) {
+        let mut checks = Vec::new();
+        let codes = spec.code.iter().map(|c| ("kernel".to_string(), c));
+        let baseline = spec.baseline.iter().map(|(name, c)| (format!("baseline {name}"), c));
+        for (what, code) in codes.chain(baseline) {
+            match check_code_on_sim(&rig.device, &mut rig.checked, code) {
+                Ok(Some(check)) => checks.push(format!("{what}: {check}")),
+                Ok(None) => {}
+                Err(e) => {
+                    return Err(e.context(format!(
+                        "its {what} code, run without a GPU on the checked device, is wrong (the same code fails on a GPU)"
+                    )))
+                }
+            }
+        }
+        let checked = if checks.is_empty() { "no kernel code to check".to_string() } else { checks.join("; ") };
+        if spec.sim.is_none() {
+            println!(
+                "{}: checked, not measured: no NVIDIA GPU here (see the note above) and no simulated kernel declared \
+                 (add sim(seconds = …, watts = …) to its #[energy_bench] to measure a model of it); {checked}",
+                spec.name
+            );
+            return Ok(None);
+        }
+        println!("{}: kernel code checked without a GPU: {checked}; its figures below are simulated from its sim(…) model", spec.name);
     }
     let suffix = if simulated { " (simulated)" } else { "" };
     let energy_fn = format!("energy{suffix}");
     let id = format!("{}/{energy_fn}", spec.name);
-    let main = rig.maker(spec.workload.as_ref(), spec.sim, 1)?;
+    let main = rig.maker(spec.code.as_ref(), spec.sim, 1)?;
     let measured = run_energy(energy_c, rig, spec, &energy_fn, main, measure_config(spec, id, rig))?;
 
     let baseline = match (&spec.baseline, simulated) {
-        (Some((name, factory)), false) => Some((name.clone(), rig.maker(Some(factory), None, 2)?)),
+        (Some((name, code)), false) => Some((name.clone(), rig.maker(Some(code), None, 2)?)),
         (Some((name, _)), true) => match spec.baseline_sim {
             Some(kernel) => Some((name.clone(), rig.maker(None, Some(kernel), 2)?)),
             None => {
@@ -670,7 +758,7 @@ fn run_spec(
 
     // Time, from CUDA events (exact on the simulator but for its clock jitter).
     if spec.time_bench {
-        let mut time_workload = LazyWorkload::new(rig.maker(spec.workload.as_ref(), spec.sim, 3)?);
+        let mut time_workload = LazyWorkload::new(rig.maker(spec.code.as_ref(), spec.sim, 3)?);
         let time_error: std::cell::RefCell<Option<Error>> = std::cell::RefCell::new(None);
         let mut group = time_c.benchmark_group(&spec.name);
         group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));

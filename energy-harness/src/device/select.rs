@@ -86,7 +86,9 @@ pub fn resolve(request: &DeviceRequest, nvml_index: u32) -> Result<Target> {
         DeviceRequest::Auto => match device_facts(nvml_index) {
             Ok(facts) => Ok(Target::Nvml(facts)),
             Err(e) if matches!(e.kind(), ErrorKind::NoDriver | ErrorKind::NoGpu) => {
-                Ok(Target::Sim { preset: SimPreset::h100(), reason: format!("no NVIDIA GPU: {}", e.message()) })
+                // The hint to set ENERGY_DEVICE=sim is moot once the simulated GPU is chosen.
+                let why = e.message().replace(&format!("; {}", super::NO_GPU_HINT), "");
+                Ok(Target::Sim { preset: SimPreset::h100(), reason: format!("no NVIDIA GPU: {why}") })
             }
             Err(e) => Err(e),
         },

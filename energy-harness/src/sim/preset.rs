@@ -41,6 +41,35 @@ impl SimPreset {
         }
     }
 
+    /// The CUDA properties of the simulated GPU: what the checked device
+    /// ([`crate::CudaGpu::checked`]) enforces and reports (the H100 SXM's and the K20's data
+    /// sheet figures).
+    pub fn gpu_properties(&self) -> crate::cuda::GpuProperties {
+        let name = self.device_name.to_string();
+        match self.key {
+            "k20" => crate::cuda::GpuProperties {
+                name,
+                compute_capability: (3, 5),
+                sm_count: 13,
+                l2_bytes: 1_310_720,
+                shared_per_sm_bytes: 49_152,
+                shared_per_block_optin_bytes: 49_152,
+                max_threads_per_block: 1024,
+                total_memory_bytes: 5 * (1 << 30),
+            },
+            _ => crate::cuda::GpuProperties {
+                name,
+                compute_capability: (9, 0),
+                sm_count: 132,
+                l2_bytes: 52_428_800,
+                shared_per_sm_bytes: 233_472,
+                shared_per_block_optin_bytes: 232_448,
+                max_threads_per_block: 1024,
+                total_memory_bytes: 80 * (1 << 30),
+            },
+        }
+    }
+
     /// Same preset with another seed (independent jitter, noise and latencies).
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;

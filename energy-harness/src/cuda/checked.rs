@@ -1,0 +1,481 @@
+//! The checked device: the CUDA layer of a machine without a GPU. PTX is read (and
+//! assembled by `ptxas` for the simulated GPU's architecture where `ptxas` is found),
+//! kernels are looked up by name, launches are checked against the entry's parameters and
+//! the device's limits, and buffers live in host memory with their sizes tracked.
+//! Kernels do not execute: a buffer holds what was uploaded to it (zeros otherwise).
+//!
+//! The argument and launch-configuration checks here run on a real GPU too, before each
+//! launch, so the same mistake gives the same message with and without a GPU.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::ptx_interface::{PtxEntry, PtxParam};
+use super::{GpuProperties, JitOptLevel, LaunchConfig};
+use crate::error::{Error, ErrorKind, Result};
+
+/// The environment variable naming the `ptxas` the checked device assembles PTX with.
+pub const PTXAS_ENV: &str = "PTXAS";
+
+/// Dynamic shared memory a block gets without opting in (`cuFuncSetAttribute`), bytes.
+pub const DEFAULT_SHARED_PER_BLOCK_BYTES: u32 = 48 * 1024;
+
+/// What the checked device has seen: for the one line a checked bench or test prints.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckedActivity {
+    /// PTX modules loaded.
+    pub modules: u64,
+    /// Of those, modules `ptxas` assembled for the device's architecture.
+    pub assembled: u64,
+    /// Launches checked.
+    pub launches: u64,
+    /// Buffers allocated.
+    pub buffers: u64,
+    /// Bytes allocated in them.
+    pub buffer_bytes: u64,
+}
+
+/// The state of a checked device.
+pub(crate) struct CheckedGpu {
+    pub(crate) properties: GpuProperties,
+    live: Mutex<HashMap<u64, u64>>,
+    next_id: AtomicU64,
+    activity: Mutex<CheckedActivity>,
+}
+
+impl CheckedGpu {
+    pub(crate) fn new(properties: GpuProperties) -> Self {
+        CheckedGpu {
+            properties,
+            live: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            activity: Mutex::new(CheckedActivity::default()),
+        }
+    }
+
+    /// The `sm_XY` the device's PTX is assembled for.
+    pub(crate) fn arch(&self) -> String {
+        let (major, minor) = self.properties.compute_capability;
+        format!("sm_{major}{minor}")
+    }
+
+    /// Reserves `bytes` of device memory; fails as `cuMemAlloc` would beyond the device's memory.
+    pub(crate) fn allocate(&self, bytes: u64) -> Result<u64> {
+        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        let in_use: u64 = live.values().sum();
+        let total = self.properties.total_memory_bytes;
+        if in_use.saturating_add(bytes) > total {
+            return Err(Error::new(
+                ErrorKind::Cuda,
+                format!(
+                    "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY: {bytes} bytes asked with {in_use} of the {} device's \
+                     {total} bytes in use (checked device)",
+                    self.properties.name
+                ),
+            ));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        live.insert(id, bytes);
+        let mut activity = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        activity.buffers += 1;
+        activity.buffer_bytes += bytes;
+        Ok(id)
+    }
+
+    /// Frees a buffer.
+    pub(crate) fn release(&self, id: u64) {
+        self.live.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+    }
+
+    pub(crate) fn record_module(&self, assembled: bool) {
+        let mut activity = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        activity.modules += 1;
+        activity.assembled += u64::from(assembled);
+    }
+
+    pub(crate) fn record_launch(&self) {
+        self.activity.lock().unwrap_or_else(|p| p.into_inner()).launches += 1;
+    }
+
+    pub(crate) fn activity(&self) -> CheckedActivity {
+        self.activity.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// The `ptxas` to assemble with: `$PTXAS`, else `ptxas` on `PATH`.
+pub fn find_ptxas() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(PTXAS_ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join("ptxas")).find(|p| p.is_file())
+}
+
+/// Modules already assembled in this process: (hash of the text, arch, level).
+static ASSEMBLED: Mutex<Option<HashSet<(String, String, u32)>>> = Mutex::new(None);
+
+/// Assembles `ptx` with `ptxas` for `arch` at `level` (ptxas takes -O0 to -O3; the JIT's
+/// level 4 is ptxas -O3). `Ok(false)` when no ptxas is found; an assembly error carries
+/// ptxas's log, worded as the driver's JIT error is.
+pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) -> Result<bool> {
+    let Some(ptxas) = find_ptxas() else {
+        return Ok(false);
+    };
+    let key = (crate::report::run::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
+    if ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|s| s.contains(&key)) {
+        return Ok(true);
+    }
+    static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+    let stem = format!("energy-checked-{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
+    let dir = std::env::temp_dir();
+    let source = dir.join(format!("{stem}.ptx"));
+    let output = dir.join(format!("{stem}.cubin"));
+    std::fs::write(&source, ptx).map_err(|e| Error::io(&source, "write PTX for ptxas", &e))?;
+    let run = std::process::Command::new(&ptxas)
+        .arg(format!("-arch={arch}"))
+        .arg(format!("-O{}", level.value().min(3)))
+        .arg("-o")
+        .arg(&output)
+        .arg(&source)
+        .output();
+    let _ = std::fs::remove_file(&source);
+    let _ = std::fs::remove_file(&output);
+    let run = run.map_err(|e| {
+        Error::new(
+            ErrorKind::NoDriver,
+            format!(
+                "could not run ptxas ({}): {e}; set {PTXAS_ENV} to a working ptxas, or unset it and take ptxas \
+                 off PATH to check PTX without assembling it",
+                ptxas.display()
+            ),
+        )
+    })?;
+    if !run.status.success() {
+        let log = format!("{}{}", String::from_utf8_lossy(&run.stderr), String::from_utf8_lossy(&run.stdout));
+        let log = log.replace(&source.display().to_string(), name);
+        return Err(Error::new(
+            ErrorKind::Cuda,
+            format!(
+                "the checked device could not compile PTX `{name}` at {level:?} for {arch} \
+                 (CUDA_ERROR_INVALID_PTX: ptxas, as the driver's JIT, rejected it)\nJIT log:\n{}",
+                log.trim()
+            ),
+        ));
+    }
+    ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashSet::new).insert(key);
+    Ok(true)
+}
+
+/// The number in `sm_90`, `sm_90a`, `compute_75`.
+fn target_number(target: &str) -> Option<u32> {
+    let digits: String =
+        target.trim_start_matches("sm_").trim_start_matches("compute_").chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Refuses PTX built for a newer architecture than the device's (the JIT refuses it too).
+pub(crate) fn check_target(target: Option<&str>, name: &str, properties: &GpuProperties) -> Result<()> {
+    let (major, minor) = properties.compute_capability;
+    let device = (major * 10 + minor) as u32;
+    match target.and_then(target_number) {
+        Some(wanted) if wanted > device => Err(Error::new(
+            ErrorKind::Cuda,
+            format!(
+                "PTX `{name}` targets {} but the {} is sm_{device} (the driver's JIT refuses it: \
+                 CUDA_ERROR_INVALID_PTX): generate it for sm_{device} or older",
+                target.unwrap_or_default(),
+                properties.name
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// One kernel argument as passed.
+#[derive(Clone, Debug)]
+pub(crate) enum ArgValue {
+    U32(u32),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+    Buffer { address: u64, bytes: u64, alive: std::sync::Weak<()> },
+}
+
+impl ArgValue {
+    /// The 8-byte slot the driver reads the argument from (little-endian).
+    pub(crate) fn slot(&self) -> u64 {
+        match self {
+            ArgValue::U32(v) => u64::from(*v),
+            ArgValue::U64(v) => *v,
+            ArgValue::F32(v) => u64::from(v.to_bits()),
+            ArgValue::F64(v) => v.to_bits(),
+            ArgValue::Buffer { address, .. } => *address,
+        }
+    }
+
+    fn size_bytes(&self) -> usize {
+        match self {
+            ArgValue::U32(_) | ArgValue::F32(_) => 4,
+            _ => 8,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            ArgValue::U32(v) => format!("a u32 ({v})"),
+            ArgValue::U64(v) => format!("a u64 ({v})"),
+            ArgValue::F32(v) => format!("an f32 ({v})"),
+            ArgValue::F64(v) => format!("an f64 ({v})"),
+            ArgValue::Buffer { bytes, .. } => format!("a buffer ({bytes} bytes)"),
+        }
+    }
+
+    fn short(&self) -> &'static str {
+        match self {
+            ArgValue::U32(_) => "u32",
+            ArgValue::U64(_) => "u64",
+            ArgValue::F32(_) => "f32",
+            ArgValue::F64(_) => "f64",
+            ArgValue::Buffer { .. } => "buffer",
+        }
+    }
+
+    fn is_float(&self) -> bool {
+        matches!(self, ArgValue::F32(_) | ArgValue::F64(_))
+    }
+}
+
+fn param_signature(p: &PtxParam) -> String {
+    if p.array {
+        format!("{}: .{}[{}]", p.name, p.ty, p.size_bytes)
+    } else {
+        format!("{}: .{}", p.name, p.ty)
+    }
+}
+
+/// How to pass a value for parameter `p`.
+fn how_to_pass(p: &PtxParam) -> String {
+    if p.array {
+        return format!("it is a {}-byte value passed by value; pass a value of that size", p.size_bytes);
+    }
+    match (p.ty.as_bytes()[0], p.size_bytes) {
+        (b'f', 4) => "pass it with .f32(…)".into(),
+        (b'f', 8) => "pass it with .f64(…)".into(),
+        (_, 4) => "pass it with .u32(…)".into(),
+        (_, 8) => "pass it with .u64(…), or .buffer(&buffer) for a pointer".into(),
+        (_, n) => format!("the launch API passes 4- and 8-byte values; this parameter is {n} bytes"),
+    }
+}
+
+/// Checks a launch's arguments against the entry's parameters.
+pub(crate) fn check_args(entry: &PtxEntry, module: &str, args: &[ArgValue]) -> Result<()> {
+    let kernel = format!("kernel `{}` (PTX {module})", entry.name);
+    if args.len() != entry.params.len() {
+        let params: Vec<String> = entry.params.iter().map(param_signature).collect();
+        let given: Vec<&str> = args.iter().map(ArgValue::short).collect();
+        let fix = if args.len() < entry.params.len() {
+            let missing: Vec<String> = entry.params[args.len()..].iter().map(param_signature).collect();
+            format!("add the missing {} to its KernelArgs, in order", missing.join(", "))
+        } else {
+            format!("remove the last {} argument(s) from its KernelArgs", args.len() - entry.params.len())
+        };
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "{kernel} takes {} parameter(s) ({}) but the launch passes {} argument(s) ({}): {fix}",
+                entry.params.len(),
+                params.join(", "),
+                args.len(),
+                if given.is_empty() { "none".to_string() } else { given.join(", ") }
+            ),
+        ));
+    }
+    for (i, (arg, p)) in args.iter().zip(&entry.params).enumerate() {
+        let position = i + 1;
+        let mismatch = |why: &str| {
+            Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "{kernel}: argument {position} is {} but parameter {position} `{}` is .{}{} ({} bytes){why}: {}",
+                    arg.describe(),
+                    p.name,
+                    p.ty,
+                    if p.array { "[]" } else { "" },
+                    p.size_bytes,
+                    how_to_pass(p)
+                ),
+            )
+        };
+        if arg.size_bytes() != p.size_bytes {
+            return Err(mismatch(""));
+        }
+        let param_float = !p.array && p.ty.starts_with('f');
+        let param_integer = !p.array && (p.ty.starts_with('u') || p.ty.starts_with('s'));
+        if (param_float && !arg.is_float()) || (param_integer && arg.is_float()) {
+            return Err(mismatch(", and the kernel would read its bits as another type"));
+        }
+        if let ArgValue::Buffer { alive, .. } = arg {
+            if alive.strong_count() == 0 {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "{kernel}: argument {position} (`{}`) points to a buffer that was freed before the launch: \
+                         keep the DeviceBuffer alive as long as the KernelArgs that point to it (keep it in the \
+                         setup state)",
+                        p.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks a launch configuration against the device's limits.
+pub(crate) fn check_config(kernel: &str, config: &LaunchConfig, properties: &GpuProperties) -> Result<()> {
+    let fail = |what: String, fix: &str| {
+        Err(Error::new(ErrorKind::InvalidInput, format!("launch of kernel `{kernel}`: {what}: {fix}")))
+    };
+    let (bx, by, bz) = config.block;
+    let (gx, gy, gz) = config.grid;
+    if [bx, by, bz, gx, gy, gz].contains(&0) {
+        return fail(
+            format!("grid {gx}×{gy}×{gz} of blocks {bx}×{by}×{bz} has a zero dimension (CUDA_ERROR_INVALID_VALUE)"),
+            "every dimension is at least 1",
+        );
+    }
+    let threads = u64::from(bx) * u64::from(by) * u64::from(bz);
+    let max = u64::from(properties.max_threads_per_block);
+    if threads > max || bx > 1024 || by > 1024 || bz > 64 {
+        return fail(
+            format!(
+                "{threads} threads per block ({bx}×{by}×{bz}); the {} allows at most {max} (x, y ≤ 1024, z ≤ 64; \
+                 CUDA_ERROR_INVALID_VALUE)",
+                properties.name
+            ),
+            "use more blocks of fewer threads",
+        );
+    }
+    if gx > i32::MAX as u32 || gy > 65_535 || gz > 65_535 {
+        return fail(
+            format!("a grid of {gx}×{gy}×{gz} blocks exceeds the limits (x < 2³¹, y and z ≤ 65535)"),
+            "split the work over several launches or fold it into x",
+        );
+    }
+    if config.shared_mem_bytes > DEFAULT_SHARED_PER_BLOCK_BYTES {
+        return fail(
+            format!(
+                "{} bytes of dynamic shared memory per block; a block gets at most {DEFAULT_SHARED_PER_BLOCK_BYTES} \
+                 without opting in (the {} allows {} with cuFuncSetAttribute, which Kernel::launch does not set)",
+                config.shared_mem_bytes, properties.name, properties.shared_per_block_optin_bytes
+            ),
+            "use at most 48 KiB per block",
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda::ptx_interface::parse_interface;
+    use std::sync::Arc;
+
+    const SAXPY: &str = include_str!("../../../ptx/examples/saxpy.ptx");
+
+    fn h100() -> GpuProperties {
+        crate::sim::SimPreset::h100().gpu_properties()
+    }
+
+    fn saxpy_entry() -> PtxEntry {
+        parse_interface(SAXPY, "saxpy.ptx").unwrap().entries.remove(0)
+    }
+
+    fn buffer(alive: &Arc<()>) -> ArgValue {
+        ArgValue::Buffer { address: 0x1000, bytes: 64, alive: Arc::downgrade(alive) }
+    }
+
+    #[test]
+    fn matching_arguments_pass() {
+        let alive = Arc::new(());
+        let args = [ArgValue::U32(16), ArgValue::F32(0.5), buffer(&alive), buffer(&alive)];
+        check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap();
+    }
+
+    #[test]
+    fn one_argument_too_few_names_the_missing_parameter() {
+        let alive = Arc::new(());
+        let args = [ArgValue::U32(16), ArgValue::F32(0.5), buffer(&alive)];
+        let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+        assert!(err.contains("kernel `saxpy` (PTX saxpy.ptx) takes 4 parameter(s)"), "{err}");
+        assert!(err.contains("passes 3 argument(s) (u32, f32, buffer)"), "{err}");
+        assert!(err.contains("add the missing y: .u64"), "{err}");
+    }
+
+    #[test]
+    fn a_u32_where_the_ptx_has_u64_is_refused() {
+        let alive = Arc::new(());
+        let args = [ArgValue::U32(16), ArgValue::F32(0.5), ArgValue::U32(7), buffer(&alive)];
+        let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+        assert!(err.contains("argument 3 is a u32 (7) but parameter 3 `x` is .u64 (8 bytes)"), "{err}");
+        assert!(err.contains(".buffer(&buffer)"), "{err}");
+    }
+
+    #[test]
+    fn an_integer_for_a_float_parameter_is_refused() {
+        let alive = Arc::new(());
+        let args = [ArgValue::U32(16), ArgValue::U32(1), buffer(&alive), buffer(&alive)];
+        let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+        assert!(err.contains("parameter 2 `a` is .f32"), "{err}");
+        assert!(err.contains("pass it with .f32(…)"), "{err}");
+    }
+
+    #[test]
+    fn a_freed_buffer_is_refused() {
+        let alive = Arc::new(());
+        let gone = {
+            let dropped = Arc::new(());
+            buffer(&dropped)
+        };
+        let args = [ArgValue::U32(16), ArgValue::F32(0.5), gone, buffer(&alive)];
+        let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+        assert!(err.contains("argument 3 (`x`) points to a buffer that was freed"), "{err}");
+    }
+
+    #[test]
+    fn launch_limits() {
+        let p = h100();
+        check_config("k", &LaunchConfig::linear(1 << 20, 1024), &p).unwrap();
+        let err = check_config("k", &LaunchConfig::linear(4, 2048), &p).unwrap_err().to_string();
+        assert!(err.contains("2048 threads per block") && err.contains("at most 1024"), "{err}");
+        let err = check_config("k", &LaunchConfig { block: (32, 32, 2), ..LaunchConfig::linear(1, 1) }, &p)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("2048 threads per block (32×32×2)"), "{err}");
+        assert!(check_config("k", &LaunchConfig::linear(0, 32), &p).is_err());
+        assert!(check_config("k", &LaunchConfig { grid: (1, 70_000, 1), ..LaunchConfig::linear(1, 32) }, &p).is_err());
+        let shared = LaunchConfig { shared_mem_bytes: 64 * 1024, ..LaunchConfig::linear(1, 32) };
+        assert!(check_config("k", &shared, &p).unwrap_err().to_string().contains("dynamic shared memory"));
+    }
+
+    #[test]
+    fn newer_targets_are_refused() {
+        let p = h100();
+        check_target(Some("sm_90a"), "a.ptx", &p).unwrap();
+        check_target(Some("sm_70"), "a.ptx", &p).unwrap();
+        let err = check_target(Some("sm_100"), "a.ptx", &p).unwrap_err().to_string();
+        assert!(err.contains("targets sm_100") && err.contains("sm_90"), "{err}");
+    }
+
+    #[test]
+    fn memory_is_accounted() {
+        let gpu = CheckedGpu::new(h100());
+        let total = gpu.properties.total_memory_bytes;
+        let a = gpu.allocate(total / 2).unwrap();
+        assert!(gpu.allocate(total).unwrap_err().to_string().contains("CUDA_ERROR_OUT_OF_MEMORY"));
+        gpu.release(a);
+        gpu.allocate(total).unwrap();
+        assert_eq!(gpu.activity().buffers, 2);
+    }
+}

@@ -1,0 +1,160 @@
+//! A kernel under test as code: a setup function that makes its state on a [`CudaGpu`]
+//! and a launch function that enqueues one launch on a [`Stream`]. On a real GPU the code
+//! is measured; without one it runs on the checked device ([`crate::cuda::checked`]):
+//! setup once and [`CHECK_LAUNCHES`] launches, every PTX module, kernel name, argument list
+//! and launch configuration checked, while the energy figures (if any) come from the
+//! declared simulated model.
+//!
+//! `#[energy_bench]` and `#[energy_test]` build one from their function and `setup = …`;
+//! a budget written by hand ([`crate::assert_energy!`]) builds it with
+//! [`KernelCode::with_setup`] or [`KernelCode::launch`]:
+//!
+//! ```no_run
+//! use energy_harness::budget::{EnergyBudget, KernelUnderTest, Limit};
+//! use energy_harness::{CudaGpu, DeviceBuffer, JitOptLevel, Joules, Kernel, KernelArgs, KernelCode};
+//! use energy_harness::{LaunchConfig, Result, Stream};
+//!
+//! struct Saxpy { kernel: Kernel, args: KernelArgs, _x: DeviceBuffer<f32>, _y: DeviceBuffer<f32> }
+//!
+//! fn setup(gpu: &CudaGpu) -> Result<Saxpy> {
+//!     let kernel = gpu.load_ptx_file("ptx/examples/saxpy.ptx".as_ref(), JitOptLevel::O4)?.kernel("saxpy")?;
+//!     let (x, y) = (gpu.upload(&vec![1.0f32; 1 << 20])?, gpu.upload(&vec![2.0f32; 1 << 20])?);
+//!     let args = KernelArgs::new().u32(1 << 20).f32(2.0).buffer(&x).buffer(&y);
+//!     Ok(Saxpy { kernel, args, _x: x, _y: y })
+//! }
+//!
+//! fn launch(s: &mut Saxpy, stream: &Stream) -> Result<()> {
+//!     s.kernel.launch(stream, LaunchConfig::linear(4096, 256), &s.args)
+//! }
+//!
+//! let kernel = KernelUnderTest::new("saxpy").code(KernelCode::with_setup(setup, launch)).sim(5e-6, 400.0);
+//! energy_harness::assert_energy!(EnergyBudget::new(kernel, Limit::PerLaunch(Joules(5e-3))));
+//! ```
+
+use std::sync::Arc;
+
+use crate::cuda::{CheckedActivity, CudaGpu, CudaWorkload, Stream};
+use crate::error::Result;
+use crate::measurement::run::Workload;
+
+/// Launches the checked device runs of each kernel's code (after its setup).
+pub const CHECK_LAUNCHES: u32 = 3;
+
+/// One launch of a kernel with its state, on the stream it is given.
+pub type Launcher = Box<dyn FnMut(&Stream) -> Result<()>>;
+
+type Make = dyn Fn(&Arc<CudaGpu>) -> Result<Launcher> + Send + Sync;
+
+/// A kernel's code: what makes its launcher on a device.
+#[derive(Clone)]
+pub struct KernelCode {
+    make: Arc<Make>,
+}
+
+impl KernelCode {
+    /// Code with state: `setup` runs once per measurement (loads PTX, uploads buffers,
+    /// builds arguments); `launch` enqueues one launch using that state.
+    pub fn with_setup<S, Setup, Launch>(setup: Setup, launch: Launch) -> Self
+    where
+        S: 'static,
+        Setup: Fn(&CudaGpu) -> Result<S> + Send + Sync + 'static,
+        Launch: Fn(&mut S, &Stream) -> Result<()> + Send + Sync + 'static,
+    {
+        let launch = Arc::new(launch);
+        KernelCode::from_fn(move |gpu: &Arc<CudaGpu>| {
+            let mut state = setup(gpu)?;
+            let launch = launch.clone();
+            Ok(Box::new(move |stream: &Stream| launch(&mut state, stream)) as Launcher)
+        })
+    }
+
+    /// Code without state: `launch` enqueues one launch.
+    pub fn launch<Launch>(launch: Launch) -> Self
+    where
+        Launch: Fn(&Stream) -> Result<()> + Send + Sync + 'static,
+    {
+        let launch = Arc::new(launch);
+        KernelCode::from_fn(move |_gpu: &Arc<CudaGpu>| {
+            let launch = launch.clone();
+            Ok(Box::new(move |stream: &Stream| launch(stream)) as Launcher)
+        })
+    }
+
+    /// Code from a function that makes the launcher on a device (for launchers that are
+    /// neither of the two shapes above).
+    pub fn from_fn(make: impl Fn(&Arc<CudaGpu>) -> Result<Launcher> + Send + Sync + 'static) -> Self {
+        KernelCode { make: Arc::new(make) }
+    }
+
+    /// The workload measured on a real GPU: setup, then launches timed with CUDA events.
+    pub fn workload(&self, gpu: &Arc<CudaGpu>) -> Result<Box<dyn Workload>> {
+        let launcher = (self.make)(gpu)?;
+        Ok(Box::new(CudaWorkload::new(gpu.clone(), launcher)?))
+    }
+
+    /// Runs the code on `gpu` without measuring: setup once, then [`CHECK_LAUNCHES`]
+    /// launches and a synchronize. On the checked device this is what a machine without a
+    /// GPU can check; the result is what the checked device saw.
+    pub fn check(&self, gpu: &Arc<CudaGpu>) -> Result<CodeCheck> {
+        let before = gpu.checked_activity().unwrap_or_default();
+        let mut launcher = (self.make)(gpu).map_err(|e| e.context("its setup failed"))?;
+        for launch in 1..=CHECK_LAUNCHES {
+            launcher(gpu.stream()).map_err(|e| e.context(format!("launch {launch} of {CHECK_LAUNCHES} failed")))?;
+        }
+        gpu.synchronize()?;
+        drop(launcher);
+        let after = gpu.checked_activity().unwrap_or_default();
+        Ok(CodeCheck {
+            device: gpu.properties()?.name,
+            arch: {
+                let (major, minor) = gpu.properties()?.compute_capability;
+                format!("sm_{major}{minor}")
+            },
+            activity: CheckedActivity {
+                modules: after.modules - before.modules,
+                assembled: after.assembled - before.assembled,
+                launches: after.launches - before.launches,
+                buffers: after.buffers - before.buffers,
+                buffer_bytes: after.buffer_bytes - before.buffer_bytes,
+            },
+        })
+    }
+}
+
+/// What a check of a kernel's code saw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeCheck {
+    /// The device it ran on.
+    pub device: String,
+    /// Its architecture (`sm_90`).
+    pub arch: String,
+    /// Modules, launches and buffers the checked device saw during the check.
+    pub activity: CheckedActivity,
+}
+
+impl std::fmt::Display for CodeCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = &self.activity;
+        let assembly = if a.modules == 0 {
+            String::new()
+        } else if a.assembled == a.modules {
+            format!(", assembled by ptxas for {}", self.arch)
+        } else {
+            format!(
+                ", {} of them assembled by ptxas for {} (no ptxas found for the rest: set {} or put ptxas on PATH)",
+                a.assembled,
+                self.arch,
+                crate::cuda::checked::PTXAS_ENV
+            )
+        };
+        write!(
+            f,
+            "setup and {CHECK_LAUNCHES} launches ran on the checked device ({}, nothing executes): {} PTX module(s) read{assembly}, {} launch(es) checked, {} buffer(s) of {}",
+            self.device,
+            a.modules,
+            a.launches,
+            a.buffers,
+            crate::units::format_si(a.buffer_bytes as f64, "B", 3)
+        )
+    }
+}
