@@ -3,7 +3,7 @@
 
 use energy_harness::cuda::FMA_LOOP_PTX;
 use energy_harness::{
-    energy_bench, energy_main, CudaGpu, DeviceBuffer, Stream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
+    energy_bench, energy_main, CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
 };
 
 /// Loop iterations per launch; each does 16 FMAs per thread. `FMA_ITERS=N cargo bench`

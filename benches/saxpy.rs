@@ -2,7 +2,7 @@
 //! joules beside time. Copy this file, the PTX and the `[[bench]]` entry to start.
 
 use energy_harness::{
-    energy_bench, energy_main, CudaGpu, DeviceBuffer, Stream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
+    energy_bench, energy_main, CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
 };
 
 /// Elements per vector: 64 MiB each, far beyond the 50 MB L2.

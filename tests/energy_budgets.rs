@@ -1,10 +1,11 @@
 //! Energy budgets as a GPU crate writes them: `#[energy_test]` on a launch function.
-//! Without a GPU these run on the simulated H100 (their `sim(…)` models); on a GPU they
+//! Without a GPU their code runs on the checked device and their figures come from the
+//! simulated H100 (their `sim(…)` models); on a GPU they
 //! measure the real kernel. `saxpy_under_20_mj_fails` is ignored: it demonstrates a
 //! failing budget (`cargo test --test energy_budgets -- --ignored` on a GPU).
 
 use energy_harness::{
-    energy_test, CudaGpu, DeviceBuffer, Stream, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
+    energy_test, CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
 };
 
 const N: usize = 1 << 24;
@@ -64,14 +65,15 @@ fn saxpy_under_20_mj_fails(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 
-/// No simulated model: measured on a GPU, skipped (one line on stderr) without one.
+/// No simulated model: measured on a GPU; without one, checked, not measured (one line
+/// on stderr).
 #[energy_test(setup = setup, max = "40 mJ")]
 fn saxpy_gpu_only_budget(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 
-/// A relative budget whose reference has no simulated model: skipped without a GPU, and
-/// the skip names the reference, not the kernel.
+/// A relative budget whose reference has no simulated model: checked, not measured,
+/// without a GPU, and the line names the reference, not the kernel.
 #[energy_test(setup = setup, relative_to = saxpy_half, max_ratio = 2.2, sim(seconds = 76e-6, watts = 400.0))]
 fn saxpy_relative_without_reference_model(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
@@ -92,7 +94,7 @@ fn run_child(test: &str, env: (&str, &str)) -> std::process::Output {
 }
 
 #[test]
-fn without_a_gpu_a_budget_without_a_model_is_skipped_unless_a_gpu_is_required() {
+fn without_a_gpu_a_budget_without_a_model_is_checked_not_measured_unless_a_gpu_is_required() {
     if has_gpu() {
         eprintln!("skipped: this machine has a GPU (or ENERGY_DEVICE is set)");
         return;
@@ -101,7 +103,8 @@ fn without_a_gpu_a_budget_without_a_model_is_skipped_unless_a_gpu_is_required() 
     let skipped = run_child("saxpy_gpu_only_budget", ("ENERGY_REQUIRE_GPU", "0"));
     let err = String::from_utf8_lossy(&skipped.stderr);
     assert!(skipped.status.success(), "{err}");
-    assert!(err.contains("skipped: energy budget saxpy_gpu_only_budget: no NVIDIA GPU"), "{err}");
+    assert!(err.contains("checked, not measured: energy budget saxpy_gpu_only_budget: no NVIDIA GPU"), "{err}");
+    assert!(err.contains("setup and 3 launches ran on the checked"), "{err}");
     assert!(err.contains("declares no simulated kernel"), "{err}");
     let required = run_child("saxpy_gpu_only_budget", ("ENERGY_REQUIRE_GPU", "1"));
     let out = format!("{}{}", String::from_utf8_lossy(&required.stdout), String::from_utf8_lossy(&required.stderr));
@@ -110,7 +113,7 @@ fn without_a_gpu_a_budget_without_a_model_is_skipped_unless_a_gpu_is_required() 
 }
 
 #[test]
-fn a_skipped_relative_budget_names_the_missing_reference_model() {
+fn an_unmeasured_relative_budget_names_the_missing_reference_model() {
     if has_gpu() {
         eprintln!("skipped: this machine has a GPU (or ENERGY_DEVICE is set)");
         return;

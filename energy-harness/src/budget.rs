@@ -204,7 +204,7 @@ impl EnergyBudget {
                 } else {
                     checks.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
                 };
-                return Ok(Verdict::CheckedNotMeasured(format!("no NVIDIA GPU ({reason}), and {missing}; {what}")));
+                return Ok(Verdict::CheckedNotMeasured(format!("{reason}, and {missing}; {what}")));
             }
         }
         self.check_on(&mut device)
@@ -224,9 +224,7 @@ impl EnergyBudget {
                 Ok(None) => {}
                 Err(e) => {
                     return Err(e.context(format!(
-                        "energy budget {}: {what} {} failed on the checked device (no GPU here; the same code \
-                         fails on a GPU)",
-                        self.name(),
+                        "{what} `{}` failed on the checked device (no GPU here; the same code fails on a GPU)",
                         kernel.name
                     )))
                 }

@@ -149,12 +149,12 @@ impl std::fmt::Display for CodeCheck {
         };
         write!(
             f,
-            "setup and {CHECK_LAUNCHES} launches ran on the checked device ({}, nothing executes): {} PTX module(s) read{assembly}, {} launch(es) checked, {} buffer(s) of {}",
-            self.device,
+            "setup and {CHECK_LAUNCHES} launches ran on the checked {} (nothing executes): {} PTX module(s) read{assembly}, {} launch(es) checked, {} buffer(s) of {:.1} MiB",
+            self.device.trim_end_matches(" (simulated)"),
             a.modules,
             a.launches,
             a.buffers,
-            crate::units::format_si(a.buffer_bytes as f64, "B", 3)
+            a.buffer_bytes as f64 / (1u64 << 20) as f64
         )
     }
 }

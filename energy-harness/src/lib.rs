@@ -36,8 +36,8 @@ pub use bench::{BenchSpec, Energy};
 pub use cuda::{CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream};
 /// cudarc, for code that needs raw CUDA on a real GPU ([`Stream::cuda`], [`DeviceBuffer::cuda_slice`]).
 pub use cudarc;
-pub use kernel_code::KernelCode;
 pub use energy_macros::{energy_bench, energy_test};
+pub use kernel_code::KernelCode;
 
 /// The `main` of a bench target (`harness = false`) holding `#[energy_bench]` functions:
 /// runs all of them under criterion.

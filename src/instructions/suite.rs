@@ -32,7 +32,7 @@ use energy_harness::measurement::result::Measurement;
 use energy_harness::measurement::stats::Estimate;
 use energy_harness::report::file_stem;
 use energy_harness::trace::format::write_atomically;
-use energy_harness::{CudaGpu, DeviceFacts, Stream, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result};
+use energy_harness::{CudaGpu, DeviceFacts, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result, Stream};
 use serde::{Deserialize, Serialize};
 
 pub use crate::common::suite_dir;
@@ -241,7 +241,11 @@ pub fn plan(options: &SuiteOptions, instructions: &[Instruction]) -> Vec<Planned
 /// Loads, sizes and verifies one kernel on the GPU and returns its launcher. On the
 /// checked device (no GPU) the module, kernel name, arguments and launch are checked and
 /// the host reference evaluated, but nothing runs: no result to compare, no loop to size.
-fn setup_kernel(gpu: &Arc<CudaGpu>, planned: &PlannedKernel, options: &SuiteOptions) -> Result<(Launcher, LaunchFacts)> {
+fn setup_kernel(
+    gpu: &Arc<CudaGpu>,
+    planned: &PlannedKernel,
+    options: &SuiteOptions,
+) -> Result<(Launcher, LaunchFacts)> {
     let instruction = &planned.instruction;
     let entry = entry_name(instruction, planned.variant);
     let module = gpu.load_ptx(&generate(instruction), &file_name(instruction), planned.level)?;

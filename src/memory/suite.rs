@@ -20,13 +20,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use energy_harness::bench::{run_collect, BenchSpec, RunSettings};
-use energy_harness::kernel_code::{KernelCode, Launcher};
 use energy_harness::cuda::GpuProperties;
+use energy_harness::kernel_code::{KernelCode, Launcher};
 use energy_harness::measurement::result::Measurement;
 use energy_harness::measurement::stats::Estimate;
 use energy_harness::trace::format::write_atomically;
 use energy_harness::{
-    CudaGpu, DeviceBuffer, DeviceFacts, Stream, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result,
+    CudaGpu, DeviceBuffer, DeviceFacts, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
 };
 use serde::{Deserialize, Serialize};
 
@@ -307,15 +307,11 @@ fn args(config: &Config, p: &Prepared, iterations: u32) -> KernelArgs {
         MemoryKernel::LoadShared => {
             KernelArgs::new().buffer(p.out.as_ref()).u32(sub).u32(l.stride as u32).u32(iterations)
         }
-        MemoryKernel::StoreShared => {
-            KernelArgs::new().buffer(p.out.as_ref()).u32(sub).u32(warm).u32(iterations)
-        }
+        MemoryKernel::StoreShared => KernelArgs::new().buffer(p.out.as_ref()).u32(sub).u32(warm).u32(iterations),
         MemoryKernel::StoreCg => {
             with_table(KernelArgs::new()).buffer(p.out.as_ref()).u32(sub).u32(warm).u32(iterations)
         }
-        _ => {
-            with_table(KernelArgs::new()).buffer(p.out.as_ref()).u32(sub).u32(warm).u32(iterations).u32(DIVISOR)
-        }
+        _ => with_table(KernelArgs::new()).buffer(p.out.as_ref()).u32(sub).u32(warm).u32(iterations).u32(DIVISOR),
     }
 }
 
@@ -387,8 +383,7 @@ fn prepare(gpu: &Arc<CudaGpu>, config: &Config, options: &SuiteOptions) -> Resul
         let table = gpu.alloc_zeros::<u64>(elements as usize)?;
         if !config.kernel.stores() {
             let init = gpu.load_ptx(&generate(MemoryKernel::Init), "init.ptx", JitOptLevel::O4)?.kernel("init")?;
-            let init_args =
-                KernelArgs::new().buffer(&table).u64(elements).u64(layout.sub).u64(layout.stride);
+            let init_args = KernelArgs::new().buffer(&table).u64(elements).u64(layout.sub).u64(layout.stride);
             init.launch(gpu.stream(), LaunchConfig::linear(1024, 256), &init_args)?;
         }
         Some(Arc::new(table))

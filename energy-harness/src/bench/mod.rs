@@ -31,9 +31,9 @@ use criterion::{Criterion, SamplingMode, Throughput};
 pub use measurement::Energy;
 
 use crate::cuda::CudaGpu;
-use crate::kernel_code::KernelCode;
 use crate::device::{Device, DeviceRequest};
 use crate::error::{Error, ErrorKind, Result};
+use crate::kernel_code::KernelCode;
 use crate::measurement::analyze::analyze_windows;
 use crate::measurement::calibration::{default_calibration_dir, Calibration};
 use crate::measurement::result::{net_per_op, Measurement};
@@ -704,18 +704,20 @@ fn run_spec(
     let simulated = rig.device.is_simulated();
     // Kernel code is checked only for a benchmark criterion runs (not for --list, nor
     // for one a filter leaves out).
-    let ids: Vec<String> = ["energy", "baseline", "time"].iter().map(|f| format!("{}/{f} (simulated)", spec.name)).collect();
+    let ids: Vec<String> =
+        ["energy", "baseline", "time"].iter().map(|f| format!("{}/{f} (simulated)", spec.name)).collect();
     if simulated && !options.nothing_runs && options.filter.runs_any(&ids) {
         let mut checks = Vec::new();
-        let codes = spec.code.iter().map(|c| ("kernel".to_string(), c));
-        let baseline = spec.baseline.iter().map(|(name, c)| (format!("baseline {name}"), c));
+        let codes = spec.code.iter().map(|c| ("kernel code".to_string(), c));
+        let baseline = spec.baseline.iter().map(|(name, c)| (format!("baseline {name}'s code"), c));
         for (what, code) in codes.chain(baseline) {
             match check_code_on_sim(&rig.device, &mut rig.checked, code) {
+                Ok(Some(check)) if what == "kernel code" => checks.push(check.to_string()),
                 Ok(Some(check)) => checks.push(format!("{what}: {check}")),
                 Ok(None) => {}
                 Err(e) => {
                     return Err(e.context(format!(
-                        "its {what} code, run without a GPU on the checked device, is wrong (the same code fails on a GPU)"
+                        "its {what} failed on the checked device (no GPU here; the same code fails on a GPU)"
                     )))
                 }
             }
@@ -729,7 +731,10 @@ fn run_spec(
             );
             return Ok(None);
         }
-        println!("{}: kernel code checked without a GPU: {checked}; its figures below are simulated from its sim(…) model", spec.name);
+        println!(
+            "{}: kernel code checked without a GPU: {checked}; its figures below are simulated from its sim(…) model",
+            spec.name
+        );
     }
     let suffix = if simulated { " (simulated)" } else { "" };
     let energy_fn = format!("energy{suffix}");

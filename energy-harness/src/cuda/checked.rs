@@ -169,8 +169,12 @@ pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) ->
 
 /// The number in `sm_90`, `sm_90a`, `compute_75`.
 fn target_number(target: &str) -> Option<u32> {
-    let digits: String =
-        target.trim_start_matches("sm_").trim_start_matches("compute_").chars().take_while(char::is_ascii_digit).collect();
+    let digits: String = target
+        .trim_start_matches("sm_")
+        .trim_start_matches("compute_")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.parse().ok()
 }
 

@@ -15,8 +15,8 @@ use cudarc::driver::{
     result, sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, ValidAsZeroBits,
 };
 
-use checked::{ArgValue, CheckedGpu};
 pub use checked::CheckedActivity;
+use checked::{ArgValue, CheckedGpu};
 use ptx_interface::{parse_interface, PtxEntry, PtxInterface};
 
 use crate::device::{cuda_library_present, NO_GPU_HINT};
@@ -140,7 +140,12 @@ impl CudaGpu {
     /// buffers kept in host memory. Kernels do not execute (see [`checked`]).
     pub fn checked(properties: GpuProperties) -> CudaGpu {
         let gpu = Arc::new(CheckedGpu::new(properties.clone()));
-        CudaGpu { backend: GpuBackend::Checked(gpu.clone()), stream: Stream(StreamInner::Checked), properties, ordinal: 0 }
+        CudaGpu {
+            backend: GpuBackend::Checked(gpu.clone()),
+            stream: Stream(StreamInner::Checked),
+            properties,
+            ordinal: 0,
+        }
     }
 
     /// Whether this is the checked device (no GPU: nothing executes).
@@ -195,15 +200,19 @@ impl CudaGpu {
             }
             GpuBackend::Checked(gpu) => {
                 let assembled = checked::assemble(ptx, name, &gpu.arch(), level)?;
-                let interface = parse_interface(ptx, name).map_err(|e| {
-                    e.context(format!("PTX `{name}` could not be read on the checked device (no GPU)"))
-                })?;
+                let interface = parse_interface(ptx, name)
+                    .map_err(|e| e.context(format!("PTX `{name}` could not be read on the checked device (no GPU)")))?;
                 checked::check_target(interface.target.as_deref(), name, &self.properties)?;
                 gpu.record_module(assembled);
                 (ModuleBackend::Checked(gpu.clone()), Some(interface))
             }
         };
-        Ok(PtxModule { backend, interface: interface.map(Arc::new), name: name.to_string(), properties: Arc::new(self.properties.clone()) })
+        Ok(PtxModule {
+            backend,
+            interface: interface.map(Arc::new),
+            name: name.to_string(),
+            properties: Arc::new(self.properties.clone()),
+        })
     }
 
     /// Reads a PTX file and compiles it.
@@ -240,11 +249,7 @@ impl CudaGpu {
         };
         let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         let id = gpu.allocate(bytes)?;
-        Ok(DeviceBuffer {
-            len,
-            alive: Arc::new(()),
-            inner: BufferInner::Checked { gpu: gpu.clone(), id, data },
-        })
+        Ok(DeviceBuffer { len, alive: Arc::new(()), inner: BufferInner::Checked { gpu: gpu.clone(), id, data } })
     }
 
     /// Copies a device buffer back to the host. On the checked device kernels do not run,
@@ -818,10 +823,7 @@ impl FmaLoop {
 }
 
 /// An FMA loop over the whole GPU taking about `target_s` per launch.
-pub fn fma_busy_workload(
-    gpu: Arc<CudaGpu>,
-    target_s: f64,
-) -> Result<CudaWorkload<impl FnMut(&Stream) -> Result<()>>> {
+pub fn fma_busy_workload(gpu: Arc<CudaGpu>, target_s: f64) -> Result<CudaWorkload<impl FnMut(&Stream) -> Result<()>>> {
     let fma = FmaLoop::load(gpu)?;
     let iterations = fma.iterations_for(target_s)?;
     fma.workload(iterations)

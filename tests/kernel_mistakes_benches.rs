@@ -1,0 +1,93 @@
+//! Kernel-code mistakes under `#[energy_bench]`, as `cargo bench` runs them: this file has
+//! its own `main` (`harness = false`); the child is this same binary with
+//! `KERNEL_MISTAKES_CHILD=1`, which runs the benchmarks as `energy_main!()` does, filtered to
+//! one. Each mistake must fail the run with a message naming the benchmark, the kernel and
+//! the fix; the correct benchmark must pass.
+
+#[path = "common/kernel_mistakes.rs"]
+mod mistakes;
+
+use std::process::ExitCode;
+
+use energy_harness::{energy_bench, Result, Stream};
+use mistakes::*;
+
+#[energy_bench(setup = setup_correct, sim(seconds = 1e-5, watts = 300.0))]
+fn correct_saxpy(s: &mut Saxpy, stream: &Stream) -> Result<()> {
+    launch(s, stream)
+}
+
+#[energy_bench(setup = setup_misspelled_kernel, sim(seconds = 1e-5, watts = 300.0))]
+fn misspelled_kernel(s: &mut Saxpy, stream: &Stream) -> Result<()> {
+    launch(s, stream)
+}
+
+#[energy_bench(setup = setup_one_argument_too_few, sim(seconds = 1e-5, watts = 300.0))]
+fn one_argument_too_few(s: &mut Saxpy, stream: &Stream) -> Result<()> {
+    launch(s, stream)
+}
+
+#[energy_bench(setup = setup_u32_for_u64, sim(seconds = 1e-5, watts = 300.0))]
+fn u32_for_u64(s: &mut Saxpy, stream: &Stream) -> Result<()> {
+    launch(s, stream)
+}
+
+#[energy_bench(setup = setup_2048_threads, sim(seconds = 1e-5, watts = 300.0))]
+fn threads_2048(s: &mut Saxpy, stream: &Stream) -> Result<()> {
+    launch(s, stream)
+}
+
+/// No simulated model: without a GPU it is still checked (and still fails).
+#[energy_bench(setup = setup_ptx_syntax_error)]
+fn ptx_syntax_error(s: &mut Saxpy, stream: &Stream) -> Result<()> {
+    launch(s, stream)
+}
+
+fn run_child(name: &str, target: &std::path::Path) -> (bool, String) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        // `--test`: one window each, as `cargo bench -- --test` runs them.
+        .args(["--bench", "--test", &format!("^{name}/")])
+        .env("KERNEL_MISTAKES_CHILD", "1")
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("ENERGY_REQUIRE_GPU")
+        .env_remove("ENERGY_RUN_ID")
+        .output()
+        .unwrap();
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+fn main() -> ExitCode {
+    if std::env::var_os("KERNEL_MISTAKES_CHILD").is_some() {
+        return energy_harness::__private::main();
+    }
+    let target = std::env::temp_dir().join(format!("kernel-mistakes-{}", std::process::id()));
+    let mut failures = 0;
+    let (passed, out) = run_child("correct_saxpy", &target);
+    if !passed || out.contains("error:") {
+        eprintln!("FAIL correct_saxpy: the correct benchmark did not pass:\n{out}");
+        failures += 1;
+    } else {
+        println!("ok   correct_saxpy passes");
+    }
+    for (name, expected, needs_ptxas) in MISTAKES {
+        if !checkable(*needs_ptxas) {
+            println!("skip {name}: no GPU and no ptxas (set PTXAS) to catch it");
+            continue;
+        }
+        let (passed, out) = run_child(name, &target);
+        let missing: Vec<&&str> = expected.iter().filter(|e| !out.contains(**e)).collect();
+        let named = out.contains(&format!("error: benchmark {name} ("));
+        if passed || !named || !missing.is_empty() {
+            eprintln!("FAIL {name}: passed={passed}, names the benchmark={named}, missing {missing:?}:\n{out}");
+            failures += 1;
+        } else {
+            println!("ok   {name} fails with a clear error");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&target);
+    if failures > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
