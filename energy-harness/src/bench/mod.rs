@@ -197,6 +197,8 @@ struct Rig {
     cuda: Option<Arc<CudaGpu>>,
     /// The checked device kernel code runs on when the GPU is simulated.
     checked: Option<Arc<CudaGpu>>,
+    /// Whether the note on benchmarks checked but not measured was printed.
+    unmeasured_note_shown: bool,
 }
 
 /// Runs kernel code on the checked device of a simulated GPU (made on first use).
@@ -615,7 +617,7 @@ fn open_rig(nvml_index: u32) -> Result<Rig> {
         eprintln!("warning: ignoring the cached calibration: {e}");
         None
     });
-    Ok(Rig { device, calibration, cuda: None, checked: None })
+    Ok(Rig { device, calibration, cuda: None, checked: None, unmeasured_note_shown: false })
 }
 
 fn measure_config(spec: &BenchSpec, id: String, rig: &Rig) -> MeasureConfig {
@@ -724,11 +726,14 @@ fn run_spec(
         }
         let checked = if checks.is_empty() { "no kernel code to check".to_string() } else { checks.join("; ") };
         if spec.sim.is_none() {
-            println!(
-                "{}: checked, not measured: no NVIDIA GPU here (see the note above) and no simulated kernel declared \
-                 (add sim(seconds = …, watts = …) to its #[energy_bench] to measure a model of it); {checked}",
-                spec.name
-            );
+            if !rig.unmeasured_note_shown {
+                rig.unmeasured_note_shown = true;
+                println!(
+                    "note: without a GPU, a benchmark without a simulated model (sim(seconds = …, watts = …) in its \
+                     #[energy_bench]) is checked, not measured: its setup and launches run on the checked device"
+                );
+            }
+            println!("{}: checked, not measured: {checked}", spec.name);
             return Ok(None);
         }
         println!(

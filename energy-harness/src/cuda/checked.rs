@@ -199,6 +199,7 @@ pub(crate) fn check_target(target: Option<&str>, name: &str, properties: &GpuPro
 /// One kernel argument as passed.
 #[derive(Clone, Debug)]
 pub(crate) enum ArgValue {
+    U16(u16),
     U32(u32),
     U64(u64),
     F32(f32),
@@ -210,6 +211,7 @@ impl ArgValue {
     /// The 8-byte slot the driver reads the argument from (little-endian).
     pub(crate) fn slot(&self) -> u64 {
         match self {
+            ArgValue::U16(v) => u64::from(*v),
             ArgValue::U32(v) => u64::from(*v),
             ArgValue::U64(v) => *v,
             ArgValue::F32(v) => u64::from(v.to_bits()),
@@ -220,6 +222,7 @@ impl ArgValue {
 
     fn size_bytes(&self) -> usize {
         match self {
+            ArgValue::U16(_) => 2,
             ArgValue::U32(_) | ArgValue::F32(_) => 4,
             _ => 8,
         }
@@ -227,6 +230,7 @@ impl ArgValue {
 
     fn describe(&self) -> String {
         match self {
+            ArgValue::U16(v) => format!("a u16 ({v})"),
             ArgValue::U32(v) => format!("a u32 ({v})"),
             ArgValue::U64(v) => format!("a u64 ({v})"),
             ArgValue::F32(v) => format!("an f32 ({v})"),
@@ -237,6 +241,7 @@ impl ArgValue {
 
     fn short(&self) -> &'static str {
         match self {
+            ArgValue::U16(_) => "u16",
             ArgValue::U32(_) => "u32",
             ArgValue::U64(_) => "u64",
             ArgValue::F32(_) => "f32",
@@ -266,9 +271,10 @@ fn how_to_pass(p: &PtxParam) -> String {
     match (p.ty.as_bytes()[0], p.size_bytes) {
         (b'f', 4) => "pass it with .f32(…)".into(),
         (b'f', 8) => "pass it with .f64(…)".into(),
+        (_, 2) => "pass it with .u16(…)".into(),
         (_, 4) => "pass it with .u32(…)".into(),
         (_, 8) => "pass it with .u64(…), or .buffer(&buffer) for a pointer".into(),
-        (_, n) => format!("the launch API passes 4- and 8-byte values; this parameter is {n} bytes"),
+        (_, n) => format!("the launch API passes 2-, 4- and 8-byte values; this parameter is {n} bytes"),
     }
 }
 

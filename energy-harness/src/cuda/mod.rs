@@ -646,6 +646,12 @@ impl KernelArgs {
         KernelArgs::default()
     }
 
+    /// A `.u16` / `.s16` / `.b16` parameter.
+    pub fn u16(mut self, v: u16) -> Self {
+        self.values.push(ArgValue::U16(v));
+        self
+    }
+
     /// A `.u32` / `.s32` / `.b32` parameter.
     pub fn u32(mut self, v: u32) -> Self {
         self.values.push(ArgValue::U32(v));
