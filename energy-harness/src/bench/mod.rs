@@ -834,3 +834,28 @@ fn run_spec(
         (None, None) => Ok(Some((None, None))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filter(args: &[&str]) -> BenchFilter {
+        let args: Vec<String> = std::iter::once("bench").chain(args.iter().copied()).map(String::from).collect();
+        BenchFilter::from_args(&args)
+    }
+
+    #[test]
+    fn the_filter_is_read_as_criterion_reads_it() {
+        let ids = |name: &str| vec![format!("{name}/energy (simulated)"), format!("{name}/time (simulated)")];
+        assert!(filter(&["--bench"]).runs_any(&ids("saxpy")));
+        assert!(filter(&["--bench", "sax"]).runs_any(&ids("saxpy")));
+        assert!(!filter(&["--bench", "fma"]).runs_any(&ids("saxpy")));
+        assert!(filter(&["--bench", "^saxpy/"]).runs_any(&ids("saxpy")));
+        // An option's value is not the filter.
+        assert!(filter(&["--save-baseline", "fma", "--bench"]).runs_any(&ids("saxpy")));
+        assert!(!filter(&["--save-baseline", "x", "fma"]).runs_any(&ids("saxpy")));
+        assert!(filter(&["--exact", "saxpy/time (simulated)"]).runs_any(&ids("saxpy")));
+        assert!(!filter(&["--exact", "saxpy"]).runs_any(&ids("saxpy")));
+        assert!(!filter(&["--ignored"]).runs_any(&ids("saxpy")));
+    }
+}

@@ -488,4 +488,84 @@ mod tests {
         gpu.allocate(total).unwrap();
         assert_eq!(gpu.activity().buffers, 2);
     }
+
+    fn checked_h100() -> crate::cuda::CudaGpu {
+        crate::cuda::CudaGpu::checked(h100())
+    }
+
+    #[test]
+    fn the_checked_device_runs_a_correct_launch_and_keeps_buffers_on_the_host() {
+        let gpu = checked_h100();
+        assert!(gpu.is_checked() && gpu.stream().is_checked());
+        let x = gpu.upload(&[1.0f32, 2.0, 3.0]).unwrap();
+        let y = gpu.alloc_zeros::<f32>(3).unwrap();
+        assert_eq!(gpu.download(&x).unwrap(), vec![1.0, 2.0, 3.0]);
+        assert_eq!(gpu.download(&y).unwrap(), vec![0.0; 3]);
+        assert_ne!(x.device_address(), y.device_address());
+        assert_eq!(x.size_bytes(), 12);
+        // Raw cudarc and events do not exist here, and say so.
+        assert!(gpu.stream().cuda().unwrap_err().to_string().contains("only on a real GPU"));
+        assert!(x.cuda_slice().is_err());
+        assert!(gpu.timer().is_err());
+    }
+
+    #[test]
+    fn a_launch_after_its_buffer_is_dropped_is_refused() {
+        use crate::cuda::{KernelArgs, LaunchConfig};
+        let gpu = checked_h100();
+        let interface = parse_interface(SAXPY, "saxpy.ptx").unwrap();
+        // check_args is what Kernel::launch calls first.
+        let y = gpu.alloc_zeros::<f32>(16).unwrap();
+        let args = {
+            let x = gpu.upload(&[0.0f32; 16]).unwrap();
+            KernelArgs::new().u32(16).f32(1.0).buffer(&x).buffer(&y)
+        };
+        let err = check_args(&interface.entries[0], "saxpy.ptx", &args.values).unwrap_err().to_string();
+        assert!(err.contains("argument 3 (`x`) points to a buffer that was freed"), "{err}");
+        check_config("saxpy", &LaunchConfig::linear(1, 16), &gpu.properties().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn memory_beyond_the_device_is_refused_and_freed_memory_returns() {
+        let gpu = checked_h100();
+        let total = gpu.properties().unwrap().total_memory_bytes as usize;
+        let big = gpu.alloc_zeros::<u8>(total - 1024).unwrap();
+        assert!(gpu.alloc_zeros::<u8>(4096).unwrap_err().to_string().contains("OUT_OF_MEMORY"));
+        drop(big);
+        gpu.alloc_zeros::<u8>(4096).unwrap();
+    }
+
+    #[test]
+    fn correct_arguments_for_every_entry_of_the_repository_pass() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ptx");
+        let alive = Arc::new(());
+        let mut entries = 0;
+        for dir in ["instructions", "memory", "examples"] {
+            for file in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = file.unwrap().path();
+                if path.extension().is_none_or(|x| x != "ptx") {
+                    continue;
+                }
+                let interface = parse_interface(&std::fs::read_to_string(&path).unwrap(), "m").unwrap();
+                for entry in &interface.entries {
+                    let args: Vec<ArgValue> = entry
+                        .params
+                        .iter()
+                        .map(|p| match (p.ty.as_bytes()[0], p.size_bytes) {
+                            (b'f', 4) => ArgValue::F32(1.0),
+                            (b'f', 8) => ArgValue::F64(1.0),
+                            (_, 2) => ArgValue::U16(1),
+                            (_, 4) => ArgValue::U32(1),
+                            _ => buffer(&alive),
+                        })
+                        .collect();
+                    check_args(entry, "m", &args).unwrap();
+                    // One argument fewer is always refused.
+                    assert!(check_args(entry, "m", &args[..args.len() - 1]).is_err());
+                    entries += 1;
+                }
+            }
+        }
+        assert!(entries > 200, "{entries}");
+    }
 }

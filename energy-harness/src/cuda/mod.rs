@@ -404,6 +404,16 @@ enum BufferInner<T: DeviceRepr> {
     Checked { gpu: Arc<CheckedGpu>, id: u64, data: Option<Vec<T>> },
 }
 
+impl<T: DeviceRepr> std::fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceBuffer")
+            .field("len", &self.len)
+            .field("size_bytes", &self.size_bytes())
+            .field("checked", &matches!(self.inner, BufferInner::Checked { .. }))
+            .finish()
+    }
+}
+
 impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         if let BufferInner::Checked { gpu, id, .. } = &self.inner {
