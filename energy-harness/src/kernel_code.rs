@@ -104,12 +104,11 @@ impl KernelCode {
         gpu.synchronize()?;
         drop(launcher);
         let after = gpu.checked_activity().unwrap_or_default();
+        let properties = gpu.properties()?;
+        let (major, minor) = properties.compute_capability;
         Ok(CodeCheck {
-            device: gpu.properties()?.name,
-            arch: {
-                let (major, minor) = gpu.properties()?.compute_capability;
-                format!("sm_{major}{minor}")
-            },
+            device: properties.name,
+            arch: format!("sm_{major}{minor}"),
             activity: CheckedActivity {
                 modules: after.modules - before.modules,
                 assembled: after.assembled - before.assembled,

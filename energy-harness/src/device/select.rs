@@ -6,7 +6,7 @@
 //! - `nvml`: a real GPU is required; its absence is an error naming what is missing;
 //! - `sim` or `sim:PRESET` (`h100`, `k20`): the simulated GPU.
 
-use super::{device_facts, DeviceFacts};
+use super::{device_facts, DeviceFacts, NO_GPU_HINT};
 use crate::error::{Error, ErrorKind, Result};
 use crate::sim::SimPreset;
 
@@ -87,7 +87,7 @@ pub fn resolve(request: &DeviceRequest, nvml_index: u32) -> Result<Target> {
             Ok(facts) => Ok(Target::Nvml(facts)),
             Err(e) if matches!(e.kind(), ErrorKind::NoDriver | ErrorKind::NoGpu) => {
                 // The hint to set ENERGY_DEVICE=sim is moot once the simulated GPU is chosen.
-                let why = e.message().replace(&format!("; {}", super::NO_GPU_HINT), "");
+                let why = e.message().replace(&format!("; {NO_GPU_HINT}"), "");
                 Ok(Target::Sim { preset: SimPreset::h100(), reason: format!("no NVIDIA GPU: {why}") })
             }
             Err(e) => Err(e),
