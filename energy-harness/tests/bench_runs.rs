@@ -29,6 +29,23 @@ fn child_specs() -> Vec<BenchSpec> {
         .collect()
 }
 
+/// A benchmark with a baseline kernel: the kernel does `ops` operations, the baseline its
+/// own (fewer) count.
+fn baseline_specs() -> Vec<BenchSpec> {
+    use energy_harness::KernelCode;
+    let nothing = || KernelCode::launch(|_stream: &energy_harness::Stream| Ok(()));
+    vec![BenchSpec::new("with_base", file!(), 1)
+        .code(nothing())
+        .baseline("base_loop", nothing())
+        .sim(0.01, 300.0)
+        .baseline_sim(0.01, 200.0)
+        .ops(1.0e6)
+        .baseline_ops(10.0)
+        .min_window_s(0.2)
+        .idle_gap_s(0.15)
+        .without_time_bench()]
+}
+
 fn run_child(target: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     // `--bench`, as `cargo bench` passes it: without it criterion only tests each benchmark.
@@ -133,16 +150,43 @@ fn an_unwritable_output_directory_fails_the_run_clearly() {
     assert!(err.contains("cannot start the run"), "{err}");
 }
 
+fn a_baseline_has_its_own_ops_not_the_kernels() {
+    let target = tempfile::tempdir().unwrap();
+    let child = run_child(target.path(), &[], &[("BENCH_RUNS_BASELINE", "1")]);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = target.path().join("energy").join("new");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".json") || name == "run.json" {
+            continue;
+        }
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let id = json["id"].as_str().unwrap().to_string();
+        let per_op = json["per_op"]["energy_j"]["mean"].as_f64().unwrap();
+        let energy = json["energy_j"]["mean"].as_f64().unwrap();
+        // The baseline divides by its own 10 ops, the kernel by its 1e6.
+        let ops = if id.contains("baseline") { 10.0 } else { 1.0e6 };
+        assert!((per_op * ops / energy - 1.0).abs() < 1e-9, "{id}: per op {per_op} J, energy {energy} J");
+        seen += 1;
+    }
+    assert_eq!(seen, 2, "results in {}", dir.display());
+}
+
 fn main() {
     if std::env::var_os("BENCH_RUNS_CHILD").is_some() {
-        let collected = run_collect(child_specs(), &RunSettings { criterion_plots: false }, |_| {});
+        let specs = if std::env::var_os("BENCH_RUNS_BASELINE").is_some() { baseline_specs() } else { child_specs() };
+        let collected = run_collect(specs, &RunSettings { criterion_plots: false }, |_| {});
         std::process::exit(if collected.failures > 0 { 1 } else { 0 });
     }
     // `cargo test -- --list` and filters: this binary's cases are not filterable.
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let cases: [(&str, fn()); 4] = [
+    let cases: [(&str, fn()); 5] = [
+        ("a_baseline_has_its_own_ops_not_the_kernels", a_baseline_has_its_own_ops_not_the_kernels),
         (
             "a_saved_baseline_compares_and_an_interrupted_run_never_passes",
             a_saved_baseline_compares_and_an_interrupted_run_never_passes,

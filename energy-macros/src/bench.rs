@@ -69,6 +69,12 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     if let Some(bytes) = &o.bytes {
         steps.push(quote_spanned! { bytes.span() => let spec = spec.bytes((#bytes) as f64); });
     }
+    if let Some((ops, _)) = &o.baseline_ops {
+        steps.push(quote_spanned! { ops.span() => let spec = spec.baseline_ops((#ops) as f64); });
+    }
+    if let Some((bytes, _)) = &o.baseline_bytes {
+        steps.push(quote_spanned! { bytes.span() => let spec = spec.baseline_bytes((#bytes) as f64); });
+    }
     if let Some(device) = &o.device {
         steps.push(quote_spanned! { device.span() => let spec = spec.device((#device) as u32); });
     }

@@ -20,7 +20,9 @@ use proc_macro::TokenStream;
 ///
 /// Options: `name = "…"`; `setup = path` (`fn(&CudaGpu) -> Result<S>`, the function then
 /// takes `&mut S` first); `baseline = path` (the same loop without the work under test,
-/// for net energy); `ops = expr`, `bytes = expr` (per launch); `device = expr` (NVML
+/// for net energy); `ops = expr`, `bytes = expr` (per launch); `baseline_ops = expr`,
+/// `baseline_bytes = expr` (the baseline's own counts: it never inherits the kernel's);
+/// `device = expr` (NVML
 /// index); `source = "counter" | "samples" | "average" | "power" | "instant"`;
 /// `precision = expr` (relative, e.g. 0.01); `min_window_s = expr`; `windows = expr`
 /// (at least 10); `sim(seconds = expr, watts = expr)` and `baseline_sim(…)`, the kernel's

@@ -27,7 +27,7 @@ impl Attribute {
     fn options(self) -> &'static str {
         match self {
             Attribute::Bench => {
-                "name, setup, baseline, ops, bytes, device, source, precision, min_window_s, windows, sim(...), baseline_sim(...)"
+                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, min_window_s, windows, sim(...), baseline_sim(...)"
             }
             Attribute::Test => {
                 "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, windows, max_rounds, inconclusive, sim(...), reference_sim(...)"
@@ -36,7 +36,7 @@ impl Attribute {
     }
 }
 
-const BENCH_ONLY: [&str; 4] = ["name", "baseline", "baseline_sim", "min_window_s"];
+const BENCH_ONLY: [&str; 6] = ["name", "baseline", "baseline_sim", "baseline_ops", "baseline_bytes", "min_window_s"];
 const TEST_ONLY: [&str; 9] = [
     "max",
     "max_per_op",
@@ -85,6 +85,8 @@ pub struct Options {
     pub baseline: Option<Path>,
     pub ops: Option<Expr>,
     pub bytes: Option<Expr>,
+    pub baseline_ops: Option<(Expr, Span)>,
+    pub baseline_bytes: Option<(Expr, Span)>,
     pub device: Option<Expr>,
     pub source: Option<(String, Span)>,
     pub precision: Option<Expr>,
@@ -260,6 +262,14 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 let e = positive(meta.value()?.parse()?, "`bytes` (bytes per launch)")?;
                 once(&mut o.bytes, &meta, e)
             }
+            "baseline_ops" => {
+                let e = positive(meta.value()?.parse()?, "`baseline_ops` (the baseline's operations per launch)")?;
+                once(&mut o.baseline_ops, &meta, (e, meta.path.span()))
+            }
+            "baseline_bytes" => {
+                let e = positive(meta.value()?.parse()?, "`baseline_bytes` (the baseline's bytes per launch)")?;
+                once(&mut o.baseline_bytes, &meta, (e, meta.path.span()))
+            }
             "device" => {
                 let e: Expr = meta.value()?.parse()?;
                 once(&mut o.device, &meta, e)
@@ -312,6 +322,17 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
         }
     });
     syn::parse::Parser::parse2(parser, args)?;
+    for (option, span) in [("baseline_ops", &o.baseline_ops), ("baseline_bytes", &o.baseline_bytes)]
+        .into_iter()
+        .filter_map(|(n, v)| v.as_ref().map(|(_, s)| (n, *s)))
+    {
+        if o.baseline.is_none() {
+            return Err(syn::Error::new(
+                span,
+                format!("`{option}` describes a baseline kernel: add `baseline = …` too"),
+            ));
+        }
+    }
     if let (Some((_, span)), None) = (&o.baseline_sim, &o.baseline) {
         return Err(syn::Error::new(*span, "`baseline_sim` describes a baseline kernel: add `baseline = …` too"));
     }

@@ -56,6 +56,8 @@ pub struct BenchSpec {
     baseline_sim: Option<SimKernel>,
     ops: Option<f64>,
     bytes: Option<f64>,
+    baseline_ops: Option<f64>,
+    baseline_bytes: Option<f64>,
     device: u32,
     source: Option<SourceKind>,
     precision: Option<f64>,
@@ -77,6 +79,8 @@ impl BenchSpec {
             baseline_sim: None,
             ops: None,
             bytes: None,
+            baseline_ops: None,
+            baseline_bytes: None,
             device: 0,
             source: None,
             precision: None,
@@ -130,6 +134,19 @@ impl BenchSpec {
     /// Bytes per launch (energy per byte; criterion throughput in bytes).
     pub fn bytes(mut self, bytes: f64) -> Self {
         self.bytes = Some(bytes);
+        self
+    }
+
+    /// The baseline's operations per launch (its energy per op). Without it the baseline's
+    /// result has no per-op figure: it does not inherit the kernel's count.
+    pub fn baseline_ops(mut self, ops: f64) -> Self {
+        self.baseline_ops = Some(ops);
+        self
+    }
+
+    /// The baseline's bytes per launch (its energy per byte); not inherited either.
+    pub fn baseline_bytes(mut self, bytes: f64) -> Self {
+        self.baseline_bytes = Some(bytes);
         self
     }
 
@@ -793,42 +810,48 @@ fn run_spec(
         }
     }
 
-    let report =
-        |m: &mut Measurement, trace: &crate::trace::Trace, prepared: &Prepared, net: Option<NetEnergy>| -> Result<()> {
-            if let Some(ops) = spec.ops {
-                m.per_op = m.per_unit("op", ops);
-            }
-            if let Some(bytes) = spec.bytes {
-                m.per_byte = m.per_unit("byte", bytes);
-            }
-            let result = ResultFile::new(m, net);
-            let mut files = None;
-            for run in runs {
-                let written = write_outputs(run, &result, trace, &prepared.options)?;
-                files.get_or_insert(written);
-            }
-            println!("{}", render_summary(&result, files.as_ref()));
-            Ok(())
-        };
+    // Per-op and per-byte figures from each kernel's own counts: a baseline does not do the
+    // kernel's work, so it never inherits its counts.
+    let report = |m: &mut Measurement,
+                  trace: &crate::trace::Trace,
+                  prepared: &Prepared,
+                  (ops, bytes): (Option<f64>, Option<f64>),
+                  net: Option<NetEnergy>|
+     -> Result<()> {
+        if let Some(ops) = ops {
+            m.per_op = m.per_unit("op", ops);
+        }
+        if let Some(bytes) = bytes {
+            m.per_byte = m.per_unit("byte", bytes);
+        }
+        let result = ResultFile::new(m, net);
+        let mut files = None;
+        for run in runs {
+            let written = write_outputs(run, &result, trace, &prepared.options)?;
+            files.get_or_insert(written);
+        }
+        println!("{}", render_summary(&result, files.as_ref()));
+        Ok(())
+    };
     match (measured, baseline_measured) {
         (Some((mut main, trace, prepared)), Some((_, mut base, base_trace, base_prepared))) => {
             // The baseline's own result first, so the main one (with the net figure) ends the block.
-            report(&mut base, &base_trace, &base_prepared, None)?;
+            report(&mut base, &base_trace, &base_prepared, (spec.baseline_ops, spec.baseline_bytes), None)?;
             let ops = spec.ops.unwrap_or(1.0);
             let net = net_per_op(&main.energy_j, &base.energy_j, ops).map(|e| NetEnergy {
                 baseline_id: base.id.clone(),
                 ops_per_launch: ops,
                 energy_j: e,
             });
-            report(&mut main, &trace, &prepared, net)?;
+            report(&mut main, &trace, &prepared, (spec.ops, spec.bytes), net)?;
             Ok(Some((Some(main), Some(base))))
         }
         (Some((mut m, trace, prepared)), None) => {
-            report(&mut m, &trace, &prepared, None)?;
+            report(&mut m, &trace, &prepared, (spec.ops, spec.bytes), None)?;
             Ok(Some((Some(m), None)))
         }
         (None, Some((_, mut m, trace, prepared))) => {
-            report(&mut m, &trace, &prepared, None)?;
+            report(&mut m, &trace, &prepared, (spec.baseline_ops, spec.baseline_bytes), None)?;
             Ok(Some((None, Some(m))))
         }
         (None, None) => Ok(Some((None, None))),
