@@ -173,6 +173,11 @@ fn a_baseline_has_its_own_ops_not_the_kernels() {
         seen += 1;
     }
     assert_eq!(seen, 2, "results in {}", dir.display());
+    // The report shows the net energy per op against the baseline kernel.
+    let md = report(target.path());
+    let md = text(&md);
+    assert!(md.contains("net vs baseline kernel (95 % CI)"), "{md}");
+    assert!(md.contains("/op ±") && md.contains("vs `with_base/baseline (simulated)`"), "{md}");
 }
 
 fn main() {

@@ -49,6 +49,20 @@ fn per_unit(r: &ResultFile) -> String {
     }
 }
 
+/// Net energy per op against the baseline kernel (Arafa: `(E_with − E_without) / ops`).
+fn net_per_op(r: &ResultFile) -> String {
+    match &r.net {
+        Some(net) => format!(
+            "{}/{} {} vs `{}`",
+            format_si(net.energy_j.mean, "J", 4),
+            if net.ops_per_launch == 1.0 { "launch" } else { "op" },
+            interval_pct(&net.energy_j),
+            net.baseline_id
+        ),
+        None => "—".into(),
+    }
+}
+
 fn verdict_text(v: Verdict) -> &'static str {
     match v {
         Verdict::Regression => "**regression**",
@@ -97,6 +111,7 @@ pub fn render(current: &ResultSet, baseline: Option<&ResultSet>, threshold_pct: 
                     format_si(r.dynamic_j.mean, "J", 4),
                     format_si(r.power_w.mean, "W", 4),
                     per_unit(r),
+                    net_per_op(r),
                     change_of(&r.id)
                         .map_or_else(|| if baseline.is_some() { "new".into() } else { "—".into() }, change_text),
                     r.warnings.len().to_string(),
@@ -109,6 +124,7 @@ pub fn render(current: &ResultSet, baseline: Option<&ResultSet>, threshold_pct: 
                 "dynamic",
                 "power",
                 "energy/unit",
+                "net vs baseline kernel (95 % CI)",
                 "change vs baseline [95 % CI]",
                 "warnings",
             ];
