@@ -9,7 +9,9 @@
 //!   times the iteration count criterion asked for, so criterion's statistics, reports,
 //!   filters and baselines all work on measured joules;
 //! - `NAME/baseline`, when a baseline kernel is given, the same for it;
-//! - `NAME/time`: wall-time criterion benchmark whose values are CUDA-event GPU times.
+//! - `NAME/time`: a criterion time benchmark whose samples are the CUDA-event GPU times
+//!   per launch of the `NAME/energy` windows (no second pass on the GPU; it follows the
+//!   energy benchmark, so a filter must select that one).
 //!
 //! After them the engine's own summary is printed (time, energy and dynamic energy per
 //! launch with intervals, power, per-op/per-byte and net figures, source, model, ticks,
@@ -708,6 +710,42 @@ fn run_energy(
     session.finish(rig)
 }
 
+/// Hands the per-launch GPU times of a measurement's windows to criterion as the samples of
+/// `NAME/function`: sample k is window k's time per launch (cycling when criterion asks for
+/// more), times the iterations criterion asks for. Nothing runs on the GPU here.
+fn replay_window_times(c: &mut Criterion, spec: &BenchSpec, function: &str, m: &Measurement) {
+    let per_launch: Vec<f64> = m
+        .windows
+        .iter()
+        .filter(|w| w.launches > 0 && w.gpu_time_s.is_finite() && w.gpu_time_s > 0.0)
+        .map(|w| w.gpu_time_s / w.launches as f64)
+        .collect();
+    if per_launch.is_empty() {
+        return;
+    }
+    let measured_s: f64 = m.windows.iter().map(|w| w.gpu_time_s).sum();
+    let mut group = c.benchmark_group(&spec.name);
+    group
+        .sampling_mode(SamplingMode::Flat)
+        .sample_size(per_launch.len().max(10))
+        .warm_up_time(Duration::from_nanos(1))
+        // The iteration counts criterion plans from this only scale the replayed samples;
+        // the windows' own GPU time keeps them where they were measured.
+        .measurement_time(Duration::from_secs_f64(measured_s.max(1e-3)));
+    if let Some(t) = spec.throughput() {
+        group.throughput(t);
+    }
+    let mut next = 0usize;
+    group.bench_function(function, |b| {
+        b.iter_custom(|iters| {
+            let seconds = per_launch[next % per_launch.len()] * iters as f64;
+            next += 1;
+            Duration::from_secs_f64(seconds)
+        })
+    });
+    group.finish();
+}
+
 /// The measurements of a benchmark's kernel and baseline.
 type SpecMeasurements = (Option<Measurement>, Option<Measurement>);
 
@@ -783,30 +821,12 @@ fn run_spec(
             .map(|(m, trace, prepared)| (name, m, trace, prepared));
     }
 
-    // Time, from CUDA events (exact on the simulator but for its clock jitter).
+    // Time: the CUDA-event times of the energy windows just measured, per launch, handed
+    // to criterion (its statistics, reports and `--baseline` comparisons of time work on
+    // them) without a second pass on the GPU.
     if spec.time_bench {
-        let mut time_workload = LazyWorkload::new(rig.maker(spec.code.as_ref(), spec.sim, 3)?);
-        let time_error: std::cell::RefCell<Option<Error>> = std::cell::RefCell::new(None);
-        let mut group = time_c.benchmark_group(&spec.name);
-        group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-        if let Some(t) = spec.throughput() {
-            group.throughput(t);
-        }
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-            group.bench_function(format!("time{suffix}"), |b| {
-                b.iter_custom(|iters| match time_workload.get().and_then(|w| w.run_batch(iters)) {
-                    Ok(seconds) => Duration::from_secs_f64(seconds.max(0.0)),
-                    Err(e) => {
-                        *time_error.borrow_mut() = Some(e);
-                        panic::panic_any(BenchAbort)
-                    }
-                })
-            });
-        }));
-        group.finish();
-        if outcome.is_err() {
-            let err = time_error.take().unwrap_or_else(|| Error::new(ErrorKind::Cuda, "the time benchmark panicked"));
-            return Err(err.context(format!("{}/time{suffix} aborted", spec.name)));
+        if let Some((m, _, _)) = &measured {
+            replay_window_times(time_c, spec, &format!("time{suffix}"), m);
         }
     }
 

@@ -320,10 +320,15 @@ fn count(value: f64) -> String {
 }
 
 /// The summary printed after criterion's lines for one benchmark. On the simulated GPU
-/// every line says so.
+/// its first line says that every figure of the block is simulated.
 pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
     let mut lines: Vec<String> = Vec::new();
-    lines.push(format!("{} on {}", r.id, r.device.name));
+    lines.push(format!(
+        "{} on {}{}",
+        r.id,
+        r.device.name,
+        if r.device.simulated { "  [simulated]: every figure of this block is simulated, none measured" } else { "" }
+    ));
     lines.push(format!("  time per launch     {} (CUDA events)", interval(&r.time_s, "s")));
     lines.push(format!("  energy per launch   {}", interval(&r.energy_j, "J")));
     lines.push(format!("  dynamic per launch  {}", interval(&r.dynamic_j, "J")));
@@ -383,9 +388,6 @@ pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
     let mut out = String::new();
     for line in lines {
         out.push_str(&line);
-        if r.device.simulated {
-            out.push_str("  [simulated]");
-        }
         out.push('\n');
     }
     out
