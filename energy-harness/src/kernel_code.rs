@@ -115,6 +115,9 @@ impl KernelCode {
                 launches: after.launches - before.launches,
                 buffers: after.buffers - before.buffers,
                 buffer_bytes: after.buffer_bytes - before.buffer_bytes,
+                not_assembled_reason: after
+                    .not_assembled_reason
+                    .filter(|_| after.assembled - before.assembled < after.modules - before.modules),
             },
         })
     }
@@ -140,10 +143,10 @@ impl std::fmt::Display for CodeCheck {
             format!(", assembled by ptxas for {}", self.arch)
         } else {
             format!(
-                ", {} of them assembled by ptxas for {} (no ptxas found for the rest: set {} or put ptxas on PATH)",
+                ", {} of them assembled by ptxas for {} (not the rest: {})",
                 a.assembled,
                 self.arch,
-                crate::cuda::checked::PTXAS_ENV
+                a.not_assembled_reason.as_deref().unwrap_or("no ptxas")
             )
         };
         write!(

@@ -29,6 +29,8 @@ pub struct CheckedActivity {
     pub modules: u64,
     /// Of those, modules `ptxas` assembled for the device's architecture.
     pub assembled: u64,
+    /// Why the last module not assembled was not (no ptxas, a ptxas older than the PTX).
+    pub not_assembled_reason: Option<String>,
     /// Launches checked.
     pub launches: u64,
     /// Buffers allocated.
@@ -89,10 +91,13 @@ impl CheckedGpu {
         self.live.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
     }
 
-    pub(crate) fn record_module(&self, assembled: bool) {
+    pub(crate) fn record_module(&self, assembly: Assembly) {
         let mut activity = self.activity.lock().unwrap_or_else(|p| p.into_inner());
         activity.modules += 1;
-        activity.assembled += u64::from(assembled);
+        match assembly {
+            Assembly::Assembled => activity.assembled += 1,
+            Assembly::NotAssembled(why) => activity.not_assembled_reason = Some(why),
+        }
     }
 
     pub(crate) fn record_launch(&self) {
@@ -115,16 +120,27 @@ pub fn find_ptxas() -> Option<PathBuf> {
 /// Modules already assembled in this process: (hash of the text, arch, level).
 static ASSEMBLED: Mutex<Option<HashSet<(String, String, u32)>>> = Mutex::new(None);
 
+/// What became of a module's assembly on the checked device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Assembly {
+    /// ptxas assembled it for the device's architecture.
+    Assembled,
+    /// It was read but not assembled, for this reason.
+    NotAssembled(String),
+}
+
 /// Assembles `ptx` with `ptxas` for `arch` at `level` (ptxas takes -O0 to -O3; the JIT's
-/// level 4 is ptxas -O3). `Ok(false)` when no ptxas is found; an assembly error carries
-/// ptxas's log, worded as the driver's JIT error is.
-pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) -> Result<bool> {
+/// level 4 is ptxas -O3). Not assembled when no ptxas is found, or when the ptxas found is
+/// older than the module's PTX ISA (a driver can take what an older toolkit's ptxas
+/// cannot: that is no mistake of the PTX). An assembly error carries ptxas's log, worded as
+/// the driver's JIT error is.
+pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) -> Result<Assembly> {
     let Some(ptxas) = find_ptxas() else {
-        return Ok(false);
+        return Ok(Assembly::NotAssembled(format!("no ptxas found: set {PTXAS_ENV} or put ptxas on PATH")));
     };
     let key = (crate::report::run::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
     if ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|s| s.contains(&key)) {
-        return Ok(true);
+        return Ok(Assembly::Assembled);
     }
     static SEQUENCE: AtomicU64 = AtomicU64::new(0);
     let stem = format!("energy-checked-{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
@@ -154,6 +170,14 @@ pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) ->
     if !run.status.success() {
         let log = format!("{}{}", String::from_utf8_lossy(&run.stderr), String::from_utf8_lossy(&run.stdout));
         let log = log.replace(&source.display().to_string(), name);
+        if let Some(line) = log.lines().find(|l| l.contains("Unsupported .version")) {
+            let why = line.split("fatal").last().unwrap_or(line).trim_start_matches([' ', ':']).trim();
+            return Ok(Assembly::NotAssembled(format!(
+                "the ptxas found ({}) is older than the PTX: {why}; a newer ptxas (pip install nvidia-cuda-nvcc) \
+                 would assemble it",
+                ptxas.display()
+            )));
+        }
         return Err(Error::new(
             ErrorKind::Cuda,
             format!(
@@ -164,7 +188,7 @@ pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) ->
         ));
     }
     ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashSet::new).insert(key);
-    Ok(true)
+    Ok(Assembly::Assembled)
 }
 
 /// The number in `sm_90`, `sm_90a`, `compute_75`.
@@ -342,8 +366,14 @@ pub(crate) fn check_args(entry: &PtxEntry, module: &str, args: &[ArgValue]) -> R
     Ok(())
 }
 
-/// Checks a launch configuration against the device's limits.
-pub(crate) fn check_config(kernel: &str, config: &LaunchConfig, properties: &GpuProperties) -> Result<()> {
+/// Checks a launch configuration against the device's limits and the entry's
+/// `.maxntid` / `.reqntid` directives.
+pub(crate) fn check_config(
+    kernel: &str,
+    config: &LaunchConfig,
+    properties: &GpuProperties,
+    entry: Option<&PtxEntry>,
+) -> Result<()> {
     let fail = |what: String, fix: &str| {
         Err(Error::new(ErrorKind::InvalidInput, format!("launch of kernel `{kernel}`: {what}: {fix}")))
     };
@@ -365,6 +395,24 @@ pub(crate) fn check_config(kernel: &str, config: &LaunchConfig, properties: &Gpu
                 properties.name
             ),
             "use more blocks of fewer threads",
+        );
+    }
+    if let Some(max) = entry.and_then(|e| e.max_threads_per_block).filter(|&m| threads > m) {
+        return fail(
+            format!(
+                "{threads} threads per block ({bx}×{by}×{bz}) but its PTX declares `.maxntid` {max} \
+                 (__launch_bounds__; CUDA_ERROR_INVALID_VALUE)"
+            ),
+            "launch at most that many threads per block, or raise the kernel's launch bounds",
+        );
+    }
+    if let Some(required) = entry.and_then(|e| e.required_block).filter(|&r| r != config.block) {
+        return fail(
+            format!(
+                "blocks of {bx}×{by}×{bz} but its PTX requires `.reqntid` {}×{}×{} (CUDA_ERROR_INVALID_VALUE)",
+                required.0, required.1, required.2
+            ),
+            "launch with exactly that block shape",
         );
     }
     if gx > i32::MAX as u32 || gy > 65_535 || gz > 65_535 {
@@ -393,6 +441,10 @@ mod tests {
     use std::sync::Arc;
 
     const SAXPY: &str = include_str!("../../../ptx/examples/saxpy.ptx");
+
+    fn check_config_(kernel: &str, config: &LaunchConfig, properties: &GpuProperties) -> Result<()> {
+        check_config(kernel, config, properties, None)
+    }
 
     fn h100() -> GpuProperties {
         crate::sim::SimPreset::h100().gpu_properties()
@@ -456,17 +508,17 @@ mod tests {
     #[test]
     fn launch_limits() {
         let p = h100();
-        check_config("k", &LaunchConfig::linear(1 << 20, 1024), &p).unwrap();
-        let err = check_config("k", &LaunchConfig::linear(4, 2048), &p).unwrap_err().to_string();
+        check_config_("k", &LaunchConfig::linear(1 << 20, 1024), &p).unwrap();
+        let err = check_config_("k", &LaunchConfig::linear(4, 2048), &p).unwrap_err().to_string();
         assert!(err.contains("2048 threads per block") && err.contains("at most 1024"), "{err}");
-        let err = check_config("k", &LaunchConfig { block: (32, 32, 2), ..LaunchConfig::linear(1, 1) }, &p)
+        let err = check_config_("k", &LaunchConfig { block: (32, 32, 2), ..LaunchConfig::linear(1, 1) }, &p)
             .unwrap_err()
             .to_string();
         assert!(err.contains("2048 threads per block (32×32×2)"), "{err}");
-        assert!(check_config("k", &LaunchConfig::linear(0, 32), &p).is_err());
-        assert!(check_config("k", &LaunchConfig { grid: (1, 70_000, 1), ..LaunchConfig::linear(1, 32) }, &p).is_err());
+        assert!(check_config_("k", &LaunchConfig::linear(0, 32), &p).is_err());
+        assert!(check_config_("k", &LaunchConfig { grid: (1, 70_000, 1), ..LaunchConfig::linear(1, 32) }, &p).is_err());
         let shared = LaunchConfig { shared_mem_bytes: 64 * 1024, ..LaunchConfig::linear(1, 32) };
-        assert!(check_config("k", &shared, &p).unwrap_err().to_string().contains("dynamic shared memory"));
+        assert!(check_config_("k", &shared, &p).unwrap_err().to_string().contains("dynamic shared memory"));
     }
 
     #[test]
@@ -522,7 +574,7 @@ mod tests {
         };
         let err = check_args(&interface.entries[0], "saxpy.ptx", &args.values).unwrap_err().to_string();
         assert!(err.contains("argument 3 (`x`) points to a buffer that was freed"), "{err}");
-        check_config("saxpy", &LaunchConfig::linear(1, 16), &gpu.properties().unwrap()).unwrap();
+        check_config_("saxpy", &LaunchConfig::linear(1, 16), &gpu.properties().unwrap()).unwrap();
     }
 
     #[test]
@@ -567,5 +619,57 @@ mod tests {
             }
         }
         assert!(entries > 200, "{entries}");
+    }
+
+    fn nvcc_ptx() -> String {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/nvcc");
+        std::fs::read_to_string(dir.join("kernels_sm90.ptx")).unwrap()
+    }
+
+    #[test]
+    fn launch_bounds_and_by_value_arguments_of_nvcc_kernels_are_checked() {
+        let interface = parse_interface(&nvcc_ptx(), "kernels.ptx").unwrap();
+        let scale = &interface.entries[0];
+        let p = h100();
+        check_config("scale", &LaunchConfig::linear(8, 256), &p, Some(scale)).unwrap();
+        let err = check_config("scale", &LaunchConfig::linear(8, 512), &p, Some(scale)).unwrap_err().to_string();
+        assert!(err.contains("512 threads per block") && err.contains("`.maxntid` 256"), "{err}");
+        // `char c` is one byte: the launch API has no such argument, and says so.
+        let mixed = &interface.entries[2];
+        let alive = Arc::new(());
+        let args = [
+            ArgValue::U16(0x3c00),
+            ArgValue::F64(1.0),
+            ArgValue::U64(2),
+            ArgValue::U16(3),
+            ArgValue::U32(4),
+            ArgValue::U64(0),
+            buffer(&alive),
+        ];
+        let err = check_args(mixed, "kernels.ptx", &args).unwrap_err().to_string();
+        assert!(err.contains("argument 5 is a u32 (4) but parameter 5 `mixed_param_4` is .u8 (1 bytes)"), "{err}");
+        assert!(err.contains("the launch API passes 2-, 4- and 8-byte values"), "{err}");
+    }
+
+    #[test]
+    fn a_ptxas_older_than_the_ptx_is_not_a_mistake_of_the_ptx() {
+        if find_ptxas().is_none() {
+            eprintln!("skipped: no ptxas (set PTXAS)");
+            return;
+        }
+        // PTX ISA 9.0 (CUDA 13) against whatever ptxas is here: assembled, or "not assembled"
+        // with the reason when the ptxas is older; never an error.
+        match assemble(&nvcc_ptx(), "kernels.ptx", "sm_90", JitOptLevel::O4).unwrap() {
+            Assembly::Assembled => {}
+            Assembly::NotAssembled(why) => assert!(why.contains("older than the PTX"), "{why}"),
+        }
+        let older = nvcc_ptx().replace(".version 9.0", ".version 8.0");
+        assert_eq!(assemble(&older, "kernels.ptx", "sm_90", JitOptLevel::O4).unwrap(), Assembly::Assembled);
+        let broken = older.replace("ret;", "ret.bogus;");
+        let err = assemble(&broken, "kernels.ptx", "sm_90", JitOptLevel::O3).unwrap_err().to_string();
+        assert!(
+            err.contains("could not compile PTX `kernels.ptx` at O3 for sm_90") && err.contains("JIT log"),
+            "{err}"
+        );
     }
 }

@@ -601,7 +601,7 @@ impl Kernel {
         if let Some(entry) = &self.entry {
             checked::check_args(entry, &self.module, &args.values)?;
         }
-        checked::check_config(&self.name, &config, &self.properties)?;
+        checked::check_config(&self.name, &config, &self.properties, self.entry.as_deref())?;
         let (function, cu_stream) = match (&self.backend, &stream.0) {
             (KernelBackend::Checked(gpu), StreamInner::Checked) => {
                 gpu.record_launch();

@@ -30,6 +30,10 @@ pub struct PtxEntry {
     pub params: Vec<PtxParam>,
     /// The 1-based line of its `.entry`.
     pub line: usize,
+    /// `.maxntid x, y, z`: the most threads per block it may be launched with (their product).
+    pub max_threads_per_block: Option<u64>,
+    /// `.reqntid x, y, z`: the only block shape it may be launched with.
+    pub required_block: Option<(u32, u32, u32)>,
 }
 
 /// A module's interface.
@@ -51,7 +55,8 @@ fn type_size(ty: &str) -> Option<usize> {
     matches!(bits, 8 | 16 | 32 | 64).then_some(bits / 8)
 }
 
-/// Removes `//` and `/* */` comments, keeping line breaks so line numbers stay right.
+/// Removes `//` and `/* */` comments and the contents of string literals (`.file 1
+/// "/src{1}/k.cu"`), keeping line breaks so line numbers stay right.
 fn strip_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -78,6 +83,23 @@ fn strip_comments(text: &str) -> String {
             ('/', Some('*')) => {
                 chars.next();
                 in_block = true;
+            }
+            ('"', _) => {
+                out.push('"');
+                while let Some(d) = chars.next() {
+                    match d {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        '\n' => {
+                            out.push('\n');
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                out.push('"');
             }
             _ => out.push(c),
         }
@@ -195,7 +217,28 @@ pub fn parse_interface(text: &str, origin: &str) -> Result<PtxInterface> {
                     }
                     consumed = word_end + close + 1;
                 }
-                interface.entries.push(PtxEntry { name, params, line });
+                // Performance directives between the parameter list and the body.
+                let header_end = clean[offset + consumed..].find('{').map_or(clean.len(), |b| offset + consumed + b);
+                let header = &clean[offset + consumed..header_end];
+                let dims = |directive: &str| -> Result<Option<Vec<u32>>> {
+                    let Some(at) = header.find(directive) else { return Ok(None) };
+                    let value = header[at + directive.len()..].split(['\n', ';', '.']).next().unwrap_or("");
+                    let dims: Option<Vec<u32>> = value.split(',').map(|v| v.trim().parse().ok()).collect();
+                    match dims.filter(|d| (1..=3).contains(&d.len()) && d.iter().all(|&x| x > 0)) {
+                        Some(d) => Ok(Some(d)),
+                        None => Err(Error::new(
+                            ErrorKind::Format,
+                            format!(
+                                "{origin}:{line}: `{directive} {}` is not 1 to 3 positive sizes",
+                                echo(value.trim())
+                            ),
+                        )),
+                    }
+                };
+                let max_threads_per_block = dims(".maxntid")?.map(|d| d.iter().map(|&x| u64::from(x)).product());
+                let required_block =
+                    dims(".reqntid")?.map(|d| (d[0], *d.get(1).unwrap_or(&1), *d.get(2).unwrap_or(&1)));
+                interface.entries.push(PtxEntry { name, params, line, max_threads_per_block, required_block });
                 offset += consumed;
                 continue;
             }
@@ -323,5 +366,39 @@ mod tests {
             assert!(err.message().contains(needle), "{text:?}: {err}");
             assert!(err.message().starts_with("m.ptx"), "{err}");
         }
+    }
+
+    /// PTX that nvcc 13.0 wrote for kernels of a CUDA crate (tests/data/nvcc, generated on
+    /// the H100 machine from a source file under a path with braces): templates, structs by
+    /// value, half, char, `__launch_bounds__`, a kernel without parameters, `-G` debug output.
+    #[test]
+    fn reads_what_nvcc_writes() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/nvcc");
+        for file in ["kernels_sm90.ptx", "kernels_sm80_debug.ptx"] {
+            let text = std::fs::read_to_string(dir.join(file)).unwrap();
+            assert!(text.contains("src{1}"), "the fixture has a brace in a .file path");
+            let i = parse_interface(&text, file).unwrap();
+            assert_eq!(i.version.as_deref(), Some("9.0"), "{file}");
+            let names: Vec<&str> = i.entries.iter().map(|e| e.name.as_str()).collect();
+            assert_eq!(names, ["_Z5scaleIfEvPKT_PS0_6Params", "_Z5scaleIdEvPKT_PS0_6Params", "mixed", "no_params"]);
+            let sizes = |e: &PtxEntry| e.params.iter().map(|p| p.size_bytes).collect::<Vec<_>>();
+            assert_eq!(sizes(&i.entries[0]), [8, 8, 8], "{file}");
+            assert!(i.entries[0].params[2].array);
+            assert_eq!(i.entries[0].max_threads_per_block, Some(256), "{file}");
+            assert_eq!(sizes(&i.entries[2]), [2, 8, 8, 2, 1, 32, 8], "{file}");
+            assert_eq!(i.entries[2].max_threads_per_block, None);
+            assert!(i.entries[3].params.is_empty());
+            let err = i.entry("scale", file).unwrap_err().to_string();
+            assert!(err.contains("_Z5scaleIfEvPKT_PS0_6Params"), "{err}");
+        }
+    }
+
+    #[test]
+    fn launch_directives_are_read() {
+        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u32 n)\n.reqntid 32, 4\n{\nret;\n}\n";
+        let e = &parse_interface(ptx, "k.ptx").unwrap().entries[0];
+        assert_eq!(e.required_block, Some((32, 4, 1)));
+        let bad = ptx.replace("32, 4", "0, 4");
+        assert!(parse_interface(&bad, "k.ptx").unwrap_err().to_string().contains(".reqntid"));
     }
 }
