@@ -32,7 +32,7 @@ use crate::trace::format::write_trace;
 use crate::units::{format_si, Joules, Watts};
 
 /// The environment variable that makes a missing GPU fail budget tests instead of skipping them.
-pub use crate::device::REQUIRE_GPU_ENV;
+pub use crate::gpu::REQUIRE_GPU_ENV;
 
 /// What the budget limits.
 #[derive(Clone, Debug, PartialEq)]

@@ -13,6 +13,7 @@ pub mod clock;
 pub mod cuda;
 pub mod device;
 pub mod error;
+pub mod gpu;
 pub mod kernel_code;
 pub mod measurement;
 pub mod report;
@@ -25,8 +26,8 @@ pub mod trace;
 pub use energy_units as units;
 
 pub use clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
-pub use device::DeviceFacts;
 pub use error::{Error, ErrorKind, Result};
+pub use gpu::DeviceFacts;
 pub use sampling::{Sampler, SamplerConfig, WindowMarker};
 pub use sensors::{SensorModel, SensorSource, SourceKind};
 pub use trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark};

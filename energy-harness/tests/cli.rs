@@ -20,7 +20,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn has_gpu() -> bool {
-    energy_harness::device::gpu_count().is_ok_and(|n| n > 0)
+    energy_harness::gpu::gpu_count().is_ok_and(|n| n > 0)
 }
 
 #[test]

@@ -2,8 +2,9 @@
 
 use serde::Serialize;
 
-use crate::device::{Device, DeviceFacts, DeviceRequest};
+use crate::device::{Device, DeviceRequest};
 use crate::error::{Error, ErrorKind, Result};
+use crate::gpu::DeviceFacts;
 use crate::sensors::{SourceError, SourceKind};
 use crate::trace::Reading;
 use crate::units::format_si;

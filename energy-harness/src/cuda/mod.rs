@@ -19,8 +19,8 @@ pub use checked::CheckedActivity;
 use checked::{ArgValue, CheckedGpu};
 use ptx_interface::{parse_interface, PtxEntry, PtxInterface};
 
-use crate::device::{cuda_library_present, NO_GPU_HINT};
 use crate::error::{Error, ErrorKind, Result};
+use crate::gpu::{cuda_library_present, NO_GPU_HINT};
 use crate::measurement::run::Workload;
 
 /// Maps a driver error of `call` to a harness error.

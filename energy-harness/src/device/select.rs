@@ -6,8 +6,8 @@
 //! - `nvml`: a real GPU is required; its absence is an error naming what is missing;
 //! - `sim` or `sim:PRESET` (`h100`, `k20`): the simulated GPU.
 
-use super::{device_facts, DeviceFacts, NO_GPU_HINT};
 use crate::error::{Error, ErrorKind, Result};
+use crate::gpu::{device_facts, DeviceFacts, NO_GPU_HINT};
 use crate::sim::SimPreset;
 
 /// The environment variable that chooses the device.

@@ -17,8 +17,8 @@ use super::clean::{clean_buffered, clean_polled, median_change_interval_s, sorte
 use super::counter::counter_ticks;
 use super::curve::fit_tick_grid;
 use super::stats::solve_linear;
-use crate::device::DeviceFacts;
 use crate::error::{Error, ErrorKind, Result};
+use crate::gpu::DeviceFacts;
 use crate::sensors::{SensorModel, SourceKind};
 use crate::trace::{Reading, Trace, Window};
 

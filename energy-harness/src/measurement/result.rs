@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::stats::Estimate;
 use super::warning::{Warning, WarningKind};
 use super::windows::WindowEnergy;
-use crate::device::DeviceFacts;
+use crate::gpu::DeviceFacts;
 use crate::sensors::{SensorModel, SourceKind};
 
 /// One measured window: its energy split plus what ran in it.

@@ -17,8 +17,9 @@ use super::result::{CrossCheck, Measurement, WindowResult};
 use super::stats::Estimate;
 use super::warning::{Warning, WarningKind};
 use crate::clock::VirtualClock;
-use crate::device::{Device, DeviceFacts};
+use crate::device::Device;
 use crate::error::{Error, ErrorKind, Result};
+use crate::gpu::DeviceFacts;
 use crate::sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
 use crate::sim::{SimGpu, SimKernel};
@@ -618,7 +619,7 @@ pub fn virtual_sim_device(preset: crate::sim::SimPreset) -> (Device, SimGpu) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::GpuProcess;
+    use crate::gpu::GpuProcess;
 
     #[test]
     fn device_state_changes_become_warnings() {

@@ -12,8 +12,8 @@ use nvml_wrapper::Device as NvmlDevice;
 
 use super::{SensorSource, SourceError, SourceKind};
 use crate::clock::Clock;
-use crate::device::nvml_device;
 use crate::error::Result;
+use crate::gpu::nvml_device;
 use crate::trace::Reading;
 
 /// `NVML_FI_DEV_POWER_AVERAGE`.

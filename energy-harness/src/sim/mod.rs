@@ -20,7 +20,7 @@ pub use sensor::{CallLatency, Response, SensorSpec, SimSensor, UpdateTicks};
 pub use truth::{ActiveIdleTail, PowerTimeline, SimKernel};
 
 use crate::clock::{Clock, SharedClock};
-use crate::device::DeviceFacts;
+use crate::gpu::DeviceFacts;
 use crate::sensors::{SensorModel, SensorSource, SourceError, SourceKind};
 use crate::trace::Reading;
 
