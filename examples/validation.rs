@@ -26,10 +26,11 @@ use energy_harness::measurement::analyze::{analyze_windows, AnalysisOptions, Mod
 use energy_harness::measurement::calibrate::busy_intervals;
 use energy_harness::measurement::clean::sorted_finite;
 use energy_harness::measurement::curve::counter_curve;
-use energy_harness::measurement::run::{calibrate, measure, record, MeasureConfig, SimWorkload, StepPlan, Workload};
+use energy_harness::measurement::run::{calibrate, measure, record, MeasureConfig, SimWorkload, StepPlan};
 use energy_harness::measurement::Estimate;
 use energy_harness::sampling::{Sampler, SamplerConfig};
 use energy_harness::sim::SimKernel;
+use energy_harness::workload::Workload;
 use energy_harness::{Channel, Error, Result, SourceKind, Trace};
 use serde::Serialize;
 

@@ -22,7 +22,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::kernel_code::{CodeCheck, KernelCode};
 use crate::measurement::calibration::{default_calibration_dir, Calibration};
 use crate::measurement::result::Measurement;
-use crate::measurement::run::{measure, MeasureConfig, SimWorkload, Workload};
+use crate::measurement::run::{measure, MeasureConfig, SimWorkload};
 use crate::measurement::stats::{student_t_975, Estimate};
 use crate::measurement::warning::WarningKind;
 use crate::report::{energy_dir, file_stem, ResultFile};
@@ -30,6 +30,7 @@ use crate::sensors::SourceKind;
 use crate::sim::SimKernel;
 use crate::trace::format::write_trace;
 use crate::units::{format_si, Joules, Watts};
+use crate::workload::Workload;
 
 /// The environment variable that makes a missing GPU fail budget tests instead of skipping them.
 pub use crate::gpu::REQUIRE_GPU_ENV;

@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use crate::cuda::{CheckedActivity, CudaGpu, CudaWorkload, Stream};
 use crate::error::Result;
-use crate::measurement::run::Workload;
+use crate::workload::Workload;
 
 /// Launches the checked device runs of each kernel's code (after its setup).
 pub const CHECK_LAUNCHES: u32 = 3;

@@ -21,6 +21,7 @@ pub mod sampling;
 pub mod sensors;
 pub mod sim;
 pub mod trace;
+pub mod workload;
 
 /// Joules and watts, their SI formatting and parsing (the `energy-units` crate).
 pub use energy_units as units;

@@ -39,14 +39,13 @@ use crate::kernel_code::KernelCode;
 use crate::measurement::analyze::analyze_windows;
 use crate::measurement::calibration::{default_calibration_dir, Calibration};
 use crate::measurement::result::{net_per_op, Measurement};
-use crate::measurement::run::{
-    annotate_trace, prepare, summarize, Finished, MeasureConfig, Prepared, SimWorkload, Workload,
-};
+use crate::measurement::run::{annotate_trace, prepare, summarize, Finished, MeasureConfig, Prepared, SimWorkload};
 use crate::report::run::{current_target_name, Invocation, RunWriter};
 use crate::report::{energy_dir, render_summary, write_outputs, NetEnergy, ResultFile};
 use crate::sampling::{Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::SourceKind;
 use crate::sim::SimKernel;
+use crate::workload::Workload;
 
 /// One benchmark, as `#[energy_bench]` declares it.
 pub struct BenchSpec {

@@ -9,9 +9,10 @@ use crate::cuda::{fma_busy_workload, CudaGpu};
 use crate::device::{Device, DeviceRequest};
 use crate::error::{Error, ErrorKind, Result};
 use crate::measurement::calibration::{default_calibration_dir, Calibration};
-use crate::measurement::run::{calibrate, SimWorkload, StepPlan, Workload};
+use crate::measurement::run::{calibrate, SimWorkload, StepPlan};
 use crate::sim::SimKernel;
 use crate::trace::format::write_trace;
+use crate::workload::Workload;
 
 /// Launch length of the busy kernel: short enough for 40 ms pulses, long enough that
 /// launch gaps do not matter.

@@ -21,7 +21,7 @@ use ptx_interface::{parse_interface, PtxEntry, PtxInterface};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::{cuda_library_present, NO_GPU_HINT};
-use crate::measurement::run::Workload;
+use crate::workload::Workload;
 
 /// Maps a driver error of `call` to a harness error.
 pub fn cuda_error(call: &str, err: DriverError) -> Error {

@@ -18,7 +18,7 @@ pub mod windows;
 pub use analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
 pub use calibration::Calibration;
 pub use result::{Measurement, PerUnit, WindowResult};
-pub use run::{measure, MeasureConfig, SimWorkload, Workload};
+pub use run::{measure, MeasureConfig, SimWorkload};
 pub use stats::Estimate;
 pub use warning::{Warning, WarningKind};
 pub use windows::WindowEnergy;

@@ -24,13 +24,7 @@ use crate::sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
 use crate::sim::{SimGpu, SimKernel};
 use crate::trace::{Trace, WindowEdge, AUXILIARY_WINDOW};
-
-/// The kernel under test, as the runner drives it.
-pub trait Workload {
-    /// Enqueues `launches` back-to-back launches, waits for them to finish and returns
-    /// their GPU time in seconds (CUDA events; exact on the simulator).
-    fn run_batch(&mut self, launches: u64) -> Result<f64>;
-}
+use crate::workload::Workload;
 
 /// A kernel on the simulated GPU: a duration and a power.
 pub struct SimWorkload {
