@@ -64,7 +64,7 @@ pub fn read_tagged_json<T: DeserializeOwned>(
     expected: &str,
     format_of: impl Fn(&T) -> &str,
 ) -> Result<T> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &format!("read {what}"), &e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &format!("read {what}"), e))?;
     let value: T = serde_json::from_str(&text)
         .map_err(|e| Error::new(ErrorKind::Format, format!("{} is not {what} ({expected}): {e}", path.display())))?;
     let found = format_of(&value);

@@ -35,11 +35,13 @@ pub enum ErrorKind {
     WrongResult,
 }
 
-/// An error from the harness.
+/// An error from the harness. The underlying error (an I/O error, say) stays reachable
+/// through [`std::error::Error::source`].
 #[derive(Clone, Debug)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 /// Result with the harness [`Error`].
@@ -48,7 +50,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// An error of `kind` with a message that says what happened and what to do.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into() }
+        Error { kind, message: message.into(), source: None }
     }
 
     /// What kind of failure this is.
@@ -62,8 +64,9 @@ impl Error {
     }
 
     /// A file could not be read or written.
-    pub fn io(path: &Path, action: &str, err: &std::io::Error) -> Self {
-        Error::new(ErrorKind::Io, format!("could not {action} `{}`: {err}", path.display()))
+    pub fn io(path: &Path, action: &str, err: std::io::Error) -> Self {
+        let message = format!("could not {action} `{}`: {err}", path.display());
+        Error { kind: ErrorKind::Io, message, source: Some(std::sync::Arc::new(err)) }
     }
 
     /// A file is malformed at `line` (1-based).
@@ -73,7 +76,7 @@ impl Error {
 
     /// Prefixes the message with context, keeping the kind.
     pub fn context(self, context: impl fmt::Display) -> Self {
-        Error { kind: self.kind, message: format!("{context}: {}", self.message) }
+        Error { kind: self.kind, message: format!("{context}: {}", self.message), source: self.source }
     }
 }
 
@@ -98,4 +101,25 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn an_io_error_keeps_its_source_through_context() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        let err = Error::io(Path::new("/x/run.json"), "write", io).context("saving the run");
+        assert_eq!(err.kind(), ErrorKind::Io);
+        assert_eq!(err.to_string(), "saving the run: could not write `/x/run.json`: denied");
+        let source = err.source().and_then(|s| s.downcast_ref::<std::io::Error>()).unwrap();
+        assert_eq!(source.kind(), std::io::ErrorKind::PermissionDenied);
+        assert!(Error::new(ErrorKind::Format, "bad").source().is_none());
+    }
+}

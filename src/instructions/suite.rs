@@ -769,7 +769,7 @@ Toggles: mean bits that change in each measured instruction's result (the data's
 /// Writes `instructions.json` and `instructions.md` under `dir` (`instructions-one-thread.*`
 /// for the one-thread mode), each written whole or not at all.
 pub fn write_table(table: &InstructionTable, dir: &Path) -> Result<(PathBuf, PathBuf)> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the suite's output directory", &e))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the suite's output directory", e))?;
     let stem = if table.threads_mode == "one" { "instructions-one-thread" } else { "instructions" };
     let json = dir.join(format!("{stem}.json"));
     let md = dir.join(format!("{stem}.md"));
@@ -823,7 +823,7 @@ pub fn ptx_hash(instruction: &Instruction) -> String {
 /// Saves a record under `dir` (written whole or not at all).
 pub fn save_record(dir: &Path, record: &KernelRecord) -> Result<PathBuf> {
     let records = records_dir(dir);
-    std::fs::create_dir_all(&records).map_err(|e| Error::io(&records, "create the records directory", &e))?;
+    std::fs::create_dir_all(&records).map_err(|e| Error::io(&records, "create the records directory", e))?;
     let path = records.join(format!("{}.json", file_stem(&record.run.name)));
     let text = serde_json::to_string_pretty(record)
         .map_err(|e| Error::new(ErrorKind::Format, format!("cannot serialize a kernel record: {e}")))?;

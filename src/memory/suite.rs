@@ -1021,7 +1021,7 @@ fn json_error(what: &str, e: serde_json::Error) -> Error {
 
 /// Writes the points file (whole or not at all).
 pub fn save_points(dir: &Path, file: &PointsFile) -> Result<PathBuf> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the suite's output directory", &e))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the suite's output directory", e))?;
     let path = dir.join("memory-points.json");
     let text = serde_json::to_string_pretty(file).map_err(|e| json_error("a memory points file", e))?;
     write_atomically(&path, text.as_bytes())?;
@@ -1035,7 +1035,7 @@ pub fn load_points(path: &Path) -> Result<PointsFile> {
 
 /// Writes `memory.json`, `memory.md` and `memory-threads.svg` under `dir`.
 pub fn write_table(table: &MemoryTable, dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the suite's output directory", &e))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the suite's output directory", e))?;
     let json = dir.join("memory.json");
     let md = dir.join("memory.md");
     let svg = dir.join("memory-threads.svg");

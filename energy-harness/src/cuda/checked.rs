@@ -147,7 +147,7 @@ pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) ->
     let dir = std::env::temp_dir();
     let source = dir.join(format!("{stem}.ptx"));
     let output = dir.join(format!("{stem}.cubin"));
-    std::fs::write(&source, ptx).map_err(|e| Error::io(&source, "write PTX for ptxas", &e))?;
+    std::fs::write(&source, ptx).map_err(|e| Error::io(&source, "write PTX for ptxas", e))?;
     let run = std::process::Command::new(&ptxas)
         .arg(format!("-arch={arch}"))
         .arg(format!("-O{}", level.value().min(3)))

@@ -217,7 +217,7 @@ impl CudaGpu {
 
     /// Reads a PTX file and compiles it.
     pub fn load_ptx_file(&self, path: &std::path::Path, level: JitOptLevel) -> Result<PtxModule> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the PTX file", &e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the PTX file", e))?;
         self.load_ptx(&text, &path.display().to_string(), level)
     }
 

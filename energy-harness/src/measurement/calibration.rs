@@ -112,7 +112,7 @@ impl Calibration {
 
     /// Reads a calibration file.
     pub fn read(path: &Path) -> Result<Calibration> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the calibration", &e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the calibration", e))?;
         let value: Calibration = serde_json::from_str(&text).map_err(|e| {
             Error::new(
                 ErrorKind::Format,

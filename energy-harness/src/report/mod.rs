@@ -145,7 +145,7 @@ impl ResultFile {
 
     /// Reads a result file, checking its schema and every figure ([`ResultFile::parse`]).
     pub fn read(path: &Path) -> Result<ResultFile> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the result", &e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the result", e))?;
         ResultFile::parse(&text, path)
     }
 

@@ -171,7 +171,7 @@ impl RunManifest {
                 ))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing_run(dir)),
-            Err(e) => return Err(Error::io(&path, "read the run manifest", &e)),
+            Err(e) => return Err(Error::io(&path, "read the run manifest", e)),
         };
         let manifest: RunManifest = serde_json::from_str(&text).map_err(|e| {
             Error::new(ErrorKind::Format, format!("{}: not a run manifest ({})", path.display(), echo(&e.to_string())))
@@ -218,7 +218,7 @@ impl RunManifest {
             }
         }
         let listed: BTreeSet<&str> = self.results().map(|r| r.json.as_str()).collect();
-        let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the run directory", &e))?;
+        let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the run directory", e))?;
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.ends_with(".json") && name != MANIFEST_FILE && !listed.contains(name.as_str()) {
@@ -303,7 +303,7 @@ impl DirLock {
     /// Takes the lock, waiting up to 30 s; a lock older than 2 minutes is a crashed
     /// process's and is broken.
     fn take(dir: &Path) -> Result<DirLock> {
-        fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the run directory", &e))?;
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the run directory", e))?;
         let path = dir.join(LOCK_FILE);
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
@@ -330,7 +330,7 @@ impl DirLock {
                     }
                     std::thread::sleep(Duration::from_millis(20));
                 }
-                Err(e) => return Err(Error::io(&path, "create the lock", &e)),
+                Err(e) => return Err(Error::io(&path, "create the lock", e)),
             }
         }
     }
@@ -469,14 +469,14 @@ fn write_manifest(dir: &Path, manifest: &RunManifest) -> Result<()> {
 /// Empties a run directory for a new run: results, traces, plots, the manifest and any
 /// temporary file an interrupted write left (the lock file stays: the caller holds it).
 fn clear_run_dir(dir: &Path) -> Result<()> {
-    let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the run directory", &e))?;
+    let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the run directory", e))?;
     for entry in entries.flatten() {
         if entry.file_name() == LOCK_FILE {
             continue;
         }
         let path = entry.path();
         let removed = if path.is_dir() { fs::remove_dir_all(&path) } else { fs::remove_file(&path) };
-        removed.map_err(|e| Error::io(&path, "remove the previous run's file", &e))?;
+        removed.map_err(|e| Error::io(&path, "remove the previous run's file", e))?;
     }
     Ok(())
 }

@@ -125,7 +125,7 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
 
 /// Reads a trace file.
 pub fn read_trace(path: &Path) -> Result<Trace> {
-    let bytes = fs::read(path).map_err(|e| Error::io(path, "read the trace", &e))?;
+    let bytes = fs::read(path).map_err(|e| Error::io(path, "read the trace", e))?;
     let text =
         String::from_utf8(bytes).map_err(|e| Error::format(path, 1, format!("the file is not UTF-8 text ({e})")))?;
     parse_trace(&text, path)
@@ -168,7 +168,7 @@ pub fn write_trace(trace: &Trace, path: &Path) -> Result<()> {
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", &e))?;
+        fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", e))?;
     }
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
     // Unique per process and per call: threads of one process may write the same file.
@@ -176,10 +176,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = path.with_file_name(format!(".{file_name}.tmp-{}-{unique}", std::process::id()));
     let result = (|| {
-        let mut file = fs::File::create(&tmp).map_err(|e| Error::io(&tmp, "create", &e))?;
-        file.write_all(bytes).map_err(|e| Error::io(&tmp, "write", &e))?;
-        file.sync_all().map_err(|e| Error::io(&tmp, "flush", &e))?;
-        fs::rename(&tmp, path).map_err(|e| Error::io(path, "rename the finished file to", &e))
+        let mut file = fs::File::create(&tmp).map_err(|e| Error::io(&tmp, "create", e))?;
+        file.write_all(bytes).map_err(|e| Error::io(&tmp, "write", e))?;
+        file.sync_all().map_err(|e| Error::io(&tmp, "flush", e))?;
+        fs::rename(&tmp, path).map_err(|e| Error::io(path, "rename the finished file to", e))
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);

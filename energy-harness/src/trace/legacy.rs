@@ -172,7 +172,7 @@ fn push_windows(trace: &mut Trace, windows: &[RecordedWindow]) {
 
 /// Converts one file of the H100 recordings directory by its name: `trace_*.csv` or `samples_*.csv`.
 pub fn convert_h100_file(path: &Path) -> Result<Trace> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the recording", &e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the recording", e))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut trace = if name.starts_with("samples_") {
         convert_samples(&text, path)?
