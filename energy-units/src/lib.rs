@@ -121,6 +121,17 @@ pub fn si_scale(value: f64) -> (f64, &'static str) {
     (factor, prefix)
 }
 
+/// The SI prefix for counts and rates above one (work per joule, operations per launch):
+/// the factor and symbol (k, M, G, T) that puts `value` below 1000, or (1, "") under 1000.
+pub fn si_scale_large(value: f64) -> (f64, &'static str) {
+    for (factor, prefix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
+        if value >= factor {
+            return (factor, prefix);
+        }
+    }
+    (1.0, "")
+}
+
 /// Formats `value` (in the base unit `unit`) with an SI prefix and `significant` significant digits:
 /// `format_si(0.00274, "J", 4)` is `"2.740 mJ"`.
 pub fn format_si(value: f64, unit: &str, significant: usize) -> String {
@@ -215,6 +226,14 @@ mod tests {
         assert_eq!(format_si(-0.5, "J", 2), "-500 mJ"); // dynamic energy can be negative
         assert_eq!(format!("{}", Joules(0.0275)), "27.50 mJ");
         assert_eq!(format!("{:.3}", Watts(120.4)), "120 W");
+    }
+
+    #[test]
+    fn large_values_take_k_to_t() {
+        assert_eq!(si_scale_large(999.0), (1.0, ""));
+        assert_eq!(si_scale_large(1e3), (1e3, "k"));
+        assert_eq!(si_scale_large(3.5e10), (1e9, "G"));
+        assert_eq!(si_scale_large(7e15), (1e12, "T"));
     }
 
     #[test]

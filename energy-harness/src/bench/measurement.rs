@@ -9,7 +9,7 @@
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::Throughput;
 
-use crate::units::si_scale;
+use crate::units::{si_scale, si_scale_large};
 
 /// Energy in joules, for `Criterion<Energy>`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -75,23 +75,24 @@ impl ValueFormatter for EnergyFormatter {
             Throughput::ElementsAndBytes { elements, .. } => (elements as f64, "op"),
         };
         let typical = if typical_value > 0.0 { per_launch / typical_value } else { 0.0 };
-        let (factor, prefix) = throughput_scale(typical);
+        // Criterion writes kilo as `K` in throughputs.
+        let (factor, prefix) = si_scale_large(typical);
         for v in values.iter_mut() {
             *v = if *v > 0.0 { per_launch / *v / factor } else { 0.0 };
         }
         match (prefix, kind) {
             ("", "B") => "B/J",
-            ("K", "B") => "KB/J",
+            ("k", "B") => "KB/J",
             ("M", "B") => "MB/J",
             ("G", "B") => "GB/J",
             ("T", "B") => "TB/J",
             ("", "bit") => "bit/J",
-            ("K", "bit") => "Kbit/J",
+            ("k", "bit") => "Kbit/J",
             ("M", "bit") => "Mbit/J",
             ("G", "bit") => "Gbit/J",
             ("T", "bit") => "Tbit/J",
             ("", _) => "op/J",
-            ("K", _) => "Kop/J",
+            ("k", _) => "Kop/J",
             ("M", _) => "Mop/J",
             ("G", _) => "Gop/J",
             _ => "Top/J",
@@ -101,15 +102,6 @@ impl ValueFormatter for EnergyFormatter {
     fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
         "J"
     }
-}
-
-fn throughput_scale(value: f64) -> (f64, &'static str) {
-    for (factor, prefix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")] {
-        if value >= factor {
-            return (factor, prefix);
-        }
-    }
-    (1.0, "")
 }
 
 #[cfg(test)]

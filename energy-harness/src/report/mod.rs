@@ -311,12 +311,10 @@ fn interval(e: &Estimate, unit: &str) -> String {
 
 /// A count with an SI prefix: 35433480192 → "35.43 G".
 fn count(value: f64) -> String {
-    for (factor, prefix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
-        if value >= factor {
-            return format!("{:.4} {prefix}", value / factor);
-        }
+    match crate::units::si_scale_large(value) {
+        (_, "") => format!("{value}"),
+        (factor, prefix) => format!("{:.4} {prefix}", value / factor),
     }
-    format!("{value}")
 }
 
 /// The summary printed after criterion's lines for one benchmark. On the simulated GPU
