@@ -8,7 +8,6 @@
 
 pub mod bench;
 pub mod budget;
-pub mod cli;
 pub mod clock;
 pub mod cuda;
 pub mod device;

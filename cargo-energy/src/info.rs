@@ -2,12 +2,12 @@
 
 use serde::Serialize;
 
-use crate::device::{Device, DeviceRequest};
-use crate::error::{Error, ErrorKind, Result};
-use crate::gpu::DeviceFacts;
-use crate::sensors::{SourceError, SourceKind};
-use crate::trace::Reading;
-use crate::units::format_si;
+use energy_harness::device::{Device, DeviceRequest};
+use energy_harness::error::{Error, ErrorKind, Result};
+use energy_harness::gpu::DeviceFacts;
+use energy_harness::sensors::{SourceError, SourceKind};
+use energy_harness::trace::Reading;
+use energy_harness::units::format_si;
 
 /// What one read of a source gave.
 #[derive(Debug, Serialize)]

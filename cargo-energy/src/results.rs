@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::error::{Error, ErrorKind, Result};
-use crate::report::compare::{compare as compare_sets, ResultSet, Verdict};
-use crate::report::table::{render, Format};
-use crate::trace::format::write_atomically;
-use crate::units::format_si;
+use energy_harness::error::{Error, ErrorKind, Result};
+use energy_harness::report::compare::{compare as compare_sets, ResultSet, Verdict};
+use energy_harness::report::table::{render, Format};
+use energy_harness::trace::format::write_atomically;
+use energy_harness::units::format_si;
 
 fn check_threshold(threshold: f64) -> Result<()> {
     if threshold.is_finite() && threshold >= 0.0 {

@@ -5,14 +5,14 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::cuda::{fma_busy_workload, CudaGpu};
-use crate::device::{Device, DeviceRequest};
-use crate::error::{Error, ErrorKind, Result};
-use crate::measurement::calibration::{default_calibration_dir, Calibration};
-use crate::measurement::run::{calibrate, SimWorkload, StepPlan};
-use crate::sim::SimKernel;
-use crate::trace::format::write_trace;
-use crate::workload::Workload;
+use energy_harness::cuda::{fma_busy_workload, CudaGpu};
+use energy_harness::device::{Device, DeviceRequest};
+use energy_harness::error::{Error, ErrorKind, Result};
+use energy_harness::measurement::calibration::{default_calibration_dir, Calibration};
+use energy_harness::measurement::run::{calibrate, SimWorkload, StepPlan};
+use energy_harness::sim::SimKernel;
+use energy_harness::trace::format::write_trace;
+use energy_harness::workload::Workload;
 
 /// Launch length of the busy kernel: short enough for 40 ms pulses, long enough that
 /// launch gaps do not matter.

@@ -1,8 +1,13 @@
-//! `cargo energy …`: the command-line face of the harness.
+//! `cargo energy …`: the command-line face of energy-harness, in its own crate so that clap
+//! and the CLI stay out of bench binaries.
 //!
 //! Works as a cargo subcommand (`cargo energy info`, after `cargo install --path
-//! energy-harness`) and called directly (`cargo-energy info`). Exit codes: 0 success,
+//! cargo-energy`) and called directly (`cargo-energy info`). Exit codes: 0 success,
 //! 1 the measurement or device failed, 2 bad arguments or a bad input file.
+
+// The doc comments of the argument structs are clap's `--help` text, where `<target>` is a
+// placeholder, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
 
 mod analyze;
 mod calibrate;
@@ -17,7 +22,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::error::{Error, ErrorKind};
+use energy_harness::error::{Error, ErrorKind};
 
 /// Measure the energy of GPU kernels.
 #[derive(Debug, Parser)]
@@ -61,7 +66,7 @@ enum Command {
         /// gated:GATE_S/PERIOD_S, default, or calibrated. Without it: the GPU's cached
         /// calibration if there is one, else the source's default.
         #[arg(long = "sensor-model", value_parser = analyze::parse_model)]
-        sensor_model: Option<crate::measurement::ModelChoice>,
+        sensor_model: Option<energy_harness::measurement::ModelChoice>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -82,8 +87,8 @@ enum Command {
         #[arg(long)]
         baseline: Option<String>,
         /// markdown (for a pull-request comment), json or html (with the power traces).
-        #[arg(long, default_value = "markdown", value_parser = clap::value_parser!(crate::report::table::Format))]
-        format: crate::report::table::Format,
+        #[arg(long, default_value = "markdown", value_parser = clap::value_parser!(energy_harness::report::table::Format))]
+        format: energy_harness::report::table::Format,
         /// Regression threshold, percent (for the change column).
         #[arg(long, default_value_t = 5.0)]
         threshold: f64,
@@ -134,7 +139,12 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 }
 
 /// Runs the command line `args` (the program name first) and returns the exit code.
-pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+fn main() -> ExitCode {
+    run(std::env::args_os())
+}
+
+/// Runs the command line `args` (the program name first).
+fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let mut args: Vec<OsString> = args.into_iter().collect();
     // `cargo energy info` runs `cargo-energy energy info`.
     if args.get(1).is_some_and(|a| a == "energy") {
@@ -159,7 +169,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             calibrate::run(device, busy_seconds, json, trace.as_deref(), !no_save)
         }
         Command::Report { dir, run, baseline, format, threshold, output } => results::report(
-            &dir.unwrap_or_else(crate::report::energy_dir),
+            &dir.unwrap_or_else(energy_harness::report::energy_dir),
             &run,
             baseline.as_deref(),
             format,
@@ -167,7 +177,12 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             output.as_deref(),
         ),
         Command::Compare { baseline, candidate, dir, threshold } => {
-            match results::compare(&dir.unwrap_or_else(crate::report::energy_dir), &baseline, &candidate, threshold) {
+            match results::compare(
+                &dir.unwrap_or_else(energy_harness::report::energy_dir),
+                &baseline,
+                &candidate,
+                threshold,
+            ) {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(1),
                 Err(e) => Err(e),
@@ -187,7 +202,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 /// ends the output quietly, as `rg … | head` does: the command still finishes and keeps
 /// its exit code. Any other failure (a full disk, a closed descriptor) is an error naming
 /// it, so the command exits 2 and CI sees it.
-pub(crate) fn emit(text: &str) -> crate::error::Result<()> {
+fn emit(text: &str) -> energy_harness::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Ok(()) => Ok(()),

@@ -5,13 +5,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::error::{Error, ErrorKind, Result};
-use crate::measurement::analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
-use crate::measurement::calibration::{default_calibration_dir, Calibration};
-use crate::report::svg::power_plot;
-use crate::sensors::{SensorModel, SourceKind};
-use crate::trace::format::{read_trace, write_atomically};
-use crate::units::format_si;
+use energy_harness::error::{Error, ErrorKind, Result};
+use energy_harness::measurement::analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
+use energy_harness::measurement::calibration::{default_calibration_dir, Calibration};
+use energy_harness::report::svg::power_plot;
+use energy_harness::sensors::{SensorModel, SourceKind};
+use energy_harness::trace::format::{read_trace, write_atomically};
+use energy_harness::units::format_si;
 
 /// A `--source` value: a source, or `auto` (none given).
 #[derive(Clone, Copy, Debug, PartialEq)]
