@@ -109,7 +109,7 @@ fn trace_without_a_gpu_fails_clearly() {
 }
 
 fn recorded(name: &str) -> String {
-    format!("{}/../tests/data/h100/{name}", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/../energy-harness/tests/data/h100/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 #[test]

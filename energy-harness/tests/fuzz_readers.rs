@@ -85,7 +85,7 @@ fn trace_seeds() -> Vec<String> {
     }
     power.push_str("2.0,window_start,0\n3.0,window_end,0\n3.2,window_start,1\n4.0,window_end,1\n");
     seeds.push(power);
-    let recorded = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/h100/trace_short.csv");
+    let recorded = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100/trace_short.csv");
     if let Ok(text) = std::fs::read_to_string(recorded) {
         let excerpt: Vec<&str> = text.lines().take(400).collect();
         seeds.push(format!("{}\n0.1,window_start,0\n0.3,window_end,0\n", excerpt.join("\n")));

@@ -622,7 +622,7 @@ mod tests {
     }
 
     fn nvcc_ptx() -> String {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/nvcc");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nvcc");
         std::fs::read_to_string(dir.join("kernels_sm90.ptx")).unwrap()
     }
 

@@ -373,7 +373,7 @@ mod tests {
     /// value, half, char, `__launch_bounds__`, a kernel without parameters, `-G` debug output.
     #[test]
     fn reads_what_nvcc_writes() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/nvcc");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nvcc");
         for file in ["kernels_sm90.ptx", "kernels_sm80_debug.ptx"] {
             let text = std::fs::read_to_string(dir.join(file)).unwrap();
             assert!(text.contains("src{1}"), "the fixture has a brace in a .file path");

@@ -24,7 +24,8 @@ fn data_dir() -> PathBuf {
 /// `shared/traces/h100` beside the repository (CI puts `../shared` there), or
 /// `ENERGY_SHARED_DIR`.
 fn recordings_dir() -> Option<PathBuf> {
-    let shared = std::env::var_os("ENERGY_SHARED_DIR").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared"));
+    let shared =
+        std::env::var_os("ENERGY_SHARED_DIR").map(PathBuf::from).unwrap_or_else(|| repo().join("../../shared"));
     let dir = shared.join("traces/h100");
     dir.is_dir().then_some(dir)
 }
