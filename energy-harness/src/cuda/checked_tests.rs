@@ -1,0 +1,235 @@
+//! Tests of the checked device (`checked.rs`).
+
+use super::*;
+use crate::cuda::ptx_interface::parse_interface;
+use std::sync::Arc;
+
+const SAXPY: &str = include_str!("../../../ptx/examples/saxpy.ptx");
+
+fn check_config_(kernel: &str, config: &LaunchConfig, properties: &GpuProperties) -> Result<()> {
+    check_config(kernel, config, properties, None)
+}
+
+fn h100() -> GpuProperties {
+    crate::sim::SimPreset::h100().gpu_properties()
+}
+
+fn saxpy_entry() -> PtxEntry {
+    parse_interface(SAXPY, "saxpy.ptx").unwrap().entries.remove(0)
+}
+
+fn buffer(alive: &Arc<()>) -> ArgValue {
+    ArgValue::Buffer { address: 0x1000, bytes: 64, alive: Arc::downgrade(alive) }
+}
+
+#[test]
+fn matching_arguments_pass() {
+    let alive = Arc::new(());
+    let args = [ArgValue::U32(16), ArgValue::F32(0.5), buffer(&alive), buffer(&alive)];
+    check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap();
+}
+
+#[test]
+fn one_argument_too_few_names_the_missing_parameter() {
+    let alive = Arc::new(());
+    let args = [ArgValue::U32(16), ArgValue::F32(0.5), buffer(&alive)];
+    let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+    assert!(err.contains("kernel `saxpy` (PTX saxpy.ptx) takes 4 parameter(s)"), "{err}");
+    assert!(err.contains("passes 3 argument(s) (u32, f32, buffer)"), "{err}");
+    assert!(err.contains("add the missing y: .u64"), "{err}");
+}
+
+#[test]
+fn a_u32_where_the_ptx_has_u64_is_refused() {
+    let alive = Arc::new(());
+    let args = [ArgValue::U32(16), ArgValue::F32(0.5), ArgValue::U32(7), buffer(&alive)];
+    let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+    assert!(err.contains("argument 3 is a u32 (7) but parameter 3 `x` is .u64 (8 bytes)"), "{err}");
+    assert!(err.contains(".buffer(&buffer)"), "{err}");
+}
+
+#[test]
+fn an_integer_for_a_float_parameter_is_refused() {
+    let alive = Arc::new(());
+    let args = [ArgValue::U32(16), ArgValue::U32(1), buffer(&alive), buffer(&alive)];
+    let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+    assert!(err.contains("parameter 2 `a` is .f32"), "{err}");
+    assert!(err.contains("pass it with .f32(…)"), "{err}");
+}
+
+#[test]
+fn a_freed_buffer_is_refused() {
+    let alive = Arc::new(());
+    let gone = {
+        let dropped = Arc::new(());
+        buffer(&dropped)
+    };
+    let args = [ArgValue::U32(16), ArgValue::F32(0.5), gone, buffer(&alive)];
+    let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+    assert!(err.contains("argument 3 (`x`) points to a buffer that was freed"), "{err}");
+}
+
+#[test]
+fn launch_limits() {
+    let p = h100();
+    check_config_("k", &LaunchConfig::linear(1 << 20, 1024), &p).unwrap();
+    let err = check_config_("k", &LaunchConfig::linear(4, 2048), &p).unwrap_err().to_string();
+    assert!(err.contains("2048 threads per block") && err.contains("at most 1024"), "{err}");
+    let err = check_config_("k", &LaunchConfig { block: (32, 32, 2), ..LaunchConfig::linear(1, 1) }, &p)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("2048 threads per block (32×32×2)"), "{err}");
+    assert!(check_config_("k", &LaunchConfig::linear(0, 32), &p).is_err());
+    assert!(check_config_("k", &LaunchConfig { grid: (1, 70_000, 1), ..LaunchConfig::linear(1, 32) }, &p).is_err());
+    let shared = LaunchConfig { shared_mem_bytes: 64 * 1024, ..LaunchConfig::linear(1, 32) };
+    assert!(check_config_("k", &shared, &p).unwrap_err().to_string().contains("dynamic shared memory"));
+}
+
+#[test]
+fn newer_targets_are_refused() {
+    let p = h100();
+    check_target(Some("sm_90a"), "a.ptx", &p).unwrap();
+    check_target(Some("sm_70"), "a.ptx", &p).unwrap();
+    let err = check_target(Some("sm_100"), "a.ptx", &p).unwrap_err().to_string();
+    assert!(err.contains("targets sm_100") && err.contains("sm_90"), "{err}");
+}
+
+#[test]
+fn memory_is_accounted() {
+    let gpu = CheckedGpu::new(h100());
+    let total = gpu.properties.total_memory_bytes;
+    let a = gpu.allocate(total / 2).unwrap();
+    assert!(gpu.allocate(total).unwrap_err().to_string().contains("CUDA_ERROR_OUT_OF_MEMORY"));
+    gpu.release(a);
+    gpu.allocate(total).unwrap();
+    assert_eq!(gpu.activity().buffers, 2);
+}
+
+fn checked_h100() -> crate::cuda::CudaGpu {
+    crate::cuda::CudaGpu::checked(h100())
+}
+
+#[test]
+fn the_checked_device_runs_a_correct_launch_and_keeps_buffers_on_the_host() {
+    let gpu = checked_h100();
+    assert!(gpu.is_checked() && gpu.stream().is_checked());
+    let x = gpu.upload(&[1.0f32, 2.0, 3.0]).unwrap();
+    let y = gpu.alloc_zeros::<f32>(3).unwrap();
+    assert_eq!(gpu.download(&x).unwrap(), vec![1.0, 2.0, 3.0]);
+    assert_eq!(gpu.download(&y).unwrap(), vec![0.0; 3]);
+    assert_ne!(x.device_address(), y.device_address());
+    assert_eq!(x.size_bytes(), 12);
+    // Raw cudarc and events do not exist here, and say so.
+    assert!(gpu.stream().cuda().unwrap_err().to_string().contains("only on a real GPU"));
+    assert!(x.cuda_slice().is_err());
+    assert!(gpu.timer().is_err());
+}
+
+#[test]
+fn a_launch_after_its_buffer_is_dropped_is_refused() {
+    use crate::cuda::{KernelArgs, LaunchConfig};
+    let gpu = checked_h100();
+    let interface = parse_interface(SAXPY, "saxpy.ptx").unwrap();
+    // check_args is what Kernel::launch calls first.
+    let y = gpu.alloc_zeros::<f32>(16).unwrap();
+    let args = {
+        let x = gpu.upload(&[0.0f32; 16]).unwrap();
+        KernelArgs::new().u32(16).f32(1.0).buffer(&x).buffer(&y)
+    };
+    let err = check_args(&interface.entries[0], "saxpy.ptx", &args.values).unwrap_err().to_string();
+    assert!(err.contains("argument 3 (`x`) points to a buffer that was freed"), "{err}");
+    check_config_("saxpy", &LaunchConfig::linear(1, 16), &gpu.properties().unwrap()).unwrap();
+}
+
+#[test]
+fn memory_beyond_the_device_is_refused_and_freed_memory_returns() {
+    let gpu = checked_h100();
+    let total = gpu.properties().unwrap().total_memory_bytes as usize;
+    let big = gpu.alloc_zeros::<u8>(total - 1024).unwrap();
+    assert!(gpu.alloc_zeros::<u8>(4096).unwrap_err().to_string().contains("OUT_OF_MEMORY"));
+    drop(big);
+    gpu.alloc_zeros::<u8>(4096).unwrap();
+}
+
+#[test]
+fn correct_arguments_for_every_entry_of_the_repository_pass() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ptx");
+    let alive = Arc::new(());
+    let mut entries = 0;
+    for dir in ["instructions", "memory", "examples"] {
+        for file in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = file.unwrap().path();
+            if path.extension().is_none_or(|x| x != "ptx") {
+                continue;
+            }
+            let interface = parse_interface(&std::fs::read_to_string(&path).unwrap(), "m").unwrap();
+            for entry in &interface.entries {
+                let args: Vec<ArgValue> = entry
+                    .params
+                    .iter()
+                    .map(|p| match (p.ty.as_bytes()[0], p.size_bytes) {
+                        (b'f', 4) => ArgValue::F32(1.0),
+                        (b'f', 8) => ArgValue::F64(1.0),
+                        (_, 2) => ArgValue::U16(1),
+                        (_, 4) => ArgValue::U32(1),
+                        _ => buffer(&alive),
+                    })
+                    .collect();
+                check_args(entry, "m", &args).unwrap();
+                // One argument fewer is always refused.
+                assert!(check_args(entry, "m", &args[..args.len() - 1]).is_err());
+                entries += 1;
+            }
+        }
+    }
+    assert!(entries > 200, "{entries}");
+}
+
+fn nvcc_ptx() -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nvcc");
+    std::fs::read_to_string(dir.join("kernels_sm90.ptx")).unwrap()
+}
+
+#[test]
+fn launch_bounds_and_by_value_arguments_of_nvcc_kernels_are_checked() {
+    let interface = parse_interface(&nvcc_ptx(), "kernels.ptx").unwrap();
+    let scale = &interface.entries[0];
+    let p = h100();
+    check_config("scale", &LaunchConfig::linear(8, 256), &p, Some(scale)).unwrap();
+    let err = check_config("scale", &LaunchConfig::linear(8, 512), &p, Some(scale)).unwrap_err().to_string();
+    assert!(err.contains("512 threads per block") && err.contains("`.maxntid` 256"), "{err}");
+    // `char c` is one byte: the launch API has no such argument, and says so.
+    let mixed = &interface.entries[2];
+    let alive = Arc::new(());
+    let args = [
+        ArgValue::U16(0x3c00),
+        ArgValue::F64(1.0),
+        ArgValue::U64(2),
+        ArgValue::U16(3),
+        ArgValue::U32(4),
+        ArgValue::U64(0),
+        buffer(&alive),
+    ];
+    let err = check_args(mixed, "kernels.ptx", &args).unwrap_err().to_string();
+    assert!(err.contains("argument 5 is a u32 (4) but parameter 5 `mixed_param_4` is .u8 (1 bytes)"), "{err}");
+    assert!(err.contains("the launch API passes 2-, 4- and 8-byte values"), "{err}");
+}
+
+#[test]
+fn a_ptxas_older_than_the_ptx_is_not_a_mistake_of_the_ptx() {
+    if find_ptxas().is_none() {
+        eprintln!("skipped: no ptxas (set PTXAS)");
+        return;
+    }
+    // PTX ISA 9.0 (CUDA 13) against whatever ptxas is here: assembled, or "not assembled"
+    // with the reason when the ptxas is older; never an error.
+    match assemble(&nvcc_ptx(), "kernels.ptx", "sm_90", JitOptLevel::O4).unwrap() {
+        Assembly::Assembled => {}
+        Assembly::NotAssembled(why) => assert!(why.contains("older than the PTX"), "{why}"),
+    }
+    let older = nvcc_ptx().replace(".version 9.0", ".version 8.0");
+    assert_eq!(assemble(&older, "kernels.ptx", "sm_90", JitOptLevel::O4).unwrap(), Assembly::Assembled);
+    let broken = older.replace("ret;", "ret.bogus;");
+    let err = assemble(&broken, "kernels.ptx", "sm_90", JitOptLevel::O3).unwrap_err().to_string();
+    assert!(err.contains("could not compile PTX `kernels.ptx` at O3 for sm_90") && err.contains("JIT log"), "{err}");
+}
