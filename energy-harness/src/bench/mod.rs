@@ -23,12 +23,17 @@
 //! file then says `simulated`. A benchmark without one is skipped with a line saying why.
 
 pub mod measurement;
+mod run_options;
+mod spec;
+
+use run_options::RunOptions;
+pub use spec::BenchSpec;
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
-use criterion::{Criterion, SamplingMode, Throughput};
+use criterion::{Criterion, SamplingMode};
 
 pub use measurement::Energy;
 
@@ -40,169 +45,11 @@ use crate::measurement::analyze::analyze_windows;
 use crate::measurement::calibration::{default_calibration_dir, Calibration};
 use crate::measurement::result::{net_per_op, Measurement};
 use crate::measurement::run::{annotate_trace, prepare, summarize, Finished, MeasureConfig, Prepared, SimWorkload};
-use crate::report::run::{current_target_name, Invocation, RunWriter};
-use crate::report::{energy_dir, render_summary, write_outputs, NetEnergy, ResultFile};
+use crate::report::run::RunWriter;
+use crate::report::{render_summary, write_outputs, NetEnergy, ResultFile};
 use crate::sampling::{Sampler, SamplerConfig, WindowMarker};
-use crate::sensors::SourceKind;
 use crate::sim::SimKernel;
 use crate::workload::Workload;
-
-/// One benchmark, as `#[energy_bench]` declares it.
-pub struct BenchSpec {
-    name: String,
-    location: (&'static str, u32),
-    code: Option<KernelCode>,
-    baseline: Option<(String, KernelCode)>,
-    sim: Option<SimKernel>,
-    baseline_sim: Option<SimKernel>,
-    ops: Option<f64>,
-    bytes: Option<f64>,
-    baseline_ops: Option<f64>,
-    baseline_bytes: Option<f64>,
-    device: u32,
-    source: Option<SourceKind>,
-    precision: Option<f64>,
-    min_window_s: Option<f64>,
-    windows: Option<usize>,
-    idle_gap_s: Option<f64>,
-    time_bench: bool,
-}
-
-impl BenchSpec {
-    /// A benchmark named `name`, declared at `file:line`.
-    pub fn new(name: &str, file: &'static str, line: u32) -> Self {
-        BenchSpec {
-            name: name.to_string(),
-            location: (file, line),
-            code: None,
-            baseline: None,
-            sim: None,
-            baseline_sim: None,
-            ops: None,
-            bytes: None,
-            baseline_ops: None,
-            baseline_bytes: None,
-            device: 0,
-            source: None,
-            precision: None,
-            min_window_s: None,
-            windows: None,
-            idle_gap_s: None,
-            time_bench: true,
-        }
-    }
-
-    /// Its name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Where it was declared (file, line).
-    pub fn location(&self) -> (&'static str, u32) {
-        self.location
-    }
-
-    /// The kernel's code: measured on a real GPU, checked without one.
-    pub fn code(mut self, code: KernelCode) -> Self {
-        self.code = Some(code);
-        self
-    }
-
-    /// A baseline kernel (the same loop without the work under test) for net energy.
-    pub fn baseline(mut self, name: &str, code: KernelCode) -> Self {
-        self.baseline = Some((name.to_string(), code));
-        self
-    }
-
-    /// The kernel's model on the simulated GPU: seconds per launch and board power.
-    pub fn sim(mut self, seconds: f64, watts: f64) -> Self {
-        self.sim = Some(SimKernel::new(seconds, watts));
-        self
-    }
-
-    /// The baseline kernel's model on the simulated GPU.
-    pub fn baseline_sim(mut self, seconds: f64, watts: f64) -> Self {
-        self.baseline_sim = Some(SimKernel::new(seconds, watts));
-        self
-    }
-
-    /// Operations per launch (energy per op; criterion throughput in elements).
-    pub fn ops(mut self, ops: f64) -> Self {
-        self.ops = Some(ops);
-        self
-    }
-
-    /// Bytes per launch (energy per byte; criterion throughput in bytes).
-    pub fn bytes(mut self, bytes: f64) -> Self {
-        self.bytes = Some(bytes);
-        self
-    }
-
-    /// The baseline's operations per launch (its energy per op). Without it the baseline's
-    /// result has no per-op figure: it does not inherit the kernel's count.
-    pub fn baseline_ops(mut self, ops: f64) -> Self {
-        self.baseline_ops = Some(ops);
-        self
-    }
-
-    /// The baseline's bytes per launch (its energy per byte); not inherited either.
-    pub fn baseline_bytes(mut self, bytes: f64) -> Self {
-        self.baseline_bytes = Some(bytes);
-        self
-    }
-
-    /// NVML index of the GPU.
-    pub fn device(mut self, index: u32) -> Self {
-        self.device = index;
-        self
-    }
-
-    /// Source to measure with.
-    pub fn source(mut self, source: SourceKind) -> Self {
-        self.source = Some(source);
-        self
-    }
-
-    /// Relative precision asked of the energy per launch.
-    pub fn precision(mut self, precision: f64) -> Self {
-        self.precision = Some(precision);
-        self
-    }
-
-    /// Shortest window, s.
-    pub fn min_window_s(mut self, seconds: f64) -> Self {
-        self.min_window_s = Some(seconds);
-        self
-    }
-
-    /// Number of windows (criterion samples, at least 10).
-    pub fn windows(mut self, windows: usize) -> Self {
-        self.windows = Some(windows);
-        self
-    }
-
-    /// Idle between windows, s (at least two counter ticks, 0.2 s, is advised).
-    pub fn idle_gap_s(mut self, seconds: f64) -> Self {
-        self.idle_gap_s = Some(seconds);
-        self
-    }
-
-    /// Leaves out the `NAME/time` criterion benchmark (the energy windows' CUDA-event
-    /// times are still reported): for suites of many short benchmarks.
-    pub fn without_time_bench(mut self) -> Self {
-        self.time_bench = false;
-        self
-    }
-
-    fn throughput(&self) -> Option<Throughput> {
-        match (self.ops, self.bytes) {
-            (Some(o), Some(b)) => Some(Throughput::ElementsAndBytes { elements: o as u64, bytes: b as u64 }),
-            (Some(o), None) => Some(Throughput::Elements(o as u64)),
-            (None, Some(b)) => Some(Throughput::Bytes(b as u64)),
-            (None, None) => None,
-        }
-    }
-}
 
 /// The payload of the panic that aborts one benchmark from inside criterion's loop; the
 /// runner catches it and goes on with the next benchmark.
@@ -374,131 +221,6 @@ impl EnergySession<'_> {
             wall_time_s: clock.now_s() - self.wall_start,
         })?;
         Ok(Some((measurement, trace, prepared)))
-    }
-}
-
-/// Options of a run taken from the bench binary's command line.
-#[derive(Clone, Debug, Default)]
-struct RunOptions {
-    /// `--save-baseline NAME`: our results are written to `<target>/energy/NAME/` too.
-    save_baseline: Option<String>,
-    /// `--list`, `--help` or `--version`: nothing is measured, no run is started.
-    nothing_runs: bool,
-    /// Criterion's benchmark filter (`cargo bench -- FILTER`, `--exact`, `--ignored`).
-    filter: BenchFilter,
-}
-
-/// Which benchmark ids criterion runs: its `FILTER` argument, read as criterion reads it.
-#[derive(Clone, Debug, Default)]
-enum BenchFilter {
-    #[default]
-    All,
-    Nothing,
-    Exact(String),
-    Regex(regex::Regex),
-}
-
-impl BenchFilter {
-    /// Criterion's options that take a value (the filter is the first other positional).
-    const VALUE_OPTIONS: &'static [&'static str] = &[
-        "--color",
-        "-c",
-        "--save-baseline",
-        "-s",
-        "--baseline",
-        "-b",
-        "--baseline-lenient",
-        "--format",
-        "--profile-time",
-        "--load-baseline",
-        "--sample-size",
-        "--warm-up-time",
-        "--measurement-time",
-        "--nresamples",
-        "--noise-threshold",
-        "--confidence-level",
-        "--significance-level",
-        "--plotting-backend",
-        "--output-format",
-    ];
-
-    fn from_args(args: &[String]) -> Self {
-        if args.iter().any(|a| a == "--ignored") {
-            return BenchFilter::Nothing;
-        }
-        let mut positional = None;
-        let mut i = 1;
-        while i < args.len() {
-            let a = &args[i];
-            if Self::VALUE_OPTIONS.contains(&a.as_str()) {
-                i += 2;
-                continue;
-            }
-            if !a.starts_with('-') {
-                positional = Some(a.clone());
-                break;
-            }
-            i += 1;
-        }
-        match positional {
-            None => BenchFilter::All,
-            Some(f) if args.iter().any(|a| a == "--exact") => BenchFilter::Exact(f),
-            // An invalid regex makes criterion itself stop with a message; run everything here.
-            Some(f) => regex::Regex::new(&f).map(BenchFilter::Regex).unwrap_or(BenchFilter::All),
-        }
-    }
-
-    /// Whether criterion runs any of `ids`.
-    fn runs_any(&self, ids: &[String]) -> bool {
-        match self {
-            BenchFilter::All => true,
-            BenchFilter::Nothing => false,
-            BenchFilter::Exact(f) => ids.iter().any(|id| id == f),
-            BenchFilter::Regex(r) => ids.iter().any(|id| r.is_match(id)),
-        }
-    }
-}
-
-impl RunOptions {
-    fn from_args() -> Self {
-        let args: Vec<String> = std::env::args().collect();
-        let save_baseline = args
-            .iter()
-            .position(|a| a == "--save-baseline" || a == "-s")
-            .and_then(|i| args.get(i + 1).cloned())
-            .or_else(|| args.iter().find_map(|a| a.strip_prefix("--save-baseline=").map(str::to_string)));
-        let nothing_runs =
-            args.iter().skip(1).any(|a| matches!(a.as_str(), "--list" | "--help" | "-h" | "--version" | "-V"));
-        RunOptions { save_baseline, nothing_runs, filter: BenchFilter::from_args(&args) }
-    }
-
-    /// Starts (or joins) the runs this process writes: `new`, and the saved baseline.
-    fn begin_runs(&self) -> Result<Vec<RunWriter>> {
-        if self.nothing_runs {
-            return Ok(Vec::new());
-        }
-        let mut names = vec!["new".to_string()];
-        if let Some(name) = &self.save_baseline {
-            let bad = name.is_empty()
-                || name == "new"
-                || name.starts_with('.')
-                || name.contains(['/', '\\'])
-                || name.chars().any(char::is_control);
-            if bad {
-                return Err(Error::new(
-                    ErrorKind::InvalidInput,
-                    format!(
-                        "--save-baseline `{}`: a baseline name is a plain folder name other than `new`",
-                        crate::error::echo(name)
-                    ),
-                ));
-            }
-            names.push(name.clone());
-        }
-        let base = energy_dir();
-        let invocation = Invocation::current();
-        let target = current_target_name();
-        names.iter().map(|name| RunWriter::begin(&base.join(name), &target, &invocation)).collect()
     }
 }
 
@@ -874,30 +596,5 @@ fn run_spec(
             Ok(Some((None, Some(m))))
         }
         (None, None) => Ok(Some((None, None))),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn filter(args: &[&str]) -> BenchFilter {
-        let args: Vec<String> = std::iter::once("bench").chain(args.iter().copied()).map(String::from).collect();
-        BenchFilter::from_args(&args)
-    }
-
-    #[test]
-    fn the_filter_is_read_as_criterion_reads_it() {
-        let ids = |name: &str| vec![format!("{name}/energy (simulated)"), format!("{name}/time (simulated)")];
-        assert!(filter(&["--bench"]).runs_any(&ids("saxpy")));
-        assert!(filter(&["--bench", "sax"]).runs_any(&ids("saxpy")));
-        assert!(!filter(&["--bench", "fma"]).runs_any(&ids("saxpy")));
-        assert!(filter(&["--bench", "^saxpy/"]).runs_any(&ids("saxpy")));
-        // An option's value is not the filter.
-        assert!(filter(&["--save-baseline", "fma", "--bench"]).runs_any(&ids("saxpy")));
-        assert!(!filter(&["--save-baseline", "x", "fma"]).runs_any(&ids("saxpy")));
-        assert!(filter(&["--exact", "saxpy/time (simulated)"]).runs_any(&ids("saxpy")));
-        assert!(!filter(&["--exact", "saxpy"]).runs_any(&ids("saxpy")));
-        assert!(!filter(&["--ignored"]).runs_any(&ids("saxpy")));
     }
 }

@@ -1,0 +1,156 @@
+//! What a bench binary's command line asks of the run: criterion's filter as criterion
+//! reads it, `--save-baseline`, and whether anything runs at all (`--list`, `--help`).
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::report::energy_dir;
+use crate::report::run::{current_target_name, Invocation, RunWriter};
+
+/// Options of a run taken from the bench binary's command line.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RunOptions {
+    /// `--save-baseline NAME`: our results are written to `<target>/energy/NAME/` too.
+    pub(super) save_baseline: Option<String>,
+    /// `--list`, `--help` or `--version`: nothing is measured, no run is started.
+    pub(super) nothing_runs: bool,
+    /// Criterion's benchmark filter (`cargo bench -- FILTER`, `--exact`, `--ignored`).
+    pub(super) filter: BenchFilter,
+}
+
+/// Which benchmark ids criterion runs: its `FILTER` argument, read as criterion reads it.
+#[derive(Clone, Debug, Default)]
+pub(super) enum BenchFilter {
+    #[default]
+    All,
+    Nothing,
+    Exact(String),
+    Regex(regex::Regex),
+}
+
+impl BenchFilter {
+    /// Criterion's options that take a value (the filter is the first other positional).
+    const VALUE_OPTIONS: &'static [&'static str] = &[
+        "--color",
+        "-c",
+        "--save-baseline",
+        "-s",
+        "--baseline",
+        "-b",
+        "--baseline-lenient",
+        "--format",
+        "--profile-time",
+        "--load-baseline",
+        "--sample-size",
+        "--warm-up-time",
+        "--measurement-time",
+        "--nresamples",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--plotting-backend",
+        "--output-format",
+    ];
+
+    fn from_args(args: &[String]) -> Self {
+        if args.iter().any(|a| a == "--ignored") {
+            return BenchFilter::Nothing;
+        }
+        let mut positional = None;
+        let mut i = 1;
+        while i < args.len() {
+            let a = &args[i];
+            if Self::VALUE_OPTIONS.contains(&a.as_str()) {
+                i += 2;
+                continue;
+            }
+            if !a.starts_with('-') {
+                positional = Some(a.clone());
+                break;
+            }
+            i += 1;
+        }
+        match positional {
+            None => BenchFilter::All,
+            Some(f) if args.iter().any(|a| a == "--exact") => BenchFilter::Exact(f),
+            // An invalid regex makes criterion itself stop with a message; run everything here.
+            Some(f) => regex::Regex::new(&f).map(BenchFilter::Regex).unwrap_or(BenchFilter::All),
+        }
+    }
+
+    /// Whether criterion runs any of `ids`.
+    pub(super) fn runs_any(&self, ids: &[String]) -> bool {
+        match self {
+            BenchFilter::All => true,
+            BenchFilter::Nothing => false,
+            BenchFilter::Exact(f) => ids.iter().any(|id| id == f),
+            BenchFilter::Regex(r) => ids.iter().any(|id| r.is_match(id)),
+        }
+    }
+}
+
+impl RunOptions {
+    pub(super) fn from_args() -> Self {
+        let args: Vec<String> = std::env::args().collect();
+        let save_baseline = args
+            .iter()
+            .position(|a| a == "--save-baseline" || a == "-s")
+            .and_then(|i| args.get(i + 1).cloned())
+            .or_else(|| args.iter().find_map(|a| a.strip_prefix("--save-baseline=").map(str::to_string)));
+        let nothing_runs =
+            args.iter().skip(1).any(|a| matches!(a.as_str(), "--list" | "--help" | "-h" | "--version" | "-V"));
+        RunOptions { save_baseline, nothing_runs, filter: BenchFilter::from_args(&args) }
+    }
+
+    /// Starts (or joins) the runs this process writes: `new`, and the saved baseline.
+    pub(super) fn begin_runs(&self) -> Result<Vec<RunWriter>> {
+        if self.nothing_runs {
+            return Ok(Vec::new());
+        }
+        let mut names = vec!["new".to_string()];
+        if let Some(name) = &self.save_baseline {
+            let bad = name.is_empty()
+                || name == "new"
+                || name.starts_with('.')
+                || name.contains(['/', '\\'])
+                || name.chars().any(char::is_control);
+            if bad {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "--save-baseline `{}`: a baseline name is a plain folder name other than `new`",
+                        crate::error::echo(name)
+                    ),
+                ));
+            }
+            names.push(name.clone());
+        }
+        let base = energy_dir();
+        let invocation = Invocation::current();
+        let target = current_target_name();
+        names.iter().map(|name| RunWriter::begin(&base.join(name), &target, &invocation)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filter(args: &[&str]) -> BenchFilter {
+        let args: Vec<String> = std::iter::once("bench").chain(args.iter().copied()).map(String::from).collect();
+        BenchFilter::from_args(&args)
+    }
+
+    #[test]
+    fn the_filter_is_read_as_criterion_reads_it() {
+        let ids = |name: &str| vec![format!("{name}/energy (simulated)"), format!("{name}/time (simulated)")];
+        assert!(filter(&["--bench"]).runs_any(&ids("saxpy")));
+        assert!(filter(&["--bench", "sax"]).runs_any(&ids("saxpy")));
+        assert!(!filter(&["--bench", "fma"]).runs_any(&ids("saxpy")));
+        assert!(filter(&["--bench", "^saxpy/"]).runs_any(&ids("saxpy")));
+        // An option's value is not the filter.
+        assert!(filter(&["--save-baseline", "fma", "--bench"]).runs_any(&ids("saxpy")));
+        assert!(!filter(&["--save-baseline", "x", "fma"]).runs_any(&ids("saxpy")));
+        assert!(filter(&["--exact", "saxpy/time (simulated)"]).runs_any(&ids("saxpy")));
+        assert!(!filter(&["--exact", "saxpy"]).runs_any(&ids("saxpy")));
+        assert!(!filter(&["--ignored"]).runs_any(&ids("saxpy")));
+    }
+}

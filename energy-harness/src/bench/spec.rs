@@ -1,0 +1,165 @@
+//! One benchmark as `#[energy_bench]` declares it: its kernel code, simulated model,
+//! counts and options.
+
+use criterion::Throughput;
+
+use crate::kernel_code::KernelCode;
+use crate::sensors::SourceKind;
+use crate::sim::SimKernel;
+
+/// One benchmark, as `#[energy_bench]` declares it.
+pub struct BenchSpec {
+    pub(super) name: String,
+    pub(super) location: (&'static str, u32),
+    pub(super) code: Option<KernelCode>,
+    pub(super) baseline: Option<(String, KernelCode)>,
+    pub(super) sim: Option<SimKernel>,
+    pub(super) baseline_sim: Option<SimKernel>,
+    pub(super) ops: Option<f64>,
+    pub(super) bytes: Option<f64>,
+    pub(super) baseline_ops: Option<f64>,
+    pub(super) baseline_bytes: Option<f64>,
+    pub(super) device: u32,
+    pub(super) source: Option<SourceKind>,
+    pub(super) precision: Option<f64>,
+    pub(super) min_window_s: Option<f64>,
+    pub(super) windows: Option<usize>,
+    pub(super) idle_gap_s: Option<f64>,
+    pub(super) time_bench: bool,
+}
+
+impl BenchSpec {
+    /// A benchmark named `name`, declared at `file:line`.
+    pub fn new(name: &str, file: &'static str, line: u32) -> Self {
+        BenchSpec {
+            name: name.to_string(),
+            location: (file, line),
+            code: None,
+            baseline: None,
+            sim: None,
+            baseline_sim: None,
+            ops: None,
+            bytes: None,
+            baseline_ops: None,
+            baseline_bytes: None,
+            device: 0,
+            source: None,
+            precision: None,
+            min_window_s: None,
+            windows: None,
+            idle_gap_s: None,
+            time_bench: true,
+        }
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Where it was declared (file, line).
+    pub fn location(&self) -> (&'static str, u32) {
+        self.location
+    }
+
+    /// The kernel's code: measured on a real GPU, checked without one.
+    pub fn code(mut self, code: KernelCode) -> Self {
+        self.code = Some(code);
+        self
+    }
+
+    /// A baseline kernel (the same loop without the work under test) for net energy.
+    pub fn baseline(mut self, name: &str, code: KernelCode) -> Self {
+        self.baseline = Some((name.to_string(), code));
+        self
+    }
+
+    /// The kernel's model on the simulated GPU: seconds per launch and board power.
+    pub fn sim(mut self, seconds: f64, watts: f64) -> Self {
+        self.sim = Some(SimKernel::new(seconds, watts));
+        self
+    }
+
+    /// The baseline kernel's model on the simulated GPU.
+    pub fn baseline_sim(mut self, seconds: f64, watts: f64) -> Self {
+        self.baseline_sim = Some(SimKernel::new(seconds, watts));
+        self
+    }
+
+    /// Operations per launch (energy per op; criterion throughput in elements).
+    pub fn ops(mut self, ops: f64) -> Self {
+        self.ops = Some(ops);
+        self
+    }
+
+    /// Bytes per launch (energy per byte; criterion throughput in bytes).
+    pub fn bytes(mut self, bytes: f64) -> Self {
+        self.bytes = Some(bytes);
+        self
+    }
+
+    /// The baseline's operations per launch (its energy per op). Without it the baseline's
+    /// result has no per-op figure: it does not inherit the kernel's count.
+    pub fn baseline_ops(mut self, ops: f64) -> Self {
+        self.baseline_ops = Some(ops);
+        self
+    }
+
+    /// The baseline's bytes per launch (its energy per byte); not inherited either.
+    pub fn baseline_bytes(mut self, bytes: f64) -> Self {
+        self.baseline_bytes = Some(bytes);
+        self
+    }
+
+    /// NVML index of the GPU.
+    pub fn device(mut self, index: u32) -> Self {
+        self.device = index;
+        self
+    }
+
+    /// Source to measure with.
+    pub fn source(mut self, source: SourceKind) -> Self {
+        self.source = Some(source);
+        self
+    }
+
+    /// Relative precision asked of the energy per launch.
+    pub fn precision(mut self, precision: f64) -> Self {
+        self.precision = Some(precision);
+        self
+    }
+
+    /// Shortest window, s.
+    pub fn min_window_s(mut self, seconds: f64) -> Self {
+        self.min_window_s = Some(seconds);
+        self
+    }
+
+    /// Number of windows (criterion samples, at least 10).
+    pub fn windows(mut self, windows: usize) -> Self {
+        self.windows = Some(windows);
+        self
+    }
+
+    /// Idle between windows, s (at least two counter ticks, 0.2 s, is advised).
+    pub fn idle_gap_s(mut self, seconds: f64) -> Self {
+        self.idle_gap_s = Some(seconds);
+        self
+    }
+
+    /// Leaves out the `NAME/time` criterion benchmark (the energy windows' CUDA-event
+    /// times are still reported): for suites of many short benchmarks.
+    pub fn without_time_bench(mut self) -> Self {
+        self.time_bench = false;
+        self
+    }
+
+    pub(super) fn throughput(&self) -> Option<Throughput> {
+        match (self.ops, self.bytes) {
+            (Some(o), Some(b)) => Some(Throughput::ElementsAndBytes { elements: o as u64, bytes: b as u64 }),
+            (Some(o), None) => Some(Throughput::Elements(o as u64)),
+            (None, Some(b)) => Some(Throughput::Bytes(b as u64)),
+            (None, None) => None,
+        }
+    }
+}
