@@ -1,9 +1,7 @@
 //! The example GPU crate's bench: saxpy (y = a·x + y) over 16 Mi floats, measured in
 //! joules beside time. Copy this file, the PTX and the `[[bench]]` entry to start.
 
-use energy_harness::{
-    energy_bench, energy_main, CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
-};
+use energy_harness::prelude::*;
 
 /// Elements per vector: 64 MiB each, far beyond the 50 MB L2.
 const N: usize = 1 << 24;

@@ -10,9 +10,7 @@
 //! [`KernelCode::with_setup`] or [`KernelCode::launch`]:
 //!
 //! ```no_run
-//! use energy_harness::budget::{EnergyBudget, KernelUnderTest, Limit};
-//! use energy_harness::{CudaGpu, DeviceBuffer, JitOptLevel, Joules, Kernel, KernelArgs, KernelCode};
-//! use energy_harness::{LaunchConfig, Result, Stream};
+//! use energy_harness::prelude::*;
 //!
 //! struct Saxpy { kernel: Kernel, args: KernelArgs, _x: DeviceBuffer<f32>, _y: DeviceBuffer<f32> }
 //!
@@ -28,7 +26,7 @@
 //! }
 //!
 //! let kernel = KernelUnderTest::new("saxpy").code(KernelCode::with_setup(setup, launch)).sim(5e-6, 400.0);
-//! energy_harness::assert_energy!(EnergyBudget::new(kernel, Limit::PerLaunch(Joules(5e-3))));
+//! assert_energy!(EnergyBudget::new(kernel, Limit::PerLaunch(Joules(5e-3))));
 //! ```
 
 use std::sync::Arc;

@@ -40,6 +40,18 @@ pub use cudarc;
 pub use energy_macros::{energy_bench, energy_test};
 pub use kernel_code::KernelCode;
 
+/// What a bench or test file of a GPU crate needs, in one import:
+/// `use energy_harness::prelude::*;`.
+pub mod prelude {
+    pub use crate::budget::{EnergyBudget, KernelUnderTest, Limit};
+    pub use crate::cuda::{CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream};
+    pub use crate::error::Result;
+    pub use crate::kernel_code::KernelCode;
+    pub use crate::units::{Joules, Watts};
+    pub use crate::{assert_energy, energy_main};
+    pub use energy_macros::{energy_bench, energy_test};
+}
+
 /// The `main` of a bench target (`harness = false`) holding `#[energy_bench]` functions:
 /// runs all of them under criterion.
 ///
