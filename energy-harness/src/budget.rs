@@ -15,7 +15,6 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::bench::check_code_on_sim;
 use crate::cuda::CudaGpu;
 use crate::device::{Device, DeviceRequest};
 use crate::error::{Error, ErrorKind, Result};
@@ -220,7 +219,7 @@ impl EnergyBudget {
         for kernel in std::iter::once(&self.kernel).chain(self.reference.as_ref()) {
             let Some(code) = &kernel.code else { continue };
             let what = if std::ptr::eq(kernel, &self.kernel) { "its kernel" } else { "its reference kernel" };
-            match check_code_on_sim(device, &mut checked, code) {
+            match code.check_on_sim(device, &mut checked) {
                 Ok(Some(check)) => checks.push(check),
                 Ok(None) => {}
                 Err(e) => {

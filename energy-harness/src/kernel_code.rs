@@ -32,6 +32,7 @@
 use std::sync::Arc;
 
 use crate::cuda::{CheckedActivity, CudaGpu, CudaWorkload, Stream};
+use crate::device::Device;
 use crate::error::Result;
 use crate::workload::Workload;
 
@@ -90,6 +91,17 @@ impl KernelCode {
         Ok(Box::new(CudaWorkload::new(gpu.clone(), launcher)?))
     }
 
+    /// On a simulated `device`, runs the code on its checked device (made in `checked` on
+    /// first use, shared by the calls that pass the same slot); `Ok(None)` on a real GPU,
+    /// where the measurement runs the code.
+    pub fn check_on_sim(&self, device: &Device, checked: &mut Option<Arc<CudaGpu>>) -> Result<Option<CodeCheck>> {
+        let Some(sim) = device.sim() else {
+            return Ok(None);
+        };
+        let gpu = checked.get_or_insert_with(|| Arc::new(CudaGpu::checked(sim.preset().gpu_properties())));
+        self.check(gpu).map(Some)
+    }
+
     /// Runs the code on `gpu` without measuring: setup once, then [`CHECK_LAUNCHES`]
     /// launches and a synchronize. On the checked device this is what a machine without a
     /// GPU can check; the result is what the checked device saw.
@@ -103,10 +115,9 @@ impl KernelCode {
         drop(launcher);
         let after = gpu.checked_activity().unwrap_or_default();
         let properties = gpu.properties()?;
-        let (major, minor) = properties.compute_capability;
         Ok(CodeCheck {
+            arch: properties.arch(),
             device: properties.name,
-            arch: format!("sm_{major}{minor}"),
             activity: CheckedActivity {
                 modules: after.modules - before.modules,
                 assembled: after.assembled - before.assembled,

@@ -66,19 +66,6 @@ struct Rig {
     unmeasured_note_shown: bool,
 }
 
-/// Runs kernel code on the checked device of a simulated GPU (made on first use).
-pub(crate) fn check_code_on_sim(
-    device: &Device,
-    checked: &mut Option<Arc<CudaGpu>>,
-    code: &KernelCode,
-) -> Result<Option<crate::kernel_code::CodeCheck>> {
-    let Some(sim) = device.sim() else {
-        return Ok(None);
-    };
-    let gpu = checked.get_or_insert_with(|| Arc::new(CudaGpu::checked(sim.preset().gpu_properties()))).clone();
-    code.check(&gpu).map(Some)
-}
-
 impl Rig {
     fn cuda(&mut self) -> Result<Arc<CudaGpu>> {
         if let Some(gpu) = &self.cuda {
@@ -482,14 +469,17 @@ fn run_spec(
     let simulated = rig.device.is_simulated();
     // Kernel code is checked only for a benchmark criterion runs (not for --list, nor
     // for one a filter leaves out).
-    let ids: Vec<String> =
-        ["energy", "baseline", "time"].iter().map(|f| format!("{}/{f} (simulated)", spec.name)).collect();
-    if simulated && !options.nothing_runs && options.filter.runs_any(&ids) {
+    let runs_here = || {
+        let ids: Vec<String> =
+            ["energy", "baseline", "time"].iter().map(|f| format!("{}/{f} (simulated)", spec.name)).collect();
+        options.filter.runs_any(&ids)
+    };
+    if simulated && !options.nothing_runs && runs_here() {
         let mut checks = Vec::new();
         let codes = spec.code.iter().map(|c| ("kernel code".to_string(), c));
         let baseline = spec.baseline.iter().map(|(name, c)| (format!("baseline {name}'s code"), c));
         for (what, code) in codes.chain(baseline) {
-            match check_code_on_sim(&rig.device, &mut rig.checked, code) {
+            match code.check_on_sim(&rig.device, &mut rig.checked) {
                 Ok(Some(check)) if what == "kernel code" => checks.push(check.to_string()),
                 Ok(Some(check)) => checks.push(format!("{what}: {check}")),
                 Ok(None) => {}

@@ -57,12 +57,6 @@ impl CheckedGpu {
         }
     }
 
-    /// The `sm_XY` the device's PTX is assembled for.
-    pub(crate) fn arch(&self) -> String {
-        let (major, minor) = self.properties.compute_capability;
-        format!("sm_{major}{minor}")
-    }
-
     /// Reserves `bytes` of device memory; fails as `cuMemAlloc` would beyond the device's memory.
     pub(crate) fn allocate(&self, bytes: u64) -> Result<u64> {
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());

@@ -101,6 +101,14 @@ pub struct GpuProperties {
     pub total_memory_bytes: u64,
 }
 
+impl GpuProperties {
+    /// The architecture PTX is assembled for: `sm_90` for compute capability 9.0.
+    pub fn arch(&self) -> String {
+        let (major, minor) = self.compute_capability;
+        format!("sm_{major}{minor}")
+    }
+}
+
 /// A CUDA device with one stream the harness launches on: a real GPU, or the checked
 /// device of a machine without one ([`CudaGpu::checked`]), behind the same API.
 pub struct CudaGpu {
@@ -206,7 +214,7 @@ impl CudaGpu {
                 (ModuleBackend::Real(Arc::new(module)), parse_interface(ptx, name).ok())
             }
             GpuBackend::Checked(gpu) => {
-                let assembled = checked::assemble(ptx, name, &gpu.arch(), level)?;
+                let assembled = checked::assemble(ptx, name, &self.properties.arch(), level)?;
                 let interface = parse_interface(ptx, name)
                     .map_err(|e| e.context(format!("PTX `{name}` could not be read on the checked device (no GPU)")))?;
                 checked::check_target(interface.target.as_deref(), name, &self.properties)?;
