@@ -26,7 +26,8 @@ use energy_harness::measurement::analyze::{analyze_windows, AnalysisOptions, Mod
 use energy_harness::measurement::calibrate::busy_intervals;
 use energy_harness::measurement::clean::sorted_finite;
 use energy_harness::measurement::curve::counter_curve;
-use energy_harness::measurement::run::{calibrate, measure, record, MeasureConfig, SimWorkload, StepPlan};
+use energy_harness::measurement::run::{calibrate, record, SimWorkload, StepPlan};
+use energy_harness::measurement::{measure, MeasureOptions, MeasureRequest};
 use energy_harness::measurement::Estimate;
 use energy_harness::sampling::{Sampler, SamplerConfig};
 use energy_harness::sim::SimKernel;
@@ -211,10 +212,12 @@ fn run() -> Result<Report> {
     };
     eprintln!("calibrating {} …", device.facts().name);
     let (calibration, _) = calibrate(&device, kernels.sized(0.005, 1)?.as_mut(), StepPlan::default())?;
-    let config = MeasureConfig {
-        calibration: Some(calibration.clone()),
-        record_also: vec![SourceKind::PowerUsage],
-        ..MeasureConfig::default()
+    // As a benchmark asks: the default options, at least criterion's 10 windows.
+    let request = |id: String| {
+        MeasureRequest::new(id, MeasureOptions::DEFAULT)
+            .min_windows(10)
+            .calibration(Some(calibration.clone()))
+            .record_also(vec![SourceKind::PowerUsage])
     };
     let mut size_figures = Vec::new();
     for &size in &sizes {
@@ -227,8 +230,7 @@ fn run() -> Result<Report> {
         let mut launches = 0;
         let mut repeat_figures = Vec::new();
         for r in 0..repeats {
-            let cfg = MeasureConfig { id: format!("fma_{size}_{r}"), ..config.clone() };
-            let (m, trace) = measure(&mut device, workload.as_mut(), &cfg)?;
+            let (m, trace) = measure(&mut device, workload.as_mut(), request(format!("fma_{size}_{r}")))?;
             launches = m.launches_per_window;
             let state = m.windows.last();
             repeat_figures.push(Repeat {
@@ -275,18 +277,8 @@ fn run() -> Result<Report> {
 
     // Doubling: the 10 ms kernel and the same kernel with twice the iterations.
     eprintln!("doubling …");
-    let single = measure(
-        &mut device,
-        kernels.sized(10e-3, 1)?.as_mut(),
-        &MeasureConfig { id: "double_1x".into(), ..config.clone() },
-    )?
-    .0;
-    let double = measure(
-        &mut device,
-        kernels.sized(10e-3, 2)?.as_mut(),
-        &MeasureConfig { id: "double_2x".into(), ..config.clone() },
-    )?
-    .0;
+    let single = measure(&mut device, kernels.sized(10e-3, 1)?.as_mut(), request("double_1x".into()))?.0;
+    let double = measure(&mut device, kernels.sized(10e-3, 2)?.as_mut(), request("double_2x".into()))?.0;
     let doubling_ratio = double.energy_j.mean / single.energy_j.mean;
 
     // Back to back: windows of 10 ms launches, each right after an equal unmeasured-but-marked

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use energy_harness::measurement::run::{measure, virtual_sim_device, MeasureConfig, SimWorkload};
+use energy_harness::measurement::run::{virtual_sim_device, SimWorkload};
+use energy_harness::measurement::{measure, MeasureRequest};
 use energy_harness::measurement::stats::Estimate;
 use energy_harness::sim::{SimKernel, SimPreset};
 use energy_harness::JitOptLevel;
@@ -37,15 +38,9 @@ fn sim_kernel(iterations: u32, per_iteration_j: f64, watts: f64) -> SimKernel {
 fn measure_kernel(name: &str, iterations: u32, per_iteration_j: f64, watts: f64) -> KernelRun {
     let (mut device, gpu) = virtual_sim_device(SimPreset::h100());
     let mut workload = SimWorkload::new(gpu, sim_kernel(iterations, per_iteration_j, watts)).with_time_jitter(0.001, 7);
-    let config = MeasureConfig {
-        id: name.into(),
-        windows: 10,
-        min_window_s: 0.2,
-        idle_gap_s: 0.2,
-        precision: 0.025,
-        ..MeasureConfig::default()
-    };
-    let (m, _) = measure(&mut device, &mut workload, &config).expect("simulated measurement");
+    // The suites' own options, as their benchmarks run.
+    let request = MeasureRequest::new(name, energy_suites::common::suite_measure_options()).min_windows(10);
+    let (m, _) = measure(&mut device, &mut workload, request).expect("simulated measurement");
     KernelRun::new(name, facts(iterations), &m)
 }
 

@@ -4,7 +4,8 @@
 //! cache sizes; the table, its markdown and the thread-sweep SVG are written. Simulated.
 
 use energy_harness::cuda::GpuProperties;
-use energy_harness::measurement::run::{measure, virtual_sim_device, MeasureConfig, SimWorkload};
+use energy_harness::measurement::run::{virtual_sim_device, SimWorkload};
+use energy_harness::measurement::{measure, MeasureRequest};
 use energy_harness::sim::{SimKernel, SimPreset};
 use energy_suites::memory::suite::{
     build_table, layout, load_points, plan, render_markdown, render_thread_svg, save_points, Blocks, Config, Layout,
@@ -43,15 +44,9 @@ fn point(c: &Config, l: Layout, p: u32, unit: u32, warm_j: f64, per_sector_j: f6
     let watts = preset.idle_w + joules / seconds;
     let (mut device, gpu) = virtual_sim_device(preset);
     let mut workload = SimWorkload::new(gpu, SimKernel::new(seconds, watts)).with_time_jitter(0.001, 11);
-    let measure_config = MeasureConfig {
-        id: c.point_name(p),
-        windows: 6,
-        min_window_s: 0.2,
-        idle_gap_s: 0.15,
-        precision: 0.025,
-        ..MeasureConfig::default()
-    };
-    let (m, _) = measure(&mut device, &mut workload, &measure_config).expect("simulated measurement");
+    // The suites' own options, as their benchmarks run.
+    let request = MeasureRequest::new(c.point_name(p), energy_suites::common::suite_measure_options()).min_windows(10);
+    let (m, _) = measure(&mut device, &mut workload, request).expect("simulated measurement");
     PointRun::new(&c.point_name(p), c, p, facts, &m)
 }
 

@@ -13,6 +13,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use energy_harness::bench::{run_collect, BenchSpec, RunSettings};
+use energy_harness::measurement::MeasureOptions;
 use energy_harness::report::run::{RunManifest, TargetStatus};
 
 fn child_specs() -> Vec<BenchSpec> {
@@ -22,8 +23,6 @@ fn child_specs() -> Vec<BenchSpec> {
         .map(|(i, name)| {
             BenchSpec::new(name, file!(), 1 + i as u32)
                 .sim(0.01, 300.0)
-                .min_window_s(0.2)
-                .idle_gap_s(0.15)
                 .without_time_bench()
         })
         .collect()
@@ -39,10 +38,8 @@ fn baseline_specs() -> Vec<BenchSpec> {
         .baseline("base_loop", nothing())
         .sim(0.01, 300.0)
         .baseline_sim(0.01, 200.0)
-        .ops(1.0e6)
+        .options(MeasureOptions { ops: Some(1.0e6), ..MeasureOptions::DEFAULT })
         .baseline_ops(10.0)
-        .min_window_s(0.2)
-        .idle_gap_s(0.15)
         .without_time_bench()]
 }
 

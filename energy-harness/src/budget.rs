@@ -21,11 +21,12 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::kernel_code::{CodeCheck, KernelCode};
 use crate::measurement::calibration::{default_calibration_dir, Calibration};
 use crate::measurement::result::Measurement;
-use crate::measurement::run::{measure, MeasureConfig, SimWorkload};
+use crate::measurement::options::MeasureOptions;
+use crate::measurement::run::SimWorkload;
+use crate::measurement::session::{measure, MeasureRequest};
 use crate::measurement::stats::{student_t_975, Estimate};
 use crate::measurement::warning::WarningKind;
 use crate::report::{energy_dir, file_stem, ResultFile};
-use crate::sensors::SourceKind;
 use crate::sim::SimKernel;
 use crate::trace::format::write_trace;
 use crate::units::{format_si, Joules, Watts};
@@ -84,29 +85,23 @@ pub struct EnergyBudget {
     kernel: KernelUnderTest,
     reference: Option<KernelUnderTest>,
     limit: Limit,
-    ops: Option<f64>,
-    bytes: Option<f64>,
-    device: u32,
-    source: Option<SourceKind>,
-    precision: f64,
-    windows: usize,
+    options: MeasureOptions,
     max_rounds: usize,
     inconclusive_passes: bool,
 }
 
+/// Windows each round measures at least: a budget decides on the interval, and fewer
+/// give one too wide to decide anything.
+pub const BUDGET_MIN_WINDOWS: usize = 5;
+
 impl EnergyBudget {
-    /// A budget of `limit` for `kernel`.
+    /// A budget of `limit` for `kernel`, measured with the engine's default options.
     pub fn new(kernel: KernelUnderTest, limit: Limit) -> Self {
         EnergyBudget {
             kernel,
             reference: None,
             limit,
-            ops: None,
-            bytes: None,
-            device: 0,
-            source: None,
-            precision: 0.01,
-            windows: 5,
+            options: MeasureOptions::DEFAULT,
             max_rounds: 3,
             inconclusive_passes: false,
         }
@@ -118,39 +113,10 @@ impl EnergyBudget {
         self
     }
 
-    /// Operations per launch (for a per-op budget).
-    pub fn ops(mut self, ops: f64) -> Self {
-        self.ops = Some(ops);
-        self
-    }
-
-    /// Bytes per launch (for a per-byte budget).
-    pub fn bytes(mut self, bytes: f64) -> Self {
-        self.bytes = Some(bytes);
-        self
-    }
-
-    /// NVML index of the GPU.
-    pub fn device(mut self, index: u32) -> Self {
-        self.device = index;
-        self
-    }
-
-    /// The source to measure with.
-    pub fn source(mut self, source: SourceKind) -> Self {
-        self.source = Some(source);
-        self
-    }
-
-    /// Relative precision of each measurement round (sets the window length).
-    pub fn precision(mut self, precision: f64) -> Self {
-        self.precision = precision;
-        self
-    }
-
-    /// Windows per round.
-    pub fn windows(mut self, windows: usize) -> Self {
-        self.windows = windows.max(2);
+    /// The measurement options (ops and bytes per launch for per-op and per-byte budgets,
+    /// device, source, precision, windows), checked when the budget is measured.
+    pub fn options(mut self, options: MeasureOptions) -> Self {
+        self.options = options;
         self
     }
 
@@ -191,7 +157,7 @@ impl EnergyBudget {
     /// `Ok(Verdict::CheckedNotMeasured)` when there is no simulated model.
     pub fn check(&self) -> Result<Verdict> {
         let request = DeviceRequest::from_env()?;
-        let mut device = match Device::open(&request, self.device) {
+        let mut device = match Device::open(&request, self.options.device_index()) {
             Ok(d) => d,
             Err(e) => return Err(e.context(format!("energy budget {}", self.name()))),
         };
@@ -277,13 +243,8 @@ impl EnergyBudget {
         if matches!(self.limit, Limit::Relative(_)) && reference.is_none() {
             return Err(Error::new(ErrorKind::InvalidInput, "a relative budget needs a reference kernel"));
         }
-        let config = |id: &str| MeasureConfig {
-            id: id.to_string(),
-            source: self.source,
-            calibration: calibration.clone(),
-            precision: self.precision,
-            windows: self.windows,
-            ..MeasureConfig::default()
+        let request = |id: &str| {
+            MeasureRequest::new(id, self.options).min_windows(BUDGET_MIN_WINDOWS).calibration(calibration.clone())
         };
         let mut kernel_values = Vec::new();
         let mut reference_values = Vec::new();
@@ -291,12 +252,12 @@ impl EnergyBudget {
         let mut round = 0;
         loop {
             round += 1;
-            let (m, trace) = measure(device, kernel.as_mut(), &config(&self.kernel.name))?;
+            let (m, trace) = measure(device, kernel.as_mut(), request(&self.kernel.name))?;
             kernel_values.extend(m.windows.iter().map(|w| w.energy.energy_j / w.launches as f64));
             untrusted.extend(untrustworthy(&m));
             let trace_path = save(&m, &trace)?;
             if let Some((name, r)) = reference.as_mut() {
-                let (rm, rtrace) = measure(device, r.as_mut(), &config(name))?;
+                let (rm, rtrace) = measure(device, r.as_mut(), request(name))?;
                 reference_values.extend(rm.windows.iter().map(|w| w.energy.energy_j / w.launches as f64));
                 untrusted.extend(untrustworthy(&rm));
                 save(&rm, &rtrace)?;
@@ -345,8 +306,8 @@ impl EnergyBudget {
         };
         match self.limit {
             Limit::PerLaunch(_) => Ok(pooled),
-            Limit::PerOp(_) => per(self.ops, "op"),
-            Limit::PerByte(_) => per(self.bytes, "byte"),
+            Limit::PerOp(_) => per(self.options.ops, "op"),
+            Limit::PerByte(_) => per(self.options.bytes, "byte"),
             Limit::Power(_) => Ok(m.power_w),
             Limit::Relative(_) => {
                 let r = Estimate::from_values(reference)

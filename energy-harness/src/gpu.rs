@@ -256,6 +256,36 @@ pub fn refresh_device_state(facts: &mut DeviceFacts) -> Result<()> {
     Ok(())
 }
 
+/// The state a measurement follows while it runs, read alongside the sensors: the SM
+/// clock and the die temperature.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GpuState {
+    /// SM clock, MHz.
+    pub sm_clock_mhz: Option<u32>,
+    /// Die temperature, °C.
+    pub temperature_c: Option<u32>,
+}
+
+/// Reads [`GpuState`] of one NVML GPU (for the sampler thread: two cheap cached reads).
+pub struct GpuStateProbe {
+    device: NvmlDevice<'static>,
+}
+
+impl GpuStateProbe {
+    /// A probe of the GPU with NVML index `nvml_index`.
+    pub fn open(nvml_index: u32) -> Result<Self> {
+        Ok(GpuStateProbe { device: nvml_device(nvml_index)? })
+    }
+
+    /// The state now.
+    pub fn read(&self) -> GpuState {
+        GpuState {
+            sm_clock_mhz: self.device.clock_info(NvmlClock::SM).ok(),
+            temperature_c: self.device.temperature(TemperatureSensor::Gpu).ok(),
+        }
+    }
+}
+
 fn refresh_state(device: &NvmlDevice<'static>, facts: &mut DeviceFacts) {
     facts.power_limit_w = device.enforced_power_limit().ok().map(|mw| f64::from(mw) / 1000.0);
     facts.sm_clock_mhz = device.clock_info(NvmlClock::SM).ok();

@@ -47,6 +47,8 @@ pub mod prelude {
     pub use crate::cuda::{CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream};
     pub use crate::error::Result;
     pub use crate::kernel_code::KernelCode;
+    pub use crate::measurement::options::MeasureOptions;
+    pub use crate::sensors::SourceKind;
     pub use crate::units::{Joules, Watts};
     pub use crate::{assert_energy, energy_main};
     pub use energy_macros::{energy_bench, energy_test};
@@ -96,6 +98,7 @@ pub mod __private {
 
     pub use crate::bench::BenchSpec;
     pub use crate::cuda::{CudaGpu, Stream};
+    pub use crate::measurement::options::MeasureOptions;
     pub use crate::kernel_code::KernelCode;
 
     /// The kernel code of a launch function with `setup` state (fn pointers, so a wrong

@@ -4,6 +4,7 @@
 
 use energy_harness::budget::{EnergyBudget, KernelUnderTest, Limit, Verdict};
 use energy_harness::measurement::run::virtual_sim_device;
+use energy_harness::measurement::MeasureOptions;
 use energy_harness::sim::SimPreset;
 use energy_harness::units::{Joules, Watts};
 
@@ -51,13 +52,18 @@ fn a_budget_below_the_truth_fails_with_the_figures() {
 
 #[test]
 fn a_budget_inside_the_noise_is_inconclusive_after_bounded_rounds() {
-    // Two windows per round leave a wide interval (t = 12.7 for one degree of freedom),
-    // which covers a budget set at the truth.
-    let budget = || EnergyBudget::new(kernel(), Limit::PerLaunch(Joules(TRUTH_J))).windows(2).max_rounds(2);
+    // A budget set at the measured mean itself lies inside the interval of any round.
+    let measured = match check(EnergyBudget::new(kernel(), Limit::PerLaunch(Joules(1.0)))) {
+        Verdict::Pass(report) => report.estimate.mean,
+        other => panic!("expected a pass, got {other:?}"),
+    };
+    let options = MeasureOptions { windows: Some(5), ..MeasureOptions::DEFAULT };
+    let budget =
+        || EnergyBudget::new(kernel(), Limit::PerLaunch(Joules(measured))).options(options).max_rounds(2);
     match check(budget()) {
         Verdict::Inconclusive(report) => {
             assert_eq!(report.rounds, 2, "measured again before giving up");
-            assert!(report.estimate.ci_low <= TRUTH_J && report.estimate.ci_high > TRUTH_J);
+            assert!(report.estimate.ci_low <= measured && report.estimate.ci_high > measured);
         }
         other => panic!("expected inconclusive, got {other:?}"),
     }
@@ -82,7 +88,8 @@ fn a_relative_budget_catches_a_20_percent_costlier_variant() {
 #[test]
 fn per_op_and_power_budgets() {
     let ops = 1e9;
-    let per_op = EnergyBudget::new(kernel(), Limit::PerOp(Joules(TRUTH_J / ops * 1.05))).ops(ops);
+    let per_op = EnergyBudget::new(kernel(), Limit::PerOp(Joules(TRUTH_J / ops * 1.05)))
+        .options(MeasureOptions { ops: Some(ops), ..MeasureOptions::DEFAULT });
     assert!(matches!(check(per_op), Verdict::Pass(_)));
     let power = EnergyBudget::new(kernel(), Limit::Power(Watts(250.0)));
     assert!(matches!(check(power), Verdict::Fail(_)), "272 W exceeds a 250 W budget");

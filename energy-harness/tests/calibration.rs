@@ -2,7 +2,8 @@
 //! GPU land on the truth. Simulated (virtual clock), and one check on the recorded H100 step.
 
 use energy_harness::measurement::calibrate::fit_calibration;
-use energy_harness::measurement::run::{calibrate, measure, virtual_sim_device, MeasureConfig, SimWorkload, StepPlan};
+use energy_harness::measurement::run::{calibrate, virtual_sim_device, SimWorkload, StepPlan};
+use energy_harness::measurement::{measure, MeasureOptions, MeasureRequest};
 use energy_harness::sim::{SimKernel, SimPreset};
 use energy_harness::trace::format::read_trace;
 use energy_harness::{DeviceFacts, SensorModel, SourceKind};
@@ -104,7 +105,9 @@ fn measure_sim(kernel_s: f64, seed: u64) -> (energy_harness::measurement::Measur
     let busy = preset.busy_kernel_w;
     let (mut device, gpu) = virtual_sim_device(preset);
     let mut workload = SimWorkload::new(gpu, SimKernel::new(kernel_s, busy));
-    let (m, _) = measure(&mut device, &mut workload, &MeasureConfig::default()).unwrap();
+    // As a benchmark asks: the default options, at least criterion's 10 windows.
+    let request = MeasureRequest::new("kernel", MeasureOptions::DEFAULT).min_windows(10);
+    let (m, _) = measure(&mut device, &mut workload, request).unwrap();
     (m, busy * kernel_s)
 }
 
@@ -126,10 +129,40 @@ fn measurements_of_microsecond_to_second_kernels_land_on_the_truth() {
         assert!(m.simulated);
         assert_eq!(m.source, SourceKind::Counter);
         assert!(within(m.time_s.mean, kernel_s, 1e-6));
-        // Five windows, or three long ones: one estimate fits in 5 s of wall time.
-        assert!(m.windows.len() >= if kernel_s < 0.5 { 5 } else { 3 }, "{} windows", m.windows.len());
-        assert!(m.wall_time_s <= 5.0, "{:.2} s of (simulated) wall time", m.wall_time_s);
+        // Ten windows and at most 3 s of (simulated) wall time up to 100 ms launches; four
+        // windows of one launch after one warm-up launch for 1 s launches.
+        if kernel_s < 0.5 {
+            assert!(m.windows.len() >= 10, "{} windows", m.windows.len());
+            assert!(m.wall_time_s <= 3.0, "{:.2} s of (simulated) wall time, {} windows, {:?}", m.wall_time_s, m.windows.len(), m.stop);
+        } else {
+            let launches: u64 = m.windows.iter().map(|w| w.launches).sum();
+            assert!(launches < 5, "{launches} launches measured besides the warm-up");
+        }
+        assert!(m.options.is_some_and(|o| o.precision == 0.01), "the resolved options are recorded");
+        assert!(m.stop.is_some());
         let cross = m.cross_check.as_ref().unwrap();
         assert!(cross.difference_pct.abs() < 3.0, "sample buffer cross-check {cross:?}");
     }
+}
+
+#[test]
+fn doubling_the_work_doubles_the_energy_and_back_to_back_windows_are_not_inflated() {
+    let measure_one = |kernel_s: f64, seed: u64| {
+        let preset = SimPreset::h100().with_seed(seed);
+        let busy = preset.busy_kernel_w;
+        let (mut device, gpu) = virtual_sim_device(preset);
+        let mut workload = SimWorkload::new(gpu, SimKernel::new(kernel_s, busy)).with_time_jitter(0.001, seed);
+        let request = MeasureRequest::new("kernel", MeasureOptions::DEFAULT).min_windows(10);
+        measure(&mut device, &mut workload, request).unwrap().0
+    };
+    let single = measure_one(10e-3, 21);
+    let double = measure_one(20e-3, 22);
+    let ratio = double.energy_j.mean / single.energy_j.mean;
+    assert!((ratio - 2.0).abs() < 0.01, "doubling gave ×{ratio:.4}");
+    // Windows inside one busy stretch against the first: not inflated by the ones before
+    // (each window also carries the simulated GPU's 0.1 % time jitter and sensor noise).
+    let first = single.windows[0].energy.energy_j;
+    let later: Vec<f64> = single.windows[1..].iter().map(|w| w.energy.energy_j).collect();
+    let r = later.iter().sum::<f64>() / later.len() as f64 / first;
+    assert!((r - 1.0).abs() < 0.01, "the windows after the first are ×{r:.4} the first");
 }

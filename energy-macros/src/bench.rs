@@ -6,7 +6,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr, Path};
 
-use crate::options::{check_signature, parse_options, Attribute, SimModel, SOURCES};
+use crate::options::{check_signature, measure_options_literal, parse_options, Attribute, SimModel};
 
 /// The kernel code of a launch path: with `setup` state or without.
 pub fn factory(setup: Option<&Path>, launch: &Path) -> TokenStream {
@@ -63,34 +63,13 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     if let Some((SimModel { seconds, watts }, _)) = &o.baseline_sim {
         steps.push(quote! { let spec = spec.baseline_sim((#seconds) as f64, (#watts) as f64); });
     }
-    if let Some(ops) = &o.ops {
-        steps.push(quote_spanned! { ops.span() => let spec = spec.ops((#ops) as f64); });
-    }
-    if let Some(bytes) = &o.bytes {
-        steps.push(quote_spanned! { bytes.span() => let spec = spec.bytes((#bytes) as f64); });
-    }
+    let options = measure_options_literal(&o);
+    steps.push(quote! { let spec = spec.options(#options); });
     if let Some((ops, _)) = &o.baseline_ops {
         steps.push(quote_spanned! { ops.span() => let spec = spec.baseline_ops((#ops) as f64); });
     }
     if let Some((bytes, _)) = &o.baseline_bytes {
         steps.push(quote_spanned! { bytes.span() => let spec = spec.baseline_bytes((#bytes) as f64); });
-    }
-    if let Some(device) = &o.device {
-        steps.push(quote_spanned! { device.span() => let spec = spec.device((#device) as u32); });
-    }
-    if let Some((source, _)) = &o.source {
-        let variant =
-            format_ident!("{}", SOURCES.iter().find(|(n, _)| n == source).map(|(_, v)| *v).unwrap_or("Counter"));
-        steps.push(quote! { let spec = spec.source(#p::SourceKind::#variant); });
-    }
-    if let Some(precision) = &o.precision {
-        steps.push(quote_spanned! { precision.span() => let spec = spec.precision((#precision) as f64); });
-    }
-    if let Some(min_window) = &o.min_window_s {
-        steps.push(quote_spanned! { min_window.span() => let spec = spec.min_window_s((#min_window) as f64); });
-    }
-    if let Some(windows) = &o.windows {
-        steps.push(quote_spanned! { windows.span() => let spec = spec.windows((#windows) as usize); });
     }
     Ok(quote! {
         #item

@@ -24,8 +24,9 @@ use proc_macro::TokenStream;
 /// `baseline_bytes = expr` (the baseline's own counts: it never inherits the kernel's);
 /// `device = expr` (NVML
 /// index); `source = "counter" | "samples" | "average" | "power" | "instant"`;
-/// `precision = expr` (relative, e.g. 0.01); `min_window_s = expr`; `windows = expr`
-/// (at least 10); `sim(seconds = expr, watts = expr)` and `baseline_sim(…)`, the kernel's
+/// `precision = expr` (relative, e.g. 0.01: windows are added until the 95 % interval is
+/// that narrow); `window_s = expr` (window length aimed at); `windows = expr` (exactly
+/// that many, at least 10); `sim(seconds = expr, watts = expr)` and `baseline_sim(…)`, the kernel's
 /// model on the simulated GPU. Without a GPU, `setup` and the function still run on the
 /// checked device (PTX, kernel names, arguments and launch limits checked); the figures
 /// come from `sim(…)`, and a benchmark without it is "checked, not measured".
@@ -47,7 +48,7 @@ pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `max_per_byte = "…"` (with `bytes`), `max_power = "300 W"`, or `relative_to = path,
 /// max_ratio = 1.10` (at most 1.10 × the reference launch; `reference_sim(…)` models it).
 /// Units: J, mJ, uJ/µJ, nJ, pJ; W, mW, kW. Also: `setup`, `ops`, `bytes`, `device`, `source`,
-/// `precision`, `windows`, `max_rounds` (re-measurements when the interval straddles the
+/// `precision`, `window_s`, `windows` (at least 5), `max_rounds` (re-measurements when the interval straddles the
 /// budget), `inconclusive = "fail" | "pass"`, `sim(seconds = …, watts = …)`. The test passes
 /// when the upper end of the 95 % interval is within the budget and fails when the lower end
 /// exceeds it. Without a GPU, `setup` and the function run on the checked device (a wrong

@@ -27,16 +27,16 @@ impl Attribute {
     fn options(self) -> &'static str {
         match self {
             Attribute::Bench => {
-                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, min_window_s, windows, sim(...), baseline_sim(...)"
+                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, sim(...), baseline_sim(...)"
             }
             Attribute::Test => {
-                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, windows, max_rounds, inconclusive, sim(...), reference_sim(...)"
+                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, sim(...), reference_sim(...)"
             }
         }
     }
 }
 
-const BENCH_ONLY: [&str; 6] = ["name", "baseline", "baseline_sim", "baseline_ops", "baseline_bytes", "min_window_s"];
+const BENCH_ONLY: [&str; 5] = ["name", "baseline", "baseline_sim", "baseline_ops", "baseline_bytes"];
 const TEST_ONLY: [&str; 9] = [
     "max",
     "max_per_op",
@@ -90,7 +90,7 @@ pub struct Options {
     pub device: Option<Expr>,
     pub source: Option<(String, Span)>,
     pub precision: Option<Expr>,
-    pub min_window_s: Option<Expr>,
+    pub window_s: Option<Expr>,
     pub windows: Option<Expr>,
     pub sim: Option<SimModel>,
     pub baseline_sim: Option<(SimModel, Span)>,
@@ -165,6 +165,43 @@ fn budget_value(lit: &LitStr, watts: bool) -> syn::Result<f64> {
         Ok(_) => Err(syn::Error::new(lit.span(), "a budget must be above zero")),
         Err(message) => Err(syn::Error::new(lit.span(), message)),
     }
+}
+
+/// The one `MeasureOptions` literal both attributes emit: the options given, the
+/// engine's defaults for the rest (decided and checked in `MeasureOptions::resolve`).
+pub fn measure_options_literal(o: &Options) -> TokenStream {
+    let p = quote::quote! { ::energy_harness::__private };
+    let mut fields = Vec::new();
+    let number = |name: &str, e: &Expr, ty: TokenStream| {
+        let field = syn::Ident::new(name, e.span());
+        quote::quote_spanned! { e.span() => #field: ::core::option::Option::Some((#e) as #ty) }
+    };
+    if let Some(e) = &o.ops {
+        fields.push(number("ops", e, quote::quote!(f64)));
+    }
+    if let Some(e) = &o.bytes {
+        fields.push(number("bytes", e, quote::quote!(f64)));
+    }
+    if let Some(e) = &o.device {
+        fields.push(number("device", e, quote::quote!(u32)));
+    }
+    if let Some((source, _)) = &o.source {
+        let variant = syn::Ident::new(
+            SOURCES.iter().find(|(n, _)| n == source).map(|(_, v)| *v).unwrap_or("Counter"),
+            Span::call_site(),
+        );
+        fields.push(quote::quote! { source: ::core::option::Option::Some(#p::SourceKind::#variant) });
+    }
+    if let Some(e) = &o.precision {
+        fields.push(number("precision", e, quote::quote!(f64)));
+    }
+    if let Some(e) = &o.window_s {
+        fields.push(number("window_s", e, quote::quote!(f64)));
+    }
+    if let Some(e) = &o.windows {
+        fields.push(number("windows", e, quote::quote!(usize)));
+    }
+    quote::quote! { #p::MeasureOptions { #(#fields,)* ..#p::MeasureOptions::DEFAULT } }
 }
 
 /// Parses the options of `attribute`.
@@ -295,17 +332,21 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 }
                 once(&mut o.precision, &meta, e)
             }
-            "min_window_s" => {
-                let e = positive(meta.value()?.parse()?, "`min_window_s` (shortest window, seconds)")?;
-                once(&mut o.min_window_s, &meta, e)
+            "min_window_s" => Err(meta.error(
+                "`min_window_s` is now `window_s`: the window length aimed at, in seconds (each window holds as many launches as fit)",
+            )),
+            "window_s" => {
+                let e = positive(meta.value()?.parse()?, "`window_s` (window length, seconds)")?;
+                once(&mut o.window_s, &meta, e)
             }
             "windows" => {
                 let e: Expr = meta.value()?.parse()?;
-                if literal_number(&e).is_some_and(|v| v < 10.0) {
-                    return Err(syn::Error::new(
-                        e.span(),
-                        "`windows` must be at least 10 (criterion's minimum sample count)",
-                    ));
+                let (least, why) = match attribute {
+                    Attribute::Bench => (10.0, "criterion's minimum sample count"),
+                    Attribute::Test => (5.0, "a budget decides on an interval, and fewer windows give one too wide"),
+                };
+                if literal_number(&e).is_some_and(|v| v < least) {
+                    return Err(syn::Error::new(e.span(), format!("`windows` must be at least {least} ({why})")));
                 }
                 once(&mut o.windows, &meta, e)
             }

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 use syn::{ItemFn, Path};
 
 use crate::bench::{factory, parse_fn};
-use crate::options::{check_signature, parse_options, Attribute, LimitOption, SimModel, SOURCES};
+use crate::options::{check_signature, measure_options_literal, parse_options, Attribute, LimitOption, SimModel};
 
 /// Expands `#[energy_test(args)] item`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -58,26 +58,8 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
         }
         steps.push(quote! { let budget = budget.reference(#r); });
     }
-    if let Some(ops) = &o.ops {
-        steps.push(quote_spanned! { ops.span() => let budget = budget.ops((#ops) as f64); });
-    }
-    if let Some(bytes) = &o.bytes {
-        steps.push(quote_spanned! { bytes.span() => let budget = budget.bytes((#bytes) as f64); });
-    }
-    if let Some(device) = &o.device {
-        steps.push(quote_spanned! { device.span() => let budget = budget.device((#device) as u32); });
-    }
-    if let Some((source, _)) = &o.source {
-        let variant =
-            format_ident!("{}", SOURCES.iter().find(|(n, _)| n == source).map(|(_, v)| *v).unwrap_or("Counter"));
-        steps.push(quote! { let budget = budget.source(#p::SourceKind::#variant); });
-    }
-    if let Some(precision) = &o.precision {
-        steps.push(quote_spanned! { precision.span() => let budget = budget.precision((#precision) as f64); });
-    }
-    if let Some(windows) = &o.windows {
-        steps.push(quote_spanned! { windows.span() => let budget = budget.windows((#windows) as usize); });
-    }
+    let options = measure_options_literal(&o);
+    steps.push(quote! { let budget = budget.options(#options); });
     if let Some(rounds) = &o.max_rounds {
         steps.push(quote_spanned! { rounds.span() => let budget = budget.max_rounds((#rounds) as usize); });
     }

@@ -8,8 +8,9 @@
 //! of 256 threads per SM (2048 threads, every SM full on an H100: the kernels need at most
 //! 32 registers), or one thread with `ENERGY_INSTRUCTIONS_THREADS=one` (Arafa's mode).
 //! Each kernel's loop count is sized so a launch takes about 10 ms, and before it is
-//! measured a short launch is checked against the host's evaluation. Each kernel gets 10
-//! windows of 0.2 s (two counter ticks) with 0.15 s of idle between them: about 4.5 s.
+//! measured a short launch is checked against the host's evaluation. Each kernel is
+//! measured by the session engine to ±0.5 % (at least 10 back-to-back windows of 0.15 s):
+//! about 2.6 s.
 //!
 //! Every measured kernel is saved at once as a record under `target/energy/suites/
 //! instructions/`; the table (`target/energy/suites/instructions.{md,json}`) is built
@@ -29,6 +30,7 @@ use std::sync::{Arc, Mutex};
 use energy_harness::bench::{run_collect, BenchSpec, RunSettings};
 use energy_harness::kernel_code::{KernelCode, Launcher};
 use energy_harness::measurement::result::Measurement;
+use energy_harness::measurement::MeasureOptions;
 use energy_harness::measurement::stats::Estimate;
 use energy_harness::report::file_stem;
 use energy_harness::trace::format::write_atomically;
@@ -36,7 +38,9 @@ use energy_harness::{CudaGpu, DeviceFacts, Error, ErrorKind, JitOptLevel, Kernel
 use serde::{Deserialize, Serialize};
 
 pub use crate::common::suite_dir;
-use crate::common::{gpu_gate, read_tagged_json, sample_threads, size_loop};
+use crate::common::{
+    gpu_gate, read_tagged_json, sample_threads, size_loop, suite_measure_options, SUITE_SECONDS_PER_BENCHMARK,
+};
 
 use super::catalog::{catalog, Agreement, Category, Instruction, Width};
 use super::host::{check_agreement, initial_state, input_bytes, read_result, run_thread};
@@ -64,12 +68,8 @@ pub struct SuiteOptions {
     pub one_thread: bool,
     /// GPU time per launch the loop count is sized for, s.
     pub launch_s: f64,
-    /// Windows per kernel (criterion samples).
-    pub windows: usize,
-    /// Window length, s.
-    pub window_s: f64,
-    /// Idle between windows, s.
-    pub idle_gap_s: f64,
+    /// How each kernel is measured (precision, window length and count).
+    pub measure: MeasureOptions,
     /// Loop iterations of the verification launch of exactly specified instructions
     /// (approximate ones are checked after one iteration, where their error bound holds).
     pub verify_iterations: u32,
@@ -82,9 +82,7 @@ impl Default for SuiteOptions {
             linearity_levels: vec![JitOptLevel::O4],
             one_thread: false,
             launch_s: 0.010,
-            windows: 10,
-            window_s: 0.2,
-            idle_gap_s: 0.15,
+            measure: suite_measure_options(),
             verify_iterations: 64,
         }
     }
@@ -373,10 +371,7 @@ pub fn specs(kernels: &[PlannedKernel], options: &SuiteOptions, book: &FactsBook
             });
             BenchSpec::new(&planned.name, file!(), line!())
                 .code(code)
-                .windows(options.windows)
-                .min_window_s(options.window_s)
-                .precision(0.005 / options.window_s)
-                .idle_gap_s(options.idle_gap_s)
+                .options(options.measure)
                 .without_time_bench()
         })
         .collect()
@@ -937,7 +932,7 @@ pub fn main() -> std::process::ExitCode {
     }
     let instructions = catalog();
     let kernels = plan(&options, &instructions);
-    let per_kernel_s = options.windows as f64 * (options.window_s + options.idle_gap_s) + 0.8;
+    let per_kernel_s = SUITE_SECONDS_PER_BENCHMARK;
     println!(
         "instructions: {} instructions, {} kernels ({} levels, {} threads per launch); about {:.0} s per kernel, {:.0} min for all (criterion filters select a part)",
         instructions.len(),

@@ -23,6 +23,7 @@ use energy_harness::bench::{run_collect, BenchSpec, RunSettings};
 use energy_harness::cuda::GpuProperties;
 use energy_harness::kernel_code::{KernelCode, Launcher};
 use energy_harness::measurement::result::Measurement;
+use energy_harness::measurement::MeasureOptions;
 use energy_harness::measurement::stats::Estimate;
 use energy_harness::trace::format::write_atomically;
 use energy_harness::{
@@ -31,7 +32,9 @@ use energy_harness::{
 use serde::{Deserialize, Serialize};
 
 pub use crate::common::suite_dir;
-use crate::common::{gpu_gate, read_tagged_json, sample_threads, size_loop};
+use crate::common::{
+    gpu_gate, read_tagged_json, sample_threads, size_loop, suite_measure_options, SUITE_SECONDS_PER_BENCHMARK,
+};
 
 use super::host::{div_accumulator, load_offset, load_stride, store_offset, ChaseShape};
 use super::model::{fit_line, level_check, Latencies, Level, LineFit};
@@ -57,20 +60,15 @@ pub const TABLE_FORMAT: &str = "energy-memory/1";
 /// Measurement settings of each point.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SuiteOptions {
-    /// Windows per point.
-    pub windows: usize,
-    /// Shortest window, s.
-    pub window_s: f64,
-    /// Active idle between windows, s.
-    pub idle_gap_s: f64,
+    /// How each point is measured (precision, window length and count).
+    pub measure: MeasureOptions,
     /// GPU time of the largest point's measurement part, s.
     pub launch_s: f64,
 }
 
 impl Default for SuiteOptions {
     fn default() -> Self {
-        // Ten windows: criterion's minimum sample count.
-        SuiteOptions { windows: 10, window_s: 0.2, idle_gap_s: 0.12, launch_s: 0.005 }
+        SuiteOptions { measure: suite_measure_options(), launch_s: 0.005 }
     }
 }
 
@@ -1126,10 +1124,7 @@ pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Ve
             list.push(
                 BenchSpec::new(&name, file!(), line!())
                     .code(code)
-                    .windows(options.windows)
-                    .min_window_s(options.window_s)
-                    .precision(0.005 / options.window_s)
-                    .idle_gap_s(options.idle_gap_s)
+                    .options(options.measure)
                     .without_time_bench(),
             );
         }
@@ -1146,7 +1141,7 @@ pub fn main() -> std::process::ExitCode {
     let options = SuiteOptions::default();
     let configs = plan();
     let points: usize = configs.iter().map(|c| c.points.len()).sum();
-    let per_point_s = options.windows as f64 * (options.window_s + options.idle_gap_s) + 0.6;
+    let per_point_s = SUITE_SECONDS_PER_BENCHMARK;
     println!(
         "memory: {} configurations, {points} points; about {per_point_s:.0} s per point, {:.0} min for all (criterion filters select a part)",
         configs.len(),

@@ -1,21 +1,26 @@
 //! The criterion plugin: `#[energy_bench]` functions registered at link time, run by
 //! `energy_main!()` as criterion benchmarks.
 //!
-//! Each benchmark becomes up to three criterion benchmarks in one binary:
-//! - `NAME/energy`: [`Energy`] measurement, flat sampling; every sample is one window of
-//!   back-to-back launches planned by the engine (enough to span several counter ticks),
-//!   marked, sampled by the sensor thread, followed by idle, and analyzed (correction,
-//!   idle subtraction). The value handed to criterion is that window's energy per launch
-//!   times the iteration count criterion asked for, so criterion's statistics, reports,
-//!   filters and baselines all work on measured joules;
-//! - `NAME/baseline`, when a baseline kernel is given, the same for it;
-//! - `NAME/time`: a criterion time benchmark whose samples are the CUDA-event GPU times
-//!   per launch of the `NAME/energy` windows (no second pass on the GPU; it follows the
-//!   energy benchmark, so a filter must select that one).
+//! Each benchmark is measured once by the session engine
+//! ([`crate::measurement::session`]): idle, a warm-up, back-to-back windows of launches
+//! until the asked precision (at least 10 windows, criterion's minimum; 4 for launches
+//! of a second), idle; one progress line on stderr while it runs. Then criterion gets up
+//! to three benchmarks from those windows, with no second pass on the GPU:
+//! - `NAME/energy`: [`Energy`] measurement; sample k is window k's energy per launch
+//!   (corrected, window-synchronized), so criterion's statistics, reports, filters and
+//!   `--baseline` comparisons work on measured joules;
+//! - `NAME/baseline`, when a baseline kernel is given: the same for it (measured with its
+//!   own `baseline_ops`/`baseline_bytes`);
+//! - `NAME/time`: sample k is window k's CUDA-event GPU time per launch.
+//!
+//! Criterion's own progress lines (a replay has no warm-up to speak of) and its gnuplot
+//! probe are kept off stderr unless `--verbose` is given; its HTML plots are off unless
+//! `--plotting-backend` is (our SVG plot is written for every benchmark). With `--test`,
+//! each kernel runs three launches and nothing is measured.
 //!
 //! After them the engine's own summary is printed (time, energy and dynamic energy per
 //! launch with intervals, power, per-op/per-byte and net figures, source, model, ticks,
-//! warnings) and the result, trace and plot are written under `target/energy/new/`
+//! drift, warnings) and the result, trace and plot are written under `target/energy/new/`
 //! (and `target/energy/NAME/` with `--save-baseline NAME`).
 //!
 //! On a machine without an NVIDIA GPU (or with `ENERGY_DEVICE=sim`) the benchmarks run on
@@ -23,6 +28,7 @@
 //! file then says `simulated`. A benchmark without one is skipped with a line saying why.
 
 pub mod measurement;
+mod quiet;
 mod run_options;
 mod spec;
 
@@ -33,7 +39,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
-use criterion::{Criterion, SamplingMode};
+use criterion::{Criterion, SamplingMode, Throughput};
 
 pub use measurement::Energy;
 
@@ -41,15 +47,20 @@ use crate::cuda::CudaGpu;
 use crate::device::{Device, DeviceRequest};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernel_code::KernelCode;
-use crate::measurement::analyze::analyze_windows;
+use crate::measurement::analyze::AnalysisOptions;
 use crate::measurement::calibration::{default_calibration_dir, Calibration};
+use crate::measurement::options::MeasureOptions;
 use crate::measurement::result::{net_per_op, Measurement};
-use crate::measurement::run::{annotate_trace, prepare, summarize, Finished, MeasureConfig, Prepared, SimWorkload};
+use crate::measurement::run::SimWorkload;
+use crate::measurement::session::{MeasureRequest, Session};
 use crate::report::run::RunWriter;
 use crate::report::{render_summary, write_outputs, NetEnergy, ResultFile};
-use crate::sampling::{Sampler, SamplerConfig, WindowMarker};
 use crate::sim::SimKernel;
+use crate::trace::Trace;
 use crate::workload::Workload;
+
+/// The samples criterion needs at least (it refuses fewer).
+pub const CRITERION_MIN_SAMPLES: usize = 10;
 
 /// The payload of the panic that aborts one benchmark from inside criterion's loop; the
 /// runner catches it and goes on with the next benchmark.
@@ -82,132 +93,133 @@ impl Rig {
         Ok(gpu)
     }
 
-    /// A maker of the benchmark's workload, called only when criterion runs the benchmark
-    /// (a filtered-out benchmark costs no kernel setup). CUDA is opened here.
-    fn maker<'a>(
-        &mut self,
-        code: Option<&'a KernelCode>,
-        sim: Option<SimKernel>,
-        seed: u64,
-    ) -> Result<WorkloadMaker<'a>> {
+    /// A benchmark's workload: its code on the real GPU (CUDA is opened here, for a
+    /// benchmark that runs), its simulated model on the simulated one.
+    fn workload(&mut self, code: Option<&KernelCode>, sim: Option<SimKernel>, seed: u64) -> Result<Box<dyn Workload>> {
         if let Some(gpu) = self.device.sim() {
-            let gpu = gpu.clone();
-            return Ok(Box::new(move || {
-                let kernel = sim.ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no simulated kernel declared"))?;
-                Ok(Box::new(SimWorkload::new(gpu.clone(), kernel).with_time_jitter(0.001, seed)) as Box<dyn Workload>)
-            }));
+            let kernel = sim.ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no simulated kernel declared"))?;
+            return Ok(Box::new(SimWorkload::new(gpu.clone(), kernel).with_time_jitter(0.001, seed)));
         }
         let code = code.ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no launch function"))?;
         let gpu = self.cuda()?;
-        Ok(Box::new(move || code.workload(&gpu)))
+        code.workload(&gpu)
     }
 }
 
-/// Makes a benchmark's workload on first use.
-type WorkloadMaker<'a> = Box<dyn FnMut() -> Result<Box<dyn Workload>> + 'a>;
-
-/// A workload made on first use.
-struct LazyWorkload<'a> {
-    make: WorkloadMaker<'a>,
-    made: Option<Box<dyn Workload>>,
+/// One measured kernel of a benchmark: its measurement, trace and analysis options.
+struct Measured {
+    measurement: Measurement,
+    trace: Trace,
+    analysis: AnalysisOptions,
 }
 
-impl<'a> LazyWorkload<'a> {
-    fn new(make: WorkloadMaker<'a>) -> Self {
-        LazyWorkload { make, made: None }
+/// Measures one kernel with the session engine, with one progress line on stderr.
+fn measure_kernel(rig: &mut Rig, id: &str, workload: &mut dyn Workload, options: MeasureOptions) -> Result<Measured> {
+    use std::io::Write as _;
+    let request = MeasureRequest::new(id, options)
+        .min_windows(CRITERION_MIN_SAMPLES)
+        .calibration(rig.calibration.clone());
+    {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "{id}: measuring on {} …", rig.device.facts().name);
+        let _ = err.flush();
     }
-
-    fn get(&mut self) -> Result<&mut dyn Workload> {
-        if self.made.is_none() {
-            self.made = Some((self.make)()?);
+    let outcome = (|| {
+        let mut session = Session::prepare(&rig.device, workload, request)?;
+        loop {
+            session.window(workload)?;
+            if session.enough()? {
+                break;
+            }
         }
-        match self.made.as_mut() {
-            Some(w) => Ok(w.as_mut()),
-            None => Err(Error::new(ErrorKind::Sampler, "the workload could not be made")),
+        let analysis = session.analysis_options().clone();
+        let plan = *session.plan();
+        let (measurement, trace) = session.finish(&mut rig.device)?;
+        Ok::<_, Error>((Measured { measurement, trace, analysis }, plan))
+    })();
+    match outcome {
+        Ok((m, plan)) => {
+            eprintln!(
+                " {} windows × {} launches of {} ({}), {:.1} s",
+                m.measurement.windows.len(),
+                plan.launches_per_window,
+                crate::units::format_si(plan.launch_s, "s", 3),
+                m.measurement.stop.as_deref().unwrap_or("done"),
+                m.measurement.wall_time_s
+            );
+            Ok(m)
+        }
+        Err(e) => {
+            eprintln!(" failed");
+            Err(e)
         }
     }
 }
 
-/// One energy benchmark in progress: its workload, plan, sampler and windows.
-struct EnergySession<'a> {
-    workload: LazyWorkload<'a>,
-    config: MeasureConfig,
-    prepared: Option<Prepared>,
-    sampler: Option<Sampler>,
-    marker: Option<WindowMarker>,
-    gpu_times: Vec<f64>,
-    wall_start: f64,
-    timestamp: String,
-    error: Option<Error>,
+/// Hands per-launch values (one per window) to criterion as the samples of
+/// `group/function`: sample k is window k's value times the iterations criterion asks for.
+/// Nothing runs on the GPU here, and criterion's own progress lines (its "warm-up" of a
+/// replay takes no time) are kept off the terminal unless `--verbose` is given.
+fn replay<M: criterion::measurement::Measurement>(
+    c: &mut Criterion<M>,
+    group: &str,
+    function: &str,
+    throughput: Option<Throughput>,
+    per_launch: &[f64],
+    value: impl Fn(f64) -> M::Value,
+) {
+    if per_launch.is_empty() {
+        return;
+    }
+    if per_launch.len() < CRITERION_MIN_SAMPLES {
+        println!(
+            "note: {group}/{function}: {} windows (long launches); criterion needs {CRITERION_MIN_SAMPLES} samples, so \
+             windows are handed to it more than once and its interval is too narrow: read the engine's below",
+            per_launch.len()
+        );
+    }
+    quiet::stderr_unless_verbose(|| {
+        let mut g = c.benchmark_group(group);
+        g.sampling_mode(SamplingMode::Flat)
+            .sample_size(per_launch.len().max(CRITERION_MIN_SAMPLES))
+            .warm_up_time(Duration::from_nanos(1))
+            .measurement_time(Duration::from_millis(1));
+        if let Some(t) = throughput {
+            g.throughput(t);
+        }
+        let mut next = 0usize;
+        g.bench_function(function, |b| {
+            b.iter_custom(|iters| {
+                let v = value(per_launch[next % per_launch.len()] * iters as f64);
+                next += 1;
+                v
+            })
+        });
+        g.finish();
+    });
 }
 
-impl EnergySession<'_> {
-    /// One criterion sample: the first call prepares (warm-up, plan, sampler, lead-in
-    /// idle); each later call runs one window and returns its energy for `iters` launches.
-    fn step(&mut self, rig: &Rig, iters: u64) -> Result<f64> {
-        let clock = rig.device.clock().clone();
-        let Some(prepared) = &self.prepared else {
-            let prepared = prepare(&rig.device, self.workload.get()?, &self.config)?;
-            let (sources, _) = rig.device.open_sources(&prepared.sources);
-            let sampler = Sampler::start(sources, clock.clone(), SamplerConfig::default())?;
-            self.marker = Some(sampler.marker());
-            self.sampler = Some(sampler);
-            clock.sleep_s(prepared.plan.lead_s);
-            self.prepared = Some(prepared);
-            return Ok(0.0);
-        };
-        let (sampler, marker) = match (&self.sampler, &self.marker) {
-            (Some(s), Some(m)) => (s, m),
-            _ => return Err(Error::new(ErrorKind::Sampler, "the sampler is not running")),
-        };
-        let index = self.gpu_times.len() as u32;
-        let n = prepared.plan.launches_per_window;
-        marker.start(index);
-        let gpu_s = self.workload.get()?.run_batch(n)?;
-        marker.end(index);
-        self.gpu_times.push(gpu_s);
-        clock.sleep_s(prepared.plan.gap_s);
-        if let Some(err) = sampler.error() {
-            return Err(err);
-        }
-        let snapshot = sampler.snapshot();
-        let windows = snapshot.windows()?;
-        let analysis = analyze_windows(&snapshot, &windows, &prepared.options)?;
-        let last =
-            analysis.windows.iter().find(|w| w.index == index).ok_or_else(|| {
-                Error::new(ErrorKind::Analysis, "the window just measured is missing from the analysis")
-            })?;
-        Ok(last.energy_j / n as f64 * iters as f64)
-    }
-
-    /// Stops the sampler and summarizes the windows (None when no window ran: a filter,
-    /// `--test` or `--list`).
-    fn finish(mut self, rig: &mut Rig) -> Result<Option<(Measurement, crate::trace::Trace, Prepared)>> {
-        let (Some(prepared), Some(sampler)) = (self.prepared.take(), self.sampler.take()) else {
-            return Ok(None);
-        };
-        if self.gpu_times.is_empty() {
-            drop(sampler);
-            return Ok(None);
-        }
-        let clock = rig.device.clock().clone();
-        clock.sleep_s(0.3);
-        let facts_before = rig.device.facts().clone();
-        let mut trace = sampler.stop()?;
-        let _ = rig.device.refresh();
-        let facts_after = rig.device.facts().clone();
-        annotate_trace(&mut trace, &self.config.id, &facts_before, &facts_after, &prepared.plan, &self.gpu_times);
-        let measurement = summarize(Finished {
-            config: &self.config,
-            prepared: &prepared,
-            trace: &trace,
-            gpu_times: &self.gpu_times,
-            facts_before: &facts_before,
-            facts_after: &facts_after,
-            timestamp: self.timestamp.clone(),
-            wall_time_s: clock.now_s() - self.wall_start,
-        })?;
-        Ok(Some((measurement, trace, prepared)))
+/// `cargo bench -- --test`: each kernel runs (a launch, then two), nothing is measured;
+/// criterion prints "Success" for each.
+fn test_kernel(c: &mut Criterion<Energy>, group: &str, function: &str, workload: &mut dyn Workload) -> Result<()> {
+    let mut failure = None;
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        let mut g = c.benchmark_group(group);
+        g.bench_function(function, |b| {
+            b.iter_custom(|_| match workload.run_batch(1).and_then(|_| workload.run_batch(2)) {
+                Ok(_) => 0.0,
+                Err(e) => {
+                    failure = Some(e);
+                    panic::panic_any(BenchAbort)
+                }
+            })
+        });
+        g.finish();
+    }));
+    match (outcome, failure) {
+        (_, Some(e)) => Err(e.context(format!("{group}/{function} failed"))),
+        (Err(_), None) => Err(Error::new(ErrorKind::Sampler, format!("{group}/{function} panicked"))),
+        (Ok(()), None) => Ok(()),
     }
 }
 
@@ -246,14 +258,14 @@ pub struct CollectedBench {
 /// Settings of a whole run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunSettings {
-    /// Criterion's HTML report plots (about 3.5 s per benchmark; `--plotting-backend`
-    /// on the command line turns them on regardless).
+    /// Criterion's HTML report plots (about 3.5 s per benchmark, so off by default;
+    /// `--plotting-backend` on the command line turns them on regardless).
     pub criterion_plots: bool,
 }
 
 impl Default for RunSettings {
     fn default() -> Self {
-        RunSettings { criterion_plots: true }
+        RunSettings { criterion_plots: false }
     }
 }
 
@@ -275,8 +287,13 @@ pub fn run_collect(
         }
     };
     let criterion = |c: Criterion| if settings.criterion_plots { c } else { c.without_plots() };
-    let mut energy_c = criterion(Criterion::default()).with_measurement(Energy).configure_from_args();
-    let mut time_c = criterion(Criterion::default()).configure_from_args();
+    // Criterion probes for gnuplot when it is made and says so on stderr; our plots are SVG.
+    let (mut energy_c, mut time_c) = quiet::stderr_unless_verbose(|| {
+        (
+            criterion(Criterion::default()).with_measurement(Energy).configure_from_args(),
+            criterion(Criterion::default()).configure_from_args(),
+        )
+    });
     let previous_hook = panic::take_hook();
     panic::set_hook(Box::new(move |info| {
         if !info.payload().is::<BenchAbort>() {
@@ -286,10 +303,11 @@ pub fn run_collect(
     let mut collected = Collected::default();
     let mut rigs: Vec<(u32, Result<Rig>)> = Vec::new();
     for spec in specs {
-        let index = match rigs.iter().position(|(i, _)| *i == spec.device) {
+        let device = spec.options.device_index();
+        let index = match rigs.iter().position(|(i, _)| *i == device) {
             Some(i) => i,
             None => {
-                rigs.push((spec.device, open_rig(spec.device)));
+                rigs.push((device, open_rig(device)));
                 rigs.len() - 1
             }
         };
@@ -347,117 +365,11 @@ fn open_rig(nvml_index: u32) -> Result<Rig> {
     Ok(Rig { device, calibration, cuda: None, checked: None, unmeasured_note_shown: false })
 }
 
-fn measure_config(spec: &BenchSpec, id: String, rig: &Rig) -> MeasureConfig {
-    let defaults = MeasureConfig::default();
-    MeasureConfig {
-        id,
-        source: spec.source,
-        calibration: rig.calibration.clone(),
-        precision: spec.precision.unwrap_or(defaults.precision),
-        min_window_s: spec.min_window_s.unwrap_or(defaults.min_window_s),
-        windows: spec.windows.unwrap_or(10).max(10),
-        idle_gap_s: spec.idle_gap_s.unwrap_or(defaults.idle_gap_s),
-        ..defaults
-    }
-}
-
-/// Runs one energy benchmark under criterion; `Ok(None)` when criterion ran no window.
-fn run_energy(
-    c: &mut Criterion<Energy>,
-    rig: &mut Rig,
-    spec: &BenchSpec,
-    function: &str,
-    workload: WorkloadMaker<'_>,
-    config: MeasureConfig,
-) -> Result<Option<(Measurement, crate::trace::Trace, Prepared)>> {
-    let clock = rig.device.clock().clone();
-    let windows = config.windows;
-    let mut session = EnergySession {
-        workload: LazyWorkload::new(workload),
-        config,
-        prepared: None,
-        sampler: None,
-        marker: None,
-        gpu_times: Vec::new(),
-        wall_start: clock.now_s(),
-        timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-        error: None,
-    };
-    {
-        let mut group = c.benchmark_group(&spec.name);
-        group
-            .sampling_mode(SamplingMode::Flat)
-            .sample_size(windows)
-            .warm_up_time(Duration::from_nanos(1))
-            // Criterion derives iterations from this and the first call's time (the warm-up
-            // and lead-in, ~0.7 s); every sample is one window whatever it asks for, so this
-            // only keeps its time estimate near the truth (~1 s per window with its idle gap)
-            // and its "unable to complete" warning away (it fires at one iteration per sample).
-            .measurement_time(Duration::from_secs_f64(windows as f64 * 1.2));
-        if let Some(t) = spec.throughput() {
-            group.throughput(t);
-        }
-        let rig_ref: &Rig = rig;
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-            group.bench_function(function, |b| {
-                b.iter_custom(|iters| match session.step(rig_ref, iters) {
-                    Ok(v) => v,
-                    Err(e) => {
-                        session.error = Some(e);
-                        panic::panic_any(BenchAbort)
-                    }
-                })
-            });
-        }));
-        group.finish();
-        if outcome.is_err() {
-            let err = session.error.take().unwrap_or_else(|| Error::new(ErrorKind::Sampler, "the benchmark panicked"));
-            return Err(err.context(format!("{}/{function} aborted", spec.name)));
-        }
-    }
-    session.finish(rig)
-}
-
-/// Hands the per-launch GPU times of a measurement's windows to criterion as the samples of
-/// `NAME/function`: sample k is window k's time per launch (cycling when criterion asks for
-/// more), times the iterations criterion asks for. Nothing runs on the GPU here.
-fn replay_window_times(c: &mut Criterion, spec: &BenchSpec, function: &str, m: &Measurement) {
-    let per_launch: Vec<f64> = m
-        .windows
-        .iter()
-        .filter(|w| w.launches > 0 && w.gpu_time_s.is_finite() && w.gpu_time_s > 0.0)
-        .map(|w| w.gpu_time_s / w.launches as f64)
-        .collect();
-    if per_launch.is_empty() {
-        return;
-    }
-    let measured_s: f64 = m.windows.iter().map(|w| w.gpu_time_s).sum();
-    let mut group = c.benchmark_group(&spec.name);
-    group
-        .sampling_mode(SamplingMode::Flat)
-        .sample_size(per_launch.len().max(10))
-        .warm_up_time(Duration::from_nanos(1))
-        // The iteration counts criterion plans from this only scale the replayed samples;
-        // the windows' own GPU time keeps them where they were measured.
-        .measurement_time(Duration::from_secs_f64(measured_s.max(1e-3)));
-    if let Some(t) = spec.throughput() {
-        group.throughput(t);
-    }
-    let mut next = 0usize;
-    group.bench_function(function, |b| {
-        b.iter_custom(|iters| {
-            let seconds = per_launch[next % per_launch.len()] * iters as f64;
-            next += 1;
-            Duration::from_secs_f64(seconds)
-        })
-    });
-    group.finish();
-}
-
 /// The measurements of a benchmark's kernel and baseline.
 type SpecMeasurements = (Option<Measurement>, Option<Measurement>);
 
-/// Runs one benchmark; `Ok(None)` when it was skipped (no GPU and no simulated model).
+/// Runs one benchmark; `Ok(None)` when it was skipped (a filter, `--list`, or no GPU and
+/// no simulated model).
 fn run_spec(
     spec: &BenchSpec,
     rig: &mut Rig,
@@ -467,14 +379,21 @@ fn run_spec(
     options: &RunOptions,
 ) -> Result<Option<SpecMeasurements>> {
     let simulated = rig.device.is_simulated();
-    // Kernel code is checked only for a benchmark criterion runs (not for --list, nor
-    // for one a filter leaves out).
-    let runs_here = || {
-        let ids: Vec<String> =
-            ["energy", "baseline", "time"].iter().map(|f| format!("{}/{f} (simulated)", spec.name)).collect();
-        options.filter.runs_any(&ids)
-    };
-    if simulated && !options.nothing_runs && runs_here() {
+    let suffix = if simulated { " (simulated)" } else { "" };
+    let (energy_fn, baseline_fn, time_fn) =
+        (format!("energy{suffix}"), format!("baseline{suffix}"), format!("time{suffix}"));
+    let id = |function: &str| format!("{}/{function}", spec.name);
+    if options.nothing_runs {
+        return Ok(None);
+    }
+    let runs_energy = options.filter.runs_any(&[id(&energy_fn)]);
+    let runs_time = spec.time_bench && options.filter.runs_any(&[id(&time_fn)]);
+    let runs_baseline = spec.baseline.is_some() && options.filter.runs_any(&[id(&baseline_fn)]);
+    if !(runs_energy || runs_time || runs_baseline) {
+        return Ok(None);
+    }
+    if simulated {
+        // Without a GPU the kernel code runs on the checked device first.
         let mut checks = Vec::new();
         let codes = spec.code.iter().map(|c| ("kernel code".to_string(), c));
         let baseline = spec.baseline.iter().map(|(name, c)| (format!("baseline {name}'s code"), c));
@@ -507,83 +426,108 @@ fn run_spec(
             spec.name
         );
     }
-    let suffix = if simulated { " (simulated)" } else { "" };
-    let energy_fn = format!("energy{suffix}");
-    let id = format!("{}/{energy_fn}", spec.name);
-    let main = rig.maker(spec.code.as_ref(), spec.sim, 1)?;
-    let measured = run_energy(energy_c, rig, spec, &energy_fn, main, measure_config(spec, id, rig))?;
 
-    let baseline = match (&spec.baseline, simulated) {
-        (Some((name, code)), false) => Some((name.clone(), rig.maker(Some(code), None, 2)?)),
-        (Some((name, _)), true) => match spec.baseline_sim {
-            Some(kernel) => Some((name.clone(), rig.maker(None, Some(kernel), 2)?)),
-            None => {
-                println!("{}: baseline {name} skipped: it declares no simulated kernel (baseline_sim(…))", spec.name);
-                None
-            }
-        },
-        (None, _) => None,
+    let baseline_sim = match (&spec.baseline, simulated) {
+        (Some((name, _)), true) if spec.baseline_sim.is_none() => {
+            println!("{}: baseline {name} skipped: it declares no simulated kernel (baseline_sim(…))", spec.name);
+            false
+        }
+        _ => true,
     };
-    let mut baseline_measured = None;
-    if let Some((name, workload)) = baseline {
-        let function = format!("baseline{suffix}");
-        let id = format!("{}/{function}", spec.name);
-        baseline_measured = run_energy(energy_c, rig, spec, &function, workload, measure_config(spec, id, rig))?
-            .map(|(m, trace, prepared)| (name, m, trace, prepared));
+    let runs_baseline = runs_baseline && baseline_sim;
+
+    if options.test_mode {
+        if runs_energy || runs_time {
+            let mut w = rig.workload(spec.code.as_ref(), spec.sim, 1)?;
+            test_kernel(energy_c, &spec.name, &energy_fn, w.as_mut())?;
+        }
+        if runs_baseline {
+            let code = spec.baseline.as_ref().map(|(_, c)| c);
+            let mut w = rig.workload(code, spec.baseline_sim, 2)?;
+            test_kernel(energy_c, &spec.name, &baseline_fn, w.as_mut())?;
+        }
+        return Ok(Some((None, None)));
     }
 
-    // Time: the CUDA-event times of the energy windows just measured, per launch, handed
-    // to criterion (its statistics, reports and `--baseline` comparisons of time work on
-    // them) without a second pass on the GPU.
-    if spec.time_bench {
-        if let Some((m, _, _)) = &measured {
-            replay_window_times(time_c, spec, &format!("time{suffix}"), m);
+    let main = if runs_energy || runs_time {
+        let mut w = rig.workload(spec.code.as_ref(), spec.sim, 1)?;
+        Some(measure_kernel(rig, &id(&energy_fn), w.as_mut(), spec.options)?)
+    } else {
+        None
+    };
+    let base = if runs_baseline {
+        let code = spec.baseline.as_ref().map(|(_, c)| c);
+        let mut w = rig.workload(code, spec.baseline_sim, 2)?;
+        Some(measure_kernel(rig, &id(&baseline_fn), w.as_mut(), spec.baseline_options())?)
+    } else {
+        None
+    };
+
+    // Criterion gets the windows' energies and CUDA-event times per launch (its
+    // statistics, reports and `--baseline` comparisons work on them), with no second pass.
+    let per_launch = |m: &Measurement, of: fn(&crate::measurement::WindowResult) -> f64| -> Vec<f64> {
+        m.windows
+            .iter()
+            .filter(|w| w.launches > 0)
+            .map(|w| of(w) / w.launches as f64)
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .collect()
+    };
+    if let Some(m) = &main {
+        let throughput = BenchSpec::throughput(&spec.options);
+        if runs_energy {
+            let values = per_launch(&m.measurement, |w| w.energy.energy_j);
+            replay(energy_c, &spec.name, &energy_fn, throughput.clone(), &values, |v| v);
         }
+        if runs_time {
+            let values = per_launch(&m.measurement, |w| w.gpu_time_s);
+            replay(time_c, &spec.name, &time_fn, throughput, &values, Duration::from_secs_f64);
+        }
+    }
+    if let Some(b) = &base {
+        let values = per_launch(&b.measurement, |w| w.energy.energy_j);
+        let throughput = BenchSpec::throughput(&spec.baseline_options());
+        replay(energy_c, &spec.name, &baseline_fn, throughput, &values, |v| v);
     }
 
     // Per-op and per-byte figures from each kernel's own counts: a baseline does not do the
     // kernel's work, so it never inherits its counts.
-    let report = |m: &mut Measurement,
-                  trace: &crate::trace::Trace,
-                  prepared: &Prepared,
-                  (ops, bytes): (Option<f64>, Option<f64>),
-                  net: Option<NetEnergy>|
-     -> Result<()> {
+    let report = |m: &mut Measured, (ops, bytes): (Option<f64>, Option<f64>), net: Option<NetEnergy>| -> Result<()> {
         if let Some(ops) = ops {
-            m.per_op = m.per_unit("op", ops);
+            m.measurement.per_op = m.measurement.per_unit("op", ops);
         }
         if let Some(bytes) = bytes {
-            m.per_byte = m.per_unit("byte", bytes);
+            m.measurement.per_byte = m.measurement.per_unit("byte", bytes);
         }
-        let result = ResultFile::new(m, net);
+        let result = ResultFile::new(&m.measurement, net);
         let mut files = None;
         for run in runs {
-            let written = write_outputs(run, &result, trace, &prepared.options)?;
+            let written = write_outputs(run, &result, &m.trace, &m.analysis)?;
             files.get_or_insert(written);
         }
         println!("{}", render_summary(&result, files.as_ref()));
         Ok(())
     };
-    match (measured, baseline_measured) {
-        (Some((mut main, trace, prepared)), Some((_, mut base, base_trace, base_prepared))) => {
+    match (main, base) {
+        (Some(mut main), Some(mut base)) => {
             // The baseline's own result first, so the main one (with the net figure) ends the block.
-            report(&mut base, &base_trace, &base_prepared, (spec.baseline_ops, spec.baseline_bytes), None)?;
-            let ops = spec.ops.unwrap_or(1.0);
-            let net = net_per_op(&main.energy_j, &base.energy_j, ops).map(|e| NetEnergy {
-                baseline_id: base.id.clone(),
+            report(&mut base, (spec.baseline_ops, spec.baseline_bytes), None)?;
+            let ops = spec.options.ops.unwrap_or(1.0);
+            let net = net_per_op(&main.measurement.energy_j, &base.measurement.energy_j, ops).map(|e| NetEnergy {
+                baseline_id: base.measurement.id.clone(),
                 ops_per_launch: ops,
                 energy_j: e,
             });
-            report(&mut main, &trace, &prepared, (spec.ops, spec.bytes), net)?;
-            Ok(Some((Some(main), Some(base))))
+            report(&mut main, (spec.options.ops, spec.options.bytes), net)?;
+            Ok(Some((Some(main.measurement), Some(base.measurement))))
         }
-        (Some((mut m, trace, prepared)), None) => {
-            report(&mut m, &trace, &prepared, (spec.ops, spec.bytes), None)?;
-            Ok(Some((Some(m), None)))
+        (Some(mut m), None) => {
+            report(&mut m, (spec.options.ops, spec.options.bytes), None)?;
+            Ok(Some((Some(m.measurement), None)))
         }
-        (None, Some((_, mut m, trace, prepared))) => {
-            report(&mut m, &trace, &prepared, (spec.baseline_ops, spec.baseline_bytes), None)?;
-            Ok(Some((None, Some(m))))
+        (None, Some(mut b)) => {
+            report(&mut b, (spec.baseline_ops, spec.baseline_bytes), None)?;
+            Ok(Some((None, Some(b.measurement))))
         }
         (None, None) => Ok(Some((None, None))),
     }

@@ -14,6 +14,8 @@ pub(super) struct RunOptions {
     pub(super) nothing_runs: bool,
     /// Criterion's benchmark filter (`cargo bench -- FILTER`, `--exact`, `--ignored`).
     pub(super) filter: BenchFilter,
+    /// `--test`: each kernel runs a few launches; nothing is measured.
+    pub(super) test_mode: bool,
 }
 
 /// Which benchmark ids criterion runs: its `FILTER` argument, read as criterion reads it.
@@ -97,7 +99,8 @@ impl RunOptions {
             .or_else(|| args.iter().find_map(|a| a.strip_prefix("--save-baseline=").map(str::to_string)));
         let nothing_runs =
             args.iter().skip(1).any(|a| matches!(a.as_str(), "--list" | "--help" | "-h" | "--version" | "-V"));
-        RunOptions { save_baseline, nothing_runs, filter: BenchFilter::from_args(&args) }
+        let test_mode = args.iter().skip(1).any(|a| a == "--test");
+        RunOptions { save_baseline, nothing_runs, filter: BenchFilter::from_args(&args), test_mode }
     }
 
     /// Starts (or joins) the runs this process writes: `new`, and the saved baseline.

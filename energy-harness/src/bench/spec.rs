@@ -4,7 +4,7 @@
 use criterion::Throughput;
 
 use crate::kernel_code::KernelCode;
-use crate::sensors::SourceKind;
+use crate::measurement::options::MeasureOptions;
 use crate::sim::SimKernel;
 
 /// One benchmark, as `#[energy_bench]` declares it.
@@ -15,16 +15,9 @@ pub struct BenchSpec {
     pub(super) baseline: Option<(String, KernelCode)>,
     pub(super) sim: Option<SimKernel>,
     pub(super) baseline_sim: Option<SimKernel>,
-    pub(super) ops: Option<f64>,
-    pub(super) bytes: Option<f64>,
+    pub(super) options: MeasureOptions,
     pub(super) baseline_ops: Option<f64>,
     pub(super) baseline_bytes: Option<f64>,
-    pub(super) device: u32,
-    pub(super) source: Option<SourceKind>,
-    pub(super) precision: Option<f64>,
-    pub(super) min_window_s: Option<f64>,
-    pub(super) windows: Option<usize>,
-    pub(super) idle_gap_s: Option<f64>,
     pub(super) time_bench: bool,
 }
 
@@ -38,16 +31,9 @@ impl BenchSpec {
             baseline: None,
             sim: None,
             baseline_sim: None,
-            ops: None,
-            bytes: None,
+            options: MeasureOptions::DEFAULT,
             baseline_ops: None,
             baseline_bytes: None,
-            device: 0,
-            source: None,
-            precision: None,
-            min_window_s: None,
-            windows: None,
-            idle_gap_s: None,
             time_bench: true,
         }
     }
@@ -86,15 +72,10 @@ impl BenchSpec {
         self
     }
 
-    /// Operations per launch (energy per op; criterion throughput in elements).
-    pub fn ops(mut self, ops: f64) -> Self {
-        self.ops = Some(ops);
-        self
-    }
-
-    /// Bytes per launch (energy per byte; criterion throughput in bytes).
-    pub fn bytes(mut self, bytes: f64) -> Self {
-        self.bytes = Some(bytes);
+    /// The measurement options: ops and bytes per launch, device, source, precision,
+    /// window length and count (checked when the benchmark runs).
+    pub fn options(mut self, options: MeasureOptions) -> Self {
+        self.options = options;
         self
     }
 
@@ -111,42 +92,6 @@ impl BenchSpec {
         self
     }
 
-    /// NVML index of the GPU.
-    pub fn device(mut self, index: u32) -> Self {
-        self.device = index;
-        self
-    }
-
-    /// Source to measure with.
-    pub fn source(mut self, source: SourceKind) -> Self {
-        self.source = Some(source);
-        self
-    }
-
-    /// Relative precision asked of the energy per launch.
-    pub fn precision(mut self, precision: f64) -> Self {
-        self.precision = Some(precision);
-        self
-    }
-
-    /// Shortest window, s.
-    pub fn min_window_s(mut self, seconds: f64) -> Self {
-        self.min_window_s = Some(seconds);
-        self
-    }
-
-    /// Number of windows (criterion samples, at least 10).
-    pub fn windows(mut self, windows: usize) -> Self {
-        self.windows = Some(windows);
-        self
-    }
-
-    /// Idle between windows, s (at least two counter ticks, 0.2 s, is advised).
-    pub fn idle_gap_s(mut self, seconds: f64) -> Self {
-        self.idle_gap_s = Some(seconds);
-        self
-    }
-
     /// Leaves out the `NAME/time` criterion benchmark (the energy windows' CUDA-event
     /// times are still reported): for suites of many short benchmarks.
     pub fn without_time_bench(mut self) -> Self {
@@ -154,8 +99,14 @@ impl BenchSpec {
         self
     }
 
-    pub(super) fn throughput(&self) -> Option<Throughput> {
-        match (self.ops, self.bytes) {
+    /// The options the baseline kernel is measured with: the kernel's, with the baseline's
+    /// own counts.
+    pub(super) fn baseline_options(&self) -> MeasureOptions {
+        MeasureOptions { ops: self.baseline_ops, bytes: self.baseline_bytes, ..self.options }
+    }
+
+    pub(super) fn throughput(options: &MeasureOptions) -> Option<Throughput> {
+        match (options.ops, options.bytes) {
             (Some(o), Some(b)) => Some(Throughput::ElementsAndBytes { elements: o as u64, bytes: b as u64 }),
             (Some(o), None) => Some(Throughput::Elements(o as u64)),
             (None, Some(b)) => Some(Throughput::Bytes(b as u64)),

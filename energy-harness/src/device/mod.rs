@@ -110,4 +110,18 @@ impl Device {
         }
         (opened, failed)
     }
+
+    /// A reader of the GPU's SM clock and temperature for the sampler thread (the
+    /// simulated GPU reports its fixed facts); `None` when NVML cannot give one.
+    pub fn state_probe(&self) -> Option<crate::sampling::StateProbe> {
+        if self.sim.is_some() {
+            let state = crate::gpu::GpuState {
+                sm_clock_mhz: self.facts.sm_clock_mhz,
+                temperature_c: self.facts.temperature_c,
+            };
+            return Some(Box::new(move || state));
+        }
+        let probe = crate::gpu::GpuStateProbe::open(self.facts.nvml_index).ok()?;
+        Some(Box::new(move || probe.read()))
+    }
 }

@@ -7,7 +7,7 @@ use super::calibration::Calibration;
 use super::clean::{clean_buffered, clean_polled, median_change_interval_s, sorted_finite};
 use super::curve::{counter_curve, power_curve, EnergyCurve, TickFit};
 use super::warning::{Warning, WarningKind};
-use super::windows::{window_energies, SplitOptions, WindowEnergy};
+use super::windows::{window_energies, SplitOptions, WindowEnergy, BACK_TO_BACK_GAP_S};
 use crate::error::{Error, ErrorKind, Result};
 use crate::sensors::{SensorModel, SourceKind};
 use crate::trace::{Reading, Trace, Window, AUXILIARY_WINDOW};
@@ -295,7 +295,24 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
     let energies_all = energies;
     let energies: Vec<WindowEnergy> = energies_all.iter().filter(|w| w.index != AUXILIARY_WINDOW).cloned().collect();
     let indices = |ws: &[&WindowEnergy]| ws.iter().map(|w| w.index.to_string()).collect::<Vec<_>>().join(", ");
-    let short: Vec<&WindowEnergy> = energies.iter().filter(|w| w.points_inside < min_points).collect();
+    // A window inside a back-to-back stretch has its inner edges where power is steady:
+    // what needs ticks is the stretch (its outer edges), not each window of it.
+    let stretch_points = |w: &WindowEnergy| -> usize {
+        let mut sorted: Vec<&WindowEnergy> = energies_all.iter().collect();
+        sorted.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+        let Some(i) = sorted.iter().position(|x| x.index == w.index && x.start_s == w.start_s) else {
+            return w.points_inside;
+        };
+        let (mut first, mut last) = (i, i);
+        while first > 0 && sorted[first].start_s - sorted[first - 1].end_s < BACK_TO_BACK_GAP_S {
+            first -= 1;
+        }
+        while last + 1 < sorted.len() && sorted[last + 1].start_s - sorted[last].end_s < BACK_TO_BACK_GAP_S {
+            last += 1;
+        }
+        sorted[first..=last].iter().map(|x| x.points_inside).sum()
+    };
+    let short: Vec<&WindowEnergy> = energies.iter().filter(|w| stretch_points(w) < min_points).collect();
     if !short.is_empty() {
         let shortest = short.iter().map(|w| w.duration_s()).fold(f64::INFINITY, f64::min);
         warnings.push(Warning::new(

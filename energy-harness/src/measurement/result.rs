@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::options::ResolvedOptions;
 use super::stats::Estimate;
 use super::warning::{Warning, WarningKind};
 use super::windows::WindowEnergy;
@@ -18,9 +19,9 @@ pub struct WindowResult {
     pub launches: u64,
     /// GPU time of those launches (CUDA events; exact on the simulator), s.
     pub gpu_time_s: f64,
-    /// SM clock right after the window, MHz.
+    /// SM clock during the window (the sampler's last reading in it), MHz.
     pub sm_clock_mhz: Option<u32>,
-    /// Temperature right after the window, °C.
+    /// Temperature during the window (the sampler's last reading in it), °C.
     pub temperature_c: Option<u32>,
 }
 
@@ -93,6 +94,34 @@ pub struct Measurement {
     pub warnings: Vec<Warning>,
     /// Wall time the measurement took, s.
     pub wall_time_s: f64,
+    /// The options it ran with, resolved (absent in results of older versions).
+    #[serde(default)]
+    pub options: Option<ResolvedOptions>,
+    /// Why it stopped adding windows.
+    #[serde(default)]
+    pub stop: Option<String>,
+    /// How the windows moved from the first to the last.
+    #[serde(default)]
+    pub drift: Option<Drift>,
+}
+
+/// How a measurement's windows moved from the first to the last.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Drift {
+    /// Change of the energy per launch over the windows (least-squares trend), percent.
+    pub energy_change_pct: f64,
+    /// Half-width of its 95 % interval, percent.
+    pub energy_change_half_width_pct: f64,
+    /// Whether the interval excludes zero.
+    pub energy_significant: bool,
+    /// Temperature in the first window, °C.
+    pub temperature_first_c: Option<u32>,
+    /// Temperature in the last window, °C.
+    pub temperature_last_c: Option<u32>,
+    /// Lowest SM clock seen in a window, MHz.
+    pub sm_clock_min_mhz: Option<u32>,
+    /// Highest SM clock seen in a window, MHz.
+    pub sm_clock_max_mhz: Option<u32>,
 }
 
 impl Measurement {

@@ -35,6 +35,8 @@ pub enum WarningKind {
     Imprecise,
     /// The energy counter was reset or wrapped during the trace (outside every window).
     CounterReset,
+    /// The energy per launch trended from the first window to the last.
+    Drift,
 }
 
 /// A warning: its kind and a sentence for people.

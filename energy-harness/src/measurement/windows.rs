@@ -10,7 +10,8 @@
 //! Nothing is read off one value at an edge, and nothing is smeared across it.
 //!
 //! Active idle is the mean power of the intervals outside every window within
-//! `lookback_s` before the window and after it; dynamic energy is the window's energy
+//! `lookback_s` before the window (or the busy stretch of back-to-back windows it belongs
+//! to) and after it; dynamic energy is the window's energy
 //! minus that idle power times the window's length (Delestrac's static/dynamic split).
 
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,10 @@ use serde::{Deserialize, Serialize};
 use super::curve::EnergyCurve;
 use crate::error::{Error, ErrorKind, Result};
 use crate::trace::Window;
+
+/// Windows closer than this are one busy stretch (back to back), s: they share the idle
+/// measured around the stretch.
+pub const BACK_TO_BACK_GAP_S: f64 = 0.02;
 
 /// Settings of the split.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -139,12 +144,25 @@ pub fn window_energies(curve: &EnergyCurve, windows: &[Window], options: SplitOp
         (t > 0.0).then(|| e / t)
     };
     let lookback = options.lookback_s;
-    let idle_levels: Vec<(Option<f64>, Option<f64>)> = windows
+    // Windows back to back (less than BACK_TO_BACK_GAP_S apart) form one busy stretch:
+    // each of them takes the idle measured before the stretch and after it.
+    let mut stretch = vec![(0.0, 0.0); windows.len()];
+    let mut first = 0;
+    for i in 0..windows.len() {
+        if i > 0 && windows[i].start_s - windows[i - 1].end_s >= BACK_TO_BACK_GAP_S {
+            first = i;
+        }
+        let mut last = i;
+        while last + 1 < windows.len() && windows[last + 1].start_s - windows[last].end_s < BACK_TO_BACK_GAP_S {
+            last += 1;
+        }
+        stretch[i] = (windows[first].start_s, windows[last].end_s);
+    }
+    let idle_levels: Vec<(Option<f64>, Option<f64>)> = stretch
         .iter()
-        .map(|w| {
-            let before =
-                idle_mean(w.start_s - lookback, w.start_s).or_else(|| idle_mean(w.start_s - 3.0 * lookback, w.start_s));
-            let after = idle_mean(w.end_s, w.end_s + lookback).or_else(|| idle_mean(w.end_s, w.end_s + 3.0 * lookback));
+        .map(|&(start, end)| {
+            let before = idle_mean(start - lookback, start).or_else(|| idle_mean(start - 3.0 * lookback, start));
+            let after = idle_mean(end, end + lookback).or_else(|| idle_mean(end, end + 3.0 * lookback));
             (before, after)
         })
         .collect();
@@ -285,6 +303,19 @@ mod tests {
         let w = window_energies(&curve, &ws, SplitOptions::default()).unwrap();
         for e in &w {
             assert!((e.energy_j - 150.0).abs() / 150.0 < 0.002, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn back_to_back_windows_share_the_idle_around_their_stretch() {
+        // One busy stretch 1.0-3.0 s cut into ten windows of 0.2 s, edges at any tick phase.
+        let curve = stepped(&[(1.0, 3.0)], 4.5);
+        let ws: Vec<Window> = (0..10).map(|i| window(i, 1.0 + 0.2 * f64::from(i), 1.2 + 0.2 * f64::from(i))).collect();
+        let w = window_energies(&curve, &ws, SplitOptions::default()).unwrap();
+        for e in &w {
+            assert!((e.energy_j - 60.0).abs() / 60.0 < 0.002, "{e:?}");
+            assert!((e.idle_w - 100.0).abs() < 0.05, "{e:?}");
+            assert!((e.dynamic_j - 40.0).abs() / 40.0 < 0.005, "{e:?}");
         }
     }
 

@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{echo, Error, ErrorKind, Result};
 use crate::measurement::analyze::AnalysisOptions;
-use crate::measurement::result::{CrossCheck, Measurement, PerUnit, WindowResult};
+use crate::measurement::options::ResolvedOptions;
+use crate::measurement::result::{CrossCheck, Drift, Measurement, PerUnit, WindowResult};
 use crate::measurement::stats::Estimate;
 use crate::measurement::warning::Warning;
 use crate::sensors::{SensorModel, SourceKind};
@@ -107,6 +108,15 @@ pub struct ResultFile {
     /// Every window.
     #[serde(default)]
     pub windows: Vec<WindowResult>,
+    /// The options the measurement ran with, resolved (precision asked, window limits).
+    #[serde(default)]
+    pub options: Option<ResolvedOptions>,
+    /// Why the measurement stopped adding windows.
+    #[serde(default)]
+    pub stop: Option<String>,
+    /// How the windows moved from the first to the last (energy, temperature, SM clock).
+    #[serde(default)]
+    pub drift: Option<Drift>,
 }
 
 impl ResultFile {
@@ -140,6 +150,9 @@ impl ResultFile {
             cross_check: m.cross_check.clone(),
             wall_time_s: m.wall_time_s,
             windows: m.windows.clone(),
+            options: m.options,
+            stop: m.stop.clone(),
+            drift: m.drift.clone(),
         }
     }
 
@@ -371,7 +384,24 @@ pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
             check.difference_pct
         ));
     }
-    lines.push(format!("  wall time           {:.1} s", r.wall_time_s));
+    if let Some(d) = &r.drift {
+        let temperature = match (d.temperature_first_c, d.temperature_last_c) {
+            (Some(a), Some(b)) => format!("; {a} → {b} °C"),
+            _ => String::new(),
+        };
+        let clock = match (d.sm_clock_min_mhz, d.sm_clock_max_mhz) {
+            (Some(a), Some(b)) if a == b => format!("; SM {a} MHz"),
+            (Some(a), Some(b)) => format!("; SM {a}–{b} MHz"),
+            _ => String::new(),
+        };
+        lines.push(format!(
+            "  drift               {:+.2} % ± {:.2} % first to last window{temperature}{clock}",
+            d.energy_change_pct, d.energy_change_half_width_pct
+        ));
+    }
+    let asked = r.options.map(|o| format!("; ±{:.2} % asked", o.precision * 100.0)).unwrap_or_default();
+    let stop = r.stop.as_deref().map(|s| format!(", {s}")).unwrap_or_default();
+    lines.push(format!("  wall time           {:.1} s{stop}{asked}", r.wall_time_s));
     if let Some(f) = files {
         lines.push(format!(
             "  files               {}, {}, {}",

@@ -36,10 +36,22 @@ impl Default for SamplerConfig {
     }
 }
 
+/// Reads the GPU's clock and temperature (see [`crate::gpu::GpuState`]).
+pub type StateProbe = Box<dyn FnMut() -> crate::gpu::GpuState + Send>;
+
+/// Trace channel of the SM clock the sampler records beside the sensors, MHz.
+pub const STATE_SM_CLOCK: &str = "sm_clock_mhz";
+/// Trace channel of the die temperature the sampler records beside the sensors, °C.
+pub const STATE_TEMPERATURE: &str = "temperature_c";
+/// How often the state is read, s.
+const STATE_PERIOD_S: f64 = 0.05;
+
 /// Schedules reads of several sources: each is read when its poll period has passed
 /// since its last read began; a period of 0 means "as fast as it answers".
 struct PollLoop {
     sources: Vec<Box<dyn SensorSource>>,
+    state: Option<StateProbe>,
+    next_state_s: f64,
     next_due_s: Vec<f64>,
     failed: Vec<bool>,
     batch: Vec<Reading>,
@@ -51,6 +63,8 @@ impl PollLoop {
         let n = sources.len();
         PollLoop {
             sources,
+            state: None,
+            next_state_s: f64::NEG_INFINITY,
             next_due_s: vec![f64::NEG_INFINITY; n],
             failed: vec![false; n],
             batch: Vec::with_capacity(256),
@@ -61,6 +75,24 @@ impl PollLoop {
     /// Performs the next due read (or sleeps until one is due) and stores what it got.
     fn step(&mut self, clock: &dyn Clock, sink: &Recording) {
         let now = clock.now_s();
+        if let Some(probe) = &mut self.state {
+            if now >= self.next_state_s {
+                let state = probe();
+                let stamp = 0.5 * (now + clock.now_s());
+                for (channel, value) in [
+                    (STATE_SM_CLOCK, state.sm_clock_mhz),
+                    (STATE_TEMPERATURE, state.temperature_c),
+                ] {
+                    if let Some(v) = value {
+                        sink.append(
+                            &crate::trace::Channel::Other(channel.into()),
+                            &[Reading { time_s: stamp, value: f64::from(v) }],
+                        );
+                    }
+                }
+                self.next_state_s = now + STATE_PERIOD_S;
+            }
+        }
         let due = (0..self.sources.len())
             .filter(|&i| !self.failed[i])
             .min_by(|&a, &b| self.next_due_s[a].total_cmp(&self.next_due_s[b]));
@@ -229,6 +261,16 @@ pub struct Sampler {
 impl Sampler {
     /// Starts a thread reading `sources` on `clock`.
     pub fn start(sources: Vec<Box<dyn SensorSource>>, clock: SharedClock, config: SamplerConfig) -> Result<Self> {
+        Self::start_with_state(sources, None, clock, config)
+    }
+
+    /// Starts a thread reading `sources`, and the GPU state through `state` every 50 ms.
+    pub fn start_with_state(
+        sources: Vec<Box<dyn SensorSource>>,
+        state: Option<StateProbe>,
+        clock: SharedClock,
+        config: SamplerConfig,
+    ) -> Result<Self> {
         if sources.is_empty() {
             return Err(Error::new(ErrorKind::Sampler, "the sampler needs at least one sensor source"));
         }
@@ -242,6 +284,7 @@ impl Sampler {
             .name("energy-sampler".into())
             .spawn(move || {
                 let mut poll = PollLoop::new(sources, config);
+                poll.state = state;
                 while !thread_stop.load(Ordering::Acquire) {
                     poll.step(&*thread_clock, &thread_recording);
                 }
@@ -293,6 +336,103 @@ impl Sampler {
 impl Drop for Sampler {
     fn drop(&mut self) {
         let _ = self.halt();
+    }
+}
+
+/// What a measurement session records with: the sampler thread on a real clock, or, on a
+/// virtual clock (the simulated GPU in tests), the same polling run on the caller's thread
+/// to catch up with the device clock whenever a snapshot is asked for. One API for both,
+/// so the session protocol is the same on either.
+pub enum Recorder {
+    /// A sampler thread reading the sources while the kernels run.
+    Thread(Sampler),
+    /// Polling on a replay clock that follows the device's virtual clock.
+    Virtual(VirtualRecorder),
+}
+
+/// The virtual-clock side of [`Recorder`].
+pub struct VirtualRecorder {
+    poll: PollLoop,
+    replay: crate::clock::VirtualClock,
+    device_clock: SharedClock,
+    recording: Recording,
+    source_names: Vec<String>,
+}
+
+impl VirtualRecorder {
+    fn catch_up(&mut self) -> Result<()> {
+        let until = self.device_clock.now_s();
+        while self.replay.now_s() < until {
+            self.poll.step(&self.replay, &self.recording);
+        }
+        match lock(&self.recording.error).clone() {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Recorder {
+    /// Starts recording `sources` on `clock`.
+    pub fn start(
+        sources: Vec<Box<dyn SensorSource>>,
+        state: Option<StateProbe>,
+        clock: SharedClock,
+        config: SamplerConfig,
+    ) -> Result<Self> {
+        if !clock.is_virtual() {
+            return Sampler::start_with_state(sources, state, clock, config).map(Recorder::Thread);
+        }
+        if sources.is_empty() {
+            return Err(Error::new(ErrorKind::Sampler, "the sampler needs at least one sensor source"));
+        }
+        let source_names = sources.iter().map(|s| s.kind().name().to_string()).collect();
+        let mut poll = PollLoop::new(sources, config);
+        poll.state = state;
+        Ok(Recorder::Virtual(VirtualRecorder {
+            poll,
+            replay: crate::clock::VirtualClock::starting_at(clock.now_s()),
+            device_clock: clock,
+            recording: Recording::new(config.max_readings),
+            source_names,
+        }))
+    }
+
+    /// A handle for setting window marks.
+    pub fn marker(&self) -> WindowMarker {
+        match self {
+            Recorder::Thread(s) => s.marker(),
+            Recorder::Virtual(v) => {
+                WindowMarker { marks: Arc::clone(&v.recording.marks), clock: Arc::clone(&v.device_clock) }
+            }
+        }
+    }
+
+    /// What has been recorded up to now, marks included; the first source failure is an error.
+    pub fn snapshot(&mut self) -> Result<Trace> {
+        match self {
+            Recorder::Thread(s) => match s.error() {
+                Some(err) => Err(err),
+                None => Ok(s.snapshot()),
+            },
+            Recorder::Virtual(v) => {
+                v.catch_up()?;
+                Ok(v.recording.snapshot())
+            }
+        }
+    }
+
+    /// Stops recording and returns the trace, or the first source failure.
+    pub fn stop(self) -> Result<Trace> {
+        match self {
+            Recorder::Thread(s) => s.stop(),
+            Recorder::Virtual(mut v) => {
+                v.catch_up()?;
+                let mut trace = v.recording.snapshot();
+                trace.set_metadata("sources", v.source_names.join(", "));
+                Ok(trace)
+            }
+        }
     }
 }
 

@@ -1,0 +1,728 @@
+//! The session engine: one measurement protocol behind [`measure`], the criterion glue,
+//! budgets and both suites.
+//!
+//! ```text
+//!   idle (lead)   warm-up (auxiliary)   window 0 | window 1 | … | window n-1   idle (tail)
+//!   ───────────┐┌──────────────────────────────────────────────────────────┐┌──────────
+//!              └┘                         one busy stretch                  └┘
+//! ```
+//!
+//! [`Session::prepare`] starts the recorder (the sampler thread on a real GPU), measures
+//! active idle for the lead-in, then warms the kernel up: the first launch (which also
+//! loads and JIT-compiles) and doubling batches until [`WARMUP_S`] of GPU time, marked as
+//! an auxiliary window so the busy time before window 0 brings the clocks up (a burst
+//! after idle reads low for its first ~25 ms, DESIGN.md §6) and is never taken for idle.
+//! From the warm-up's time per launch it plans the windows.
+//!
+//! [`Session::window`] runs one window: as many back-to-back launches as fill the window
+//! length, timed by CUDA events, marked from the host, right after the previous window
+//! (no idle between them: their inner edges fall where power is steady, and a counter's
+//! ticks interpolate them well). [`Session::enough`] says when to stop: the 95 % interval
+//! of the energy per launch has reached the asked precision (over the windows the sensor
+//! already covers), or the window limit is reached. [`Session::finish`] measures the idle
+//! tail, stops the recorder and analyzes everything.
+//!
+//! Nothing waits without measuring: the lead and the tail are the active-idle
+//! measurement, the warm-up is the kernel itself. The SM clock and temperature are read by
+//! the sampler alongside the sensors and reported per window, with their drift.
+
+use super::analyze::{analyze_windows, default_model, AnalysisOptions, ModelChoice};
+use super::calibration::Calibration;
+use super::options::{MeasureOptions, ResolvedOptions};
+use super::result::{CrossCheck, Drift, Measurement, WindowResult};
+use super::stats::{linear_fit, student_t_975, Estimate};
+use super::warning::{Warning, WarningKind};
+use crate::clock::SharedClock;
+use crate::device::Device;
+use crate::error::{Error, ErrorKind, Result};
+use crate::gpu::DeviceFacts;
+use crate::sampling::{Recorder, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE};
+use crate::sensors::{SensorModel, SourceKind};
+use crate::trace::{Channel, Trace, Window, AUXILIARY_WINDOW};
+use crate::workload::Workload;
+
+/// GPU time the warm-up spends before the first window, s.
+pub const WARMUP_S: f64 = 0.2;
+
+/// Most launches in one window.
+const MAX_LAUNCHES_PER_WINDOW: u64 = 50_000_000;
+
+/// The index of the not-yet-covered rest of the stretch in an early-stop check.
+const PENDING_WINDOW: u32 = AUXILIARY_WINDOW - 1;
+
+/// How far before the newest reading the pending rest of an early-stop check ends, s: the
+/// energy curve ends at the last counter tick, up to one period (100 ms) and a reporting
+/// delay before the newest reading.
+const PENDING_MARGIN_S: f64 = 0.12;
+
+/// What to measure and how: the options (resolved by the session) and what the caller
+/// knows of the GPU.
+#[derive(Clone, Debug)]
+pub struct MeasureRequest {
+    /// Benchmark id (goes into the result).
+    pub id: String,
+    /// The options asked for.
+    pub options: MeasureOptions,
+    /// The caller's floor on the window count (criterion needs 10 samples).
+    pub min_windows: usize,
+    /// Sensor model choice.
+    pub model: ModelChoice,
+    /// The GPU's calibration, if any.
+    pub calibration: Option<Calibration>,
+    /// Sources recorded besides the measured one (for comparisons).
+    pub record_also: Vec<SourceKind>,
+}
+
+impl MeasureRequest {
+    /// A request for `id` with `options`, the default model and no calibration.
+    pub fn new(id: impl Into<String>, options: MeasureOptions) -> Self {
+        MeasureRequest {
+            id: id.into(),
+            options,
+            min_windows: MeasureOptions::MIN_WINDOWS,
+            model: ModelChoice::Auto,
+            calibration: None,
+            record_also: Vec::new(),
+        }
+    }
+
+    /// At least `windows` windows (unless the kernel is too long for them, see [`plan`]).
+    pub fn min_windows(mut self, windows: usize) -> Self {
+        self.min_windows = windows;
+        self
+    }
+
+    /// The GPU's calibration.
+    pub fn calibration(mut self, calibration: Option<Calibration>) -> Self {
+        self.calibration = calibration;
+        self
+    }
+
+    /// The sensor model.
+    pub fn model(mut self, model: ModelChoice) -> Self {
+        self.model = model;
+        self
+    }
+
+    /// Sources recorded besides the measured one.
+    pub fn record_also(mut self, sources: Vec<SourceKind>) -> Self {
+        self.record_also = sources;
+        self
+    }
+}
+
+/// The plan of a measurement, made from the warm-up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    /// Launches per window.
+    pub launches_per_window: u64,
+    /// Fewest windows.
+    pub min_windows: usize,
+    /// Most windows.
+    pub max_windows: usize,
+    /// Idle before the stretch and after it, s.
+    pub idle_s: f64,
+    /// GPU time per launch from the warm-up, s.
+    pub launch_s: f64,
+}
+
+impl Plan {
+    /// The window length, s.
+    pub fn window_s(&self) -> f64 {
+        self.launches_per_window as f64 * self.launch_s
+    }
+}
+
+/// Idle needed before the stretch (and after it) for a source's model: two whole counter
+/// ticks whatever the phase; a boxcar's width and more; three time constants of a lag.
+pub fn idle_s(model: &SensorModel) -> f64 {
+    match *model {
+        SensorModel::Boxcar { width_s } => width_s + 0.5,
+        SensorModel::FirstOrder { tau_s } => (3.0 * tau_s).max(0.3),
+        _ => 0.3,
+    }
+}
+
+/// Plans windows for a kernel taking `launch_s` per launch: launches per window are the
+/// most that fit the window length (at least one); the window count lies between the
+/// options' minimum and maximum, the maximum capped so the busy stretch stays within
+/// [`MeasureOptions::MAX_BUSY_S`] (never under [`MeasureOptions::MIN_WINDOWS`]): a 1 s
+/// kernel gets 4 windows of one launch, after its warm-up launch. A window count given
+/// in the options is kept whatever it costs.
+pub fn plan(options: &ResolvedOptions, launch_s: f64, model: &SensorModel) -> Plan {
+    let launch_s = launch_s.max(1e-9);
+    let window_s = options.window_s(model);
+    let launches = ((window_s / launch_s) * (1.0 + 1e-9)).floor().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64;
+    let (min_windows, max_windows) = if options.fixed_windows {
+        (options.min_windows, options.max_windows)
+    } else {
+        let fit = ((MeasureOptions::MAX_BUSY_S / (launches as f64 * launch_s)).floor() as usize)
+            .max(MeasureOptions::MIN_WINDOWS);
+        let max = options.max_windows.min(fit);
+        (options.min_windows.min(max), max)
+    };
+    Plan { launches_per_window: launches, min_windows, max_windows, idle_s: idle_s(model), launch_s }
+}
+
+/// Why a session stopped adding windows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The interval reached the asked precision.
+    PrecisionReached,
+    /// The window count was given.
+    FixedWindows,
+    /// The most windows (or busy time) allowed.
+    WindowLimit,
+}
+
+impl StopReason {
+    /// A few words for the result and the summary.
+    pub fn describe(self) -> &'static str {
+        match self {
+            StopReason::PrecisionReached => "precision reached",
+            StopReason::FixedWindows => "window count given",
+            StopReason::WindowLimit => "window limit",
+        }
+    }
+}
+
+/// One measurement in progress.
+pub struct Session {
+    request: MeasureRequest,
+    options: ResolvedOptions,
+    plan: Plan,
+    sources: Vec<SourceKind>,
+    analysis: AnalysisOptions,
+    primary: SourceKind,
+    recorder: Recorder,
+    marker: WindowMarker,
+    clock: SharedClock,
+    gpu_times: Vec<f64>,
+    facts_before: DeviceFacts,
+    timestamp: String,
+    wall_start: f64,
+    stop: Option<StopReason>,
+    check_margin_s: f64,
+    checked_windows: usize,
+}
+
+impl Session {
+    /// Resolves the options, starts the recorder, measures the idle lead-in, warms the
+    /// workload up (inside the recording, as an auxiliary window) and plans the windows.
+    pub fn prepare(device: &Device, workload: &mut dyn Workload, request: MeasureRequest) -> Result<Session> {
+        let options = request.options.resolve(request.min_windows)?;
+        let clock = device.clock().clone();
+        let wall_start = clock.now_s();
+        let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let (sources, analysis, primary, model) = choose(device, &request, &options);
+        let (opened, _) = device.open_sources(&sources);
+        if opened.is_empty() {
+            return Err(Error::new(
+                ErrorKind::NotSupported,
+                format!("none of the sources {sources:?} works on {}", device.facts().name),
+            ));
+        }
+        let recorder = Recorder::start(opened, device.state_probe(), clock.clone(), SamplerConfig::default())?;
+        let marker = recorder.marker();
+        let idle = idle_s(&model);
+        clock.sleep_s(idle);
+        marker.start(AUXILIARY_WINDOW);
+        let launch_s = warm_up(workload)?;
+        marker.end(AUXILIARY_WINDOW);
+        let plan = plan(&options, launch_s, &model);
+        Ok(Session {
+            request,
+            options,
+            plan,
+            sources,
+            analysis,
+            primary,
+            recorder,
+            marker,
+            clock,
+            gpu_times: Vec::new(),
+            facts_before: device.facts().clone(),
+            timestamp,
+            wall_start,
+            stop: None,
+            // A covered window ends a tick period before the pending rest does, so the
+            // curve interval across its end lies within the two.
+            check_margin_s: (idle - 0.05).max(PENDING_MARGIN_S + 0.12),
+            checked_windows: 0,
+        })
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The resolved options.
+    pub fn options(&self) -> &ResolvedOptions {
+        &self.options
+    }
+
+    /// How the trace will be analyzed (for plots of it afterwards).
+    pub fn analysis_options(&self) -> &AnalysisOptions {
+        &self.analysis
+    }
+
+    /// Windows run so far.
+    pub fn windows_run(&self) -> usize {
+        self.gpu_times.len()
+    }
+
+    /// Runs the next window, right after the previous one.
+    pub fn window(&mut self, workload: &mut dyn Workload) -> Result<()> {
+        let index = self.gpu_times.len() as u32;
+        self.marker.start(index);
+        let gpu_s = workload.run_batch(self.plan.launches_per_window)?;
+        self.marker.end(index);
+        self.gpu_times.push(gpu_s);
+        Ok(())
+    }
+
+    /// Whether the session has enough windows: the given count, the window limit, or (past
+    /// the minimum) an interval of the energy per launch within the asked precision over
+    /// the windows the sensor already covers. A sampler failure is an error.
+    pub fn enough(&mut self) -> Result<bool> {
+        let n = self.gpu_times.len();
+        if n >= self.plan.max_windows {
+            self.stop =
+                Some(if self.options.fixed_windows { StopReason::FixedWindows } else { StopReason::WindowLimit });
+            return Ok(true);
+        }
+        if n < self.plan.min_windows {
+            return Ok(false);
+        }
+        let trace = self.recorder.snapshot()?;
+        if let Some(half_width) = self.interval_so_far(&trace) {
+            if half_width <= self.options.precision {
+                self.stop = Some(StopReason::PrecisionReached);
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The relative half-width of the energy-per-launch interval over the windows the
+    /// sensor covers now (`None` when fewer than the minimum are covered). The part of the
+    /// stretch not yet covered joins the split as one pending window, so that the interval
+    /// across the last covered edge is shared, not taken for idle.
+    fn interval_so_far(&mut self, trace: &Trace) -> Option<f64> {
+        let latest = trace.series(&self.primary.channel()).iter().map(|r| r.time_s).fold(f64::NEG_INFINITY, f64::max);
+        let cutoff = latest - self.check_margin_s;
+        let marks = trace.windows().ok()?;
+        let mut windows: Vec<Window> = marks.iter().copied().filter(|w| w.end_s <= cutoff).collect();
+        let covered = windows.iter().filter(|w| w.index != AUXILIARY_WINDOW).count();
+        if covered < self.plan.min_windows.min(self.plan.max_windows) || covered <= self.checked_windows {
+            return None;
+        }
+        // The pending rest reaches as far as the readings do (less a reporting delay), past
+        // the tick after the last covered edge.
+        let rest = marks.iter().filter(|w| w.end_s > cutoff).map(|w| w.start_s).fold(f64::INFINITY, f64::min);
+        let pending_end = latest - PENDING_MARGIN_S;
+        if rest < pending_end {
+            windows.push(Window { index: PENDING_WINDOW, start_s: rest, end_s: pending_end });
+        }
+        let analysis = analyze_windows(trace, &windows, &self.analysis).ok()?;
+        let n = self.plan.launches_per_window as f64;
+        let values: Vec<f64> =
+            analysis.windows.iter().filter(|w| w.index != PENDING_WINDOW).map(|w| w.energy_j / n).collect();
+        self.checked_windows = covered;
+        Estimate::from_values(&values).map(|e| e.relative_half_width())
+    }
+
+    /// Measures the idle tail, stops the recorder, and analyzes the windows.
+    pub fn finish(self, device: &mut Device) -> Result<(Measurement, Trace)> {
+        if self.gpu_times.is_empty() {
+            return Err(Error::new(ErrorKind::Analysis, format!("{}: no window was measured", self.request.id)));
+        }
+        self.clock.sleep_s(self.plan.idle_s);
+        let mut trace = self.recorder.stop()?;
+        let _ = device.refresh();
+        let facts_after = device.facts().clone();
+        annotate_trace(&mut trace, &self.request.id, &self.facts_before, &facts_after, &self.plan, &self.gpu_times);
+        let stop = self.stop.unwrap_or(StopReason::WindowLimit);
+        let measurement = summarize(Summary {
+            request: &self.request,
+            options: &self.options,
+            plan: &self.plan,
+            analysis: &self.analysis,
+            trace: &trace,
+            gpu_times: &self.gpu_times,
+            facts_before: &self.facts_before,
+            facts_after: &facts_after,
+            timestamp: self.timestamp.clone(),
+            wall_time_s: self.clock.now_s() - self.wall_start,
+            stop,
+        })?;
+        let _ = &self.sources;
+        Ok((measurement, trace))
+    }
+}
+
+/// Measures the energy of one launch of `workload`: [`Session::prepare`], windows until
+/// [`Session::enough`], [`Session::finish`].
+pub fn measure(device: &mut Device, workload: &mut dyn Workload, request: MeasureRequest) -> Result<(Measurement, Trace)> {
+    let mut session = Session::prepare(device, workload, request)?;
+    loop {
+        session.window(workload)?;
+        if session.enough()? {
+            break;
+        }
+    }
+    session.finish(device)
+}
+
+/// Warms the workload up and returns its GPU time per launch: the first launch (which
+/// also loads and JIT-compiles), then batches doubling until [`WARMUP_S`] is spent. A
+/// first launch that already lasts the warm-up (a 1 s kernel) is the estimate itself.
+fn warm_up(workload: &mut dyn Workload) -> Result<f64> {
+    let first = workload.run_batch(1)?;
+    if first >= WARMUP_S {
+        return Ok(first);
+    }
+    let (mut batch, mut spent, mut gpu, mut launched) = (1u64, 0.0, 0.0, 0u64);
+    while spent < WARMUP_S {
+        let t = workload.run_batch(batch)?;
+        spent += t.max(1e-6);
+        gpu += t;
+        launched += batch;
+        batch = (batch * 2).min(MAX_LAUNCHES_PER_WINDOW);
+    }
+    Ok(gpu / launched as f64)
+}
+
+/// The sources to record, the analysis options, the primary source and its model.
+fn choose(
+    device: &Device,
+    request: &MeasureRequest,
+    options: &ResolvedOptions,
+) -> (Vec<SourceKind>, AnalysisOptions, SourceKind, SensorModel) {
+    let mut sources = match options.source {
+        Some(SourceKind::Counter) => vec![SourceKind::Counter, SourceKind::SampleBuffer],
+        Some(kind) => vec![kind],
+        None => {
+            let available: Vec<SourceKind> =
+                SourceKind::ALL.into_iter().filter(|&k| device.open_source(k).is_ok()).collect();
+            if available.contains(&SourceKind::Counter) {
+                available.into_iter().filter(|k| matches!(k, SourceKind::Counter | SourceKind::SampleBuffer)).collect()
+            } else {
+                available
+            }
+        }
+    };
+    for &extra in &request.record_also {
+        if !sources.contains(&extra) && device.open_source(extra).is_ok() {
+            sources.push(extra);
+        }
+    }
+    let primary = options.source.unwrap_or(if sources.contains(&SourceKind::Counter) {
+        SourceKind::Counter
+    } else {
+        sources.first().copied().unwrap_or(SourceKind::PowerUsage)
+    });
+    let analysis = AnalysisOptions {
+        source: options.source,
+        model: request.model.clone(),
+        calibration: request.calibration.clone(),
+        power_limit_w: device.facts().power_limit_w,
+        ..AnalysisOptions::default()
+    };
+    let model = match &request.model {
+        ModelChoice::Explicit(m) => *m,
+        _ => request
+            .calibration
+            .as_ref()
+            .and_then(|c| c.model_for(primary).map(|m| m.0))
+            .unwrap_or_else(|| default_model(primary)),
+    };
+    (sources, analysis, primary, model)
+}
+
+/// Adds the metadata every measurement trace carries.
+fn annotate_trace(
+    trace: &mut Trace,
+    id: &str,
+    facts_before: &DeviceFacts,
+    facts_after: &DeviceFacts,
+    plan: &Plan,
+    gpu_times: &[f64],
+) {
+    trace.set_metadata("benchmark", id);
+    facts_before.annotate(trace, "start");
+    facts_after.annotate(trace, "end");
+    trace.set_metadata("launches per window", plan.launches_per_window);
+    for (i, g) in gpu_times.iter().enumerate() {
+        trace.set_metadata(&format!("window {i} gpu_time_s"), format!("{g:.9}"));
+    }
+}
+
+/// Everything a finished session consists of.
+struct Summary<'a> {
+    request: &'a MeasureRequest,
+    options: &'a ResolvedOptions,
+    plan: &'a Plan,
+    analysis: &'a AnalysisOptions,
+    trace: &'a Trace,
+    gpu_times: &'a [f64],
+    facts_before: &'a DeviceFacts,
+    facts_after: &'a DeviceFacts,
+    timestamp: String,
+    wall_time_s: f64,
+    stop: StopReason,
+}
+
+/// The last reading of a state channel inside `[start, end]`, else the last one before `end`.
+fn state_in(trace: &Trace, channel: &str, start_s: f64, end_s: f64) -> Option<u32> {
+    let series = trace.series(&Channel::Other(channel.into()));
+    let inside = series.iter().filter(|r| r.time_s >= start_s && r.time_s <= end_s).last();
+    inside.or_else(|| series.iter().filter(|r| r.time_s <= end_s).last()).map(|r| r.value.round() as u32)
+}
+
+/// Analyzes a finished session: per-window energies, estimates with intervals, drift,
+/// the sample-buffer cross-check, and warnings.
+fn summarize(done: Summary<'_>) -> Result<Measurement> {
+    let Summary {
+        request,
+        options,
+        plan,
+        analysis: analysis_options,
+        trace,
+        gpu_times,
+        facts_before,
+        facts_after,
+        timestamp,
+        wall_time_s,
+        stop,
+    } = done;
+    let windows = trace.windows()?;
+    let measured = windows.iter().filter(|w| w.index != AUXILIARY_WINDOW).count();
+    if measured != gpu_times.len() {
+        return Err(Error::new(
+            ErrorKind::Analysis,
+            format!("{measured} windows marked but {} GPU times recorded", gpu_times.len()),
+        ));
+    }
+    let analysis = analyze_windows(trace, &windows, analysis_options)?;
+    let n = plan.launches_per_window as f64;
+    let per_window: Vec<WindowResult> = analysis
+        .windows
+        .iter()
+        .zip(gpu_times)
+        .map(|(w, &gpu_s)| WindowResult {
+            energy: w.clone(),
+            launches: plan.launches_per_window,
+            gpu_time_s: gpu_s,
+            sm_clock_mhz: state_in(trace, STATE_SM_CLOCK, w.start_s, w.end_s).or(facts_after.sm_clock_mhz),
+            temperature_c: state_in(trace, STATE_TEMPERATURE, w.start_s, w.end_s).or(facts_after.temperature_c),
+        })
+        .collect();
+    let estimate = |values: Vec<f64>, what: &str| {
+        Estimate::from_values(&values)
+            .ok_or_else(|| Error::new(ErrorKind::Analysis, format!("no finite {what} in the windows")))
+    };
+    let energy_j = estimate(per_window.iter().map(|w| w.energy.energy_j / n).collect(), "energy")?;
+    let dynamic_j = estimate(per_window.iter().map(|w| w.energy.dynamic_j / n).collect(), "dynamic energy")?;
+    let time_s = estimate(per_window.iter().map(|w| w.gpu_time_s / n).collect(), "GPU time")?;
+    let power_w = estimate(per_window.iter().map(|w| w.energy.energy_j / w.energy.duration_s()).collect(), "power")?;
+    let ticks_per_window =
+        per_window.iter().map(|w| w.energy.points_inside as f64).sum::<f64>() / per_window.len() as f64;
+
+    let mut warnings = analysis.warnings.clone();
+    if energy_j.relative_half_width() > options.precision {
+        warnings.push(Warning::new(
+            WarningKind::Imprecise,
+            format!(
+                "the 95 % interval of the energy per launch is ±{:.2} %, wider than the ±{:.2} % asked (CV {:.2} % over {} windows; {})",
+                energy_j.relative_half_width() * 100.0,
+                options.precision * 100.0,
+                energy_j.cv() * 100.0,
+                energy_j.n,
+                stop.describe()
+            ),
+        ));
+    }
+    let drift = drift(&per_window, n);
+    if let Some(d) = &drift {
+        if d.energy_significant && d.energy_change_pct.abs() > 100.0 * options.precision {
+            warnings.push(Warning::new(
+                WarningKind::Drift,
+                format!(
+                    "the energy per launch moved {:+.2} % from the first window to the last (temperature {} → {} °C, SM clock {}–{} MHz): the kernel did not run in a steady state",
+                    d.energy_change_pct,
+                    d.temperature_first_c.map_or("?".into(), |v| v.to_string()),
+                    d.temperature_last_c.map_or("?".into(), |v| v.to_string()),
+                    d.sm_clock_min_mhz.map_or("?".into(), |v| v.to_string()),
+                    d.sm_clock_max_mhz.map_or("?".into(), |v| v.to_string()),
+                ),
+            ));
+        }
+    }
+    warnings.extend(state_warnings(facts_before, facts_after));
+
+    // Cross-check with the sample buffer when the counter was the source.
+    let cross_check = if analysis.source == SourceKind::Counter
+        && !trace.series(&SourceKind::SampleBuffer.channel()).is_empty()
+    {
+        let check_options =
+            AnalysisOptions { source: Some(SourceKind::SampleBuffer), model: ModelChoice::Auto, ..analysis_options.clone() };
+        analyze_windows(trace, &windows, &check_options).ok().and_then(|check| {
+            let values: Vec<f64> = check.windows.iter().map(|w| w.energy_j / n).collect();
+            let e = Estimate::from_values(&values)?;
+            let difference_pct = (e.mean / energy_j.mean - 1.0) * 100.0;
+            if difference_pct.abs() > 5.0 {
+                warnings.push(Warning::new(
+                    WarningKind::SourceDisagreement,
+                    format!("the sample buffer gives {difference_pct:+.1} % against the counter for the same windows"),
+                ));
+            }
+            Some(CrossCheck { source: SourceKind::SampleBuffer, sensor_model: check.sensor_model, energy_j: e, difference_pct })
+        })
+    } else {
+        None
+    };
+
+    Ok(Measurement {
+        id: request.id.clone(),
+        simulated: facts_before.simulated,
+        device: facts_before.clone(),
+        timestamp,
+        source: analysis.source,
+        sensor_model: analysis.sensor_model,
+        model_origin: analysis.model_origin.clone(),
+        launches_per_window: plan.launches_per_window,
+        windows: per_window,
+        energy_j,
+        dynamic_j,
+        time_s,
+        power_w,
+        idle_w: analysis.idle_w,
+        ticks_per_window,
+        per_op: None,
+        per_byte: None,
+        cross_check,
+        warnings,
+        wall_time_s,
+        options: Some(*options),
+        stop: Some(stop.describe().to_string()),
+        drift,
+    })
+}
+
+/// How the windows moved from the first to the last: the energy per launch (least-squares
+/// trend over the windows, significant when its 95 % interval excludes zero), the
+/// temperature and the SM clock.
+fn drift(windows: &[WindowResult], launches: f64) -> Option<Drift> {
+    if windows.len() < 3 {
+        return None;
+    }
+    let points: Vec<(f64, f64)> =
+        windows.iter().enumerate().map(|(i, w)| (i as f64, w.energy.energy_j / launches)).collect();
+    let fit = linear_fit(&points)?;
+    let mean = points.iter().map(|p| p.1).sum::<f64>() / points.len() as f64;
+    let span = (windows.len() - 1) as f64;
+    let change = fit.slope * span / mean * 100.0;
+    let half = student_t_975(windows.len() - 2) * fit.slope_std_err * span / mean * 100.0;
+    let clocks: Vec<u32> = windows.iter().filter_map(|w| w.sm_clock_mhz).collect();
+    Some(Drift {
+        energy_change_pct: change,
+        energy_change_half_width_pct: half,
+        energy_significant: change.abs() > half,
+        temperature_first_c: windows.first().and_then(|w| w.temperature_c),
+        temperature_last_c: windows.last().and_then(|w| w.temperature_c),
+        sm_clock_min_mhz: clocks.iter().min().copied(),
+        sm_clock_max_mhz: clocks.iter().max().copied(),
+    })
+}
+
+/// Warnings from the device state before and after.
+fn state_warnings(before: &DeviceFacts, after: &DeviceFacts) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    if let (Some(t0), Some(t1)) = (before.temperature_c, after.temperature_c) {
+        if t1 >= t0 + 5 {
+            warnings.push(Warning::new(
+                WarningKind::ThermalDrift,
+                format!(
+                    "the GPU warmed from {t0} °C to {t1} °C during the measurement; power creeps up with temperature"
+                ),
+            ));
+        }
+    }
+    if let (Some(m0), Some(m1)) = (before.mem_clock_mhz, after.mem_clock_mhz) {
+        if m0 != m1 {
+            warnings.push(Warning::new(
+                WarningKind::ClockChange,
+                format!("the memory clock moved from {m0} MHz to {m1} MHz"),
+            ));
+        }
+    }
+    let limiting = after.limiting_throttle_reasons();
+    if !limiting.is_empty() {
+        warnings.push(Warning::new(
+            WarningKind::Throttling,
+            format!("the GPU reported throttle reasons: {}", limiting.join(", ")),
+        ));
+    }
+    let others: Vec<String> = after.other_processes().iter().map(|p| p.pid.to_string()).collect();
+    if !others.is_empty() {
+        warnings.push(Warning::new(
+            WarningKind::OtherProcesses,
+            format!("other processes used the GPU during the measurement (pids {})", others.join(", ")),
+        ));
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::GpuProcess;
+
+    #[test]
+    fn device_state_changes_become_warnings() {
+        let before = DeviceFacts { temperature_c: Some(40), mem_clock_mhz: Some(2619), ..DeviceFacts::default() };
+        let after = DeviceFacts {
+            temperature_c: Some(47),
+            mem_clock_mhz: Some(1593),
+            throttle_reasons: vec!["GPU_IDLE".into(), "HW_POWER_BRAKE_SLOWDOWN".into()],
+            processes: vec![
+                GpuProcess { pid: std::process::id(), used_memory_bytes: None },
+                GpuProcess { pid: 1, used_memory_bytes: Some(1 << 30) },
+            ],
+            ..DeviceFacts::default()
+        };
+        let kinds: Vec<WarningKind> = state_warnings(&before, &after).iter().map(|w| w.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                WarningKind::ThermalDrift,
+                WarningKind::ClockChange,
+                WarningKind::Throttling,
+                WarningKind::OtherProcesses
+            ]
+        );
+        assert!(state_warnings(&before, &before).is_empty());
+    }
+
+    #[test]
+    fn plans_fill_the_window_and_cap_long_kernels() {
+        let options = MeasureOptions::DEFAULT.resolve(10).unwrap();
+        let counter = SensorModel::Counter { period_s: 0.1 };
+        let p = plan(&options, 20e-6, &counter);
+        assert_eq!(p.launches_per_window, 7_500);
+        assert_eq!((p.min_windows, p.max_windows), (10, 26));
+        // 100 ms launches: one per window, ten windows, a second of busy time.
+        let p = plan(&options, 0.1, &counter);
+        assert_eq!((p.launches_per_window, p.min_windows), (1, 10));
+        // 1 s launches: four windows of one launch (five launches with the warm-up).
+        let p = plan(&options, 1.0, &counter);
+        assert_eq!((p.launches_per_window, p.min_windows, p.max_windows), (1, 4, 4));
+        let fixed = MeasureOptions { windows: Some(12), ..MeasureOptions::DEFAULT }.resolve(10).unwrap();
+        assert_eq!(plan(&fixed, 1.0, &counter).max_windows, 12);
+        let long = MeasureOptions { window_s: Some(0.5), ..MeasureOptions::DEFAULT }.resolve(3).unwrap();
+        assert_eq!(plan(&long, 1e-3, &counter).launches_per_window, 500);
+        assert!(plan(&options, 1e-3, &SensorModel::Boxcar { width_s: 1.0 }).idle_s >= 1.5);
+    }
+}
