@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use energy_harness::measurement::run::{virtual_sim_device, SimWorkload};
-use energy_harness::measurement::{measure, MeasureRequest};
 use energy_harness::measurement::stats::Estimate;
+use energy_harness::measurement::{measure, MeasureRequest};
 use energy_harness::sim::{SimKernel, SimPreset};
 use energy_harness::JitOptLevel;
 use energy_suites::instructions::suite::{

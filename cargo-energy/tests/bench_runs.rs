@@ -20,11 +20,7 @@ fn child_specs() -> Vec<BenchSpec> {
     ["alpha", "beta"]
         .into_iter()
         .enumerate()
-        .map(|(i, name)| {
-            BenchSpec::new(name, file!(), 1 + i as u32)
-                .sim(0.01, 300.0)
-                .without_time_bench()
-        })
+        .map(|(i, name)| BenchSpec::new(name, file!(), 1 + i as u32).sim(0.01, 300.0).without_time_bench())
         .collect()
 }
 

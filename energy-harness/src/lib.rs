@@ -98,8 +98,8 @@ pub mod __private {
 
     pub use crate::bench::BenchSpec;
     pub use crate::cuda::{CudaGpu, Stream};
-    pub use crate::measurement::options::MeasureOptions;
     pub use crate::kernel_code::KernelCode;
+    pub use crate::measurement::options::MeasureOptions;
 
     /// The kernel code of a launch function with `setup` state (fn pointers, so a wrong
     /// signature is reported against the user's function).

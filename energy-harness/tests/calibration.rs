@@ -133,7 +133,13 @@ fn measurements_of_microsecond_to_second_kernels_land_on_the_truth() {
         // windows of one launch after one warm-up launch for 1 s launches.
         if kernel_s < 0.5 {
             assert!(m.windows.len() >= 10, "{} windows", m.windows.len());
-            assert!(m.wall_time_s <= 3.0, "{:.2} s of (simulated) wall time, {} windows, {:?}", m.wall_time_s, m.windows.len(), m.stop);
+            assert!(
+                m.wall_time_s <= 3.0,
+                "{:.2} s of (simulated) wall time, {} windows, {:?}",
+                m.wall_time_s,
+                m.windows.len(),
+                m.stop
+            );
         } else {
             let launches: u64 = m.windows.iter().map(|w| w.launches).sum();
             assert!(launches < 5, "{launches} launches measured besides the warm-up");

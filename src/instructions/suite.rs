@@ -30,8 +30,8 @@ use std::sync::{Arc, Mutex};
 use energy_harness::bench::{run_collect, BenchSpec, RunSettings};
 use energy_harness::kernel_code::{KernelCode, Launcher};
 use energy_harness::measurement::result::Measurement;
-use energy_harness::measurement::MeasureOptions;
 use energy_harness::measurement::stats::Estimate;
+use energy_harness::measurement::MeasureOptions;
 use energy_harness::report::file_stem;
 use energy_harness::trace::format::write_atomically;
 use energy_harness::{CudaGpu, DeviceFacts, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result, Stream};
@@ -369,10 +369,7 @@ pub fn specs(kernels: &[PlannedKernel], options: &SuiteOptions, book: &FactsBook
                 }
                 Ok(launcher)
             });
-            BenchSpec::new(&planned.name, file!(), line!())
-                .code(code)
-                .options(options.measure)
-                .without_time_bench()
+            BenchSpec::new(&planned.name, file!(), line!()).code(code).options(options.measure).without_time_bench()
         })
         .collect()
 }

@@ -23,8 +23,8 @@ use energy_harness::bench::{run_collect, BenchSpec, RunSettings};
 use energy_harness::cuda::GpuProperties;
 use energy_harness::kernel_code::{KernelCode, Launcher};
 use energy_harness::measurement::result::Measurement;
-use energy_harness::measurement::MeasureOptions;
 use energy_harness::measurement::stats::Estimate;
+use energy_harness::measurement::MeasureOptions;
 use energy_harness::trace::format::write_atomically;
 use energy_harness::{
     CudaGpu, DeviceBuffer, DeviceFacts, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
@@ -1121,12 +1121,7 @@ pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Ve
                     kernel.launch(stream, launch, &launch_args)
                 }) as Launcher)
             });
-            list.push(
-                BenchSpec::new(&name, file!(), line!())
-                    .code(code)
-                    .options(options.measure)
-                    .without_time_bench(),
-            );
+            list.push(BenchSpec::new(&name, file!(), line!()).code(code).options(options.measure).without_time_bench());
         }
     }
     list

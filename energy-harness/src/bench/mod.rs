@@ -116,9 +116,8 @@ struct Measured {
 /// Measures one kernel with the session engine, with one progress line on stderr.
 fn measure_kernel(rig: &mut Rig, id: &str, workload: &mut dyn Workload, options: MeasureOptions) -> Result<Measured> {
     use std::io::Write as _;
-    let request = MeasureRequest::new(id, options)
-        .min_windows(CRITERION_MIN_SAMPLES)
-        .calibration(rig.calibration.clone());
+    let request =
+        MeasureRequest::new(id, options).min_windows(CRITERION_MIN_SAMPLES).calibration(rig.calibration.clone());
     {
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "{id}: measuring on {} …", rig.device.facts().name);
@@ -256,17 +255,11 @@ pub struct CollectedBench {
 }
 
 /// Settings of a whole run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunSettings {
     /// Criterion's HTML report plots (about 3.5 s per benchmark, so off by default;
     /// `--plotting-backend` on the command line turns them on regardless).
     pub criterion_plots: bool,
-}
-
-impl Default for RunSettings {
-    fn default() -> Self {
-        RunSettings { criterion_plots: false }
-    }
 }
 
 /// Runs benchmarks as [`run_registered`] does and returns their measurements, for suites

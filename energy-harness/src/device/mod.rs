@@ -115,10 +115,8 @@ impl Device {
     /// simulated GPU reports its fixed facts); `None` when NVML cannot give one.
     pub fn state_probe(&self) -> Option<crate::sampling::StateProbe> {
         if self.sim.is_some() {
-            let state = crate::gpu::GpuState {
-                sm_clock_mhz: self.facts.sm_clock_mhz,
-                temperature_c: self.facts.temperature_c,
-            };
+            let state =
+                crate::gpu::GpuState { sm_clock_mhz: self.facts.sm_clock_mhz, temperature_c: self.facts.temperature_c };
             return Some(Box::new(move || state));
         }
         let probe = crate::gpu::GpuStateProbe::open(self.facts.nvml_index).ok()?;

@@ -19,8 +19,8 @@ pub mod windows;
 
 pub use analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
 pub use calibration::Calibration;
-pub use result::{Drift, Measurement, PerUnit, WindowResult};
 pub use options::{MeasureOptions, ResolvedOptions};
+pub use result::{Drift, Measurement, PerUnit, WindowResult};
 pub use run::SimWorkload;
 pub use session::{measure, MeasureRequest, Session};
 pub use stats::Estimate;

@@ -90,7 +90,7 @@ impl MeasureOptions {
         positive("bytes", self.bytes)?;
         positive("window_s", self.window_s)?;
         let precision = self.precision.unwrap_or(Self::DEFAULT_PRECISION);
-        if !(precision.is_finite() && precision >= 1e-4 && precision <= 0.5) {
+        if !(1e-4..=0.5).contains(&precision) {
             return bad(
                 "precision",
                 format!("{precision} is outside 0.0001 … 0.5 (a relative half-width: 0.01 asks for ±1 %)"),

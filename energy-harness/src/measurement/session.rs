@@ -156,7 +156,8 @@ pub fn plan(options: &ResolvedOptions, launch_s: f64, model: &SensorModel) -> Pl
     let (min_windows, max_windows) = if options.fixed_windows {
         (options.min_windows, options.max_windows)
     } else {
-        let fit = ((MeasureOptions::MAX_BUSY_S / (launches as f64 * launch_s)).floor() as usize)
+        // (A few percent of slack, so that four launches of "1 s" fit four seconds.)
+        let fit = ((MeasureOptions::MAX_BUSY_S / (launches as f64 * launch_s) * 1.03).floor() as usize)
             .max(MeasureOptions::MIN_WINDOWS);
         let max = options.max_windows.min(fit);
         (options.min_windows.min(max), max)
@@ -315,7 +316,10 @@ impl Session {
         let marks = trace.windows().ok()?;
         let mut windows: Vec<Window> = marks.iter().copied().filter(|w| w.end_s <= cutoff).collect();
         let covered = windows.iter().filter(|w| w.index != AUXILIARY_WINDOW).count();
-        if covered < self.plan.min_windows.min(self.plan.max_windows) || covered <= self.checked_windows {
+        // The sensor covers a window a quarter second after it ends: judge the precision
+        // on the covered ones once the minimum has run (all of them are in the result).
+        let enough_covered = self.plan.min_windows.saturating_sub(2).max(MeasureOptions::MIN_WINDOWS);
+        if covered < enough_covered || covered <= self.checked_windows {
             return None;
         }
         // The pending rest reaches as far as the readings do (less a reporting delay), past
@@ -364,7 +368,11 @@ impl Session {
 
 /// Measures the energy of one launch of `workload`: [`Session::prepare`], windows until
 /// [`Session::enough`], [`Session::finish`].
-pub fn measure(device: &mut Device, workload: &mut dyn Workload, request: MeasureRequest) -> Result<(Measurement, Trace)> {
+pub fn measure(
+    device: &mut Device,
+    workload: &mut dyn Workload,
+    request: MeasureRequest,
+) -> Result<(Measurement, Trace)> {
     let mut session = Session::prepare(device, workload, request)?;
     loop {
         session.window(workload)?;
@@ -477,8 +485,8 @@ struct Summary<'a> {
 /// The last reading of a state channel inside `[start, end]`, else the last one before `end`.
 fn state_in(trace: &Trace, channel: &str, start_s: f64, end_s: f64) -> Option<u32> {
     let series = trace.series(&Channel::Other(channel.into()));
-    let inside = series.iter().filter(|r| r.time_s >= start_s && r.time_s <= end_s).last();
-    inside.or_else(|| series.iter().filter(|r| r.time_s <= end_s).last()).map(|r| r.value.round() as u32)
+    let inside = series.iter().rev().find(|r| r.time_s >= start_s && r.time_s <= end_s);
+    inside.or_else(|| series.iter().rev().find(|r| r.time_s <= end_s)).map(|r| r.value.round() as u32)
 }
 
 /// Analyzes a finished session: per-window energies, estimates with intervals, drift,
@@ -566,8 +574,11 @@ fn summarize(done: Summary<'_>) -> Result<Measurement> {
     let cross_check = if analysis.source == SourceKind::Counter
         && !trace.series(&SourceKind::SampleBuffer.channel()).is_empty()
     {
-        let check_options =
-            AnalysisOptions { source: Some(SourceKind::SampleBuffer), model: ModelChoice::Auto, ..analysis_options.clone() };
+        let check_options = AnalysisOptions {
+            source: Some(SourceKind::SampleBuffer),
+            model: ModelChoice::Auto,
+            ..analysis_options.clone()
+        };
         analyze_windows(trace, &windows, &check_options).ok().and_then(|check| {
             let values: Vec<f64> = check.windows.iter().map(|w| w.energy_j / n).collect();
             let e = Estimate::from_values(&values)?;
@@ -578,7 +589,12 @@ fn summarize(done: Summary<'_>) -> Result<Measurement> {
                     format!("the sample buffer gives {difference_pct:+.1} % against the counter for the same windows"),
                 ));
             }
-            Some(CrossCheck { source: SourceKind::SampleBuffer, sensor_model: check.sensor_model, energy_j: e, difference_pct })
+            Some(CrossCheck {
+                source: SourceKind::SampleBuffer,
+                sensor_model: check.sensor_model,
+                energy_j: e,
+                difference_pct,
+            })
         })
     } else {
         None
@@ -712,7 +728,7 @@ mod tests {
         let counter = SensorModel::Counter { period_s: 0.1 };
         let p = plan(&options, 20e-6, &counter);
         assert_eq!(p.launches_per_window, 7_500);
-        assert_eq!((p.min_windows, p.max_windows), (10, 26));
+        assert_eq!((p.min_windows, p.max_windows), (10, 27));
         // 100 ms launches: one per window, ten windows, a second of busy time.
         let p = plan(&options, 0.1, &counter);
         assert_eq!((p.launches_per_window, p.min_windows), (1, 10));

@@ -79,10 +79,8 @@ impl PollLoop {
             if now >= self.next_state_s {
                 let state = probe();
                 let stamp = 0.5 * (now + clock.now_s());
-                for (channel, value) in [
-                    (STATE_SM_CLOCK, state.sm_clock_mhz),
-                    (STATE_TEMPERATURE, state.temperature_c),
-                ] {
+                for (channel, value) in [(STATE_SM_CLOCK, state.sm_clock_mhz), (STATE_TEMPERATURE, state.temperature_c)]
+                {
                     if let Some(v) = value {
                         sink.append(
                             &crate::trace::Channel::Other(channel.into()),
@@ -347,7 +345,7 @@ pub enum Recorder {
     /// A sampler thread reading the sources while the kernels run.
     Thread(Sampler),
     /// Polling on a replay clock that follows the device's virtual clock.
-    Virtual(VirtualRecorder),
+    Virtual(Box<VirtualRecorder>),
 }
 
 /// The virtual-clock side of [`Recorder`].
@@ -389,13 +387,13 @@ impl Recorder {
         let source_names = sources.iter().map(|s| s.kind().name().to_string()).collect();
         let mut poll = PollLoop::new(sources, config);
         poll.state = state;
-        Ok(Recorder::Virtual(VirtualRecorder {
+        Ok(Recorder::Virtual(Box::new(VirtualRecorder {
             poll,
             replay: crate::clock::VirtualClock::starting_at(clock.now_s()),
             device_clock: clock,
             recording: Recording::new(config.max_readings),
             source_names,
-        }))
+        })))
     }
 
     /// A handle for setting window marks.
