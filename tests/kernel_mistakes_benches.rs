@@ -44,9 +44,13 @@ fn ptx_syntax_error(s: &mut Saxpy, stream: &Stream) -> Result<()> {
 }
 
 fn run_child(name: &str, target: &std::path::Path) -> (bool, String) {
+    // `--test`: each kernel runs three launches, as `cargo bench -- --test` runs them.
+    run_child_with(&["--bench", "--test", &format!("^{name}/")], target)
+}
+
+fn run_child_with(args: &[&str], target: &std::path::Path) -> (bool, String) {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        // `--test`: one window each, as `cargo bench -- --test` runs them.
-        .args(["--bench", "--test", &format!("^{name}/")])
+        .args(args)
         .env("KERNEL_MISTAKES_CHILD", "1")
         .env("CARGO_TARGET_DIR", target)
         .env_remove("ENERGY_REQUIRE_GPU")
@@ -68,6 +72,15 @@ fn main() -> ExitCode {
         failures += 1;
     } else {
         println!("ok   correct_saxpy passes");
+    }
+    // `--list` lists every benchmark without running (or checking) any of them.
+    let (listed, out) = run_child_with(&["--bench", "--list"], &target);
+    let expected = ["correct_saxpy/energy (simulated): benchmark", "ptx_syntax_error/time (simulated): benchmark"];
+    if !listed || expected.iter().any(|e| !out.contains(e)) || out.contains("error:") {
+        eprintln!("FAIL --list: listed={listed}:\n{out}");
+        failures += 1;
+    } else {
+        println!("ok   --list lists the benchmarks");
     }
     for (name, expected, needs_ptxas) in MISTAKES {
         if !checkable(*needs_ptxas) {

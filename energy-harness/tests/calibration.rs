@@ -117,9 +117,12 @@ fn measurements_of_microsecond_to_second_kernels_land_on_the_truth() {
         let (m, truth) = measure_sim(kernel_s, seed);
         let error = m.energy_j.mean / truth - 1.0;
         eprintln!(
-            "{:>8.0} µs kernel: {} launches/window, {:.4e} J vs truth {truth:.4e} J ({:+.3} %), CV {:.3} %, CI ±{:.3} %",
+            "{:>8.0} µs kernel: {} windows × {} launches ({:?}, {:.2} s), {:.4e} J vs truth {truth:.4e} J ({:+.3} %), CV {:.3} %, CI ±{:.3} %",
             kernel_s * 1e6,
+            m.windows.len(),
             m.launches_per_window,
+            m.stop,
+            m.wall_time_s,
             m.energy_j.mean,
             error * 100.0,
             m.energy_j.cv() * 100.0,
@@ -171,4 +174,32 @@ fn doubling_the_work_doubles_the_energy_and_back_to_back_windows_are_not_inflate
     let later: Vec<f64> = single.windows[1..].iter().map(|w| w.energy.energy_j).collect();
     let r = later.iter().sum::<f64>() / later.len() as f64 / first;
     assert!((r - 1.0).abs() < 0.01, "the windows after the first are ×{r:.4} the first");
+}
+
+#[test]
+fn a_tighter_precision_takes_more_windows_and_a_miss_is_a_warning() {
+    use energy_harness::measurement::WarningKind;
+    let preset = SimPreset::h100().with_seed(31);
+    let busy = preset.busy_kernel_w;
+    let (mut device, gpu) = virtual_sim_device(preset);
+    // Each batch's duration (and so its energy) wanders by 1 %.
+    let mut workload = SimWorkload::new(gpu, SimKernel::new(1e-3, busy)).with_time_jitter(0.01, 31);
+    let options = MeasureOptions { precision: Some(0.003), ..MeasureOptions::DEFAULT };
+    let (m, _) = measure(&mut device, &mut workload, MeasureRequest::new("noisy", options).min_windows(10)).unwrap();
+    assert!(m.windows.len() > 10, "{} windows for ±0.3 % with 1 % noise per window", m.windows.len());
+    match m.stop.as_deref() {
+        Some("precision reached") => {
+            assert!(m.energy_j.relative_half_width() <= 0.003 * 1.5, "{:?}", m.energy_j)
+        }
+        Some("window limit") => assert!(m.has_warning(WarningKind::Imprecise), "{:?}", m.warnings),
+        other => panic!("unexpected stop {other:?}"),
+    }
+    // A window count given is kept, whatever the precision.
+    let fixed = MeasureOptions { windows: Some(12), precision: Some(0.5), ..MeasureOptions::DEFAULT };
+    let (m, _) = measure(&mut device, &mut workload, MeasureRequest::new("fixed", fixed).min_windows(10)).unwrap();
+    assert_eq!((m.windows.len(), m.stop.as_deref()), (12, Some("window count given")));
+    // Options are checked once, in the engine, with the option named.
+    let bad = MeasureOptions { precision: Some(2.0), ..MeasureOptions::DEFAULT };
+    let err = measure(&mut device, &mut workload, MeasureRequest::new("bad", bad)).unwrap_err();
+    assert!(err.message().contains("`precision`"), "{err}");
 }

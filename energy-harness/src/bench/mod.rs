@@ -377,6 +377,17 @@ fn run_spec(
         (format!("energy{suffix}"), format!("baseline{suffix}"), format!("time{suffix}"));
     let id = |function: &str| format!("{}/{function}", spec.name);
     if options.nothing_runs {
+        // `--list`: criterion lists what is registered, without running anything.
+        for (function, listed) in
+            [(&energy_fn, true), (&baseline_fn, spec.baseline.is_some()), (&time_fn, spec.time_bench)]
+        {
+            if listed {
+                let c: &mut Criterion<Energy> = energy_c;
+                let mut g = c.benchmark_group(&spec.name);
+                g.bench_function(function.as_str(), |b| b.iter_custom(|_| 0.0));
+                g.finish();
+            }
+        }
         return Ok(None);
     }
     let runs_energy = options.filter.runs_any(&[id(&energy_fn)]);

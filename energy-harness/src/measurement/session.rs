@@ -50,10 +50,13 @@ const MAX_LAUNCHES_PER_WINDOW: u64 = 50_000_000;
 /// The index of the not-yet-covered rest of the stretch in an early-stop check.
 const PENDING_WINDOW: u32 = AUXILIARY_WINDOW - 1;
 
-/// How far before the newest reading the pending rest of an early-stop check ends, s: the
-/// energy curve ends at the last counter tick, up to one period (100 ms) and a reporting
-/// delay before the newest reading.
-const PENDING_MARGIN_S: f64 = 0.12;
+/// How far before the newest sensor update the pending rest of an early-stop check ends,
+/// s: more than a reporting delay (3.8-12.2 ms measured on H100s) and the update's stamp.
+const PENDING_MARGIN_S: f64 = 0.04;
+
+/// How far before the pending rest's end a covered window ends, s: the curve interval
+/// across its end (up to a counter period, 100 ms) lies within the two.
+const COVER_MARGIN_S: f64 = 0.12;
 
 /// What to measure and how: the options (resolved by the session) and what the caller
 /// knows of the GPU.
@@ -248,7 +251,12 @@ impl Session {
             stop: None,
             // A covered window ends a tick period before the pending rest does, so the
             // curve interval across its end lies within the two.
-            check_margin_s: (idle - 0.05).max(PENDING_MARGIN_S + 0.12),
+            // A counter's curve ends at its newest tick; a lagging or averaging sensor's
+            // inversion needs its memory's worth of readings after a window.
+            check_margin_s: match model {
+                SensorModel::Counter { .. } | SensorModel::Identity => 0.0,
+                _ => (idle - 0.05).max(PENDING_MARGIN_S + COVER_MARGIN_S),
+            },
             checked_windows: 0,
         })
     }
@@ -311,8 +319,13 @@ impl Session {
     /// stretch not yet covered joins the split as one pending window, so that the interval
     /// across the last covered edge is shared, not taken for idle.
     fn interval_so_far(&mut self, trace: &Trace) -> Option<f64> {
-        let latest = trace.series(&self.primary.channel()).iter().map(|r| r.time_s).fold(f64::NEG_INFINITY, f64::max);
-        let cutoff = latest - self.check_margin_s;
+        // The newest update: the last reading that differs from the one before it (a counter
+        // repeats its value between ticks).
+        let series = trace.series(&self.primary.channel());
+        let latest = series.last().map_or(f64::NEG_INFINITY, |r| r.time_s);
+        let newest_update = series.windows(2).rev().find(|p| p[1].value != p[0].value).map_or(latest, |p| p[1].time_s);
+        let pending_end = (newest_update - PENDING_MARGIN_S).min(latest - self.check_margin_s + COVER_MARGIN_S);
+        let cutoff = pending_end - COVER_MARGIN_S;
         let marks = trace.windows().ok()?;
         let mut windows: Vec<Window> = marks.iter().copied().filter(|w| w.end_s <= cutoff).collect();
         let covered = windows.iter().filter(|w| w.index != AUXILIARY_WINDOW).count();
@@ -325,7 +338,6 @@ impl Session {
         // The pending rest reaches as far as the readings do (less a reporting delay), past
         // the tick after the last covered edge.
         let rest = marks.iter().filter(|w| w.end_s > cutoff).map(|w| w.start_s).fold(f64::INFINITY, f64::min);
-        let pending_end = latest - PENDING_MARGIN_S;
         if rest < pending_end {
             windows.push(Window { index: PENDING_WINDOW, start_s: rest, end_s: pending_end });
         }
