@@ -14,6 +14,7 @@ pub mod result;
 pub mod run;
 pub mod session;
 pub mod stats;
+mod summary;
 pub mod warning;
 pub mod windows;
 

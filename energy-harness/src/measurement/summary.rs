@@ -1,0 +1,271 @@
+//! The summary of a finished session: per-window energies with the SM clock and
+//! temperature the sampler read in each, estimates with their intervals, the drift from the
+//! first window to the last, the sample buffer's cross-check, and every warning.
+
+use super::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
+use super::options::ResolvedOptions;
+use super::result::{CrossCheck, Drift, Measurement, WindowResult};
+use super::session::{MeasureRequest, Plan, StopReason};
+use super::stats::{linear_fit, student_t_975, Estimate};
+use super::warning::{Warning, WarningKind};
+use crate::error::{Error, ErrorKind, Result};
+use crate::gpu::DeviceFacts;
+use crate::sampling::{STATE_SM_CLOCK, STATE_TEMPERATURE};
+use crate::sensors::SourceKind;
+use crate::trace::{Channel, Trace, AUXILIARY_WINDOW};
+
+/// Everything a finished session consists of.
+pub(super) struct Summary<'a> {
+    pub(super) request: &'a MeasureRequest,
+    pub(super) options: &'a ResolvedOptions,
+    pub(super) plan: &'a Plan,
+    pub(super) analysis: &'a AnalysisOptions,
+    pub(super) trace: &'a Trace,
+    pub(super) gpu_times: &'a [f64],
+    pub(super) facts_before: &'a DeviceFacts,
+    pub(super) facts_after: &'a DeviceFacts,
+    pub(super) timestamp: String,
+    pub(super) wall_time_s: f64,
+    pub(super) stop: StopReason,
+}
+
+/// The last reading of a state channel inside `[start, end]`, else the last one before `end`.
+fn state_in(trace: &Trace, channel: &str, start_s: f64, end_s: f64) -> Option<u32> {
+    let series = trace.series(&Channel::Other(channel.into()));
+    let inside = series.iter().rev().find(|r| r.time_s >= start_s && r.time_s <= end_s);
+    inside.or_else(|| series.iter().rev().find(|r| r.time_s <= end_s)).map(|r| r.value.round() as u32)
+}
+
+/// Analyzes a finished session: per-window energies, estimates with intervals, drift,
+/// the sample-buffer cross-check, and warnings.
+pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
+    let Summary {
+        request,
+        options,
+        plan,
+        analysis: analysis_options,
+        trace,
+        gpu_times,
+        facts_before,
+        facts_after,
+        timestamp,
+        wall_time_s,
+        stop,
+    } = done;
+    let windows = trace.windows()?;
+    let measured = windows.iter().filter(|w| w.index != AUXILIARY_WINDOW).count();
+    if measured != gpu_times.len() {
+        return Err(Error::new(
+            ErrorKind::Analysis,
+            format!("{measured} windows marked but {} GPU times recorded", gpu_times.len()),
+        ));
+    }
+    let analysis = analyze_windows(trace, &windows, analysis_options)?;
+    let n = plan.launches_per_window as f64;
+    let per_window: Vec<WindowResult> = analysis
+        .windows
+        .iter()
+        .zip(gpu_times)
+        .map(|(w, &gpu_s)| WindowResult {
+            energy: w.clone(),
+            launches: plan.launches_per_window,
+            gpu_time_s: gpu_s,
+            sm_clock_mhz: state_in(trace, STATE_SM_CLOCK, w.start_s, w.end_s).or(facts_after.sm_clock_mhz),
+            temperature_c: state_in(trace, STATE_TEMPERATURE, w.start_s, w.end_s).or(facts_after.temperature_c),
+        })
+        .collect();
+    let estimate = |values: Vec<f64>, what: &str| {
+        Estimate::from_values(&values)
+            .ok_or_else(|| Error::new(ErrorKind::Analysis, format!("no finite {what} in the windows")))
+    };
+    let energy_j = estimate(per_window.iter().map(|w| w.energy.energy_j / n).collect(), "energy")?;
+    let dynamic_j = estimate(per_window.iter().map(|w| w.energy.dynamic_j / n).collect(), "dynamic energy")?;
+    let time_s = estimate(per_window.iter().map(|w| w.gpu_time_s / n).collect(), "GPU time")?;
+    let power_w = estimate(per_window.iter().map(|w| w.energy.energy_j / w.energy.duration_s()).collect(), "power")?;
+    let ticks_per_window =
+        per_window.iter().map(|w| w.energy.points_inside as f64).sum::<f64>() / per_window.len() as f64;
+
+    let mut warnings = analysis.warnings.clone();
+    if energy_j.relative_half_width() > options.precision {
+        warnings.push(Warning::new(
+            WarningKind::Imprecise,
+            format!(
+                "the 95 % interval of the energy per launch is ±{:.2} %, wider than the ±{:.2} % asked (CV {:.2} % over {} windows; {})",
+                energy_j.relative_half_width() * 100.0,
+                options.precision * 100.0,
+                energy_j.cv() * 100.0,
+                energy_j.n,
+                stop.describe()
+            ),
+        ));
+    }
+    let drift = drift(&per_window, n);
+    if let Some(d) = &drift {
+        if d.energy_significant && d.energy_change_pct.abs() > 100.0 * options.precision {
+            warnings.push(Warning::new(
+                WarningKind::Drift,
+                format!(
+                    "the energy per launch moved {:+.2} % from the first window to the last (temperature {} → {} °C, SM clock {}–{} MHz): the kernel did not run in a steady state",
+                    d.energy_change_pct,
+                    d.temperature_first_c.map_or("?".into(), |v| v.to_string()),
+                    d.temperature_last_c.map_or("?".into(), |v| v.to_string()),
+                    d.sm_clock_min_mhz.map_or("?".into(), |v| v.to_string()),
+                    d.sm_clock_max_mhz.map_or("?".into(), |v| v.to_string()),
+                ),
+            ));
+        }
+    }
+    warnings.extend(state_warnings(facts_before, facts_after));
+
+    // Cross-check with the sample buffer when the counter was the source.
+    let cross_check = if analysis.source == SourceKind::Counter
+        && !trace.series(&SourceKind::SampleBuffer.channel()).is_empty()
+    {
+        let check_options = AnalysisOptions {
+            source: Some(SourceKind::SampleBuffer),
+            model: ModelChoice::Auto,
+            ..analysis_options.clone()
+        };
+        analyze_windows(trace, &windows, &check_options).ok().and_then(|check| {
+            let values: Vec<f64> = check.windows.iter().map(|w| w.energy_j / n).collect();
+            let e = Estimate::from_values(&values)?;
+            let difference_pct = (e.mean / energy_j.mean - 1.0) * 100.0;
+            if difference_pct.abs() > 5.0 {
+                warnings.push(Warning::new(
+                    WarningKind::SourceDisagreement,
+                    format!("the sample buffer gives {difference_pct:+.1} % against the counter for the same windows"),
+                ));
+            }
+            Some(CrossCheck {
+                source: SourceKind::SampleBuffer,
+                sensor_model: check.sensor_model,
+                energy_j: e,
+                difference_pct,
+            })
+        })
+    } else {
+        None
+    };
+
+    Ok(Measurement {
+        id: request.id.clone(),
+        simulated: facts_before.simulated,
+        device: facts_before.clone(),
+        timestamp,
+        source: analysis.source,
+        sensor_model: analysis.sensor_model,
+        model_origin: analysis.model_origin.clone(),
+        launches_per_window: plan.launches_per_window,
+        windows: per_window,
+        energy_j,
+        dynamic_j,
+        time_s,
+        power_w,
+        idle_w: analysis.idle_w,
+        ticks_per_window,
+        per_op: None,
+        per_byte: None,
+        cross_check,
+        warnings,
+        wall_time_s,
+        options: Some(*options),
+        stop: Some(stop.describe().to_string()),
+        drift,
+    })
+}
+
+/// How the windows moved from the first to the last: the energy per launch (least-squares
+/// trend over the windows, significant when its 95 % interval excludes zero), the
+/// temperature and the SM clock.
+fn drift(windows: &[WindowResult], launches: f64) -> Option<Drift> {
+    if windows.len() < 3 {
+        return None;
+    }
+    let points: Vec<(f64, f64)> =
+        windows.iter().enumerate().map(|(i, w)| (i as f64, w.energy.energy_j / launches)).collect();
+    let fit = linear_fit(&points)?;
+    let mean = points.iter().map(|p| p.1).sum::<f64>() / points.len() as f64;
+    let span = (windows.len() - 1) as f64;
+    let change = fit.slope * span / mean * 100.0;
+    let half = student_t_975(windows.len() - 2) * fit.slope_std_err * span / mean * 100.0;
+    let clocks: Vec<u32> = windows.iter().filter_map(|w| w.sm_clock_mhz).collect();
+    Some(Drift {
+        energy_change_pct: change,
+        energy_change_half_width_pct: half,
+        energy_significant: change.abs() > half,
+        temperature_first_c: windows.first().and_then(|w| w.temperature_c),
+        temperature_last_c: windows.last().and_then(|w| w.temperature_c),
+        sm_clock_min_mhz: clocks.iter().min().copied(),
+        sm_clock_max_mhz: clocks.iter().max().copied(),
+    })
+}
+
+/// Warnings from the device state before and after.
+fn state_warnings(before: &DeviceFacts, after: &DeviceFacts) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    if let (Some(t0), Some(t1)) = (before.temperature_c, after.temperature_c) {
+        if t1 >= t0 + 5 {
+            warnings.push(Warning::new(
+                WarningKind::ThermalDrift,
+                format!(
+                    "the GPU warmed from {t0} °C to {t1} °C during the measurement; power creeps up with temperature"
+                ),
+            ));
+        }
+    }
+    if let (Some(m0), Some(m1)) = (before.mem_clock_mhz, after.mem_clock_mhz) {
+        if m0 != m1 {
+            warnings.push(Warning::new(
+                WarningKind::ClockChange,
+                format!("the memory clock moved from {m0} MHz to {m1} MHz"),
+            ));
+        }
+    }
+    let limiting = after.limiting_throttle_reasons();
+    if !limiting.is_empty() {
+        warnings.push(Warning::new(
+            WarningKind::Throttling,
+            format!("the GPU reported throttle reasons: {}", limiting.join(", ")),
+        ));
+    }
+    let others: Vec<String> = after.other_processes().iter().map(|p| p.pid.to_string()).collect();
+    if !others.is_empty() {
+        warnings.push(Warning::new(
+            WarningKind::OtherProcesses,
+            format!("other processes used the GPU during the measurement (pids {})", others.join(", ")),
+        ));
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::GpuProcess;
+
+    #[test]
+    fn device_state_changes_become_warnings() {
+        let before = DeviceFacts { temperature_c: Some(40), mem_clock_mhz: Some(2619), ..DeviceFacts::default() };
+        let after = DeviceFacts {
+            temperature_c: Some(47),
+            mem_clock_mhz: Some(1593),
+            throttle_reasons: vec!["GPU_IDLE".into(), "HW_POWER_BRAKE_SLOWDOWN".into()],
+            processes: vec![
+                GpuProcess { pid: std::process::id(), used_memory_bytes: None },
+                GpuProcess { pid: 1, used_memory_bytes: Some(1 << 30) },
+            ],
+            ..DeviceFacts::default()
+        };
+        let kinds: Vec<WarningKind> = state_warnings(&before, &after).iter().map(|w| w.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                WarningKind::ThermalDrift,
+                WarningKind::ClockChange,
+                WarningKind::Throttling,
+                WarningKind::OtherProcesses
+            ]
+        );
+        assert!(state_warnings(&before, &before).is_empty());
+    }
+}
