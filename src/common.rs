@@ -1,13 +1,18 @@
-//! What both suites share: where they write, which threads' results they check, and the
-//! GPU gate at the start of their `main`.
+//! What both suites share: the skeleton of their `main` (the GPU gate, the benchmarks run
+//! with each measured one saved at once, the table published at the end), where they write,
+//! how they read and write their JSON files, which threads' results they check, and how
+//! their loops are sized and measured.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use energy_harness::bench::{run_collect, BenchSpec, CollectedBench, RunSettings};
 use energy_harness::device::{Device, DeviceRequest};
 use energy_harness::report::energy_dir;
+use energy_harness::trace::format::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 /// Where the suites' records and tables go: `target/energy/suites/`.
 pub fn suite_dir() -> PathBuf {
@@ -106,3 +111,69 @@ pub fn suite_measure_options() -> energy_harness::measurement::MeasureOptions {
 /// Rough wall time of one suite benchmark, s, for the estimate printed before a run: idle
 /// before and after, the warm-up, ten windows of 0.15 s, and the writing.
 pub const SUITE_SECONDS_PER_BENCHMARK: f64 = 2.6;
+
+/// Writes `value` as pretty JSON to `path`, whole or not at all (the directory is made);
+/// `what` names it in errors.
+pub fn write_json<T: Serialize>(path: &Path, what: &str, value: &T) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the suite's output directory", e))?;
+    }
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::new(ErrorKind::Format, format!("cannot serialize {what}: {e}")))?;
+    write_atomically(path, text.as_bytes())
+}
+
+/// How a suite's benchmarks went: what `main` needs to finish.
+#[derive(Clone, Copy, Debug)]
+pub struct SuiteOutcome {
+    /// Whether any benchmark was measured and saved.
+    pub measured: bool,
+    /// Whether a benchmark or a save failed.
+    pub failed: bool,
+    /// Whether the device was the simulated one.
+    pub simulated: bool,
+}
+
+/// Runs a suite's benchmarks under criterion (its HTML plots off: they would add ~3.5 s to
+/// each of hundreds of kernels; `--plotting-backend` turns them on) and hands each measured
+/// benchmark to `save` at once, so a long run interrupted keeps what it measured. `save`
+/// returns whether it saved anything; its errors are printed and counted.
+pub fn run_benchmarks(specs: Vec<BenchSpec>, mut save: impl FnMut(&CollectedBench) -> Result<bool>) -> SuiteOutcome {
+    let mut measured = false;
+    let mut save_failures = 0;
+    let collected = run_collect(specs, &RunSettings::default(), |bench| match save(bench) {
+        Ok(saved) => measured |= saved,
+        Err(e) => {
+            eprintln!("error: {e}");
+            save_failures += 1;
+        }
+    });
+    SuiteOutcome { measured, failed: collected.failures > 0 || save_failures > 0, simulated: collected.simulated }
+}
+
+impl SuiteOutcome {
+    /// The end of a suite's `main`: when something was measured, `publish` builds and writes
+    /// the table; otherwise one line says why there is none. Exit status 1 when a benchmark,
+    /// a save or the table failed. `suite` and `noun` ("kernel", "point") name them.
+    pub fn finish(self, suite: &str, noun: &str, publish: impl FnOnce() -> Result<()>) -> ExitCode {
+        if !self.measured {
+            if self.simulated {
+                println!(
+                    "{suite}: no {noun} was measured (no GPU: the {noun}s that ran were checked only): no table written"
+                );
+            } else {
+                println!("{suite}: no {noun} was measured (a filter, --test or --list): no table written");
+            }
+            return if self.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS };
+        }
+        if let Err(e) = publish() {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+        if self.failed {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! `cargo bench --bench instructions`: every instruction's kernels measured under criterion,
+//! then the table of energy per instruction with its checks.
+//!
+//! For each optimization level (the driver JIT's O4, "optimized", and O0, "non-optimized")
+//! each instruction's K-step kernel is measured, at the levels of the linearity check also
+//! its 2K-step kernel, and each distinct baseline once (baselines without a helper are the
+//! same loop for every instruction of a register width). Kernels run a fixed grid, 8 blocks
+//! of 256 threads per SM (2048 threads, every SM full on an H100: the kernels need at most
+//! 32 registers), or one thread with `ENERGY_INSTRUCTIONS_THREADS=one` (Arafa's mode).
+//! Each kernel's loop count is sized so a launch takes about 10 ms, and before it is
+//! measured a short launch is checked against the host's evaluation. Each kernel is
+//! measured by the session engine to ±0.5 % (at least 10 back-to-back windows of 0.15 s):
+//! about 2.6 s.
+//!
+//! Every measured kernel is saved at once as a record under `target/energy/suites/
+//! instructions/`; the table (`target/energy/suites/instructions.{md,json}`) is built
+//! from the records of the GPU just measured whose PTX is the current one, so runs of
+//! parts of the suite (`-- 'instructions/(int|logic|base)/'`) add up to one table, and
+//! `cargo run --example instructions_table` rebuilds it after an interrupted run.
+//!
+//! Net energy per thread-instruction (Arafa):
+//! `(E_K / L_K - E_base / L_base) / (threads * K * ops_per_step)`, energies per launch and
+//! `L` the loop iterations of each kernel (the fixed part of a launch is < 0.1 % of a
+//! 10 ms launch and is neglected); per warp-instruction is 32 times that.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use energy_harness::bench::BenchSpec;
+use energy_harness::kernel_code::{KernelCode, Launcher};
+use energy_harness::measurement::result::Measurement;
+use energy_harness::measurement::stats::Estimate;
+use energy_harness::measurement::MeasureOptions;
+use energy_harness::report::file_stem;
+use energy_harness::trace::format::write_atomically;
+use energy_harness::{CudaGpu, DeviceFacts, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result, Stream};
+use serde::{Deserialize, Serialize};
+
+pub use crate::common::suite_dir;
+use crate::common::{
+    gpu_gate, read_tagged_json, run_benchmarks, sample_threads, size_loop, suite_measure_options, write_json,
+    SUITE_SECONDS_PER_BENCHMARK,
+};
+
+use super::catalog::{catalog, Agreement, Category, Instruction, Width};
+use super::host::{check_agreement, initial_state, input_bytes, read_result, run_thread};
+use super::ptx::{entry_name, file_name, generate, Variant, K, OUTPUT_BYTES_PER_THREAD};
+
+mod plan;
+mod records;
+mod render;
+mod setup;
+mod table;
+
+pub use plan::*;
+pub use records::*;
+pub use render::*;
+pub use setup::*;
+pub use table::*;
+
+/// `cargo bench --bench instructions`: measures, prints and writes the table; exit status
+/// 1 when a benchmark failed (wrong result, CUDA error), 2 for bad options.
+pub fn main() -> std::process::ExitCode {
+    let options = match SuiteOptions::from_env() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    if let Err(exit) = gpu_gate("instructions") {
+        return exit;
+    }
+    let instructions = catalog();
+    let kernels = plan(&options, &instructions);
+    let per_kernel_s = SUITE_SECONDS_PER_BENCHMARK;
+    println!(
+        "instructions: {} instructions, {} kernels ({} levels, {} threads per launch); about {:.0} s per kernel, {:.0} min for all (criterion filters select a part)",
+        instructions.len(),
+        kernels.len(),
+        options.levels.len(),
+        if options.one_thread { "one" } else { "all SMs x 2048" },
+        per_kernel_s,
+        kernels.len() as f64 * per_kernel_s / 60.0
+    );
+    let book: FactsBook = Arc::new(Mutex::new(BTreeMap::new()));
+    let dir = suite_dir();
+    let threads_mode = if options.one_thread { "one" } else { "full" };
+    let mut uuid: Option<String> = None;
+    let outcome = run_benchmarks(specs(&kernels, &options, &book), |bench| {
+        let (Some(m), Some(planned)) = (&bench.kernel, kernels.iter().find(|k| k.name == bench.name)) else {
+            return Ok(false);
+        };
+        let Some(facts) = book.lock().ok().and_then(|b| b.get(&bench.name).cloned()) else { return Ok(false) };
+        uuid.get_or_insert_with(|| m.device.uuid.clone());
+        let record = KernelRecord {
+            format: RECORD_FORMAT.into(),
+            device: m.device.clone(),
+            ptx_hash: ptx_hash(&planned.instruction),
+            threads_mode: threads_mode.into(),
+            timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            run: KernelRun::new(&bench.name, facts, m),
+        };
+        save_record(&dir, &record).map(|_| true)
+    });
+    // The table: this run's kernels and earlier runs' records of the same GPU and kernels.
+    outcome.finish("instructions", "kernel", || publish_table(&dir, &options, uuid.as_deref()).map(|_| ()))
+}

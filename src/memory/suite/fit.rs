@@ -1,0 +1,203 @@
+//! Measured points and the fits over them: energy per sector (slope), offset and latency per configuration; the DIV reference from the instruction suite.
+
+use super::*;
+
+/// What the setup of a point found: its size and verification.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointFacts {
+    /// The layout.
+    pub layout: Layout,
+    /// Iteration unit of its configuration.
+    pub unit: u32,
+    /// Measurement-loop iterations of this point.
+    pub iterations: u32,
+    /// Threads whose results were checked against the host.
+    pub verified_threads: usize,
+}
+
+/// One measured point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointRun {
+    /// Benchmark name.
+    pub name: String,
+    /// Its configuration.
+    pub config: Config,
+    /// Point, in units.
+    pub p: u32,
+    /// Setup facts.
+    pub facts: PointFacts,
+    /// Sectors the measurement part accesses per launch.
+    pub sectors: f64,
+    /// Dependent accesses each thread makes in the measurement part.
+    pub thread_accesses: f64,
+    /// Energy per launch, J.
+    pub energy_j: Estimate,
+    /// Energy above active idle per launch, J.
+    pub dynamic_j: Estimate,
+    /// GPU time per launch, s.
+    pub time_s: Estimate,
+    /// Mean power, W.
+    pub power_w: Estimate,
+    /// Active idle, W.
+    pub idle_w: f64,
+    /// SM clock in the windows, MHz.
+    pub sm_clock_mhz: Option<f64>,
+    /// The engine's warnings.
+    pub warnings: Vec<String>,
+}
+
+impl PointRun {
+    /// From a measurement.
+    pub fn new(name: &str, config: &Config, p: u32, facts: PointFacts, m: &Measurement) -> PointRun {
+        let per_thread = f64::from(facts.iterations) * f64::from(config.kernel.accesses_per_iteration());
+        let sectors = per_thread * f64::from(facts.layout.blocks) * facts.layout.sectors_per_block_step() as f64;
+        let clocks: Vec<f64> = m.windows.iter().filter_map(|w| w.sm_clock_mhz.map(f64::from)).collect();
+        PointRun {
+            name: name.to_string(),
+            config: config.clone(),
+            p,
+            facts,
+            sectors,
+            thread_accesses: per_thread,
+            energy_j: m.energy_j,
+            dynamic_j: m.dynamic_j,
+            time_s: m.time_s,
+            power_w: m.power_w,
+            idle_w: m.idle_w,
+            sm_clock_mhz: (!clocks.is_empty()).then(|| clocks.iter().sum::<f64>() / clocks.len() as f64),
+            warnings: m.warnings.iter().map(|w| w.message.clone()).collect(),
+        }
+    }
+}
+
+/// The points file: every point measured so far, with the GPU.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointsFile {
+    /// [`POINTS_FORMAT`].
+    pub format: String,
+    /// The GPU.
+    pub device: DeviceFacts,
+    /// Whether simulated.
+    pub simulated: bool,
+    /// The points, in the order measured.
+    pub points: Vec<PointRun>,
+}
+
+/// The fit of one configuration's points.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConfigFit {
+    /// The configuration.
+    pub config: Config,
+    /// `load/l2/1024t_sm`.
+    pub key: String,
+    /// Its layout.
+    pub layout: Layout,
+    /// Energy per launch against sectors: slope J/sector, intercept J.
+    pub energy: Option<LineFit>,
+    /// Dynamic energy per launch against sectors.
+    pub dynamic: Option<LineFit>,
+    /// GPU time per launch against a thread's dependent accesses: slope s/access.
+    pub time: Option<LineFit>,
+    /// Energy of the warm-up alone (point 0), J.
+    pub warm_only_j: Option<f64>,
+    /// Delestrac's offset: intercept less the warm-up alone, J.
+    pub offset_j: Option<f64>,
+    /// Points fitted.
+    pub points: usize,
+}
+
+impl ConfigFit {
+    /// Energy per sector, pJ, with its interval.
+    pub fn pj_per_sector(&self) -> Option<(f64, f64, f64)> {
+        self.energy.map(|f| (f.slope * 1e12, f.slope_ci.0 * 1e12, f.slope_ci.1 * 1e12))
+    }
+
+    /// Per-access latency, ns.
+    pub fn latency_ns(&self) -> Option<f64> {
+        self.time.map(|f| f.slope * 1e9)
+    }
+}
+
+/// Fits each configuration that has at least three measured points.
+pub fn fit_configs(points: &[PointRun]) -> Vec<ConfigFit> {
+    let mut by_key: BTreeMap<String, Vec<&PointRun>> = BTreeMap::new();
+    let mut order = Vec::new();
+    for point in points {
+        let key = point.config.key();
+        if !by_key.contains_key(&key) {
+            order.push(key.clone());
+        }
+        by_key.entry(key).or_default().push(point);
+    }
+    order
+        .into_iter()
+        .map(|key| {
+            let mut list = by_key.remove(&key).unwrap_or_default();
+            list.sort_by_key(|p| p.p);
+            list.dedup_by_key(|p| p.p);
+            let energy = fit_line(&list.iter().map(|p| (p.sectors, p.energy_j.mean)).collect::<Vec<_>>());
+            let dynamic = fit_line(&list.iter().map(|p| (p.sectors, p.dynamic_j.mean)).collect::<Vec<_>>());
+            let time = fit_line(&list.iter().map(|p| (p.thread_accesses, p.time_s.mean)).collect::<Vec<_>>());
+            let warm_only_j = list.iter().find(|p| p.p == 0).map(|p| p.energy_j.mean);
+            let offset_j = energy.zip(warm_only_j).map(|(f, w)| f.intercept - w);
+            ConfigFit {
+                config: list[0].config.clone(),
+                key,
+                layout: list[0].facts.layout,
+                energy,
+                dynamic,
+                time,
+                warm_only_j,
+                offset_j,
+                points: list.len(),
+            }
+        })
+        .collect()
+}
+
+/// The instruction suite's figures the DIV cross-check compares with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DivReference {
+    /// The instruction table it came from.
+    pub source: String,
+    /// Its GPU.
+    pub uuid: String,
+    /// `div.u32` + `xor.b32`, net energy per thread-instruction at JIT O4, J.
+    pub net_j: f64,
+    /// The same, dynamic, J.
+    pub dynamic_j: f64,
+}
+
+/// Reads `div.u32` and `xor.b32` (JIT O4) from an instruction table.
+pub fn div_reference(path: &Path) -> Result<DivReference> {
+    let table = crate::instructions::suite::read_table(path)?;
+    let row = |label: &str| {
+        table
+            .rows
+            .iter()
+            .find(|r| r.label == label && r.level == "O4")
+            .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("{} has no {label} at O4", path.display())))
+    };
+    let (div, xor) = (row("div.u32")?, row("xor.b32")?);
+    Ok(DivReference {
+        source: path.display().to_string(),
+        uuid: table.device.map(|d| d.uuid).unwrap_or_default(),
+        net_j: div.net.thread_j.mean + xor.net.thread_j.mean,
+        dynamic_j: div.net.dynamic_thread_j.mean + xor.net.dynamic_thread_j.mean,
+    })
+}
+
+/// The instruction table used for the DIV cross-check: `$ENERGY_MEMORY_INSTRUCTIONS`, else
+/// this GPU's own (`target/energy/suites/instructions.json`), else the H100 table committed
+/// under `docs/results/`.
+pub fn div_reference_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("ENERGY_MEMORY_INSTRUCTIONS") {
+        return Some(PathBuf::from(p));
+    }
+    let own = suite_dir().join("instructions.json");
+    if own.is_file() {
+        return Some(own);
+    }
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results/instructions-h100.json");
+    committed.is_file().then_some(committed)
+}

@@ -1,0 +1,193 @@
+//! `cargo bench --bench memory`: Delestrac's data-movement microbenchmarks under criterion,
+//! then the table of energy per 32-byte sector at each memory level.
+//!
+//! Each configuration (kernel, level, threads per block, blocks) is measured at a sweep of
+//! measurement-loop iterations `p x unit` (`p` = 0 is the warm-up alone), the unit sized
+//! on the GPU so the largest point's measurement part takes about 5 ms. A line fitted to
+//! energy per launch against sectors accessed gives the energy per sector (slope, with its
+//! 95 % interval), the offset (intercept less the warm-up alone) and r²; a line fitted to
+//! GPU time against a thread's dependent accesses gives the per-access latency of that
+//! configuration, which must fit its level (shared/L1 << L2 << DRAM) or the level's result
+//! is flagged. Region sizes come from the device's own properties (L2 size, shared memory
+//! per SM), not from a table per GPU.
+//!
+//! Every point is appended, as it is measured, to `target/energy/suites/memory-points.json`;
+//! the table (`memory.{json,md}` and the thread sweep `memory-threads.svg`) is built from
+//! that file at the end, and `cargo run --example memory_table` rebuilds it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use energy_harness::bench::BenchSpec;
+use energy_harness::cuda::GpuProperties;
+use energy_harness::kernel_code::{KernelCode, Launcher};
+use energy_harness::measurement::result::Measurement;
+use energy_harness::measurement::stats::Estimate;
+use energy_harness::measurement::MeasureOptions;
+use energy_harness::trace::format::write_atomically;
+use energy_harness::{
+    CudaGpu, DeviceBuffer, DeviceFacts, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
+};
+use serde::{Deserialize, Serialize};
+
+pub use crate::common::suite_dir;
+use crate::common::{
+    gpu_gate, read_tagged_json, run_benchmarks, sample_threads, size_loop, suite_measure_options, write_json,
+    SUITE_SECONDS_PER_BENCHMARK,
+};
+
+use super::host::{div_accumulator, load_offset, load_stride, store_offset, ChaseShape};
+use super::model::{fit_line, level_check, Latencies, Level, LineFit};
+use super::ptx::{generate, MemoryKernel, ELEMENT_BYTES, SECTOR_BYTES, STORE_THREADS, STORE_UNROLL};
+
+mod fit;
+mod plan;
+mod setup;
+mod table;
+
+pub use fit::*;
+pub use plan::*;
+pub use setup::*;
+pub use table::*;
+
+/// Writes the points file (whole or not at all).
+pub fn save_points(dir: &Path, file: &PointsFile) -> Result<PathBuf> {
+    let path = dir.join("memory-points.json");
+    write_json(&path, "a memory points file", file)?;
+    Ok(path)
+}
+
+/// Reads a points file.
+pub fn load_points(path: &Path) -> Result<PointsFile> {
+    read_tagged_json(path, "a memory points file", POINTS_FORMAT, |f: &PointsFile| &f.format)
+}
+
+/// Writes `memory.json`, `memory.md` and `memory-threads.svg` under `dir`.
+pub fn write_table(table: &MemoryTable, dir: &Path) -> Result<Vec<PathBuf>> {
+    let json = dir.join("memory.json");
+    let md = dir.join("memory.md");
+    let svg = dir.join("memory-threads.svg");
+    write_json(&json, "the memory table", table)?;
+    write_atomically(&md, render_markdown(table).as_bytes())?;
+    write_atomically(&svg, render_thread_svg(table).as_bytes())?;
+    Ok(vec![json, md, svg])
+}
+
+/// Builds and writes the table from the points file under `dir`.
+pub fn publish_table(dir: &Path) -> Result<MemoryTable> {
+    let file = load_points(&dir.join("memory-points.json"))?;
+    let reference = match div_reference_path() {
+        Some(path) => match div_reference(&path) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("memory: no DIV reference: {e}");
+                None
+            }
+        },
+        None => None,
+    };
+    let table = build_table(&file, reference);
+    let written = write_table(&table, dir)?;
+    print!("{}", render_markdown(&table));
+    println!("memory: wrote {}", written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    Ok(table)
+}
+
+/// Shared state of the run: each configuration prepared once, each point's facts.
+type PreparedCache = Arc<Mutex<BTreeMap<String, Prepared>>>;
+/// Each point's configuration, point and setup facts, by benchmark name (filled as
+/// criterion reaches the point).
+pub type FactsBook = Arc<Mutex<BTreeMap<String, (Config, u32, PointFacts)>>>;
+
+fn poisoned() -> Error {
+    Error::new(ErrorKind::Analysis, "a lock of the memory suite was poisoned")
+}
+
+/// The criterion benchmarks: one per point.
+pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Vec<BenchSpec> {
+    let cache: PreparedCache = Arc::new(Mutex::new(BTreeMap::new()));
+    let mut list = Vec::new();
+    for config in configs {
+        for &p in &config.points {
+            let (c, o, b, cache) = (config.clone(), options.clone(), book.clone(), cache.clone());
+            let name = config.point_name(p);
+            let point_name = name.clone();
+            let code = KernelCode::from_fn(move |gpu: &Arc<CudaGpu>| {
+                let key = c.key();
+                let existing = cache.lock().map_err(|_| poisoned())?.get(&key).cloned();
+                let prepared = match existing {
+                    Some(p) => p,
+                    None => {
+                        let fresh = prepare(gpu, &c, &o).map_err(|e| e.context(key.clone()))?;
+                        cache.lock().map_err(|_| poisoned())?.insert(key.clone(), fresh.clone());
+                        fresh
+                    }
+                };
+                let iterations = prepared.unit.checked_mul(p).ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::InvalidInput,
+                        format!("{point_name}: {p} x {} iterations overflow", prepared.unit),
+                    )
+                })?;
+                b.lock().map_err(|_| poisoned())?.insert(
+                    point_name.clone(),
+                    (
+                        c.clone(),
+                        p,
+                        PointFacts {
+                            layout: prepared.layout,
+                            unit: prepared.unit,
+                            iterations,
+                            verified_threads: prepared.verified_threads,
+                        },
+                    ),
+                );
+                let launch_args = args(&c, &prepared, iterations);
+                let (kernel, launch) = (prepared.kernel.clone(), prepared.launch);
+                let buffers = (prepared.table.clone(), prepared.out.clone());
+                Ok(Box::new(move |stream: &Stream| {
+                    let _ = &buffers;
+                    kernel.launch(stream, launch, &launch_args)
+                }) as Launcher)
+            });
+            list.push(BenchSpec::new(&name, file!(), line!()).code(code).options(options.measure).without_time_bench());
+        }
+    }
+    list
+}
+
+/// `cargo bench --bench memory`: measures every point, then writes the table; exit status 1
+/// when a benchmark failed (wrong result, CUDA error), 2 for bad options.
+pub fn main() -> std::process::ExitCode {
+    if let Err(exit) = gpu_gate("memory") {
+        return exit;
+    }
+    let options = SuiteOptions::default();
+    let configs = plan();
+    let points: usize = configs.iter().map(|c| c.points.len()).sum();
+    let per_point_s = SUITE_SECONDS_PER_BENCHMARK;
+    println!(
+        "memory: {} configurations, {points} points; about {per_point_s:.0} s per point, {:.0} min for all (criterion filters select a part)",
+        configs.len(),
+        points as f64 * per_point_s / 60.0
+    );
+    let book: FactsBook = Arc::new(Mutex::new(BTreeMap::new()));
+    let dir = suite_dir();
+    let mut file: Option<PointsFile> = None;
+    let outcome = run_benchmarks(specs(&configs, &options, &book), |bench| {
+        let Some(m) = &bench.kernel else { return Ok(false) };
+        let Some((config, p, facts)) = book.lock().ok().and_then(|b| b.get(&bench.name).cloned()) else {
+            return Ok(false);
+        };
+        let f = file.get_or_insert_with(|| PointsFile {
+            format: POINTS_FORMAT.into(),
+            device: m.device.clone(),
+            simulated: m.simulated,
+            points: Vec::new(),
+        });
+        f.points.push(PointRun::new(&bench.name, &config, p, facts, m));
+        save_points(&dir, f).map(|_| true)
+    });
+    outcome.finish("memory", "point", || publish_table(&dir).map(|_| ()))
+}

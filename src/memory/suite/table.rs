@@ -1,0 +1,402 @@
+//! The memory table: rows per level and operation, the level check, DIV and STORE rows, rendered as markdown and as the thread-sweep SVG.
+
+use super::*;
+
+/// One level's row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LevelRow {
+    /// The level.
+    pub level: Level,
+    /// `load` or `store`.
+    pub op: String,
+    /// The main configuration's fit.
+    pub main: ConfigFit,
+    /// The lowest energy per sector over the level's configurations of this op (the lower
+    /// bound), pJ, and the configuration it came from.
+    pub lower_bound_pj: Option<(f64, String)>,
+    /// Delestrac's A100 figure, pJ per sector.
+    pub a100_pj: f64,
+    /// Why the level check flags it (empty: its latency fits the level).
+    pub flags: Vec<String>,
+}
+
+/// The DIV cross-check of one level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DivRow {
+    /// The level.
+    pub level: Level,
+    /// LOAD+DIV energy per sector, J.
+    pub load_div_j: f64,
+    /// LOAD energy per sector, J.
+    pub load_j: f64,
+    /// (LOAD+DIV - LOAD) per thread access: one `div.u32` and one `xor.b32`, J, with the
+    /// interval from the two slopes' (added in quadrature).
+    pub per_division_j: (f64, f64, f64),
+    /// The instruction suite's `div.u32` + `xor.b32`, when available.
+    pub reference: Option<DivReference>,
+}
+
+/// The suite's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryTable {
+    /// [`TABLE_FORMAT`].
+    pub format: String,
+    /// Whether simulated.
+    pub simulated: bool,
+    /// The GPU.
+    pub device: DeviceFacts,
+    /// When the table was built (RFC 3339).
+    pub timestamp: String,
+    /// LOAD rows then STORE rows.
+    pub levels: Vec<LevelRow>,
+    /// The thread sweep: every LOAD fit of L1 and L2 at one block per SM, by threads.
+    pub thread_sweep: Vec<ConfigFit>,
+    /// The block sweep of L2 LOADs at 1024 threads.
+    pub block_sweep: Vec<ConfigFit>,
+    /// Per-access latency of each level's main LOAD configuration.
+    pub latencies: Latencies,
+    /// The DIV cross-check.
+    pub div: Vec<DivRow>,
+    /// Every configuration's fit.
+    pub fits: Vec<ConfigFit>,
+    /// Every point.
+    pub points: Vec<PointRun>,
+    /// Planned configurations with fewer than three points measured.
+    pub missing: Vec<String>,
+}
+
+pub(super) fn half_width(f: &LineFit) -> f64 {
+    (f.slope_ci.1 - f.slope_ci.0) / 2.0
+}
+
+/// Builds the table from the measured points (any subset of the plan).
+pub fn build_table(file: &PointsFile, reference: Option<DivReference>) -> MemoryTable {
+    let fits = fit_configs(&file.points);
+    let find = |sweep: Sweep, level: Level| fits.iter().find(|f| f.config.sweep == sweep && f.config.level == level);
+    let mut latencies = Latencies::default();
+    for level in Level::ALL {
+        if let Some(ns) = find(Sweep::Level, level).and_then(|f| f.latency_ns()) {
+            latencies.set(level, ns);
+        }
+    }
+    let flags = level_check(&latencies);
+    let mut levels = Vec::new();
+    for (op, sweep) in [("load", Sweep::Level), ("store", Sweep::Store)] {
+        for level in Level::ALL {
+            let Some(main) = find(sweep, level) else { continue };
+            let lower_bound_pj = fits
+                .iter()
+                .filter(|f| f.config.level == level && f.config.op() == op)
+                .filter_map(|f| f.energy.map(|e| (e.slope * 1e12, f.key.clone())))
+                .filter(|(pj, _)| *pj > 0.0)
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            let mut own_flags: Vec<String> =
+                flags.iter().filter(|(l, _)| *l == level).map(|(_, w)| w.clone()).collect();
+            if op == "store" {
+                own_flags.clear(); // the level check is made on the LOAD latencies
+            }
+            if let Some(f) = main.energy {
+                if f.r2 < 0.9 {
+                    own_flags.push(format!("r² = {:.3}: energy is not linear in the accesses", f.r2));
+                }
+            }
+            levels.push(LevelRow {
+                level,
+                op: op.to_string(),
+                main: main.clone(),
+                lower_bound_pj,
+                a100_pj: level.a100_pj_per_sector(),
+                flags: own_flags,
+            });
+        }
+    }
+    let thread_sweep: Vec<ConfigFit> = {
+        let mut list: Vec<ConfigFit> = fits
+            .iter()
+            .filter(|f| {
+                f.config.op() == "load"
+                    && matches!(f.config.level, Level::L1 | Level::L2)
+                    && f.config.blocks == Blocks::PerSm(1)
+            })
+            .cloned()
+            .collect();
+        list.sort_by_key(|f| (f.config.level, f.config.threads));
+        list
+    };
+    let block_sweep: Vec<ConfigFit> = {
+        let mut list: Vec<ConfigFit> = fits
+            .iter()
+            .filter(|f| f.config.op() == "load" && f.config.level == Level::L2 && f.config.threads == MAIN_THREADS)
+            .cloned()
+            .collect();
+        list.sort_by_key(|f| f.layout.blocks);
+        list
+    };
+    let div = [Level::L1, Level::L2, Level::Dram]
+        .iter()
+        .filter_map(|&level| {
+            let with = find(Sweep::Div, level)?;
+            let without = find(Sweep::Level, level)?;
+            let (a, b) = (with.energy?, without.energy?);
+            let per_access = 1.0 / with.layout.accesses_per_sector();
+            let delta = (a.slope - b.slope) * per_access;
+            let half = half_width(&a).hypot(half_width(&b)) * per_access;
+            Some(DivRow {
+                level,
+                load_div_j: a.slope,
+                load_j: b.slope,
+                per_division_j: (delta, delta - half, delta + half),
+                reference: reference.clone(),
+            })
+        })
+        .collect();
+    let measured: Vec<String> = fits.iter().filter(|f| f.points >= 3).map(|f| f.key.clone()).collect();
+    let missing = plan().iter().map(|c| c.key()).filter(|k| !measured.contains(k)).collect();
+    MemoryTable {
+        format: TABLE_FORMAT.into(),
+        simulated: file.simulated,
+        device: file.device.clone(),
+        timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        levels,
+        thread_sweep,
+        block_sweep,
+        latencies,
+        div,
+        fits,
+        points: file.points.clone(),
+        missing,
+    }
+}
+
+pub(super) fn pj(x: f64) -> String {
+    if x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+pub(super) fn pj_ci(f: &Option<LineFit>) -> String {
+    match f {
+        Some(f) => format!("{} [{}, {}]", pj(f.slope * 1e12), pj(f.slope_ci.0 * 1e12), pj(f.slope_ci.1 * 1e12)),
+        None => "-".into(),
+    }
+}
+
+pub(super) fn opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    x.map(f).unwrap_or_else(|| "-".into())
+}
+
+/// The table as markdown.
+pub fn render_markdown(t: &MemoryTable) -> String {
+    let mut s = String::from("# Energy per memory access\n\n");
+    s.push_str(&format!(
+        "{}{} {} (driver {}); {}.\n\n",
+        if t.simulated { "**SIMULATED** " } else { "" },
+        t.device.name,
+        t.device.uuid,
+        t.device.driver_version.as_deref().unwrap_or("unknown"),
+        t.timestamp
+    ));
+    s.push_str(
+        "Energy per 32-byte sector is the slope of the energy per launch against the sectors the measurement \
+         loop accesses (the warm-up alone is the first point), with its 95 % interval and r²; dynamic leaves out \
+         the active idle. Offset: the intercept less the warm-up alone (Delestrac's ΔE). Latency: the slope of \
+         GPU time against a thread's dependent accesses in the same configuration (loaded latency). Lower \
+         bound: the lowest energy per sector over the thread and block sweeps.\n\n",
+    );
+    s.push_str("## Energy per sector\n\n");
+    s.push_str("| level | op | config | region / block | pJ per sector | dynamic pJ | r² | offset, mJ | latency, ns | lower bound, pJ | A100 (Delestrac), pJ | level check |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for row in &t.levels {
+        let m = &row.main;
+        s.push_str(&format!(
+            "| {} | {} | {} threads x {} blocks | {} KiB | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            row.level,
+            row.op,
+            m.layout.threads,
+            m.layout.blocks,
+            m.layout.region_bytes() / 1024,
+            pj_ci(&m.energy),
+            opt(m.dynamic.map(|f| f.slope * 1e12), pj),
+            opt(m.energy.map(|f| f.r2), |r| format!("{r:.4}")),
+            opt(m.offset_j, |j| format!("{:.2}", j * 1e3)),
+            opt(m.latency_ns(), |n| format!("{n:.1}")),
+            row.lower_bound_pj.as_ref().map(|(pj_, key)| format!("{} ({key})", pj(*pj_))).unwrap_or_else(|| "-".into()),
+            if row.op == "load" { pj(row.a100_pj) } else { "-".into() },
+            if row.flags.is_empty() {
+                if row.op == "load" {
+                    "fits".to_string()
+                } else {
+                    "-".to_string()
+                }
+            } else {
+                format!("**flagged**: {}", row.flags.join("; "))
+            }
+        ));
+    }
+    s.push_str("\n## Thread sweep (one block per SM)\n\n![thread sweep](memory-threads.svg)\n\n");
+    s.push_str(
+        "| level | threads per block | pJ per sector | dynamic pJ | r² | latency, ns |\n|---|---|---|---|---|---|\n",
+    );
+    for f in &t.thread_sweep {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            f.config.level,
+            f.config.threads,
+            pj_ci(&f.energy),
+            opt(f.dynamic.map(|f| f.slope * 1e12), pj),
+            opt(f.energy.map(|f| f.r2), |r| format!("{r:.4}")),
+            opt(f.latency_ns(), |n| format!("{n:.1}"))
+        ));
+    }
+    for level in [Level::L1, Level::L2] {
+        let of = |threads: u32| {
+            t.thread_sweep
+                .iter()
+                .find(|f| f.config.level == level && f.config.threads == threads)
+                .and_then(|f| f.energy)
+        };
+        if let (Some(one), Some(full)) = (of(1), of(MAIN_THREADS)) {
+            s.push_str(&format!(
+                "\n{level}: 1 thread per block costs {:.1}x the energy per sector of {MAIN_THREADS} (Delestrac saw about 15x on an A100).\n",
+                one.slope / full.slope
+            ));
+        }
+    }
+    s.push_str("\n## Block sweep (L2, 1024 threads per block)\n\n| blocks | pJ per sector | r² | latency, ns |\n|---|---|---|---|\n");
+    for f in &t.block_sweep {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            f.layout.blocks,
+            pj_ci(&f.energy),
+            opt(f.energy.map(|f| f.r2), |r| format!("{r:.4}")),
+            opt(f.latency_ns(), |n| format!("{n:.1}"))
+        ));
+    }
+    s.push_str(
+        "\n## LOAD+DIV cross-check\n\n(LOAD+DIV - LOAD) energy per sector over the thread accesses per sector: one `div.u32` \
+         and one `xor.b32` per load, against the instruction suite's figures for the same two instructions.\n\n\
+         | level | LOAD+DIV, pJ/sector | LOAD, pJ/sector | div + xor per thread, pJ | instruction suite net (dynamic), pJ | ratio to net |\n|---|---|---|---|---|---|\n",
+    );
+    for d in &t.div {
+        let (m, lo, hi) = d.per_division_j;
+        s.push_str(&format!(
+            "| {} | {} | {} | {} [{}, {}] | {} | {} |\n",
+            d.level,
+            pj(d.load_div_j * 1e12),
+            pj(d.load_j * 1e12),
+            pj(m * 1e12),
+            pj(lo * 1e12),
+            pj(hi * 1e12),
+            d.reference
+                .as_ref()
+                .map(|r| format!("{} ({})", pj(r.net_j * 1e12), pj(r.dynamic_j * 1e12)))
+                .unwrap_or_else(|| "-".into()),
+            d.reference.as_ref().map(|r| format!("{:.2}", m / r.net_j)).unwrap_or_else(|| "-".into()),
+        ));
+    }
+    if let Some(r) = t.div.first().and_then(|d| d.reference.as_ref()) {
+        s.push_str(&format!("\nInstruction figures from `{}` (GPU {}).\n", r.source, r.uuid));
+    }
+    if !t.missing.is_empty() {
+        s.push_str(&format!("\nNot measured (filtered out or failed): {}.\n", t.missing.join(", ")));
+    }
+    s
+}
+
+/// One line of the thread-sweep plot: level, colour, and (threads, pJ, CI low, CI high).
+pub(super) type SweepSeries = (Level, &'static str, Vec<(f64, f64, f64, f64)>);
+
+/// The thread sweep as an SVG plot: energy per sector (log) against threads per block (log 2),
+/// one line per level, 95 % intervals as bars.
+pub fn render_thread_svg(t: &MemoryTable) -> String {
+    let (w, h, left, right, top, bottom) = (780.0, 420.0, 70.0, 190.0, 40.0, 50.0);
+    let series: Vec<SweepSeries> = [(Level::L1, "#1f77b4"), (Level::L2, "#d62728")]
+        .iter()
+        .map(|&(level, color)| {
+            let pts = t
+                .thread_sweep
+                .iter()
+                .filter(|f| f.config.level == level)
+                .filter_map(|f| {
+                    let e = f.energy?;
+                    Some((f64::from(f.config.threads), e.slope * 1e12, e.slope_ci.0 * 1e12, e.slope_ci.1 * 1e12))
+                })
+                .filter(|p| p.1 > 0.0)
+                .collect();
+            (level, color, pts)
+        })
+        .collect();
+    let all: Vec<f64> = series.iter().flat_map(|s| s.2.iter().flat_map(|p| [p.1, p.2.max(p.1 / 10.0), p.3])).collect();
+    let lo = all.iter().cloned().fold(f64::INFINITY, f64::min).max(1e-3);
+    let hi = all.iter().cloned().fold(0.0, f64::max).max(lo * 10.0);
+    let (ylo, yhi) = (lo.log10().floor(), hi.log10().ceil());
+    let x = |threads: f64| left + (threads.log2() / 10.0) * (w - left - right);
+    let y = |pj: f64| top + (1.0 - (pj.max(10f64.powf(ylo)).log10() - ylo) / (yhi - ylo)) * (h - top - bottom);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{left}\" y=\"20\" font-size=\"14\">{}Energy per 32-byte sector against threads per block, {} ({} blocks)</text>\n",
+        if t.simulated { "SIMULATED: " } else { "" },
+        t.device.name,
+        t.thread_sweep.first().map(|f| f.layout.blocks).unwrap_or(0)
+    );
+    for e in 0..=10 {
+        let xv = x(f64::from(1u32 << e));
+        s.push_str(&format!(
+            "<line x1=\"{xv:.1}\" y1=\"{top}\" x2=\"{xv:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{xv:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\n",
+            h - bottom,
+            h - bottom + 16.0,
+            1u32 << e
+        ));
+    }
+    let mut d = ylo;
+    while d <= yhi + 1e-9 {
+        let yv = y(10f64.powf(d));
+        s.push_str(&format!(
+            "<line x1=\"{left}\" y1=\"{yv:.1}\" x2=\"{:.1}\" y2=\"{yv:.1}\" stroke=\"#ddd\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n",
+            w - right,
+            left - 6.0,
+            yv + 4.0,
+            10f64.powf(d)
+        ));
+        d += 1.0;
+    }
+    s.push_str(&format!(
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">threads per block</text>\n<text x=\"16\" y=\"{:.1}\" transform=\"rotate(-90 16 {:.1})\" text-anchor=\"middle\">pJ per sector</text>\n",
+        (left + w - right) / 2.0,
+        h - 12.0,
+        h / 2.0,
+        h / 2.0
+    ));
+    for (i, (level, color, pts)) in series.iter().enumerate() {
+        if pts.is_empty() {
+            continue;
+        }
+        let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1))).collect();
+        s.push_str(&format!(
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>\n",
+            path.join(" ")
+        ));
+        for p in pts {
+            s.push_str(&format!(
+                "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"{color}\"/><circle cx=\"{0:.1}\" cy=\"{3:.1}\" r=\"3\" fill=\"{color}\"/>\n",
+                x(p.0),
+                y(p.2.max(lo)),
+                y(p.3),
+                y(p.1)
+            ));
+        }
+        let ly = top + 20.0 + 20.0 * i as f64;
+        s.push_str(&format!(
+            "<line x1=\"{0:.1}\" y1=\"{ly:.1}\" x2=\"{1:.1}\" y2=\"{ly:.1}\" stroke=\"{color}\" stroke-width=\"2\"/><text x=\"{2:.1}\" y=\"{3:.1}\">{level} (A100: {4} pJ)</text>\n",
+            w - right + 10.0,
+            w - right + 30.0,
+            w - right + 34.0,
+            ly + 4.0,
+            level.a100_pj_per_sector()
+        ));
+    }
+    s.push_str("</svg>\n");
+    s
+}
