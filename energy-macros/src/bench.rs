@@ -26,9 +26,15 @@ pub fn parse_fn(item: TokenStream, attribute: &str) -> Result<ItemFn, TokenStrea
     })
 }
 
-/// Expands `#[energy_bench(args)] item`.
-pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item_fn = match parse_fn(item, "#[energy_bench]") {
+/// Expands `attribute(args) item` with `expand_fn`: the item must be a function; an error
+/// is emitted beside the function, which is kept (so the error is the only one reported).
+pub fn expand_attribute(
+    args: TokenStream,
+    item: TokenStream,
+    attribute: &str,
+    expand_fn: fn(TokenStream, &ItemFn) -> syn::Result<TokenStream>,
+) -> TokenStream {
+    let item_fn = match parse_fn(item, attribute) {
         Ok(f) => f,
         Err(tokens) => return tokens,
     };
@@ -39,6 +45,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             quote! { #item_fn #compile_error }
         }
     }
+}
+
+/// Expands `#[energy_bench(args)] item`.
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand_attribute(args, item, "#[energy_bench]", expand_fn)
 }
 
 fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {

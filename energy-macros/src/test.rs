@@ -6,22 +6,12 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, Path};
 
-use crate::bench::{factory, parse_fn};
+use crate::bench::{expand_attribute, factory};
 use crate::options::{check_signature, measure_options_literal, parse_options, Attribute, LimitOption, SimModel};
 
 /// Expands `#[energy_test(args)] item`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item_fn = match parse_fn(item, "#[energy_test]") {
-        Ok(f) => f,
-        Err(tokens) => return tokens,
-    };
-    match expand_fn(args, &item_fn) {
-        Ok(tokens) => tokens,
-        Err(err) => {
-            let compile_error = err.into_compile_error();
-            quote! { #item_fn #compile_error }
-        }
-    }
+    expand_attribute(args, item, "#[energy_test]", expand_fn)
 }
 
 fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
