@@ -22,13 +22,13 @@ use std::sync::Arc;
 
 use energy_harness::cuda::{CudaGpu, FmaLoop};
 use energy_harness::device::{Device, DeviceRequest};
-use energy_harness::measurement::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
-use energy_harness::measurement::calibrate::busy_intervals;
-use energy_harness::measurement::clean::sorted_finite;
-use energy_harness::measurement::curve::counter_curve;
-use energy_harness::measurement::run::{calibrate, record, SimWorkload, StepPlan};
-use energy_harness::measurement::Estimate;
-use energy_harness::measurement::{measure, MeasureOptions, MeasureRequest};
+use energy_harness::engine::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
+use energy_harness::engine::calibration::{busy_intervals, calibrate, StepPlan};
+use energy_harness::engine::clean::sorted_finite;
+use energy_harness::engine::curve::counter_curve;
+use energy_harness::engine::run::{record, SimWorkload};
+use energy_harness::engine::Estimate;
+use energy_harness::engine::{measure, MeasureOptions, MeasureRequest};
 use energy_harness::sampling::{Sampler, SamplerConfig};
 use energy_harness::sim::SimKernel;
 use energy_harness::workload::Workload;
@@ -106,7 +106,7 @@ struct Report {
     back_to_back_ratio: f64,
     back_to_back_values: (f64, f64),
     sampler_overhead_pct: Vec<(f64, f64)>,
-    calibration: energy_harness::measurement::Calibration,
+    calibration: energy_harness::engine::Calibration,
 }
 
 fn mean(v: &[f64]) -> f64 {

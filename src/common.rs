@@ -101,11 +101,8 @@ pub fn size_loop(time: impl Fn(u32) -> Result<f64>, fixed_s: f64, target_s: f64,
 
 /// The measurement options of every suite benchmark: a ±0.5 % interval on the energy per
 /// launch (suite figures are differences of launches), windows added until it is reached.
-pub fn suite_measure_options() -> energy_harness::measurement::MeasureOptions {
-    energy_harness::measurement::MeasureOptions {
-        precision: Some(0.005),
-        ..energy_harness::measurement::MeasureOptions::DEFAULT
-    }
+pub fn suite_measure_options() -> energy_harness::engine::MeasureOptions {
+    energy_harness::engine::MeasureOptions { precision: Some(0.005), ..energy_harness::engine::MeasureOptions::DEFAULT }
 }
 
 /// Rough wall time of one suite benchmark, s, for the estimate printed before a run: idle

@@ -4,8 +4,8 @@
 //! cache sizes; the table, its markdown and the thread-sweep SVG are written. Simulated.
 
 use energy_harness::cuda::GpuProperties;
-use energy_harness::measurement::run::{virtual_sim_device, SimWorkload};
-use energy_harness::measurement::{measure, MeasureRequest};
+use energy_harness::engine::run::{virtual_sim_device, SimWorkload};
+use energy_harness::engine::{measure, MeasureRequest};
 use energy_harness::sim::{SimKernel, SimPreset};
 use energy_suites::memory::suite::{
     build_table, layout, load_points, plan, render_markdown, render_thread_svg, save_points, Blocks, Config, Layout,

@@ -5,9 +5,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use energy_harness::engine::analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
+use energy_harness::engine::calibration::{default_calibration_dir, Calibration};
 use energy_harness::error::{Error, ErrorKind, Result};
-use energy_harness::measurement::analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
-use energy_harness::measurement::calibration::{default_calibration_dir, Calibration};
 use energy_harness::report::svg::power_plot;
 use energy_harness::sensors::{SensorModel, SourceKind};
 use energy_harness::trace::format::{read_trace, write_atomically};

@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use energy_harness::cuda::{fma_busy_workload, CudaGpu};
 use energy_harness::device::{Device, DeviceRequest};
+use energy_harness::engine::calibration::{calibrate, StepPlan};
+use energy_harness::engine::calibration::{default_calibration_dir, Calibration};
+use energy_harness::engine::run::SimWorkload;
 use energy_harness::error::{Error, ErrorKind, Result};
-use energy_harness::measurement::calibration::{default_calibration_dir, Calibration};
-use energy_harness::measurement::run::{calibrate, SimWorkload, StepPlan};
 use energy_harness::sim::SimKernel;
 use energy_harness::trace::format::write_trace;
 use energy_harness::workload::Workload;

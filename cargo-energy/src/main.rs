@@ -66,7 +66,7 @@ enum Command {
         /// gated:GATE_S/PERIOD_S, default, or calibrated. Without it: the GPU's cached
         /// calibration if there is one, else the source's default.
         #[arg(long = "sensor-model", value_parser = analyze::parse_model)]
-        sensor_model: Option<energy_harness::measurement::ModelChoice>,
+        sensor_model: Option<energy_harness::engine::ModelChoice>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,

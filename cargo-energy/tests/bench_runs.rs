@@ -13,7 +13,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use energy_harness::bench::{run_collect, BenchSpec, RunSettings};
-use energy_harness::measurement::MeasureOptions;
+use energy_harness::engine::MeasureOptions;
 use energy_harness::report::run::{RunManifest, TargetStatus};
 
 fn child_specs() -> Vec<BenchSpec> {

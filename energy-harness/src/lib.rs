@@ -11,10 +11,10 @@ pub mod budget;
 pub mod clock;
 pub mod cuda;
 pub mod device;
+pub mod engine;
 pub mod error;
 pub mod gpu;
 pub mod kernel_code;
-pub mod measurement;
 pub mod report;
 pub mod sampling;
 pub mod sensors;
@@ -45,9 +45,9 @@ pub use kernel_code::KernelCode;
 pub mod prelude {
     pub use crate::budget::{EnergyBudget, KernelUnderTest, Limit};
     pub use crate::cuda::{CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream};
+    pub use crate::engine::options::MeasureOptions;
     pub use crate::error::Result;
     pub use crate::kernel_code::KernelCode;
-    pub use crate::measurement::options::MeasureOptions;
     pub use crate::sensors::SourceKind;
     pub use crate::units::{Joules, Watts};
     pub use crate::{assert_energy, energy_main};
@@ -98,8 +98,8 @@ pub mod __private {
 
     pub use crate::bench::BenchSpec;
     pub use crate::cuda::{CudaGpu, Stream};
+    pub use crate::engine::options::MeasureOptions;
     pub use crate::kernel_code::KernelCode;
-    pub use crate::measurement::options::MeasureOptions;
 
     /// The kernel code of a launch function with `setup` state (fn pointers, so a wrong
     /// signature is reported against the user's function).

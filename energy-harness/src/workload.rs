@@ -1,7 +1,7 @@
 //! The kernel under test as the measurement engine drives it, on the ground floor: the
 //! CUDA layer ([`crate::cuda::CudaWorkload`]), the simulator
-//! ([`crate::measurement::run::SimWorkload`]) and test doubles implement it; the engine
-//! ([`crate::measurement`]) runs it.
+//! ([`crate::engine::run::SimWorkload`]) and test doubles implement it; the engine
+//! ([`crate::engine`]) runs it.
 
 use crate::error::Result;
 

@@ -3,8 +3,8 @@
 //! noise is inconclusive, a relative budget catches a 20 % costlier variant. Simulated.
 
 use energy_harness::budget::{EnergyBudget, KernelUnderTest, Limit, Verdict};
-use energy_harness::measurement::run::virtual_sim_device;
-use energy_harness::measurement::MeasureOptions;
+use energy_harness::engine::run::virtual_sim_device;
+use energy_harness::engine::MeasureOptions;
 use energy_harness::sim::SimPreset;
 use energy_harness::units::{Joules, Watts};
 

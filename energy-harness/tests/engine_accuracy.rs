@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use energy_harness::measurement::analyze::{analyze_trace, AnalysisOptions, ModelChoice};
-use energy_harness::measurement::WindowEnergy;
+use energy_harness::engine::analyze::{analyze_trace, AnalysisOptions, ModelChoice};
+use energy_harness::engine::WindowEnergy;
 use energy_harness::sampling::record_until;
 use energy_harness::sim::{SimGpu, SimKernel, SimPreset};
 use energy_harness::{

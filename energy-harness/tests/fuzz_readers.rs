@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use energy_harness::measurement::analyze::{analyze_trace, AnalysisOptions, ModelChoice};
+use energy_harness::engine::analyze::{analyze_trace, AnalysisOptions, ModelChoice};
 use energy_harness::report::compare::{compare, ResultSet};
 use energy_harness::report::ResultFile;
 use energy_harness::sensors::{SensorModel, SourceKind};

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use energy_harness::measurement::counter::{counter_ticks, interpolated_energy_j};
+use energy_harness::engine::counter::{counter_ticks, interpolated_energy_j};
 use energy_harness::sampling::record_until;
 use energy_harness::sensors::replay::ReplaySource;
 use energy_harness::trace::format::{read_trace, render_trace, write_trace};
@@ -131,7 +131,7 @@ fn replaying_gives_each_kernel_windows_counter_energy() {
 /// within 3 % over every kernel window; integrated raw, it misses by up to ~27 %.
 #[test]
 fn corrected_power_agrees_with_the_counter_on_every_recorded_window() {
-    use energy_harness::measurement::analyze::{analyze_trace, AnalysisOptions, ModelChoice};
+    use energy_harness::engine::analyze::{analyze_trace, AnalysisOptions, ModelChoice};
     use energy_harness::SensorModel;
     let boxcar = ModelChoice::Explicit(SensorModel::Boxcar { width_s: 1.0 });
     let raw = ModelChoice::Explicit(SensorModel::Identity);

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use energy_harness::measurement::counter::counter_ticks;
+use energy_harness::engine::counter::counter_ticks;
 use energy_harness::sampling::record_until;
 use energy_harness::sim::{SimGpu, SimKernel, SimPreset};
 use energy_harness::{Channel, Reading, SamplerConfig, SensorSource, SourceKind, VirtualClock};

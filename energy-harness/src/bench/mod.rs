@@ -2,7 +2,7 @@
 //! `energy_main!()` as criterion benchmarks.
 //!
 //! Each benchmark is measured once by the session engine
-//! ([`crate::measurement::session`]): idle, a warm-up, back-to-back windows of launches
+//! ([`crate::engine::session`]): idle, a warm-up, back-to-back windows of launches
 //! until the asked precision (at least 10 windows, criterion's minimum; 4 for launches
 //! of a second), idle; one progress line on stderr while it runs. Then criterion gets up
 //! to three benchmarks from those windows, with no second pass on the GPU:
@@ -27,7 +27,7 @@
 //! the simulated H100, using each benchmark's declared simulated kernel; every id, line and
 //! file then says `simulated`. A benchmark without one is skipped with a line saying why.
 
-pub mod measurement;
+mod criterion_energy;
 mod quiet;
 mod run_options;
 mod spec;
@@ -41,18 +41,18 @@ use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput};
 
-pub use measurement::Energy;
+pub use criterion_energy::{Energy, EnergyFormatter};
 
 use crate::cuda::CudaGpu;
 use crate::device::{Device, DeviceRequest};
+use crate::engine::analyze::AnalysisOptions;
+use crate::engine::calibration::{default_calibration_dir, Calibration};
+use crate::engine::options::MeasureOptions;
+use crate::engine::result::{net_per_op, Measurement};
+use crate::engine::run::SimWorkload;
+use crate::engine::session::{MeasureRequest, Session};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernel_code::KernelCode;
-use crate::measurement::analyze::AnalysisOptions;
-use crate::measurement::calibration::{default_calibration_dir, Calibration};
-use crate::measurement::options::MeasureOptions;
-use crate::measurement::result::{net_per_op, Measurement};
-use crate::measurement::run::SimWorkload;
-use crate::measurement::session::{MeasureRequest, Session};
 use crate::report::run::RunWriter;
 use crate::report::{render_summary, write_outputs, NetEnergy, ResultFile};
 use crate::sim::SimKernel;
@@ -469,7 +469,7 @@ fn run_spec(
 
     // Criterion gets the windows' energies and CUDA-event times per launch (its
     // statistics, reports and `--baseline` comparisons work on them), with no second pass.
-    let per_launch = |m: &Measurement, of: fn(&crate::measurement::WindowResult) -> f64| -> Vec<f64> {
+    let per_launch = |m: &Measurement, of: fn(&crate::engine::WindowResult) -> f64| -> Vec<f64> {
         m.windows
             .iter()
             .filter(|w| w.launches > 0)

@@ -3,8 +3,8 @@
 
 use criterion::Throughput;
 
+use crate::engine::options::MeasureOptions;
 use crate::kernel_code::KernelCode;
-use crate::measurement::options::MeasureOptions;
 use crate::sim::SimKernel;
 
 /// One benchmark, as `#[energy_bench]` declares it.

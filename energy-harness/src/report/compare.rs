@@ -15,8 +15,8 @@ use serde::Serialize;
 
 use super::run::RunManifest;
 use super::ResultFile;
+use crate::engine::stats::{student_t_975, Estimate};
 use crate::error::{Error, ErrorKind, Result};
-use crate::measurement::stats::{student_t_975, Estimate};
 
 /// The results of one run, by benchmark id.
 #[derive(Clone, Debug)]

@@ -13,12 +13,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::analyze::AnalysisOptions;
+use crate::engine::options::ResolvedOptions;
+use crate::engine::result::{CrossCheck, Drift, Measurement, PerUnit, WindowResult};
+use crate::engine::stats::Estimate;
+use crate::engine::warning::Warning;
 use crate::error::{echo, Error, ErrorKind, Result};
-use crate::measurement::analyze::AnalysisOptions;
-use crate::measurement::options::ResolvedOptions;
-use crate::measurement::result::{CrossCheck, Drift, Measurement, PerUnit, WindowResult};
-use crate::measurement::stats::Estimate;
-use crate::measurement::warning::Warning;
 use crate::sensors::{SensorModel, SourceKind};
 use crate::trace::format::{render_trace, write_atomically};
 use crate::trace::Trace;

@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use crate::measurement::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
-use crate::measurement::clean::{clean_buffered, clean_polled, sorted_finite};
-use crate::measurement::counter::counter_ticks;
-use crate::measurement::curve::power_profile;
+use crate::engine::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
+use crate::engine::clean::{clean_buffered, clean_polled, sorted_finite};
+use crate::engine::counter::counter_ticks;
+use crate::engine::curve::power_profile;
 use crate::sensors::SourceKind;
 use crate::trace::{Trace, Window};
 

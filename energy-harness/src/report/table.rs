@@ -34,7 +34,7 @@ impl std::str::FromStr for Format {
     }
 }
 
-fn interval_pct(e: &crate::measurement::Estimate) -> String {
+fn interval_pct(e: &crate::engine::Estimate) -> String {
     if e.n < 2 || e.mean == 0.0 {
         return "—".into();
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::sensor::{CallLatency, Response, SensorSpec, UpdateTicks};
 use super::truth::ActiveIdleTail;
-use crate::measurement::analyze::default_delay_s;
+use crate::engine::analyze::default_delay_s;
 use crate::sensors::SourceKind;
 
 /// A simulated GPU model: its truth parameters and its sensors.

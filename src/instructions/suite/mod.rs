@@ -28,10 +28,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use energy_harness::bench::BenchSpec;
+use energy_harness::engine::result::Measurement;
+use energy_harness::engine::stats::Estimate;
+use energy_harness::engine::MeasureOptions;
 use energy_harness::kernel_code::{KernelCode, Launcher};
-use energy_harness::measurement::result::Measurement;
-use energy_harness::measurement::stats::Estimate;
-use energy_harness::measurement::MeasureOptions;
 use energy_harness::report::file_stem;
 use energy_harness::trace::format::write_atomically;
 use energy_harness::{CudaGpu, DeviceFacts, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result, Stream};

@@ -21,10 +21,10 @@ use std::sync::{Arc, Mutex};
 
 use energy_harness::bench::BenchSpec;
 use energy_harness::cuda::GpuProperties;
+use energy_harness::engine::result::Measurement;
+use energy_harness::engine::stats::Estimate;
+use energy_harness::engine::MeasureOptions;
 use energy_harness::kernel_code::{KernelCode, Launcher};
-use energy_harness::measurement::result::Measurement;
-use energy_harness::measurement::stats::Estimate;
-use energy_harness::measurement::MeasureOptions;
 use energy_harness::trace::format::write_atomically;
 use energy_harness::{
     CudaGpu, DeviceBuffer, DeviceFacts, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,

@@ -1,6 +1,6 @@
 //! A GPU's calibration: the fitted model of each of its sources, cached per UUID.
 //!
-//! Written by `cargo energy calibrate` (see [`super::calibrate`]) as JSON
+//! Written by `cargo energy calibrate` (see [`calibrate`] and [`fit_calibration`]) as JSON
 //! (`energy-calibration/1`) in the calibration directory: `ENERGY_CALIBRATION_DIR`, else
 //! `$XDG_CACHE_HOME/energy-harness/calibration`, else `~/.cache/energy-harness/calibration`.
 
@@ -8,6 +8,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+mod fit;
+mod step;
+
+pub use fit::{busy_intervals, fit_calibration};
+pub use step::{calibrate, StepPlan};
 
 use crate::error::{echo, Error, ErrorKind, Result};
 use crate::sensors::{SensorModel, SourceKind};

@@ -12,11 +12,11 @@
 
 use std::collections::BTreeMap;
 
-use super::calibration::{Calibration, CounterCalibration, SourceCalibration, CALIBRATION_SCHEMA};
-use super::clean::{clean_buffered, clean_polled, median_change_interval_s, sorted_finite};
-use super::counter::counter_ticks;
-use super::curve::fit_tick_grid;
-use super::stats::solve_linear;
+use super::{Calibration, CounterCalibration, SourceCalibration, CALIBRATION_SCHEMA};
+use crate::engine::clean::{clean_buffered, clean_polled, median_change_interval_s, sorted_finite};
+use crate::engine::counter::counter_ticks;
+use crate::engine::curve::fit_tick_grid;
+use crate::engine::stats::solve_linear;
 use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::DeviceFacts;
 use crate::sensors::{SensorModel, SourceKind};

@@ -1,0 +1,32 @@
+//! The measurement engine. The protocol: one options type ([`options`]), the session that
+//! runs idle, warm-up, back-to-back windows and idle ([`session`], recording helpers in
+//! [`run`]), and what it produces ([`result`], [`warning`]). From a trace and its kernel
+//! windows to energy figures: cleaning ([`clean`], [`counter`]), the energy curve of each
+//! source with its sensor model inverted ([`curve`]), the split over windows with idle
+//! subtracted ([`windows`]), whole-trace analysis ([`analyze`]), statistics ([`stats`]).
+//! A GPU's calibration (the cached models, the step response and its fit) is
+//! [`calibration`].
+
+pub mod analyze;
+pub mod calibration;
+pub mod clean;
+pub mod counter;
+pub mod curve;
+pub mod options;
+pub mod result;
+pub mod run;
+pub mod session;
+pub mod stats;
+mod summary;
+pub mod warning;
+pub mod windows;
+
+pub use analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
+pub use calibration::Calibration;
+pub use options::{MeasureOptions, ResolvedOptions};
+pub use result::{Drift, Measurement, PerUnit, WindowResult};
+pub use run::SimWorkload;
+pub use session::{measure, MeasureRequest, Session};
+pub use stats::Estimate;
+pub use warning::{Warning, WarningKind};
+pub use windows::WindowEnergy;
