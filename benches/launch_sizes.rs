@@ -2,8 +2,8 @@
 //! 100 ms and 1 s on an H100 at 1980 MHz: what one benchmark costs in wall time across
 //! the range the engine plans for (docs/VALIDATION.md, "wall time per benchmark").
 
-use energy_harness::cuda::FMA_LOOP_PTX;
 use energy_harness::prelude::*;
+use energy_harness::FMA_LOOP_PTX;
 
 /// A fixed grid (8 blocks of 256 threads per SM of an H100).
 const BLOCKS: u32 = 132 * 8;

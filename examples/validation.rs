@@ -20,19 +20,19 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use energy_harness::cuda::{CudaGpu, FmaLoop};
-use energy_harness::device::{Device, DeviceRequest};
-use energy_harness::engine::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
-use energy_harness::engine::calibration::{busy_intervals, calibrate, StepPlan};
-use energy_harness::engine::clean::sorted_finite;
-use energy_harness::engine::curve::counter_curve;
-use energy_harness::engine::run::{record, SimWorkload};
-use energy_harness::engine::Estimate;
-use energy_harness::engine::{measure, MeasureOptions, MeasureRequest};
-use energy_harness::sampling::{Sampler, SamplerConfig};
-use energy_harness::sim::SimKernel;
-use energy_harness::workload::Workload;
+use energy_harness::counter_curve;
+use energy_harness::sorted_finite;
+use energy_harness::Estimate;
+use energy_harness::SimKernel;
+use energy_harness::Workload;
+use energy_harness::{analyze_windows, AnalysisOptions, ModelChoice};
+use energy_harness::{busy_intervals, calibrate, StepPlan};
+use energy_harness::{measure, MeasureOptions, MeasureRequest};
+use energy_harness::{record, SimWorkload};
 use energy_harness::{Channel, Error, Result, SourceKind, Trace};
+use energy_harness::{CudaGpu, FmaLoop};
+use energy_harness::{Device, DeviceRequest};
+use energy_harness::{Sampler, SamplerConfig};
 use serde::Serialize;
 
 const SIZES_S: [f64; 5] = [20e-6, 1e-3, 10e-3, 0.1, 1.0];
@@ -40,7 +40,7 @@ const SIZES_S: [f64; 5] = [20e-6, 1e-3, 10e-3, 0.1, 1.0];
 /// What makes workloads of a given launch length.
 enum Kernels {
     Real(FmaLoop),
-    Sim(energy_harness::sim::SimGpu),
+    Sim(energy_harness::SimGpu),
 }
 
 impl Kernels {
@@ -106,7 +106,7 @@ struct Report {
     back_to_back_ratio: f64,
     back_to_back_values: (f64, f64),
     sampler_overhead_pct: Vec<(f64, f64)>,
-    calibration: energy_harness::engine::Calibration,
+    calibration: energy_harness::Calibration,
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -158,7 +158,7 @@ fn reference(device: &Device, workload: &mut dyn Workload, launch_s: f64, second
 /// (b), (c), (d) on the windows of a harness trace: per window, joules per launch.
 fn naive_methods(trace: &Trace, launches: u64) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
     // The measured windows (not the auxiliary warm-up stretch), marked and GPU-timed.
-    let measured = |w: &energy_harness::Window| w.index != energy_harness::trace::AUXILIARY_WINDOW;
+    let measured = |w: &energy_harness::Window| w.index != energy_harness::AUXILIARY_WINDOW;
     let windows: Vec<_> = busy_intervals(trace)?.into_iter().filter(measured).collect();
     let marks: Vec<_> = trace.windows()?.into_iter().filter(measured).collect();
     let counter = sorted_finite(trace.series(&Channel::CounterMj));
@@ -402,9 +402,9 @@ fn main() -> ExitCode {
             println!("{text}");
             let json = serde_json::to_string_pretty(&report).expect("serializable");
             let path = out_dir.join("validation.json");
-            if let Err(e) = energy_harness::trace::format::write_atomically(&path, json.as_bytes()).and_then(|_| {
-                energy_harness::trace::format::write_atomically(&out_dir.join("validation.md"), text.as_bytes())
-            }) {
+            if let Err(e) = energy_harness::write_atomically(&path, json.as_bytes())
+                .and_then(|_| energy_harness::write_atomically(&out_dir.join("validation.md"), text.as_bytes()))
+            {
                 eprintln!("error: {e}");
                 return ExitCode::FAILURE;
             }

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use energy_harness::bench::{run_collect, BenchSpec, CollectedBench, RunSettings};
-use energy_harness::device::{Device, DeviceRequest};
-use energy_harness::report::energy_dir;
-use energy_harness::trace::format::write_atomically;
+use energy_harness::energy_dir;
+use energy_harness::write_atomically;
+use energy_harness::{run_collect, BenchSpec, CollectedBench, RunSettings};
+use energy_harness::{Device, DeviceRequest};
 use energy_harness::{Error, ErrorKind, Result};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -101,8 +101,8 @@ pub fn size_loop(time: impl Fn(u32) -> Result<f64>, fixed_s: f64, target_s: f64,
 
 /// The measurement options of every suite benchmark: a ±0.5 % interval on the energy per
 /// launch (suite figures are differences of launches), windows added until it is reached.
-pub fn suite_measure_options() -> energy_harness::engine::MeasureOptions {
-    energy_harness::engine::MeasureOptions { precision: Some(0.005), ..energy_harness::engine::MeasureOptions::DEFAULT }
+pub fn suite_measure_options() -> energy_harness::MeasureOptions {
+    energy_harness::MeasureOptions { precision: Some(0.005), ..energy_harness::MeasureOptions::DEFAULT }
 }
 
 /// Rough wall time of one suite benchmark, s, for the estimate printed before a run: idle

@@ -80,7 +80,7 @@ fn saxpy_relative_without_reference_model(s: &mut Saxpy, stream: &Stream) -> Res
 }
 
 fn has_gpu() -> bool {
-    energy_harness::gpu::gpu_count().is_ok_and(|n| n > 0) || std::env::var_os("ENERGY_DEVICE").is_some()
+    energy_harness::gpu_count().is_ok_and(|n| n > 0) || std::env::var_os("ENERGY_DEVICE").is_some()
 }
 
 /// Runs one test of this binary in a child process with `env` set, output captured by the

@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use energy_harness::engine::run::{virtual_sim_device, SimWorkload};
-use energy_harness::engine::stats::Estimate;
-use energy_harness::engine::{measure, MeasureRequest};
-use energy_harness::sim::{SimKernel, SimPreset};
+use energy_harness::Estimate;
 use energy_harness::JitOptLevel;
+use energy_harness::{measure, MeasureRequest};
+use energy_harness::{virtual_sim_device, SimWorkload};
+use energy_harness::{SimKernel, SimPreset};
 use energy_suites::instructions::suite::{
     build_table, checks, load_records, plan, ptx_hash, read_table, save_record, table_from_records, write_table,
     InstructionTable, KernelRecord, KernelRun, LaunchFacts, SuiteOptions, RECORD_FORMAT, TABLE_FORMAT,
@@ -229,7 +229,7 @@ fn records_of_separate_runs_make_one_table_of_one_gpu_and_current_kernels() {
     let table = synthetic_table(&[("add_u32", 2.0)]);
     let options = options_o4();
     let list = catalog();
-    let (this_gpu, _) = energy_harness::engine::run::virtual_sim_device(SimPreset::h100());
+    let (this_gpu, _) = energy_harness::virtual_sim_device(SimPreset::h100());
     let mut other_gpu = this_gpu.facts().clone();
     other_gpu.uuid = "GPU-another-board".into();
     let dir = tempfile::tempdir().unwrap();

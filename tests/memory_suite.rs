@@ -3,10 +3,10 @@
 //! the level check flags a level whose latency does not fit; layouts follow the device's own
 //! cache sizes; the table, its markdown and the thread-sweep SVG are written. Simulated.
 
-use energy_harness::cuda::GpuProperties;
-use energy_harness::engine::run::{virtual_sim_device, SimWorkload};
-use energy_harness::engine::{measure, MeasureRequest};
-use energy_harness::sim::{SimKernel, SimPreset};
+use energy_harness::GpuProperties;
+use energy_harness::{measure, MeasureRequest};
+use energy_harness::{virtual_sim_device, SimWorkload};
+use energy_harness::{SimKernel, SimPreset};
 use energy_suites::memory::suite::{
     build_table, layout, load_points, plan, render_markdown, render_thread_svg, save_points, Blocks, Config, Layout,
     PointFacts, PointRun, PointsFile, Sweep, POINTS_FORMAT,

@@ -5,13 +5,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use energy_harness::engine::analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
-use energy_harness::engine::calibration::{default_calibration_dir, Calibration};
-use energy_harness::error::{Error, ErrorKind, Result};
-use energy_harness::report::svg::power_plot;
-use energy_harness::sensors::{SensorModel, SourceKind};
-use energy_harness::trace::format::{read_trace, write_atomically};
+use energy_harness::power_plot;
 use energy_harness::units::format_si;
+use energy_harness::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
+use energy_harness::{default_calibration_dir, Calibration};
+use energy_harness::{read_trace, write_atomically};
+use energy_harness::{Error, ErrorKind, Result};
+use energy_harness::{SensorModel, SourceKind};
 
 /// A `--source` value: a source, or `auto` (none given).
 #[derive(Clone, Copy, Debug, PartialEq)]

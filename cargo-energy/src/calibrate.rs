@@ -5,15 +5,15 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use energy_harness::cuda::{fma_busy_workload, CudaGpu};
-use energy_harness::device::{Device, DeviceRequest};
-use energy_harness::engine::calibration::{calibrate, StepPlan};
-use energy_harness::engine::calibration::{default_calibration_dir, Calibration};
-use energy_harness::engine::run::SimWorkload;
-use energy_harness::error::{Error, ErrorKind, Result};
-use energy_harness::sim::SimKernel;
-use energy_harness::trace::format::write_trace;
-use energy_harness::workload::Workload;
+use energy_harness::write_trace;
+use energy_harness::SimKernel;
+use energy_harness::SimWorkload;
+use energy_harness::Workload;
+use energy_harness::{calibrate, StepPlan};
+use energy_harness::{default_calibration_dir, Calibration};
+use energy_harness::{fma_busy_workload, CudaGpu};
+use energy_harness::{Device, DeviceRequest};
+use energy_harness::{Error, ErrorKind, Result};
 
 /// Launch length of the busy kernel: short enough for 40 ms pulses, long enough that
 /// launch gaps do not matter.

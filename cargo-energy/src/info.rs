@@ -2,12 +2,12 @@
 
 use serde::Serialize;
 
-use energy_harness::device::{Device, DeviceRequest};
-use energy_harness::error::{Error, ErrorKind, Result};
-use energy_harness::gpu::DeviceFacts;
-use energy_harness::sensors::{SourceError, SourceKind};
-use energy_harness::trace::Reading;
 use energy_harness::units::format_si;
+use energy_harness::DeviceFacts;
+use energy_harness::Reading;
+use energy_harness::{Device, DeviceRequest};
+use energy_harness::{Error, ErrorKind, Result};
+use energy_harness::{SourceError, SourceKind};
 
 /// What one read of a source gave.
 #[derive(Debug, Serialize)]

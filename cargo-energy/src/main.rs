@@ -22,7 +22,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use energy_harness::error::{Error, ErrorKind};
+use energy_harness::{Error, ErrorKind};
 
 /// Measure the energy of GPU kernels.
 #[derive(Debug, Parser)]
@@ -66,7 +66,7 @@ enum Command {
         /// gated:GATE_S/PERIOD_S, default, or calibrated. Without it: the GPU's cached
         /// calibration if there is one, else the source's default.
         #[arg(long = "sensor-model", value_parser = analyze::parse_model)]
-        sensor_model: Option<energy_harness::engine::ModelChoice>,
+        sensor_model: Option<energy_harness::ModelChoice>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -87,8 +87,8 @@ enum Command {
         #[arg(long)]
         baseline: Option<String>,
         /// markdown (for a pull-request comment), json or html (with the power traces).
-        #[arg(long, default_value = "markdown", value_parser = clap::value_parser!(energy_harness::report::table::Format))]
-        format: energy_harness::report::table::Format,
+        #[arg(long, default_value = "markdown", value_parser = clap::value_parser!(energy_harness::TableFormat))]
+        format: energy_harness::TableFormat,
         /// Regression threshold, percent (for the change column).
         #[arg(long, default_value_t = 5.0)]
         threshold: f64,
@@ -169,7 +169,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             calibrate::run(device, busy_seconds, json, trace.as_deref(), !no_save)
         }
         Command::Report { dir, run, baseline, format, threshold, output } => results::report(
-            &dir.unwrap_or_else(energy_harness::report::energy_dir),
+            &dir.unwrap_or_else(energy_harness::energy_dir),
             &run,
             baseline.as_deref(),
             format,
@@ -177,12 +177,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             output.as_deref(),
         ),
         Command::Compare { baseline, candidate, dir, threshold } => {
-            match results::compare(
-                &dir.unwrap_or_else(energy_harness::report::energy_dir),
-                &baseline,
-                &candidate,
-                threshold,
-            ) {
+            match results::compare(&dir.unwrap_or_else(energy_harness::energy_dir), &baseline, &candidate, threshold) {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(1),
                 Err(e) => Err(e),

@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use energy_harness::error::{Error, ErrorKind, Result};
-use energy_harness::report::compare::{compare as compare_sets, ResultSet, Verdict};
-use energy_harness::report::table::{render, Format};
-use energy_harness::trace::format::write_atomically;
 use energy_harness::units::format_si;
+use energy_harness::write_atomically;
+use energy_harness::{compare as compare_sets, CompareVerdict as Verdict, ResultSet};
+use energy_harness::{render_table as render, TableFormat as Format};
+use energy_harness::{Error, ErrorKind, Result};
 
 fn check_threshold(threshold: f64) -> Result<()> {
     if threshold.is_finite() && threshold >= 0.0 {

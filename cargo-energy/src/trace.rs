@@ -3,11 +3,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use energy_harness::device::{Device, DeviceRequest};
-use energy_harness::error::{Error, ErrorKind, Result};
-use energy_harness::sampling::{Sampler, SamplerConfig};
-use energy_harness::sensors::SourceKind;
-use energy_harness::trace::format::{render_trace, write_trace};
+use energy_harness::SourceKind;
+use energy_harness::{render_trace, write_trace};
+use energy_harness::{Device, DeviceRequest};
+use energy_harness::{Error, ErrorKind, Result};
+use energy_harness::{Sampler, SamplerConfig};
 
 pub(super) fn run(seconds: f64, nvml_index: u32, output: Option<&Path>) -> Result<()> {
     let request = match DeviceRequest::from_env()? {
@@ -31,7 +31,7 @@ pub(super) fn run(seconds: f64, nvml_index: u32, output: Option<&Path>) -> Resul
         let _ = writeln!(stderr, "  not recorded: {missing}");
     }
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let mut trace_header = energy_harness::trace::Trace::new();
+    let mut trace_header = energy_harness::Trace::new();
     device.facts().annotate(&mut trace_header, "start");
     let clock = device.clock().clone();
     let sampler = Sampler::start(sources, clock.clone(), SamplerConfig::default())?;

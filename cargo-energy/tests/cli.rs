@@ -2,7 +2,7 @@
 
 use std::process::{Command, Output};
 
-use energy_harness::trace::format::read_trace;
+use energy_harness::read_trace;
 use energy_harness::Channel;
 
 fn cargo_energy(args: &[&str], device: Option<&str>) -> Output {
@@ -20,7 +20,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn has_gpu() -> bool {
-    energy_harness::gpu::gpu_count().is_ok_and(|n| n > 0)
+    energy_harness::gpu_count().is_ok_and(|n| n > 0)
 }
 
 #[test]

@@ -1,44 +1,109 @@
 //! Energy of GPU kernels, measured the way criterion measures their time.
 //!
-//! The harness reads a GPU's on-board sensors from a sampler thread while the kernel
-//! under test runs in marked windows, all on one clock ([`sampling`]); sources are NVML,
-//! a simulated GPU that knows the truth ([`sim`]) or a recorded trace ([`sensors`]).
-//! Traces are written and read as `energy-trace v1` CSV ([`trace`]).
+//! A sampler thread reads the GPU's on-board sensors while the kernel runs back to back in
+//! marked windows, all on one clock (**window-synchronized**); active idle measured around
+//! the busy stretch is subtracted (**baseline-subtracted**); each sensor's lag or averaging
+//! is undone with a model calibrated per GPU (**capacitor-corrected**). The README of the
+//! repository is the guide: how to write `#[energy_bench]` and `#[energy_test]`, the
+//! `cargo energy` command, the result files, and what was measured on real GPUs.
+//!
+//! Bench and test authors need one import, [`prelude`]:
+//!
+//! ```ignore
+//! use energy_harness::prelude::*;
+//!
+//! #[energy_bench(setup = setup, bytes = 12 * N, sim(seconds = 67e-6, watts = 400.0))]
+//! fn saxpy(s: &mut Saxpy, stream: &Stream) -> Result<()> {
+//!     s.kernel.launch(stream, s.config, &s.args)
+//! }
+//! energy_main!();
+//! ```
+//!
+//! Everything else is one flat list of names below, grouped by what it serves: the
+//! measurement and its options, the devices and sensors, traces and result files, and what
+//! `cargo energy` and the suites build on. The modules are private; `docs/ARCHITECTURE.md`
+//! maps them.
 #![deny(missing_docs)]
 
-pub mod bench;
-pub mod budget;
-pub mod clock;
-pub mod cuda;
-pub mod device;
-pub mod engine;
-pub mod error;
-pub mod gpu;
-pub mod kernel_code;
-pub mod report;
-pub mod sampling;
-pub mod sensors;
-pub mod sim;
-pub mod trace;
-pub mod workload;
+mod bench;
+mod budget;
+mod clock;
+mod cuda;
+mod device;
+mod engine;
+mod error;
+mod gpu;
+mod kernel_code;
+mod report;
+mod sampling;
+mod sensors;
+mod sim;
+mod trace;
+mod workload;
 
-/// Joules and watts, their SI formatting and parsing (the `energy-units` crate).
-pub use energy_units as units;
-
-pub use clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
-pub use error::{Error, ErrorKind, Result};
-pub use gpu::DeviceFacts;
-pub use sampling::{Sampler, SamplerConfig, WindowMarker};
-pub use sensors::{SensorModel, SensorSource, SourceKind};
-pub use trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark};
-pub use units::{Joules, Watts};
-
-pub use bench::{BenchSpec, Energy};
-pub use cuda::{CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream};
 /// cudarc, for code that needs raw CUDA on a real GPU ([`Stream::cuda`], [`DeviceBuffer::cuda_slice`]).
 pub use cudarc;
 pub use energy_macros::{energy_bench, energy_test};
-pub use kernel_code::KernelCode;
+/// Joules and watts, their SI formatting and parsing (the `energy-units` crate).
+pub use energy_units as units;
+pub use units::{format_si, Joules, Watts};
+
+// Errors.
+pub use error::{Error, ErrorKind, Result};
+
+// Benchmarks and budgets: what the macros build, and the same by hand.
+pub use bench::{run_collect, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter, RunSettings};
+pub use budget::{
+    assert_budget, EnergyBudget, KernelUnderTest, Limit, Report as BudgetReport, Verdict, REQUIRE_GPU_ENV,
+};
+pub use kernel_code::{CodeCheck, KernelCode, Launcher, CHECK_LAUNCHES};
+
+// The CUDA layer (a real GPU, or the checked device without one).
+pub use cuda::checked::find_ptxas;
+pub use cuda::{
+    fma_busy_workload, CudaGpu, DeviceBuffer, FmaLoop, GpuProperties, JitOptLevel, Kernel, KernelArgs, LaunchConfig,
+    PtxModule, Stream, FMA_LOOP_PTX,
+};
+
+// The measurement: options, the session, its result.
+pub use engine::analyze::{analyze_windows, GENERIC_POWER_CEILING_W, POWER_CEILING_FACTOR};
+pub use engine::options::default_window_s;
+pub use engine::run::{record, virtual_sim_device};
+pub use engine::{
+    analyze_trace, measure, AnalysisOptions, Drift, Estimate, MeasureOptions, MeasureRequest, Measurement, ModelChoice,
+    PerUnit, ResolvedOptions, Session, SimWorkload, TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
+};
+// Calibration: the cached models, the step response, its fit.
+pub use engine::calibration::{
+    busy_intervals, calibrate, default_calibration_dir, fit_calibration, Calibration, StepPlan, CALIBRATION_SCHEMA,
+    MAX_DELAY_S,
+};
+// The engine's building blocks, for tools and tests that take a trace apart.
+pub use engine::clean::{clean_buffered, clean_polled, sorted_finite};
+pub use engine::counter::{counter_ticks, interpolated_energy_j};
+pub use engine::curve::{counter_curve, power_curve};
+pub use engine::stats::{linear_fit, student_t_975};
+
+// Devices, sensors, the sampler and the simulated GPU.
+pub use clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
+pub use device::{Device, DeviceRequest};
+pub use gpu::{gpu_count, DeviceFacts};
+pub use sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
+pub use sensors::model::MAX_MODEL_SECONDS;
+pub use sensors::replay::ReplaySource;
+pub use sensors::{SensorModel, SensorSource, SourceError, SourceKind};
+pub use sim::{ActiveIdleTail, SimGpu, SimKernel, SimPreset};
+pub use workload::Workload;
+
+// Traces and result files.
+pub use report::compare::{compare, ResultSet, Verdict as CompareVerdict};
+pub use report::run::{Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
+pub use report::svg::power_plot;
+pub use report::table::{render as render_table, Format as TableFormat};
+pub use report::{energy_dir, file_stem, ResultDevice, ResultFile, RESULT_SCHEMA};
+pub use trace::format::{parse_trace, read_trace, render_trace, write_atomically, write_trace};
+pub use trace::legacy::convert_h100_file;
+pub use trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark, AUXILIARY_WINDOW};
 
 /// What a bench or test file of a GPU crate needs, in one import:
 /// `use energy_harness::prelude::*;`.
@@ -70,7 +135,7 @@ macro_rules! energy_main {
 }
 
 /// Checks an energy budget inside an ordinary test and panics unless it passes. The
-/// argument is a [`budget::EnergyBudget`] of a [`budget::KernelUnderTest`] whose code is a
+/// argument is an [`EnergyBudget`] of a [`KernelUnderTest`] whose code is a
 /// [`KernelCode`] (a setup and a launch function, as `#[energy_test]` takes them). Without
 /// a GPU the code runs on the checked device and the figures come from the simulated
 /// model; without one either it is "checked, not measured" (one line on stderr).
@@ -80,11 +145,11 @@ macro_rules! energy_main {
 /// energy_harness::assert_energy!(EnergyBudget::new(kernel, Limit::PerLaunch(Joules(0.04))));
 /// ```
 ///
-/// The [`kernel_code`] module documents a complete example.
+/// [`KernelCode`] documents a complete example.
 #[macro_export]
 macro_rules! assert_energy {
     ($budget:expr) => {
-        $crate::budget::assert_budget(&$budget)
+        $crate::assert_budget(&$budget)
     };
 }
 

@@ -2,11 +2,11 @@
 //! budget above the truth passes, one below fails with a full message, one inside the
 //! noise is inconclusive, a relative budget catches a 20 % costlier variant. Simulated.
 
-use energy_harness::budget::{EnergyBudget, KernelUnderTest, Limit, Verdict};
-use energy_harness::engine::run::virtual_sim_device;
-use energy_harness::engine::MeasureOptions;
-use energy_harness::sim::SimPreset;
 use energy_harness::units::{Joules, Watts};
+use energy_harness::virtual_sim_device;
+use energy_harness::MeasureOptions;
+use energy_harness::SimPreset;
+use energy_harness::{EnergyBudget, KernelUnderTest, Limit, Verdict};
 
 const KERNEL_S: f64 = 1e-3;
 const WATTS: f64 = 272.0;

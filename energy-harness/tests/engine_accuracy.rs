@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use energy_harness::engine::analyze::{analyze_trace, AnalysisOptions, ModelChoice};
-use energy_harness::engine::WindowEnergy;
-use energy_harness::sampling::record_until;
-use energy_harness::sim::{SimGpu, SimKernel, SimPreset};
+use energy_harness::record_until;
+use energy_harness::WindowEnergy;
+use energy_harness::{analyze_trace, AnalysisOptions, ModelChoice};
 use energy_harness::{
     SamplerConfig, SensorModel, SensorSource, SourceKind, Trace, VirtualClock, WindowEdge, WindowMark,
 };
+use energy_harness::{SimGpu, SimKernel, SimPreset};
 
 /// A simulated run: kernels placed at given times, each one window, the sources read
 /// throughout on a virtual clock.

@@ -11,11 +11,11 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use energy_harness::engine::analyze::{analyze_trace, AnalysisOptions, ModelChoice};
-use energy_harness::report::compare::{compare, ResultSet};
-use energy_harness::report::ResultFile;
-use energy_harness::sensors::{SensorModel, SourceKind};
-use energy_harness::trace::format::parse_trace;
+use energy_harness::parse_trace;
+use energy_harness::ResultFile;
+use energy_harness::{analyze_trace, AnalysisOptions, ModelChoice};
+use energy_harness::{compare, ResultSet};
+use energy_harness::{SensorModel, SourceKind};
 
 /// xorshift64*: deterministic, no dependency.
 struct Rng(u64);

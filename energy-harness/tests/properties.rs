@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use energy_harness::engine::analyze::{analyze_trace, AnalysisOptions, ModelChoice};
-use energy_harness::engine::clean::{clean_buffered, clean_polled};
-use energy_harness::engine::curve::{counter_curve, power_curve};
-use energy_harness::trace::format::parse_trace;
+use energy_harness::parse_trace;
+use energy_harness::{analyze_trace, AnalysisOptions, ModelChoice};
+use energy_harness::{clean_buffered, clean_polled};
+use energy_harness::{counter_curve, power_curve};
 use energy_harness::{Channel, Reading, SensorModel, SourceKind, Trace, WindowEdge, WindowMark};
 use proptest::prelude::*;
 

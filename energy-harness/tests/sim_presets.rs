@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use energy_harness::engine::counter::counter_ticks;
-use energy_harness::sampling::record_until;
-use energy_harness::sim::{SimGpu, SimKernel, SimPreset};
+use energy_harness::counter_ticks;
+use energy_harness::record_until;
 use energy_harness::{Channel, Reading, SamplerConfig, SensorSource, SourceKind, VirtualClock};
+use energy_harness::{SimGpu, SimKernel, SimPreset};
 
 fn open(gpu: &SimGpu, kinds: &[SourceKind]) -> Vec<Box<dyn SensorSource>> {
     kinds.iter().map(|&k| Box::new(gpu.open_source(k).unwrap()) as Box<dyn SensorSource>).collect()

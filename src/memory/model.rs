@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use energy_harness::engine::stats::{linear_fit, student_t_975};
+use energy_harness::{linear_fit, student_t_975};
 
 /// The memory levels the suite targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -262,7 +262,7 @@ pub struct RunSettings {
     pub criterion_plots: bool,
 }
 
-/// Runs benchmarks as [`run_registered`] does and returns their measurements, for suites
+/// Runs benchmarks as `energy_main!()` does and returns their measurements, for suites
 /// that compute figures across benchmarks (net energy per instruction against a shared
 /// baseline, linearity in the work). `on_measured` sees each benchmark's measurements as
 /// soon as they are taken (to save them before a long run ends).

@@ -152,7 +152,7 @@ impl CudaGpu {
     /// The checked device with `properties` (the simulated GPU's): PTX is read and, where
     /// `ptxas` is found (`PTXAS` or `PATH`), assembled for its architecture; kernels are
     /// looked up, launches checked against their parameters and the device's limits, and
-    /// buffers kept in host memory. Kernels do not execute (see [`checked`]).
+    /// buffers kept in host memory. Kernels do not execute (see the checked device in `docs/ARCHITECTURE.md`).
     pub fn checked(properties: GpuProperties) -> CudaGpu {
         let gpu = Arc::new(CheckedGpu::new(properties.clone()));
         CudaGpu {

@@ -68,13 +68,6 @@ pub enum Target {
     },
 }
 
-impl Target {
-    /// Whether figures from this target are simulated.
-    pub fn is_simulated(&self) -> bool {
-        matches!(self, Target::Sim { .. })
-    }
-}
-
 /// Resolves a request for the GPU with NVML index `nvml_index`.
 pub fn resolve(request: &DeviceRequest, nvml_index: u32) -> Result<Target> {
     match request {

@@ -39,7 +39,8 @@ pub fn median_change_interval_s(sorted: &[Reading]) -> Option<f64> {
 /// Drops each reading identical to its predecessor when the two are closer than
 /// `min_gap_s`, and stamps every kept reading after the first midway between it and the
 /// read before it. Input must be sorted by time.
-pub fn drop_stale_repeats(sorted: &[Reading], min_gap_s: f64) -> Vec<Reading> {
+#[cfg(test)]
+fn drop_stale_repeats(sorted: &[Reading], min_gap_s: f64) -> Vec<Reading> {
     kept_updates(sorted, min_gap_s).into_iter().map(|(r, _)| r).collect()
 }
 

@@ -22,7 +22,6 @@ pub mod warning;
 pub mod windows;
 
 pub use analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
-pub use calibration::Calibration;
 pub use options::{MeasureOptions, ResolvedOptions};
 pub use result::{Drift, Measurement, PerUnit, WindowResult};
 pub use run::SimWorkload;

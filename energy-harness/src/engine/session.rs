@@ -89,7 +89,7 @@ impl MeasureRequest {
         }
     }
 
-    /// At least `windows` windows (unless the kernel is too long for them, see [`plan`]).
+    /// At least `windows` windows (unless the kernel is too long for them, see the plan).
     pub fn min_windows(mut self, windows: usize) -> Self {
         self.min_windows = windows;
         self

@@ -220,11 +220,6 @@ impl BandedSpd {
         BandedSpd { n, bandwidth, band: vec![0.0; n * (bandwidth + 1)] }
     }
 
-    /// Its order.
-    pub fn order(&self) -> usize {
-        self.n
-    }
-
     /// Element (i, j); zero outside the band.
     pub fn get(&self, i: usize, j: usize) -> f64 {
         let (hi, lo) = if i >= j { (i, j) } else { (j, i) };

@@ -7,7 +7,7 @@ pub mod run;
 pub mod svg;
 pub mod table;
 
-pub use dirs::{energy_dir, target_dir};
+pub use dirs::energy_dir;
 
 use std::path::{Path, PathBuf};
 
@@ -253,7 +253,7 @@ impl ResultFile {
     }
 
     /// Writes it atomically ([`ResultFile::to_json`]). Bench results go through a run
-    /// instead: [`write_outputs`].
+    /// instead: `write_outputs`.
     pub fn write(&self, path: &Path) -> Result<()> {
         write_atomically(path, self.to_json()?.as_bytes())
     }

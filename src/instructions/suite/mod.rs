@@ -27,14 +27,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use energy_harness::bench::BenchSpec;
-use energy_harness::engine::result::Measurement;
-use energy_harness::engine::stats::Estimate;
-use energy_harness::engine::MeasureOptions;
-use energy_harness::kernel_code::{KernelCode, Launcher};
-use energy_harness::report::file_stem;
-use energy_harness::trace::format::write_atomically;
+use energy_harness::file_stem;
+use energy_harness::write_atomically;
+use energy_harness::BenchSpec;
+use energy_harness::Estimate;
+use energy_harness::MeasureOptions;
+use energy_harness::Measurement;
 use energy_harness::{CudaGpu, DeviceFacts, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result, Stream};
+use energy_harness::{KernelCode, Launcher};
 use serde::{Deserialize, Serialize};
 
 pub use crate::common::suite_dir;
