@@ -195,7 +195,6 @@ pub struct Session {
     request: MeasureRequest,
     options: ResolvedOptions,
     plan: Plan,
-    sources: Vec<SourceKind>,
     analysis: AnalysisOptions,
     primary: SourceKind,
     recorder: Recorder,
@@ -238,7 +237,6 @@ impl Session {
             request,
             options,
             plan,
-            sources,
             analysis,
             primary,
             recorder,
@@ -361,9 +359,9 @@ impl Session {
         annotate_trace(&mut trace, &self.request.id, &self.facts_before, &facts_after, &self.plan, &self.gpu_times);
         let stop = self.stop.unwrap_or(StopReason::WindowLimit);
         let measurement = summarize(Summary {
-            request: &self.request,
+            id: &self.request.id,
             options: &self.options,
-            plan: &self.plan,
+            launches_per_window: self.plan.launches_per_window,
             analysis: &self.analysis,
             trace: &trace,
             gpu_times: &self.gpu_times,
@@ -371,9 +369,8 @@ impl Session {
             facts_after: &facts_after,
             timestamp: self.timestamp.clone(),
             wall_time_s: self.clock.now_s() - self.wall_start,
-            stop,
+            stop: stop.describe(),
         })?;
-        let _ = &self.sources;
         Ok((measurement, trace))
     }
 }

@@ -5,7 +5,6 @@
 use super::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
 use super::options::ResolvedOptions;
 use super::result::{CrossCheck, Drift, Measurement, WindowResult};
-use super::session::{MeasureRequest, Plan, StopReason};
 use super::stats::{linear_fit, student_t_975, Estimate};
 use super::warning::{Warning, WarningKind};
 use crate::error::{Error, ErrorKind, Result};
@@ -16,9 +15,9 @@ use crate::trace::{Channel, Trace, AUXILIARY_WINDOW};
 
 /// Everything a finished session consists of.
 pub(super) struct Summary<'a> {
-    pub(super) request: &'a MeasureRequest,
+    pub(super) id: &'a str,
     pub(super) options: &'a ResolvedOptions,
-    pub(super) plan: &'a Plan,
+    pub(super) launches_per_window: u64,
     pub(super) analysis: &'a AnalysisOptions,
     pub(super) trace: &'a Trace,
     pub(super) gpu_times: &'a [f64],
@@ -26,7 +25,7 @@ pub(super) struct Summary<'a> {
     pub(super) facts_after: &'a DeviceFacts,
     pub(super) timestamp: String,
     pub(super) wall_time_s: f64,
-    pub(super) stop: StopReason,
+    pub(super) stop: &'static str,
 }
 
 /// The last reading of a state channel inside `[start, end]`, else the last one before `end`.
@@ -40,9 +39,9 @@ fn state_in(trace: &Trace, channel: &str, start_s: f64, end_s: f64) -> Option<u3
 /// the sample-buffer cross-check, and warnings.
 pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
     let Summary {
-        request,
+        id,
         options,
-        plan,
+        launches_per_window,
         analysis: analysis_options,
         trace,
         gpu_times,
@@ -61,14 +60,14 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         ));
     }
     let analysis = analyze_windows(trace, &windows, analysis_options)?;
-    let n = plan.launches_per_window as f64;
+    let n = launches_per_window as f64;
     let per_window: Vec<WindowResult> = analysis
         .windows
         .iter()
         .zip(gpu_times)
         .map(|(w, &gpu_s)| WindowResult {
             energy: w.clone(),
-            launches: plan.launches_per_window,
+            launches: launches_per_window,
             gpu_time_s: gpu_s,
             sm_clock_mhz: state_in(trace, STATE_SM_CLOCK, w.start_s, w.end_s).or(facts_after.sm_clock_mhz),
             temperature_c: state_in(trace, STATE_TEMPERATURE, w.start_s, w.end_s).or(facts_after.temperature_c),
@@ -95,7 +94,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
                 options.precision * 100.0,
                 energy_j.cv() * 100.0,
                 energy_j.n,
-                stop.describe()
+                stop
             ),
         ));
     }
@@ -148,14 +147,14 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
     };
 
     Ok(Measurement {
-        id: request.id.clone(),
+        id: id.to_string(),
         simulated: facts_before.simulated,
         device: facts_before.clone(),
         timestamp,
         source: analysis.source,
         sensor_model: analysis.sensor_model,
         model_origin: analysis.model_origin.clone(),
-        launches_per_window: plan.launches_per_window,
+        launches_per_window,
         windows: per_window,
         energy_j,
         dynamic_j,
@@ -169,7 +168,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         warnings,
         wall_time_s,
         options: Some(*options),
-        stop: Some(stop.describe().to_string()),
+        stop: Some(stop.to_string()),
         drift,
     })
 }
