@@ -296,23 +296,27 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
     let energies: Vec<WindowEnergy> = energies_all.iter().filter(|w| w.index != AUXILIARY_WINDOW).cloned().collect();
     let indices = |ws: &[&WindowEnergy]| ws.iter().map(|w| w.index.to_string()).collect::<Vec<_>>().join(", ");
     // A window inside a back-to-back stretch has its inner edges where power is steady:
-    // what needs ticks is the stretch (its outer edges), not each window of it.
-    let stretch_points = |w: &WindowEnergy| -> usize {
-        let mut sorted: Vec<&WindowEnergy> = energies_all.iter().collect();
-        sorted.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
-        let Some(i) = sorted.iter().position(|x| x.index == w.index && x.start_s == w.start_s) else {
-            return w.points_inside;
-        };
-        let (mut first, mut last) = (i, i);
-        while first > 0 && sorted[first].start_s - sorted[first - 1].end_s < BACK_TO_BACK_GAP_S {
-            first -= 1;
+    // what needs ticks is the stretch (its outer edges), not each window of it. One pass
+    // over the windows in time order sums the points of each stretch.
+    let mut order: Vec<usize> = (0..energies_all.len()).collect();
+    order.sort_by(|&a, &b| energies_all[a].start_s.total_cmp(&energies_all[b].start_s));
+    let mut stretch_of = vec![0usize; energies_all.len()];
+    let mut stretch_sums: Vec<usize> = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        let joins = k > 0 && energies_all[i].start_s - energies_all[order[k - 1]].end_s < BACK_TO_BACK_GAP_S;
+        if !joins {
+            stretch_sums.push(0);
         }
-        while last + 1 < sorted.len() && sorted[last + 1].start_s - sorted[last].end_s < BACK_TO_BACK_GAP_S {
-            last += 1;
-        }
-        sorted[first..=last].iter().map(|x| x.points_inside).sum()
-    };
-    let short: Vec<&WindowEnergy> = energies.iter().filter(|w| stretch_points(w) < min_points).collect();
+        let stretch = stretch_sums.len() - 1;
+        stretch_sums[stretch] += energies_all[i].points_inside;
+        stretch_of[i] = stretch;
+    }
+    let short: Vec<&WindowEnergy> = energies_all
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| w.index != AUXILIARY_WINDOW && stretch_sums[stretch_of[*i]] < min_points)
+        .map(|(_, w)| w)
+        .collect();
     if !short.is_empty() {
         let shortest = short.iter().map(|w| w.duration_s()).fold(f64::INFINITY, f64::min);
         warnings.push(Warning::new(

@@ -134,29 +134,49 @@ pub fn window_energies(curve: &EnergyCurve, windows: &[Window], options: SplitOp
         .filter(|p| p[1].0 > p[0].0 && !in_gap(p[0].0, p[1].0))
         .map(|p| Interval { t0: p[0].0, t1: p[1].0, energy: p[1].1 - p[0].1 })
         .collect();
-    let in_any_window = |iv: &Interval| windows.iter().any(|w| overlap(iv.t0, iv.t1, w.start_s, w.end_s) > 0.0);
+    // Windows are sorted and do not overlap (so their ends are sorted too), and the curve's
+    // intervals are sorted: every lookup below is a binary search, every sum a difference of
+    // prefix sums, so the split is linear in windows and intervals (16,000 windows of a long
+    // trace, docs/RELIABILITY.md).
+    let overlapping = |t0: f64, t1: f64| {
+        let first = windows.partition_point(|w| w.end_s <= t0);
+        let last = windows.partition_point(|w| w.start_s < t1);
+        first..last.max(first)
+    };
+    let in_any_window = |iv: &Interval| {
+        overlapping(iv.t0, iv.t1).any(|i| overlap(iv.t0, iv.t1, windows[i].start_s, windows[i].end_s) > 0.0)
+    };
     let idle: Vec<&Interval> = intervals.iter().filter(|iv| !in_any_window(iv)).collect();
+    let prefix = |list: &[&Interval]| -> (Vec<f64>, Vec<f64>) {
+        let mut e = vec![0.0; list.len() + 1];
+        let mut t = vec![0.0; list.len() + 1];
+        for (k, iv) in list.iter().enumerate() {
+            e[k + 1] = e[k] + iv.energy;
+            t[k + 1] = t[k] + (iv.t1 - iv.t0);
+        }
+        (e, t)
+    };
+    let (idle_e, idle_t) = prefix(&idle);
+    // Mean power of the idle intervals wholly within [from, to].
     let idle_mean = |from: f64, to: f64| -> Option<f64> {
-        let (e, t) = idle
-            .iter()
-            .filter(|iv| iv.t0 >= from && iv.t1 <= to)
-            .fold((0.0, 0.0), |(e, t), iv| (e + iv.energy, t + (iv.t1 - iv.t0)));
-        (t > 0.0).then(|| e / t)
+        let lo = idle.partition_point(|iv| iv.t0 < from);
+        let hi = idle.partition_point(|iv| iv.t1 <= to).max(lo);
+        let t = idle_t[hi] - idle_t[lo];
+        (t > 0.0).then(|| (idle_e[hi] - idle_e[lo]) / t)
     };
     let lookback = options.lookback_s;
     // Windows back to back (less than BACK_TO_BACK_GAP_S apart) form one busy stretch:
     // each of them takes the idle measured before the stretch and after it.
     let mut stretch = vec![(0.0, 0.0); windows.len()];
     let mut first = 0;
-    for i in 0..windows.len() {
-        if i > 0 && windows[i].start_s - windows[i - 1].end_s >= BACK_TO_BACK_GAP_S {
+    for i in 0..=windows.len() {
+        let ends = i == windows.len() || (i > 0 && windows[i].start_s - windows[i - 1].end_s >= BACK_TO_BACK_GAP_S);
+        if i > 0 && ends {
+            for s in &mut stretch[first..i] {
+                *s = (windows[first].start_s, windows[i - 1].end_s);
+            }
             first = i;
         }
-        let mut last = i;
-        while last + 1 < windows.len() && windows[last + 1].start_s - windows[last].end_s < BACK_TO_BACK_GAP_S {
-            last += 1;
-        }
-        stretch[i] = (windows[first].start_s, windows[last].end_s);
     }
     let idle_levels: Vec<(Option<f64>, Option<f64>)> = stretch
         .iter()
@@ -167,23 +187,22 @@ pub fn window_energies(curve: &EnergyCurve, windows: &[Window], options: SplitOp
         })
         .collect();
     let global_idle = idle_mean(f64::NEG_INFINITY, f64::INFINITY);
+    let all: Vec<&Interval> = intervals.iter().collect();
+    let (all_e, all_t) = prefix(&all);
     let busy: Vec<Option<f64>> = windows
         .iter()
         .map(|w| {
-            let (e, t) = intervals
-                .iter()
-                .filter(|iv| iv.t0 >= w.start_s && iv.t1 <= w.end_s)
-                .fold((0.0, 0.0), |(e, t), iv| (e + iv.energy, t + (iv.t1 - iv.t0)));
-            (t > 0.0).then(|| e / t)
+            let lo = intervals.partition_point(|iv| iv.t0 < w.start_s);
+            let hi = intervals.partition_point(|iv| iv.t1 <= w.end_s).max(lo);
+            let t = all_t[hi] - all_t[lo];
+            (t > 0.0).then(|| (all_e[hi] - all_e[lo]) / t)
         })
         .collect();
     let mut energy = vec![0.0; windows.len()];
     let mut edge = vec![0.0; windows.len()];
     for iv in &intervals {
-        let shares: Vec<(usize, f64)> = windows
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (i, overlap(iv.t0, iv.t1, w.start_s, w.end_s)))
+        let shares: Vec<(usize, f64)> = overlapping(iv.t0, iv.t1)
+            .map(|i| (i, overlap(iv.t0, iv.t1, windows[i].start_s, windows[i].end_s)))
             .filter(|(_, o)| *o > 0.0)
             .collect();
         if shares.is_empty() {
@@ -234,7 +253,9 @@ pub fn window_energies(curve: &EnergyCurve, windows: &[Window], options: SplitOp
                 (Some(x), None) | (None, Some(x)) => x,
                 (None, None) => global_idle.unwrap_or(0.0),
             };
-            let points_inside = curve.points().iter().filter(|p| p.0 > w.start_s && p.0 < w.end_s).count();
+            let points = curve.points();
+            let points_inside =
+                points.partition_point(|p| p.0 < w.end_s).saturating_sub(points.partition_point(|p| p.0 <= w.start_s));
             WindowEnergy {
                 index: w.index,
                 start_s: w.start_s,
