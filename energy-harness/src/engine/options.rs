@@ -61,19 +61,6 @@ impl MeasureOptions {
         self.device.unwrap_or(0)
     }
 
-    /// The options of `self`, with those of `fallback` where `self` gives none.
-    pub fn or(self, fallback: MeasureOptions) -> MeasureOptions {
-        MeasureOptions {
-            ops: self.ops.or(fallback.ops),
-            bytes: self.bytes.or(fallback.bytes),
-            device: self.device.or(fallback.device),
-            source: self.source.or(fallback.source),
-            precision: self.precision.or(fallback.precision),
-            window_s: self.window_s.or(fallback.window_s),
-            windows: self.windows.or(fallback.windows),
-        }
-    }
-
     /// Checks every value and fills in the defaults. `min_windows` is the caller's floor on
     /// the window count (criterion needs 10 samples; a budget needs [`Self::MIN_WINDOWS`]).
     pub fn resolve(&self, min_windows: usize) -> Result<ResolvedOptions> {
@@ -197,14 +184,6 @@ mod tests {
             assert_eq!(err.kind(), ErrorKind::InvalidInput);
             assert!(err.message().contains(&format!("`{name}`")), "{err}");
         }
-    }
-
-    #[test]
-    fn given_values_win_over_the_fallback() {
-        let a = MeasureOptions { precision: Some(0.005), ..MeasureOptions::DEFAULT };
-        let b = MeasureOptions { precision: Some(0.02), ops: Some(4.0), ..MeasureOptions::DEFAULT };
-        let c = a.or(b);
-        assert_eq!((c.precision, c.ops), (Some(0.005), Some(4.0)));
     }
 
     #[test]

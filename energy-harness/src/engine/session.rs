@@ -264,19 +264,9 @@ impl Session {
         &self.plan
     }
 
-    /// The resolved options.
-    pub fn options(&self) -> &ResolvedOptions {
-        &self.options
-    }
-
     /// How the trace will be analyzed (for plots of it afterwards).
     pub fn analysis_options(&self) -> &AnalysisOptions {
         &self.analysis
-    }
-
-    /// Windows run so far.
-    pub fn windows_run(&self) -> usize {
-        self.gpu_times.len()
     }
 
     /// Runs the next window, right after the previous one.
