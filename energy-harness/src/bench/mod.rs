@@ -124,16 +124,10 @@ fn measure_kernel(rig: &mut Rig, id: &str, workload: &mut dyn Workload, options:
         let _ = err.flush();
     }
     let outcome = (|| {
-        let mut session = Session::prepare(&rig.device, workload, request)?;
-        loop {
-            session.window(workload)?;
-            if session.enough()? {
-                break;
-            }
-        }
+        let session = Session::prepare(&rig.device, workload, request)?;
         let analysis = session.analysis_options().clone();
         let plan = *session.plan();
-        let (measurement, trace) = session.finish(&mut rig.device)?;
+        let (measurement, trace) = session.run(&mut rig.device, workload)?;
         Ok::<_, Error>((Measured { measurement, trace, analysis }, plan))
     })();
     match outcome {

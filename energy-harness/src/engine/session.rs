@@ -247,8 +247,6 @@ impl Session {
             timestamp,
             wall_start,
             stop: None,
-            // A covered window ends a tick period before the pending rest does, so the
-            // curve interval across its end lies within the two.
             // A counter's curve ends at its newest tick; a lagging or averaging sensor's
             // inversion needs its memory's worth of readings after a window.
             check_margin_s: match model {
@@ -337,6 +335,17 @@ impl Session {
         Estimate::from_values(&values).map(|e| e.relative_half_width())
     }
 
+    /// Runs windows until [`Session::enough`], then [`Session::finish`].
+    pub fn run(mut self, device: &mut Device, workload: &mut dyn Workload) -> Result<(Measurement, Trace)> {
+        loop {
+            self.window(workload)?;
+            if self.enough()? {
+                break;
+            }
+        }
+        self.finish(device)
+    }
+
     /// Measures the idle tail, stops the recorder, and analyzes the windows.
     pub fn finish(self, device: &mut Device) -> Result<(Measurement, Trace)> {
         if self.gpu_times.is_empty() {
@@ -365,21 +374,14 @@ impl Session {
     }
 }
 
-/// Measures the energy of one launch of `workload`: [`Session::prepare`], windows until
-/// [`Session::enough`], [`Session::finish`].
+/// Measures the energy of one launch of `workload`: [`Session::prepare`], then
+/// [`Session::run`].
 pub fn measure(
     device: &mut Device,
     workload: &mut dyn Workload,
     request: MeasureRequest,
 ) -> Result<(Measurement, Trace)> {
-    let mut session = Session::prepare(device, workload, request)?;
-    loop {
-        session.window(workload)?;
-        if session.enough()? {
-            break;
-        }
-    }
-    session.finish(device)
+    Session::prepare(device, workload, request)?.run(device, workload)
 }
 
 /// Warms the workload up and returns its GPU time per launch: the first launch (which
