@@ -134,24 +134,34 @@ impl PtxasOpt {
 pub fn assemble(ptxas: &Path, ptx: &Path, arch: &str, opt: PtxasOpt, dir: &Path) -> Result<PathBuf, String> {
     let stem = ptx.file_stem().and_then(|s| s.to_str()).unwrap_or("kernel");
     let cubin = dir.join(format!("{stem}.{arch}{}.cubin", opt.flag()));
+    assemble_into(ptxas, std::slice::from_ref(&ptx.to_path_buf()), arch, opt, &cubin)?;
+    Ok(cubin)
+}
+
+/// Assembles several PTX files with one ptxas call into the one cubin `cubin` (their
+/// entries' names must differ). ptxas compiles each entry as it would alone; one cubin
+/// for many files makes one disassembly, which is what a check over hundreds of files
+/// spends its time on.
+pub fn assemble_into(ptxas: &Path, ptx: &[PathBuf], arch: &str, opt: PtxasOpt, cubin: &Path) -> Result<(), String> {
     let output = Command::new(ptxas)
         .arg(format!("-arch={arch}"))
         .arg(opt.flag())
-        .arg(ptx)
+        .args(ptx)
         .arg("-o")
-        .arg(&cubin)
+        .arg(cubin)
         .output()
         .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
     if !output.status.success() {
+        let files: Vec<String> = ptx.iter().map(|p| p.display().to_string()).collect();
         return Err(format!(
             "ptxas -arch={arch} {} {} failed:\n{}{}",
             opt.flag(),
-            ptx.display(),
+            files.join(" "),
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    Ok(cubin)
+    Ok(())
 }
 
 /// One SASS instruction.
