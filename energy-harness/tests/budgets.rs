@@ -93,3 +93,35 @@ fn per_op_and_power_budgets() {
     let power = EnergyBudget::new(kernel(), Limit::Power(Watts(250.0)));
     assert!(matches!(check(power), Verdict::Fail(_)), "272 W exceeds a 250 W budget");
 }
+
+/// The result file is the versioned on-disk schema (`energy-result/N`), kept apart from the
+/// in-memory `Measurement` on purpose; this holds the two together: every figure of a
+/// measurement reaches its file unchanged, and the device's identity and the simulated
+/// flag travel in the file's `device`.
+#[test]
+fn a_result_file_carries_every_figure_of_its_measurement() {
+    use energy_harness::ResultFile;
+    let report = match check(EnergyBudget::new(kernel(), Limit::PerLaunch(Joules(TRUTH_J * 1.05)))) {
+        Verdict::Pass(report) => report,
+        other => panic!("expected a pass, got {other:?}"),
+    };
+    let m = &report.measurement;
+    let file = ResultFile::new(m, None);
+    let measured = serde_json::to_value(m).unwrap();
+    let written = serde_json::to_value(&file).unwrap();
+    let (measured, written) = (measured.as_object().unwrap(), written.as_object().unwrap());
+    for (key, value) in measured {
+        match key.as_str() {
+            "device" => {
+                assert_eq!(written["device"]["name"], value["name"]);
+                assert_eq!(written["device"]["uuid"], value["uuid"]);
+            }
+            "simulated" => assert_eq!(written["device"]["simulated"], *value),
+            _ => assert_eq!(written.get(key), Some(value), "`{key}` of the measurement is not in its result file"),
+        }
+    }
+    assert_eq!(file.launches, m.windows.iter().map(|w| w.launches).sum::<u64>());
+    let text = serde_json::to_string(&file).unwrap();
+    let read = ResultFile::parse(&text, std::path::Path::new("r.json")).expect("a written result reads back");
+    assert_eq!(serde_json::to_value(&read).unwrap().as_object(), Some(written), "the file reads back as written");
+}
