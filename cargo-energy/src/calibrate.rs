@@ -3,15 +3,10 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::sync::Arc;
 
 use energy_harness::write_trace;
-use energy_harness::SimKernel;
-use energy_harness::SimWorkload;
-use energy_harness::Workload;
 use energy_harness::{calibrate, StepPlan};
 use energy_harness::{default_calibration_dir, Calibration};
-use energy_harness::{fma_busy_workload, CudaGpu};
 use energy_harness::{Device, DeviceRequest};
 use energy_harness::{Error, ErrorKind, Result};
 
@@ -26,22 +21,7 @@ pub(super) fn run(nvml_index: u32, busy_s: f64, json: bool, trace_out: Option<&P
         let _ = writeln!(stderr, "note: calibrating the simulated GPU ({reason}); its figures are simulated");
     }
     let plan = StepPlan { busy_s, ..StepPlan::default() };
-    let mut workload: Box<dyn Workload> = match device.sim() {
-        Some(gpu) => Box::new(SimWorkload::new(gpu.clone(), SimKernel::new(BUSY_LAUNCH_S, gpu.preset().busy_kernel_w))),
-        None => {
-            let ordinal = device.facts().cuda_ordinal.ok_or_else(|| {
-                Error::new(
-                    ErrorKind::NoGpu,
-                    format!(
-                        "no CUDA device has the UUID {} of NVML device {nvml_index} (is it hidden by CUDA_VISIBLE_DEVICES?)",
-                        device.facts().uuid
-                    ),
-                )
-            })?;
-            let gpu = Arc::new(CudaGpu::open(ordinal)?);
-            Box::new(fma_busy_workload(gpu, BUSY_LAUNCH_S)?)
-        }
-    };
+    let mut workload = super::busy_workload(&device, nvml_index, BUSY_LAUNCH_S)?;
     let total = 0.3
         + plan.idle_before_s
         + plan.busy_s

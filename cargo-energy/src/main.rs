@@ -13,6 +13,7 @@ mod analyze;
 mod calibrate;
 mod info;
 mod results;
+mod selftest;
 mod trace;
 
 use std::ffi::OsString;
@@ -111,6 +112,20 @@ enum Command {
         #[arg(long, default_value_t = 5.0)]
         threshold: f64,
     },
+    /// Check this GPU's sensors against physics (linearity in launch count and in duty,
+    /// agreement of independent sources): a verdict per source, in under a minute. Exit 1
+    /// when the source the harness measures with fails a check.
+    Selftest {
+        /// NVML index of the GPU.
+        #[arg(long, default_value_t = 0)]
+        device: u32,
+        /// Print the report as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Also write the JSON report here (atomically).
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+    },
     /// Run a step response on the GPU and fit each source's sensor model; cached per GPU UUID.
     Calibrate {
         /// NVML index of the GPU.
@@ -129,6 +144,30 @@ enum Command {
         #[arg(long = "no-save")]
         no_save: bool,
     },
+}
+
+/// The FMA loop sized to `launch_s` per launch on the device's GPU, or the simulated
+/// GPU's busy kernel of that length: what calibration and the selftest run.
+fn busy_workload(
+    device: &energy_harness::Device,
+    nvml_index: u32,
+    launch_s: f64,
+) -> energy_harness::Result<Box<dyn energy_harness::Workload>> {
+    use energy_harness::{fma_busy_workload, CudaGpu, SimKernel, SimWorkload};
+    if let Some(gpu) = device.sim() {
+        return Ok(Box::new(SimWorkload::new(gpu.clone(), SimKernel::new(launch_s, gpu.preset().busy_kernel_w))));
+    }
+    let ordinal = device.facts().cuda_ordinal.ok_or_else(|| {
+        Error::new(
+            ErrorKind::NoGpu,
+            format!(
+                "no CUDA device has the UUID {} of NVML device {nvml_index} (is it hidden by CUDA_VISIBLE_DEVICES?)",
+                device.facts().uuid
+            ),
+        )
+    })?;
+    let gpu = std::sync::Arc::new(CudaGpu::open(ordinal)?);
+    Ok(Box::new(fma_busy_workload(gpu, launch_s)?))
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
@@ -168,6 +207,11 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Calibrate { device, busy_seconds, json, trace, no_save } => {
             calibrate::run(device, busy_seconds, json, trace.as_deref(), !no_save)
         }
+        Command::Selftest { device, json, output } => match selftest::run(device, json, output.as_deref()) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
         Command::Report { dir, run, baseline, format, threshold, output } => results::report(
             &dir.unwrap_or_else(energy_harness::energy_dir),
             &run,

@@ -36,6 +36,7 @@ mod gpu;
 mod kernel_code;
 mod report;
 mod sampling;
+mod selftest;
 mod sensors;
 mod sim;
 mod trace;
@@ -84,6 +85,13 @@ pub use engine::counter::{counter_ticks, interpolated_energy_j};
 pub use engine::curve::{counter_curve, power_curve};
 pub use engine::stats::{linear_fit, student_t_975};
 
+// The selftest: does this GPU's sensor deliver what the harness assumes?
+pub use selftest::checks as selftest_checks;
+pub use selftest::{
+    render as render_selftest, run_selftest, HarnessFigure, SelftestPlan, SelftestReport, SourceVerdict,
+    SELFTEST_SCHEMA,
+};
+
 // Devices, sensors, the sampler and the simulated GPU.
 pub use clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
 pub use device::{Device, DeviceRequest};
@@ -92,7 +100,7 @@ pub use sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
 pub use sensors::model::MAX_MODEL_SECONDS;
 pub use sensors::replay::ReplaySource;
 pub use sensors::{SensorModel, SensorSource, SourceError, SourceKind};
-pub use sim::{ActiveIdleTail, SimGpu, SimKernel, SimPreset};
+pub use sim::{ActiveIdleTail, SensorFault, SimGpu, SimKernel, SimPreset};
 pub use workload::Workload;
 
 // Traces and result files.

@@ -55,7 +55,9 @@ pub const GENERIC_POWER_CEILING_W: f64 = 5000.0;
 /// reports it: finite, total energy and idle power non-negative, mean power in each
 /// window under the ceiling. The error names the window and the figure.
 pub fn check_physical(windows: &[WindowEnergy], ceiling_w: f64, source: SourceKind) -> Result<()> {
-    for w in windows {
+    // Auxiliary stretches (a warm-up; windows too short for a slow source) are analyzed
+    // so that their busy time is not taken for idle, but never reported: not judged.
+    for w in windows.iter().filter(|w| w.index != AUXILIARY_WINDOW) {
         let duration = w.duration_s();
         let power = w.energy_j / duration;
         let problem = if !(w.energy_j.is_finite() && w.dynamic_j.is_finite() && w.idle_w.is_finite()) {

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use preset::SimPreset;
-pub use sensor::{SensorSpec, SimSensor};
+pub use sensor::{SensorFault, SensorSpec, SimSensor};
 pub use truth::{ActiveIdleTail, PowerTimeline, SimKernel};
 
 use crate::clock::{Clock, SharedClock};

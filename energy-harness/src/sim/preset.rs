@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::sensor::{CallLatency, Response, SensorSpec, UpdateTicks};
+use super::sensor::{CallLatency, Response, SensorFault, SensorSpec, UpdateTicks};
 use super::truth::ActiveIdleTail;
 use crate::engine::analyze::default_delay_s;
 use crate::sensors::SourceKind;
@@ -70,6 +70,15 @@ impl SimPreset {
         }
     }
 
+    /// Same preset with `fault` in its `source` (a no-op where the preset lacks it): a
+    /// deliberately wrong sensor, to check that a check of sensors fails on it.
+    pub fn with_fault(mut self, source: SourceKind, fault: SensorFault) -> Self {
+        if let Some(spec) = self.sensors.get_mut(&source) {
+            spec.fault = Some(fault);
+        }
+        self
+    }
+
     /// Same preset with another seed (independent jitter, noise and latencies).
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
@@ -99,6 +108,7 @@ impl SimPreset {
             buffer_depth: None,
             latency: CallLatency::steady(15e-6, 5e-6),
             stream: 2,
+            fault: None,
         };
         let mut sensors = BTreeMap::new();
         sensors.insert(
@@ -113,6 +123,7 @@ impl SimPreset {
                 buffer_depth: None,
                 latency: CallLatency::steady(2.4e-3, 0.1e-3),
                 stream: 1,
+                fault: None,
             },
         );
         sensors.insert(SourceKind::AverageField, average);
@@ -139,6 +150,7 @@ impl SimPreset {
                 buffer_depth: Some(120),
                 latency: CallLatency::steady(60e-6, 20e-6),
                 stream: 4,
+                fault: None,
             },
         );
         SimPreset {
@@ -183,6 +195,7 @@ impl SimPreset {
                     update_call_s: Some(4.7e-3),
                 },
                 stream: 5,
+                fault: None,
             },
         );
         SimPreset {

@@ -29,6 +29,18 @@ pub enum Response {
     },
 }
 
+/// A deliberate defect of a simulated sensor, for checking that `cargo energy selftest`
+/// (and anything else that claims to judge a sensor) notices a sensor that is wrong.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SensorFault {
+    /// Every reading (power, or the counter's energy) is `gain` times the truth.
+    Gain(f64),
+    /// The counter adds the power at each update × the update period instead of the
+    /// integral since the last update: steady power reads right, a burst between two
+    /// updates is missed or counted as a whole period.
+    SampledIntegral,
+}
+
 /// When a sensor updates: `phase + k·period`, each tick moved by Gaussian jitter.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UpdateTicks {
@@ -87,6 +99,8 @@ pub struct SensorSpec {
     pub latency: CallLatency,
     /// Noise stream: two sources with the same stream read the same sensor.
     pub stream: u64,
+    /// A deliberate defect (`None` for the sensors the presets model).
+    pub fault: Option<SensorFault>,
 }
 
 impl SensorSpec {
@@ -111,6 +125,9 @@ pub struct SimSensor {
     seed: u64,
     /// First-order lag state: output `y` at time `t`.
     lag: Option<(f64, f64)>,
+    /// [`SensorFault::SampledIntegral`] state: the first update counted, then the newest
+    /// update summed and the sum (J) up to it.
+    sampled: Option<(i64, i64, f64)>,
 }
 
 const STREAM_JITTER: u64 = 0x11;
@@ -121,7 +138,7 @@ const STREAM_STALL: u64 = 0x44;
 impl SimSensor {
     /// A sensor following `spec`, its randomness drawn from `seed`.
     pub fn new(spec: SensorSpec, seed: u64) -> Self {
-        SimSensor { spec, seed, lag: None }
+        SimSensor { spec, seed, lag: None, sampled: None }
     }
 
     /// The spec.
@@ -166,16 +183,41 @@ impl SimSensor {
     pub fn update_value(&mut self, truth: &PowerTimeline, k: i64) -> f64 {
         let t = if self.spec.buffer_depth.is_some() { self.tick(k) - self.spec.report_delay_s } else { self.tick(k) };
         let noise_w = self.spec.noise_w * noise::gaussian(self.seed, self.spec.stream ^ STREAM_NOISE, k);
+        let gain = match self.spec.fault {
+            Some(SensorFault::Gain(gain)) => gain,
+            _ => 1.0,
+        };
         let value = match self.spec.response {
             Response::Integral => {
-                let mj = self.spec.offset_mj + 1000.0 * truth.energy_to(t);
+                let joules = match self.spec.fault {
+                    Some(SensorFault::SampledIntegral) => self.sampled_integral(truth, k),
+                    _ => truth.energy_to(t),
+                };
+                let mj = self.spec.offset_mj + 1000.0 * gain * joules;
                 return quantize_down(mj, self.spec.resolution);
             }
             Response::Instantaneous => truth.power_at(t) + noise_w,
             Response::WindowMean { width_s } => truth.energy_j(t - width_s, t) / width_s + noise_w,
             Response::FirstOrder { tau_s } => self.lag_at(truth, tau_s, t) + noise_w,
         };
-        quantize_nearest(1000.0 * value, self.spec.resolution)
+        quantize_nearest(1000.0 * gain * value, self.spec.resolution)
+    }
+
+    /// [`SensorFault::SampledIntegral`]: the sum of power at each update × the period,
+    /// from the first update this sensor was asked for up to update `k`.
+    fn sampled_integral(&mut self, truth: &PowerTimeline, k: i64) -> f64 {
+        let period = self.spec.ticks.period_s;
+        let (first, mut newest, mut sum) = match self.sampled {
+            Some((first, newest, sum)) if newest <= k => (first, newest, sum),
+            Some((first, _, _)) => (first, first, 0.0),
+            None => (k, k, 0.0),
+        };
+        while newest < k {
+            newest += 1;
+            sum += truth.power_at(self.tick(newest)) * period;
+        }
+        self.sampled = Some((first, newest, sum));
+        sum
     }
 
     /// The reading a poll at `t` returns.
@@ -208,6 +250,11 @@ impl SimSensor {
     pub fn invalidate_after(&mut self, t_s: f64) {
         if self.lag.is_some_and(|(ts, _)| ts > t_s) {
             self.lag = None;
+        }
+        if let Some((first, newest, _)) = self.sampled {
+            if self.tick(newest) > t_s {
+                self.sampled = Some((first, first, 0.0));
+            }
         }
     }
 
@@ -261,6 +308,7 @@ mod tests {
             buffer_depth: None,
             latency: CallLatency::steady(1e-3, 0.0),
             stream: 1,
+            fault: None,
         }
     }
 
