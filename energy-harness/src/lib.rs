@@ -88,8 +88,8 @@ pub use engine::stats::{linear_fit, student_t_975};
 // The selftest: does this GPU's sensor deliver what the harness assumes?
 pub use selftest::checks as selftest_checks;
 pub use selftest::{
-    render as render_selftest, run_selftest, HarnessFigure, SelftestPlan, SelftestReport, SourceVerdict,
-    SELFTEST_SCHEMA,
+    render as render_selftest, run_selftest, HarnessFigure, SelftestPlan, SelftestReport, SelftestWindow,
+    SourceVerdict, SELFTEST_SCHEMA,
 };
 
 // Devices, sensors, the sampler and the simulated GPU.

@@ -15,6 +15,11 @@ pub const DUTY_RESIDUAL_TOLERANCE_PCT: f64 = 1.0;
 /// Largest difference between the duty slope (busy − idle power) and the harness's
 /// dynamic power that passes, percent, for periods of at least [`DUTY_SLOPE_MIN_PERIOD_S`].
 pub const DUTY_SLOPE_TOLERANCE_PCT: f64 = 5.0;
+/// A square wave whose period lies between these multiples of a source's update period
+/// aliases with its updates: a window edge inside it is placed only to about a quarter
+/// of an update's worth of the power swing (the counter: ±2-3 % of a 1 s window for a
+/// 50 ms wave on an H100). Such periods report the source's error, unjudged.
+pub const ALIASED_PERIODS: (f64, f64) = (0.1, 5.0);
 /// Shorter duty periods report their slope without judging it: the GPU's own power ramps
 /// at each burst (clocks, voltage) make the busy part of a short cycle draw less than a
 /// steady kernel, which is physics, not the sensor.
@@ -166,6 +171,9 @@ pub struct DutyWindow {
     pub length_s: f64,
     /// Energy the source gives the window, J.
     pub energy_j: f64,
+    /// The median energy the other sources that agree with the rest give the same
+    /// window, J (`None` without such sources).
+    pub others_j: Option<f64>,
 }
 
 /// Mean power against duty at one period: `P = P_idle + duty · (P_busy − P_idle)`.
@@ -183,14 +191,23 @@ pub struct DutyLine {
     pub vs_harness_pct: f64,
     /// Whether the slope is judged at this period (see [`DUTY_SLOPE_MIN_PERIOD_S`]).
     pub slope_judged: bool,
+    /// Whether the period aliases with the source's updates ([`ALIASED_PERIODS`]): the
+    /// line is then reported as the source's resolution, not judged.
+    pub aliased: bool,
     /// Windows fitted.
     pub windows: usize,
-    /// Whether the line holds (and, where judged, the slope).
+    /// Whether the other sources see the same bend: this source's window energies stay
+    /// within [`DUTY_RESIDUAL_TOLERANCE_PCT`] of theirs (after their mean offset), so a
+    /// bend is the GPU's power, not this sensor.
+    pub shared_with_others: bool,
+    /// Whether the line holds, or bends only as the others see it too (and, where
+    /// judged, the slope).
     pub pass: bool,
 }
 
-/// One line per period, in mean power so windows of slightly different length compare.
-pub fn duty_lines(windows: &[DutyWindow], harness_dynamic_w: f64) -> Vec<DutyLine> {
+/// One line per period, in mean power so windows of slightly different length compare;
+/// `update_s` is the source's update period (when known).
+pub fn duty_lines(windows: &[DutyWindow], harness_dynamic_w: f64, update_s: Option<f64>) -> Vec<DutyLine> {
     let mut periods: Vec<f64> = windows.iter().map(|w| w.period_s).collect();
     periods.sort_by(f64::total_cmp);
     periods.dedup();
@@ -206,12 +223,22 @@ pub fn duty_lines(windows: &[DutyWindow], harness_dynamic_w: f64) -> Vec<DutyLin
                 return None;
             }
             let fit = linear_fit(&points)?;
+            let mine: Vec<&DutyWindow> =
+                windows.iter().filter(|w| w.period_s == period_s && w.length_s > 0.0).collect();
+            let ratios: Vec<f64> = mine.iter().filter_map(|w| w.others_j.map(|o| w.energy_j / o)).collect();
+            let shared_with_others = ratios.len() == mine.len() && !ratios.is_empty() && {
+                let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+                ratios.iter().all(|r| ((r / mean) - 1.0).abs() * 100.0 <= DUTY_RESIDUAL_TOLERANCE_PCT)
+            };
             let max_residual_pct =
                 points.iter().map(|(x, y)| ((y - fit.intercept - fit.slope * x) / y).abs() * 100.0).fold(0.0, f64::max);
             let vs_harness_pct = (fit.slope / harness_dynamic_w - 1.0) * 100.0;
-            let slope_judged = period_s >= DUTY_SLOPE_MIN_PERIOD_S;
-            let pass = max_residual_pct <= DUTY_RESIDUAL_TOLERANCE_PCT
-                && (!slope_judged || vs_harness_pct.abs() <= DUTY_SLOPE_TOLERANCE_PCT);
+            let aliased =
+                update_s.is_some_and(|u| period_s > ALIASED_PERIODS.0 * u && period_s < ALIASED_PERIODS.1 * u);
+            let slope_judged = period_s >= DUTY_SLOPE_MIN_PERIOD_S && !aliased;
+            let pass = aliased
+                || (max_residual_pct <= DUTY_RESIDUAL_TOLERANCE_PCT || shared_with_others)
+                    && (!slope_judged || vs_harness_pct.abs() <= DUTY_SLOPE_TOLERANCE_PCT);
             Some(DutyLine {
                 period_s,
                 slope_w: fit.slope,
@@ -219,7 +246,9 @@ pub fn duty_lines(windows: &[DutyWindow], harness_dynamic_w: f64) -> Vec<DutyLin
                 max_residual_pct,
                 vs_harness_pct,
                 slope_judged,
+                aliased,
                 windows: points.len(),
+                shared_with_others,
                 pass,
             })
         })
@@ -331,17 +360,38 @@ mod tests {
         let mut windows = Vec::new();
         for period_s in [0.005, 0.05, 0.5] {
             for duty in [0.1, 0.5, 0.9] {
-                windows.push(DutyWindow { period_s, duty, length_s: 1.0, energy_j: 120.0 + duty * 150.0 });
+                windows.push(DutyWindow {
+                    period_s,
+                    duty,
+                    length_s: 1.0,
+                    energy_j: 120.0 + duty * 150.0,
+                    others_j: None,
+                });
             }
         }
-        let lines = duty_lines(&windows, 150.0);
+        let lines = duty_lines(&windows, 150.0, None);
         assert_eq!(lines.len(), 3);
+        // A source updating every 100 ms aliases with the 50 ms wave: reported, not judged.
+        let aliased = duty_lines(&windows, 150.0, Some(0.1));
+        assert_eq!(aliased.iter().map(|l| l.aliased).collect::<Vec<_>>(), vec![false, true, false]);
         assert!(lines.iter().all(|l| l.pass && l.vs_harness_pct.abs() < 1e-9), "{lines:?}");
         // A sensor that reads high power low (saturating) bends the line.
         for w in &mut windows {
             w.energy_j = (120.0 + w.duty * 150.0).min(220.0);
         }
-        assert!(duty_lines(&windows, 150.0).iter().all(|l| !l.pass));
+        assert!(duty_lines(&windows, 150.0, None).iter().all(|l| !l.pass));
+        // The same bend seen by the other sources is the GPU's power, not this sensor.
+        for w in &mut windows {
+            w.others_j = Some(w.energy_j * 1.004);
+        }
+        // (At the 500 ms period the slope is judged too, and the saturated one is off.)
+        let lines = duty_lines(&windows, 150.0, None);
+        assert!(lines.iter().all(|l| l.shared_with_others && l.pass == !l.slope_judged), "{lines:?}");
+        // A bend of its own, with others that stay straight, fails.
+        for w in &mut windows {
+            w.others_j = Some(120.0 + w.duty * 150.0);
+        }
+        assert!(duty_lines(&windows, 150.0, None).iter().all(|l| !l.pass && !l.shared_with_others));
     }
 
     #[test]

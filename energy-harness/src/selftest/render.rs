@@ -60,10 +60,21 @@ pub fn render(r: &SelftestReport) -> String {
             );
         }
         for d in &v.duty {
-            let judged = if d.slope_judged { "" } else { " (not judged: power ramps)" };
+            let judged = if d.aliased {
+                " (not judged: the period aliases with the updates)"
+            } else if d.slope_judged {
+                ""
+            } else {
+                " (slope not judged: power ramps)"
+            };
+            let shared = if d.max_residual_pct > super::checks::DUTY_RESIDUAL_TOLERANCE_PCT && d.shared_with_others {
+                " (the other sources see the same bend: the GPU's power)"
+            } else {
+                ""
+            };
             let _ = writeln!(
                 s,
-                "  duty, {:>3.0} ms period: busy − idle {:.1} W ({:+.1} % vs harness{judged}), idle {:.1} W, residual ≤ {:.2} %",
+                "  duty, {:>3.0} ms period: busy − idle {:.1} W ({:+.1} % vs harness{judged}), idle {:.1} W, residual ≤ {:.2} %{shared}",
                 d.period_s * 1e3,
                 d.slope_w,
                 d.vs_harness_pct,
