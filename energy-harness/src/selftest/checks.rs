@@ -386,7 +386,7 @@ mod tests {
         }
         // (At the 500 ms period the slope is judged too, and the saturated one is off.)
         let lines = duty_lines(&windows, 150.0, None);
-        assert!(lines.iter().all(|l| l.shared_with_others && l.pass == !l.slope_judged), "{lines:?}");
+        assert!(lines.iter().all(|l| l.shared_with_others && l.pass != l.slope_judged), "{lines:?}");
         // A bend of its own, with others that stay straight, fails.
         for w in &mut windows {
             w.others_j = Some(120.0 + w.duty * 150.0);
