@@ -51,12 +51,13 @@ pub fn render(r: &SelftestReport) -> String {
             };
             let _ = writeln!(
                 s,
-                "  launch count: {} per launch ± {} ({:+.2} % vs harness), {} windows, r² {:.5}{phase}",
+                "  launch count: {} per launch ± {} ({:+.2} % vs harness), {} windows, window scatter {} RMS, intercept {}{phase}",
                 format_si(l.slope_j, "J", 4),
                 format_si(l.slope_half_width_j, "J", 2),
                 l.vs_harness_pct,
                 l.windows,
-                l.r_squared
+                format_si(l.rms_residual_j, "J", 2),
+                format_si(l.intercept_j, "J", 2)
             );
         }
         for d in &v.duty {
@@ -67,19 +68,20 @@ pub fn render(r: &SelftestReport) -> String {
             } else {
                 " (slope not judged: power ramps)"
             };
-            let shared = if d.max_residual_pct > super::checks::DUTY_RESIDUAL_TOLERANCE_PCT && d.shared_with_others {
+            let shared = if d.max_residual_pct > d.tolerance_pct && d.shared_with_others {
                 " (the other sources see the same bend: the GPU's power)"
             } else {
                 ""
             };
             let _ = writeln!(
                 s,
-                "  duty, {:>3.0} ms period: busy − idle {:.1} W ({:+.1} % vs harness{judged}), idle {:.1} W, residual ≤ {:.2} %{shared}",
+                "  duty, {:>3.0} ms period: busy − idle {:.1} W ({:+.1} % vs harness{judged}), idle {:.1} W, residual ≤ {:.2} % (allowed {:.2} %){shared}",
                 d.period_s * 1e3,
                 d.slope_w,
                 d.vs_harness_pct,
                 d.intercept_w,
-                d.max_residual_pct
+                d.max_residual_pct,
+                d.tolerance_pct
             );
         }
         if let Some(a) = &v.agreement {
