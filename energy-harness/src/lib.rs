@@ -104,7 +104,7 @@ pub use sim::{ActiveIdleTail, SensorFault, SimGpu, SimKernel, SimPreset};
 pub use workload::Workload;
 
 // Traces and result files.
-pub use report::compare::{compare, ResultSet, Verdict as CompareVerdict};
+pub use report::compare::{change as compare_change, compare, ResultSet, Verdict as CompareVerdict};
 pub use report::run::{Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
 pub use report::svg::power_plot;
 pub use report::table::{render as render_table, Format as TableFormat};
