@@ -20,10 +20,12 @@ pub const DUTY_NOISE_MULTIPLE: f64 = 3.0;
 /// dynamic power that passes, percent, for periods of at least [`DUTY_SLOPE_MIN_PERIOD_S`].
 pub const DUTY_SLOPE_TOLERANCE_PCT: f64 = 5.0;
 /// A square wave whose period lies between these multiples of a source's update period
-/// aliases with its updates: a window edge inside it is placed only to about a quarter
-/// of an update's worth of the power swing (the counter: ±2-3 % of a 1 s window for a
-/// 50 ms wave on an H100). Such periods report the source's error, unjudged.
-pub const ALIASED_PERIODS: (f64, f64) = (0.1, 5.0);
+/// aliases with its updates: a window edge inside it is placed only to a fraction of an
+/// update's worth of the power swing (the counter: up to ±5 % of a 1 s window, SD ~2 %,
+/// for a 50 ms wave on an H100 and an H200). Such periods report the source's error,
+/// unjudged; a wave of four updates or more per period is judged (a 500 ms wave against
+/// a 100 ms tick, whose measured period may read a hair above 100 ms).
+pub const ALIASED_PERIODS: (f64, f64) = (0.1, 4.0);
 /// Shorter duty periods report their slope without judging it: the GPU's own power ramps
 /// at each burst (clocks, voltage) make the busy part of a short cycle draw less than a
 /// steady kernel, which is physics, not the sensor.
