@@ -18,46 +18,23 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use energy_harness::counter_curve;
+use energy_harness::record;
 use energy_harness::sorted_finite;
 use energy_harness::Estimate;
-use energy_harness::SimKernel;
-use energy_harness::Workload;
 use energy_harness::{analyze_windows, AnalysisOptions, ModelChoice};
 use energy_harness::{busy_intervals, calibrate, StepPlan};
 use energy_harness::{measure, MeasureOptions, MeasureRequest};
-use energy_harness::{record, SimWorkload};
-use energy_harness::{Channel, Error, Result, SourceKind, Trace};
-use energy_harness::{CudaGpu, FmaLoop};
+use energy_harness::{Channel, Result, SourceKind, Trace};
 use energy_harness::{Device, DeviceRequest};
 use energy_harness::{Sampler, SamplerConfig};
 use serde::Serialize;
 
+#[path = "support/reference.rs"]
+mod reference;
+use reference::{reference, Kernels};
+
 const SIZES_S: [f64; 5] = [20e-6, 1e-3, 10e-3, 0.1, 1.0];
-
-/// What makes workloads of a given launch length.
-enum Kernels {
-    Real(FmaLoop),
-    Sim(energy_harness::SimGpu),
-}
-
-impl Kernels {
-    /// A workload of about `seconds` per launch, and its exact scale factor for doubling.
-    fn sized(&self, seconds: f64, scale: u32) -> Result<Box<dyn Workload>> {
-        match self {
-            Kernels::Real(fma) => {
-                let iterations = fma.iterations_for(seconds)?;
-                Ok(Box::new(fma.workload(iterations.saturating_mul(scale))?))
-            }
-            Kernels::Sim(gpu) => Ok(Box::new(
-                SimWorkload::new(gpu.clone(), SimKernel::new(seconds * f64::from(scale), 336.0))
-                    .with_time_jitter(0.001, 5),
-            )),
-        }
-    }
-}
 
 #[derive(Serialize, Clone)]
 struct MethodFigures {
@@ -129,32 +106,6 @@ fn figures(method: &'static str, values: Vec<f64>, reference: f64, wall_s: f64) 
     }
 }
 
-/// (e) Steady counter power over `seconds` of back-to-back launches × event time per launch.
-fn reference(device: &Device, workload: &mut dyn Workload, launch_s: f64, seconds: f64) -> Result<(f64, f64, f64)> {
-    let clock = device.clock().clone();
-    let t0 = clock.now_s();
-    let launches = (seconds / launch_s).ceil().max(1.0) as u64;
-    let (gpu_s, trace) = record(device, &[SourceKind::Counter], |marker| {
-        clock.sleep_s(0.3);
-        marker.start(0);
-        let gpu = workload.run_batch(launches)?;
-        marker.end(0);
-        clock.sleep_s(0.3);
-        Ok(gpu)
-    })?;
-    let window = trace.windows()?[0];
-    let (curve, _) = counter_curve(&sorted_finite(trace.series(&Channel::CounterMj)))?;
-    // Steady power: the ticks at least 1 s inside the busy stretch.
-    let inner: Vec<&(f64, f64)> =
-        curve.points().iter().filter(|p| p.0 >= window.start_s + 1.0 && p.0 <= window.end_s - 1.0).collect();
-    let (first, last) = match (inner.first(), inner.last()) {
-        (Some(f), Some(l)) if l.0 > f.0 => (**f, **l),
-        _ => return Err(Error::new(energy_harness::ErrorKind::Analysis, "the reference run spans too few ticks")),
-    };
-    let power = (last.1 - first.1) / (last.0 - first.0);
-    Ok((power * gpu_s / launches as f64, power, clock.now_s() - t0))
-}
-
 /// (b), (c), (d) on the windows of a harness trace: per window, joules per launch.
 fn naive_methods(trace: &Trace, launches: u64) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
     // The measured windows (not the auxiliary warm-up stretch), marked and GPU-timed.
@@ -201,15 +152,7 @@ fn run() -> Result<Report> {
     if let Some(reason) = device.sim_reason() {
         eprintln!("note: {reason}: every figure below is SIMULATED");
     }
-    let kernels = match device.sim() {
-        Some(gpu) => Kernels::Sim(gpu.clone()),
-        None => {
-            let ordinal = device.facts().cuda_ordinal.ok_or_else(|| {
-                Error::new(energy_harness::ErrorKind::NoGpu, "no CUDA device matches the NVML device's UUID")
-            })?;
-            Kernels::Real(FmaLoop::load(Arc::new(CudaGpu::open(ordinal)?))?)
-        }
-    };
+    let kernels = Kernels::open(&device)?;
     eprintln!("calibrating {} …", device.facts().name);
     let (calibration, _) = calibrate(&device, kernels.sized(0.005, 1)?.as_mut(), StepPlan::default())?;
     // As a benchmark asks: the default options, at least criterion's 10 windows.
@@ -224,7 +167,8 @@ fn run() -> Result<Report> {
         let mut workload = kernels.sized(size, 1)?;
         let launch_s = workload.run_batch(1)?.max(1e-7);
         eprintln!("size {size} s: launch {launch_s:.3e} s; reference over {reference_s} s …");
-        let (ref_j, ref_w, ref_wall) = reference(&device, workload.as_mut(), launch_s, reference_s)?;
+        let r = reference(&device, workload.as_mut(), launch_s, reference_s)?;
+        let (ref_j, ref_w, ref_wall) = (r.energy_j, r.power_w, r.wall_s);
         let (mut a, mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut walls = Vec::new();
         let mut launches = 0;

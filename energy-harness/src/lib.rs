@@ -96,7 +96,7 @@ pub use selftest::{
 pub use clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
 pub use device::{Device, DeviceRequest};
 pub use gpu::{gpu_count, DeviceFacts};
-pub use sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
+pub use sampling::{record_until, Sampler, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE};
 pub use sensors::model::MAX_MODEL_SECONDS;
 pub use sensors::replay::ReplaySource;
 pub use sensors::{SensorModel, SensorSource, SourceError, SourceKind};
