@@ -62,6 +62,9 @@ pub(super) fn compare(dir: &Path, baseline: &str, candidate: &str, threshold: f6
             c.change_low_pct,
             c.change_high_pct
         );
+        if let Some(note) = &c.temperature_note {
+            let _ = writeln!(out, "  {:<40} note: {note}", "");
+        }
     }
     for id in &comparison.added {
         let _ = writeln!(out, "  {id:<40} new in {candidate}");

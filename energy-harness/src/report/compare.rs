@@ -115,6 +115,39 @@ pub struct Change {
     pub change_high_pct: f64,
     /// The verdict.
     pub verdict: Verdict,
+    /// Mean die temperature of the windows in the baseline and in the candidate, °C.
+    pub temperature_c: (Option<f64>, Option<f64>),
+    /// Said when the two ran at temperatures far enough apart to move the energy by
+    /// itself (see [`TEMPERATURE_NOTE_C`]).
+    pub temperature_note: Option<String>,
+}
+
+/// A difference in temperature between baseline and candidate that `compare` points out,
+/// °C: energy rises 0.3-0.55 % per °C on the H100s measured (docs/VALIDATION.md), so 3 °C
+/// can move a figure by 1-1.7 % by itself.
+pub const TEMPERATURE_NOTE_C: f64 = 3.0;
+/// The energy change per °C measured on H100s, percent (low, high).
+pub const MEASURED_PCT_PER_C: (f64, f64) = (0.3, 0.55);
+
+/// Mean die temperature over a result's windows, °C.
+fn mean_temperature(result: &ResultFile) -> Option<f64> {
+    let t: Vec<f64> = result.windows.iter().filter_map(|w| w.temperature_c.map(f64::from)).collect();
+    (!t.is_empty()).then(|| t.iter().sum::<f64>() / t.len() as f64)
+}
+
+/// The note for two temperatures, when they differ by [`TEMPERATURE_NOTE_C`] or more.
+fn temperature_note(baseline_c: Option<f64>, candidate_c: Option<f64>) -> Option<String> {
+    let (b, c) = (baseline_c?, candidate_c?);
+    let delta = c - b;
+    (delta.abs() >= TEMPERATURE_NOTE_C).then(|| {
+        format!(
+            "ran {:.0} °C {} than the baseline ({b:.0} → {c:.0} °C): on H100s energy moves {:.1}-{:.1} % for that alone",
+            delta.abs(),
+            if delta > 0.0 { "warmer" } else { "cooler" },
+            delta.abs() * MEASURED_PCT_PER_C.0,
+            delta.abs() * MEASURED_PCT_PER_C.1
+        )
+    })
 }
 
 /// What a change amounts to.
@@ -164,6 +197,8 @@ pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct
         change_low_pct: low,
         change_high_pct: high,
         verdict,
+        temperature_c: (None, None),
+        temperature_note: None,
     }
 }
 
@@ -195,7 +230,12 @@ pub fn compare(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64) 
     let mut removed = Vec::new();
     for (id, base) in &baseline.results {
         match candidate.results.get(id) {
-            Some(cand) => changes.push(change(id, &base.energy_j, &cand.energy_j, threshold_pct)),
+            Some(cand) => {
+                let mut c = change(id, &base.energy_j, &cand.energy_j, threshold_pct);
+                c.temperature_c = (mean_temperature(base), mean_temperature(cand));
+                c.temperature_note = temperature_note(c.temperature_c.0, c.temperature_c.1);
+                changes.push(c);
+            }
             None => removed.push(id.clone()),
         }
     }
@@ -231,5 +271,14 @@ mod tests {
         let c = change("a", &est(1.0, 0.002), &est(1.10, 0.002), 5.0);
         assert!((c.change_pct - 10.0).abs() < 1e-9);
         assert!(c.change_low_pct < 10.0 && c.change_high_pct > 10.0);
+    }
+
+    #[test]
+    fn a_temperature_gap_is_pointed_out() {
+        assert!(temperature_note(Some(42.0), Some(44.0)).is_none());
+        let note = temperature_note(Some(42.0), Some(49.0)).unwrap();
+        assert!(note.contains("7 °C warmer") && note.contains("2.1-3.9 %"), "{note}");
+        assert!(temperature_note(Some(50.0), Some(45.0)).unwrap().contains("cooler"));
+        assert!(temperature_note(None, Some(45.0)).is_none());
     }
 }

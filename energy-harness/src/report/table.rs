@@ -73,7 +73,17 @@ fn verdict_text(v: Verdict) -> &'static str {
 }
 
 fn change_text(c: &Change) -> String {
-    format!("{:+.2} % [{:+.2}, {:+.2}] {}", c.change_pct, c.change_low_pct, c.change_high_pct, verdict_text(c.verdict))
+    let warmth = match (c.temperature_note.as_ref(), c.temperature_c) {
+        (Some(_), (Some(b), Some(t))) => format!(" (ran {:+.0} °C from the baseline)", t - b),
+        _ => String::new(),
+    };
+    format!(
+        "{:+.2} % [{:+.2}, {:+.2}] {}{warmth}",
+        c.change_pct,
+        c.change_low_pct,
+        c.change_high_pct,
+        verdict_text(c.verdict)
+    )
 }
 
 #[derive(Serialize)]
