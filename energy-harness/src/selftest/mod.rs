@@ -198,6 +198,7 @@ pub fn run_selftest(
     progress: &mut dyn FnMut(&str),
 ) -> Result<SelftestReport> {
     check_plan(plan)?;
+    let calibrated = calibration.is_some();
     let clock = device.clock().clone();
     let wall_start = clock.now_s();
     let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -439,7 +440,7 @@ pub fn run_selftest(
         windows: window_table,
         summary: String::new(),
     };
-    report.summary = summary(&report, &sources);
+    report.summary = summary(&report, &sources, calibrated);
     Ok(report)
 }
 
@@ -512,7 +513,7 @@ fn reasons(linearity: Option<&Linearity>, duty: &[DutyLine], agreement: Option<&
     out
 }
 
-fn summary(report: &SelftestReport, sources: &[SourceKind]) -> String {
+fn summary(report: &SelftestReport, sources: &[SourceKind], calibrated: bool) -> String {
     let primary = report.harness.source;
     let trusted = report.primary_trusted();
     let simulated = if report.device.simulated { " [simulated]" } else { "" };
@@ -523,8 +524,12 @@ fn summary(report: &SelftestReport, sources: &[SourceKind]) -> String {
     };
     let verdict = if trusted {
         format!("{primary} passed every check: trust its figures within the intervals the harness reports")
-    } else {
+    } else if calibrated {
         format!("{primary} failed a check: do not trust its figures until the reasons above are explained")
+    } else {
+        format!(
+            "{primary} failed a check: do not trust its figures; no calibration was cached for this GPU, so run `cargo energy calibrate` and the selftest again"
+        )
     };
     format!("{head}; {verdict}")
 }
@@ -554,6 +559,15 @@ mod tests {
         assert!(verdict(&report, SourceKind::SampleBuffer).trust, "{}", render(&report));
         assert!(report.primary_trusted());
         assert!(report.wall_time_s < 60.0, "{} s", report.wall_time_s);
+    }
+
+    #[test]
+    fn a_gpu_without_the_counter_says_what_the_harness_falls_back_to() {
+        let report = selftest(SimPreset::k20());
+        assert!(report.sources.iter().all(|s| s.source != SourceKind::Counter));
+        assert!(report.summary.contains("no energy counter"), "{}", report.summary);
+        assert!(report.summary.contains(&report.harness.source.to_string()), "{}", report.summary);
+        assert!(!report.sources.is_empty(), "{}", render(&report));
     }
 
     #[test]
