@@ -22,6 +22,9 @@ use energy_harness::{CudaGpu, Device, DeviceRequest, FmaLoop, SimKernel, SimWork
 use energy_harness::{Error, ErrorKind, Result};
 use serde::{Deserialize, Serialize};
 
+#[path = "support/output.rs"]
+mod output;
+
 /// Work scales measured (1.000 is the baseline).
 const SCALES: [f64; 5] = [1.0, 1.005, 1.01, 1.02, 1.05];
 /// Thresholds `compare` is judged at, percent.
@@ -207,22 +210,5 @@ fn main() -> ExitCode {
     }
     let repeats: usize = value("--repeats").and_then(|v| v.parse().ok()).unwrap_or(6).max(2);
     let out = PathBuf::from(value("--out").unwrap_or_else(|| "target/energy/sensitivity".into()));
-    match parent(repeats) {
-        Ok(report) => {
-            let text = markdown(&report);
-            println!("{text}");
-            let json = serde_json::to_string_pretty(&report).expect("serializable");
-            if let Err(e) = energy_harness::write_atomically(&out.join("sensitivity.json"), json.as_bytes())
-                .and_then(|_| energy_harness::write_atomically(&out.join("sensitivity.md"), text.as_bytes()))
-            {
-                eprintln!("error: {e}");
-                return ExitCode::FAILURE;
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    output::finish(parent(repeats), markdown, &out, "sensitivity")
 }

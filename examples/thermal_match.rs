@@ -22,6 +22,8 @@ use energy_harness::{measure, MeasureOptions, MeasureRequest};
 use energy_harness::{Device, DeviceRequest, Result};
 use serde::Serialize;
 
+#[path = "support/output.rs"]
+mod output;
 #[path = "support/reference.rs"]
 mod reference;
 use reference::{reference, Kernels};
@@ -172,22 +174,5 @@ fn main() -> ExitCode {
     let cycles: usize = value("--cycles").and_then(|v| v.parse().ok()).unwrap_or(6).max(3);
     let reference_s: f64 = value("--reference-s").and_then(|v| v.parse().ok()).unwrap_or(8.0);
     let out = PathBuf::from(value("--out").unwrap_or_else(|| "target/energy/thermal".into()));
-    match run(cycles, reference_s) {
-        Ok(report) => {
-            let text = markdown(&report);
-            println!("{text}");
-            let json = serde_json::to_string_pretty(&report).expect("serializable");
-            if let Err(e) = energy_harness::write_atomically(&out.join("thermal.json"), json.as_bytes())
-                .and_then(|_| energy_harness::write_atomically(&out.join("thermal.md"), text.as_bytes()))
-            {
-                eprintln!("error: {e}");
-                return ExitCode::FAILURE;
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    output::finish(run(cycles, reference_s), markdown, &out, "thermal")
 }

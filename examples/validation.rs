@@ -30,6 +30,8 @@ use energy_harness::{Device, DeviceRequest};
 use energy_harness::{Sampler, SamplerConfig};
 use serde::Serialize;
 
+#[path = "support/output.rs"]
+mod output;
 #[path = "support/reference.rs"]
 mod reference;
 use reference::{reference, Kernels};
@@ -340,24 +342,5 @@ fn main() -> ExitCode {
         .find(|w| w[0] == "--out")
         .map(|w| PathBuf::from(&w[1]))
         .unwrap_or_else(|| PathBuf::from("target/energy/validation"));
-    match run() {
-        Ok(report) => {
-            let text = markdown(&report);
-            println!("{text}");
-            let json = serde_json::to_string_pretty(&report).expect("serializable");
-            let path = out_dir.join("validation.json");
-            if let Err(e) = energy_harness::write_atomically(&path, json.as_bytes())
-                .and_then(|_| energy_harness::write_atomically(&out_dir.join("validation.md"), text.as_bytes()))
-            {
-                eprintln!("error: {e}");
-                return ExitCode::FAILURE;
-            }
-            eprintln!("written: {}", path.display());
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    output::finish(run(), markdown, &out_dir, "validation")
 }
