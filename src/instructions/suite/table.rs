@@ -222,7 +222,7 @@ pub(super) fn pj(e: &Estimate) -> String {
     format!("{:.2} pJ [{:.2}, {:.2}]", e.mean * 1e12, e.ci_low * 1e12, e.ci_high * 1e12)
 }
 
-/// The sanity checks of one level: div/rem >> add; fp64 > fp32 > fp16 per operation;
+/// The sanity checks of one level: div/rem >> add; fp64 > fp32 > f16x2 per operation;
 /// energy linear in K.
 pub fn checks(rows: &[InstructionRow], level: &str) -> Vec<Check> {
     let find = |stem: &str| rows.iter().find(|r| r.stem == stem && r.level == level);
@@ -254,16 +254,18 @@ pub fn checks(rows: &[InstructionRow], level: &str) -> Vec<Check> {
             detail,
         });
     }
-    // fp64 > fp32 > fp16 per operation. A packed f16x2 instruction does two operations; a
-    // scalar f16 instruction one, in the same issue slot: both are checked.
-    for (op, f64_stem, f32_stem, f16_stem, f16x2_stem) in [
-        ("add", "add_f64", "add_f32", "add_f16", "add_f16x2"),
-        ("mul", "mul_f64", "mul_f32", "mul_f16", "mul_f16x2"),
-        ("fma", "fma_f64", "fma_f32", "fma_f16", "fma_f16x2"),
+    // fp64 > fp32 > fp16 per operation, by datapath width: a packed f16x2 instruction does
+    // two operations in one issue slot. Scalar f16 against f32 is not checked: it issues in
+    // the same slot as f32, and Arafa et al.'s Table I claims no order between them (on the
+    // TITAN V its FP16 add/sub/mul cost more per warp instruction than FP32 add: 0.0924
+    // against 0.0064 nJ, optimized).
+    for (op, f64_stem, f32_stem, f16x2_stem) in [
+        ("add", "add_f64", "add_f32", "add_f16x2"),
+        ("mul", "mul_f64", "mul_f32", "mul_f16x2"),
+        ("fma", "fma_f64", "fma_f32", "fma_f16x2"),
     ] {
         let per_op = |stem: &str, ops: f64| find(stem).map(|r| r.net.thread_j.scaled(1.0 / ops));
-        let (d, s, h, h2) =
-            (per_op(f64_stem, 1.0), per_op(f32_stem, 1.0), per_op(f16_stem, 1.0), per_op(f16x2_stem, 2.0));
+        let (d, s, h2) = (per_op(f64_stem, 1.0), per_op(f32_stem, 1.0), per_op(f16x2_stem, 2.0));
         let mut push = |name: String, holds: Option<bool>, detail: String| {
             out.push(Check { name, level: level.into(), holds, detail })
         };
@@ -274,14 +276,6 @@ pub fn checks(rows: &[InstructionRow], level: &str) -> Vec<Check> {
                 format!("fp64 {}, fp32 {}, fp16 (f16x2) {} per operation", pj(&d), pj(&s), pj(&h2)),
             ),
             _ => push(format!("{op}: fp64 > fp32 > fp16 per operation"), None, "not all measured".into()),
-        }
-        match (s, h) {
-            (Some(s), Some(h)) => push(
-                format!("{op}: scalar fp16 < fp32 per operation"),
-                Some(h.mean < s.mean),
-                format!("fp16 (scalar) {} against fp32 {}", pj(&h), pj(&s)),
-            ),
-            _ => push(format!("{op}: scalar fp16 < fp32 per operation"), None, "not all measured".into()),
         }
     }
     // Linearity in K.
