@@ -135,9 +135,14 @@ fn energy_per_sector_comes_back_from_simulated_measurements() {
         let ns = row.main.latency_ns().unwrap();
         assert!((ns / (latency * 1e9) - 1.0).abs() < 0.02, "{level}: {ns} ns");
         assert!(row.flags.is_empty(), "{level}: {:?}", row.flags);
+        // The dynamic lower bound (what Delestrac et al. report) is the dynamic slope of the
+        // level's one configuration here.
+        let (bound, _) = row.dynamic_lower_bound_pj.clone().unwrap();
+        assert!((bound - fit.slope * 1e12).abs() < 1e-9, "{level}: {bound} pJ");
     }
     let md = render_markdown(&table);
     assert!(md.contains("**SIMULATED**") && md.contains("| L2 | load |"), "{md}");
+    assert!(md.contains("A100 dynamic lower bound (Delestrac, 1065 MHz)"), "{md}");
 }
 
 #[test]
