@@ -299,16 +299,15 @@ pub fn run_selftest(
             (source, analyze_windows(&trace, &windows, &options))
         })
         .collect();
+    // The sources whose trace could be analyzed.
+    let ok_analyses: Vec<(SourceKind, &TraceAnalysis)> =
+        analyses.iter().filter_map(|(k, a)| a.as_ref().ok().map(|a| (*k, a))).collect();
     // The counter's tick grid gives each window's start phase.
-    let tick = analyses.iter().find_map(|(k, a)| match a {
-        Ok(a) if *k == SourceKind::Counter => a.tick_fit.clone(),
-        _ => None,
-    });
+    let tick = ok_analyses.iter().find(|(k, _)| *k == SourceKind::Counter).and_then(|(_, a)| a.tick_fit.clone());
     let phase = |start_s: f64| tick.as_ref().map(|t| ((start_s - t.phase_s) / t.period_s).rem_euclid(1.0));
-    let long_energies: Vec<(SourceKind, Vec<(u32, f64)>)> = analyses
+    let long_energies: Vec<(SourceKind, Vec<(u32, f64)>)> = ok_analyses
         .iter()
-        .filter_map(|(k, a)| a.as_ref().ok().map(|a| (*k, a)))
-        .map(|(k, a)| {
+        .map(|&(k, a)| {
             let long = a
                 .windows
                 .iter()
@@ -320,11 +319,8 @@ pub fn run_selftest(
         .collect();
     let agreements = checks::agreement(&long_energies);
     // Per window, what each source that agrees with the rest gives it.
-    let agreeing: Vec<(SourceKind, &TraceAnalysis)> = analyses
-        .iter()
-        .filter_map(|(k, a)| a.as_ref().ok().map(|a| (*k, a)))
-        .filter(|(k, _)| agreements.iter().any(|(j, a)| j == k && a.pass))
-        .collect();
+    let agreeing: Vec<(SourceKind, &TraceAnalysis)> =
+        ok_analyses.iter().copied().filter(|(k, _)| agreements.iter().any(|(j, a)| j == k && a.pass)).collect();
     let others_j = |source: SourceKind, index: u32| -> Option<f64> {
         let mut values: Vec<f64> = agreeing
             .iter()
@@ -393,8 +389,6 @@ pub fn run_selftest(
             reasons,
         });
     }
-    let ok_analyses: Vec<(SourceKind, &TraceAnalysis)> =
-        analyses.iter().filter_map(|(k, a)| a.as_ref().ok().map(|a| (*k, a))).collect();
     let window_table: Vec<SelftestWindow> = windows
         .iter()
         .filter_map(|w| {
