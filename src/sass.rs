@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::instructions::{entry_name, Instruction, Variant};
+use crate::instructions::{entry_name, Instruction, Variant, K_NET, K_SWEEP};
 
 /// A CUDA binary tool the check needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -318,14 +318,14 @@ pub const MAX_RESIDUAL_PER_ITERATION: i64 = 8;
 /// What the check found for one instruction at one architecture and optimization level.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChainSass {
-    /// SASS of one chain step: classes and mean counts, `(2K loop - K loop) / K` (ptxas
+    /// SASS of one chain step: classes and mean counts, from the loops at two chain lengths (ptxas
     /// may alternate forms from step to step, as `IADD3` and `IMAD.MOV` for a negation, to
     /// use two pipes, so a class can count a fraction per step).
     pub per_step: BTreeMap<String, f64>,
     /// Per iteration, what the K kernel's loop holds beyond its baseline's and K steps
     /// (non-zero classes only; ptxas's moves and loads at the loop's edges).
     pub residual: BTreeMap<String, f64>,
-    /// Instructions in the loop of the K, 2K and baseline kernels.
+    /// Instructions in the loop of the K = 32, K = 128 and baseline kernels.
     pub loop_lengths: (usize, usize, usize),
 }
 
@@ -388,30 +388,35 @@ fn difference(a: &BTreeMap<String, i64>, b: &BTreeMap<String, i64>) -> BTreeMap<
 }
 
 /// Checks the machine code of one instruction's kernels (Arafa's SASS inspection):
-/// - one chain step, `(2K loop - K loop) / K`, holds at least
-///   `Instruction::sass_per_step` instructions of the classes the catalog expects (less two
-///   over the K steps, for the loop's edges): the
-///   instruction is in the loop K times per iteration, not folded away; no class shrinks;
-/// - each measured loop differs from its baseline's by its steps plus at most
-///   [`MAX_RESIDUAL_PER_ITERATION`] instructions per iteration (nothing else was added).
+/// - one chain step, `(loop at the longest K - loop at K_NET) / (difference in K)` (the
+///   helpers' loops' difference taken out), holds at least `Instruction::sass_per_step`
+///   instructions of the classes the catalog expects (less two over the steps, for the
+///   loop's edges): the instruction is in the loop K times per iteration, not folded away;
+///   no class shrinks;
+/// - each chain loop differs from its baseline's (the loop alone, or the helpers alone) by
+///   its K steps plus at most [`MAX_RESIDUAL_PER_ITERATION`] instructions per iteration
+///   (nothing else was added), at every K of the sweep; for a chain that calls a
+///   subroutine, register moves may differ by up to three per step besides.
 pub fn check_chain(
     functions: &BTreeMap<String, Vec<SassInstruction>>,
     instruction: &Instruction,
 ) -> Result<ChainSass, String> {
-    let (k1, k1_len) = loop_histogram(functions, instruction, Variant::K1)?;
-    let (k2, k2_len) = loop_histogram(functions, instruction, Variant::K2)?;
-    let (base, base_len) = loop_histogram(functions, instruction, Variant::Base)?;
-    let steps = Variant::K1.chain_steps() as f64;
-    let mut added = difference(&k2, &k1);
+    let long_k = *K_SWEEP.last().unwrap_or(&K_NET);
+    let (short, short_len) = loop_histogram(functions, instruction, Variant::Chain(K_NET))?;
+    let (long, long_len) = loop_histogram(functions, instruction, Variant::Chain(long_k))?;
+    let (_, base_len) = loop_histogram(functions, instruction, Variant::Base)?;
+    let steps = f64::from(long_k - K_NET);
+    let mut added = difference(&long, &short);
     if instruction.helper.is_some() {
-        // The 2K kernel also has K more helpers: take them out with the two baselines.
-        let (base2, _) = loop_histogram(functions, instruction, Variant::Base2)?;
-        added = difference(&added, &difference(&base2, &base));
+        // The longer chain also has more helpers: take them out with the helpers' loops.
+        let (h_long, _) = loop_histogram(functions, instruction, Variant::Helpers(long_k))?;
+        let (h_short, _) = loop_histogram(functions, instruction, Variant::Helpers(K_NET))?;
+        added = difference(&added, &difference(&h_long, &h_short));
     }
     let shrunk: i64 = added.values().filter(|d| **d < 0).map(|d| -d).sum();
     if shrunk > MAX_RESIDUAL_PER_ITERATION {
         return Err(format!(
-            "{}: the 2K loop has fewer instructions of some classes than the K loop ({}): the chain was changed or folded",
+            "{}: the K={long_k} loop has fewer instructions of some classes than the K={K_NET} loop ({}): the chain was changed or folded",
             instruction.label,
             describe_counts(&added.iter().filter(|(_, d)| **d < 0).map(|(c, d)| (c.clone(), *d as f64)).collect())
         ));
@@ -419,7 +424,7 @@ pub fn check_chain(
     let per_step: BTreeMap<String, f64> =
         added.iter().filter(|(_, d)| **d > 0).map(|(c, d)| (c.clone(), *d as f64 / steps)).collect();
     let expected: f64 = instruction.sass.iter().map(|class| per_step.get(*class).copied().unwrap_or(0.0)).sum();
-    // Over the K steps, up to two of the loop's edge instructions may move between kernels.
+    // Over the steps, up to two of the loop's edge instructions may move between kernels.
     if expected * steps + 2.0 + 1e-9 < instruction.sass_per_step() * steps {
         return Err(format!(
             "{}: one step's SASS is {} but it should hold {} of {:?}",
@@ -430,10 +435,11 @@ pub fn check_chain(
         ));
     }
     let mut residual = BTreeMap::new();
-    for variant in [Variant::K1, Variant::K2] {
+    for k in K_SWEEP {
+        let variant = Variant::Chain(k);
         let (main, _) = loop_histogram(functions, instruction, variant)?;
         let (baseline, _) = loop_histogram(functions, instruction, variant.baseline(instruction))?;
-        let n = variant.chain_steps() as f64;
+        let n = f64::from(k);
         let extra = difference(&main, &baseline);
         let mut rest = BTreeMap::new();
         for class in extra.keys().chain(per_step.keys()) {
@@ -442,8 +448,17 @@ pub fn check_chain(
                 rest.insert(class.clone(), r);
             }
         }
-        let size: f64 = rest.values().map(|v| v.abs()).sum();
-        if size > MAX_RESIDUAL_PER_ITERATION as f64 + 1e-9 {
+        // Around a call into a subroutine (the IEEE slow paths) ptxas shuffles registers
+        // differently at each chain length: moves (and their IMAD and LDC forms) may differ
+        // by up to three per step (sqrt.rn.f64 at K = 8: 22 fewer); anything else is held
+        // to the fixed allowance.
+        let calls = per_step.contains_key("CALL");
+        let shuffle = |class: &str| calls && matches!(class, "MOV" | "IMAD" | "LDC");
+        let moves: f64 = rest.iter().filter(|(c, _)| shuffle(c)).map(|(_, v)| v.abs()).sum();
+        let size: f64 = rest.iter().filter(|(c, _)| !shuffle(c)).map(|(_, v)| v.abs()).sum();
+        if size > MAX_RESIDUAL_PER_ITERATION as f64 + 1e-9
+            || moves > (3.0 * n).max(MAX_RESIDUAL_PER_ITERATION as f64) + 1e-9
+        {
             return Err(format!(
                 "{} ({}): beyond its {n} steps the loop differs from the baseline's by {} per iteration (more than {MAX_RESIDUAL_PER_ITERATION})",
                 instruction.label,
@@ -451,11 +466,11 @@ pub fn check_chain(
                 describe_counts(&rest)
             ));
         }
-        if variant == Variant::K1 {
+        if k == K_NET {
             residual = rest;
         }
     }
-    Ok(ChainSass { per_step, residual, loop_lengths: (k1_len, k2_len, base_len) })
+    Ok(ChainSass { per_step, residual, loop_lengths: (short_len, long_len, base_len) })
 }
 
 #[cfg(test)]

@@ -2,13 +2,15 @@
 //!
 //! - [`mod@catalog`]: the instructions, each a chain of dependent steps;
 //! - [`ptx`]: the one kernel template their PTX (`ptx/instructions/`) is generated from;
+//! - [`bound`]: the SM's throughput bound on the time of a chain step, from its SASS;
 //! - [`host`]: the host's evaluation of each kernel, to check the GPU's stored results;
 //! - [`suite`]: `cargo bench --bench instructions`, the measurement and the table.
 
+pub mod bound;
 pub mod catalog;
 pub mod host;
 pub mod ptx;
 pub mod suite;
 
 pub use catalog::{catalog, Agreement, Category, Init, Instruction, Width};
-pub use ptx::{entry_name, file_name, generate, Variant, K};
+pub use ptx::{entry_name, file_name, generate, Variant, K_NET, K_SWEEP};

@@ -1,10 +1,11 @@
 //! The one kernel template every instruction's PTX is generated from.
 //!
-//! Each file `ptx/instructions/<stem>.ptx` holds three kernels with the same skeleton:
-//! `<stem>_k32` and `<stem>_k64` run K = 32 or 64 chain steps per loop iteration, and
-//! `<stem>_base` is the same kernel without them (Arafa's baseline; it keeps the helper
-//! statement of the few chains that need one). The loop runs `iterations` times and is
-//! kept rolled (`.pragma "nounroll"`) so the machine code of one iteration can be checked.
+//! Each file `ptx/instructions/<stem>.ptx` holds kernels with the same skeleton:
+//! `<stem>_k8` … `<stem>_k128` run K = 8, 16, 32, 64 or 128 chain steps per loop
+//! iteration ([`K_SWEEP`]), `<stem>_base` is the same loop without them (Arafa's
+//! baseline), and for the chains that need a helper statement after each step
+//! `<stem>_h8` … `<stem>_h128` run the helpers alone. The loop runs `iterations` times and
+//! is kept rolled (`.pragma "nounroll"`) so the machine code of one iteration can be checked.
 //!
 //! Parameters: `out` (32 bytes per thread: the state `%a %b %c %d`, then the loop's
 //! accumulator), `in` (16 bytes per thread: the initial state), `iterations`, `guard`
@@ -12,69 +13,72 @@
 
 use super::catalog::{Instruction, Width};
 
-/// Chain steps per loop iteration of the first measured kernel.
-pub const K: u32 = 32;
+/// Chain lengths (steps per loop iteration) every file holds a kernel for; the suite's
+/// energy per instruction is the slope of energy per iteration over them.
+pub const K_SWEEP: [u32; 5] = [8, 16, 32, 64, 128];
+/// The chain length of Arafa's net figure (the kernel against its baseline) and of the
+/// launch the table shows.
+pub const K_NET: u32 = 32;
 
 /// The kernels of each file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Variant {
-    /// K chain steps per iteration.
-    K1,
-    /// 2K chain steps per iteration (the linearity check).
-    K2,
-    /// No chain steps: the baseline (of `K1`, and of `K2` when there is no helper).
+    /// K chain steps per iteration (each followed by the helper, if the chain has one).
+    Chain(u32),
+    /// K helper statements per iteration and no chain step: the helper's own cost, for
+    /// chains with a helper.
+    Helpers(u32),
+    /// The loop alone: no chain step, no helper (Arafa's baseline).
     Base,
-    /// The baseline of `K2` for chains with a helper (2K helpers).
-    Base2,
 }
 
 impl Variant {
     /// Chain steps per loop iteration.
     pub fn chain_steps(self) -> u32 {
         match self {
-            Variant::K1 => K,
-            Variant::K2 => 2 * K,
-            Variant::Base | Variant::Base2 => 0,
+            Variant::Chain(k) => k,
+            Variant::Helpers(_) | Variant::Base => 0,
         }
     }
 
     /// Helper statements per loop iteration for a chain that has a helper.
     fn helper_steps(self) -> u32 {
         match self {
-            Variant::K1 | Variant::Base => K,
-            Variant::K2 | Variant::Base2 => 2 * K,
+            Variant::Chain(k) | Variant::Helpers(k) => k,
+            Variant::Base => 0,
         }
     }
 
-    /// Whether this is a baseline kernel.
+    /// Whether this is a baseline kernel (no chain step).
     pub fn is_baseline(self) -> bool {
-        matches!(self, Variant::Base | Variant::Base2)
+        !matches!(self, Variant::Chain(_))
     }
 
-    /// Suffix of the kernel's name.
+    /// Suffix of the kernel's name: `k32`, `h32`, `base`.
     pub fn suffix(self) -> String {
         match self {
+            Variant::Chain(k) => format!("k{k}"),
+            Variant::Helpers(k) => format!("h{k}"),
             Variant::Base => "base".to_string(),
-            Variant::Base2 => format!("base{}", 2 * K),
-            other => format!("k{}", other.chain_steps()),
         }
     }
 
-    /// The baseline a measured kernel of `instruction` is subtracted against.
+    /// The baseline a chain kernel of `instruction` is subtracted against in Arafa's net
+    /// figure: the same number of helpers for a chain with a helper, else the loop alone.
     pub fn baseline(self, instruction: &Instruction) -> Variant {
-        if self == Variant::K2 && instruction.helper.is_some() {
-            Variant::Base2
-        } else {
-            Variant::Base
+        match self {
+            Variant::Chain(k) if instruction.helper.is_some() => Variant::Helpers(k),
+            _ => Variant::Base,
         }
     }
 
     /// The kernels of `instruction`'s file, in file order.
     pub fn all(instruction: &Instruction) -> Vec<Variant> {
-        let mut all = vec![Variant::K1, Variant::K2, Variant::Base];
+        let mut all: Vec<Variant> = K_SWEEP.iter().map(|&k| Variant::Chain(k)).collect();
         if instruction.helper.is_some() {
-            all.push(Variant::Base2);
+            all.extend(K_SWEEP.iter().map(|&k| Variant::Helpers(k)));
         }
+        all.push(Variant::Base);
         all
     }
 }
@@ -201,9 +205,9 @@ pub fn generate(instruction: &Instruction) -> String {
 //
 // Instruction: {label} ({category})
 // Chain step ({per} measured instruction(s) per step{guard}):
-{steps}// Helper after each step (kept in the baseline): {helper}
+{steps}// Helper after each step (its own kernels measure it alone): {helper}
 // Data: {note}
-// Kernels: {k1} (K = {kk} steps per iteration), {k2} (2K), {base} (the same loop without the steps){base2}
+// Kernels: {chains} (K = {ks} steps per iteration), {base} (the same loop without the steps){helpers}
 // Run-time constants: k0 = {c0:#x}, k1 = {c1:#x}
 
 .version 7.8
@@ -222,15 +226,17 @@ pub fn generate(instruction: &Instruction) -> String {
         steps = instruction.steps.iter().map(|s| format!("//   {}\n", s.replace('\n', " "))).collect::<String>(),
         helper = instruction.helper.unwrap_or("none"),
         note = instruction.note,
-        k1 = entry_name(instruction, Variant::K1),
-        k2 = entry_name(instruction, Variant::K2),
+        chains = K_SWEEP.iter().map(|&k| entry_name(instruction, Variant::Chain(k))).collect::<Vec<_>>().join(", "),
+        ks = K_SWEEP.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(", "),
         base = entry_name(instruction, Variant::Base),
-        base2 = if instruction.helper.is_some() {
-            format!(", {} (the baseline of 2K: 2K helpers)", entry_name(instruction, Variant::Base2))
+        helpers = if instruction.helper.is_some() {
+            format!(
+                ", {} (K helpers alone)",
+                K_SWEEP.iter().map(|&k| entry_name(instruction, Variant::Helpers(k))).collect::<Vec<_>>().join(", ")
+            )
         } else {
             String::new()
         },
-        kk = K,
         c0 = instruction.constants[0],
         c1 = instruction.constants[1],
     );

@@ -7,10 +7,10 @@
 //! The argument and launch-configuration checks here run on a real GPU too, before each
 //! launch, so the same mistake gives the same message with and without a GPU.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::ptx_interface::{PtxEntry, PtxParam};
 use super::{GpuProperties, JitOptLevel, LaunchConfig};
@@ -112,7 +112,15 @@ pub fn find_ptxas() -> Option<PathBuf> {
 }
 
 /// Modules already assembled in this process: (hash of the text, arch, level).
-static ASSEMBLED: Mutex<Option<HashSet<(String, String, u32)>>> = Mutex::new(None);
+type AssemblyKey = (String, String, u32);
+/// What ptxas assembled in this process: its cubin, by PTX hash, architecture and level.
+static ASSEMBLED: Mutex<Option<HashMap<AssemblyKey, Arc<Vec<u8>>>>> = Mutex::new(None);
+
+/// The cubin ptxas made of `ptx` for `arch` at `level` in this process, if it did.
+pub(crate) fn assembled_cubin(ptx: &str, arch: &str, level: JitOptLevel) -> Option<Arc<Vec<u8>>> {
+    let key = (crate::report::run::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
+    ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).as_ref().and_then(|m| m.get(&key).cloned())
+}
 
 /// What became of a module's assembly on the checked device.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -133,7 +141,7 @@ pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) ->
         return Ok(Assembly::NotAssembled(format!("no ptxas found: set {PTXAS_ENV} or put ptxas on PATH")));
     };
     let key = (crate::report::run::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
-    if ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|s| s.contains(&key)) {
+    if ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|s| s.contains_key(&key)) {
         return Ok(Assembly::Assembled);
     }
     static SEQUENCE: AtomicU64 = AtomicU64::new(0);
@@ -150,6 +158,7 @@ pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) ->
         .arg(&source)
         .output();
     let _ = std::fs::remove_file(&source);
+    let cubin = std::fs::read(&output).ok();
     let _ = std::fs::remove_file(&output);
     let run = run.map_err(|e| {
         Error::new(
@@ -181,7 +190,11 @@ pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) ->
             ),
         ));
     }
-    ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashSet::new).insert(key);
+    ASSEMBLED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .insert(key, Arc::new(cubin.unwrap_or_default()));
     Ok(Assembly::Assembled)
 }
 

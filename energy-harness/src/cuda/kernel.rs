@@ -40,12 +40,27 @@ pub(super) enum ModuleBackend {
 #[derive(Clone)]
 pub struct PtxModule {
     pub(super) backend: ModuleBackend,
+    pub(super) machine_code: Option<Arc<Vec<u8>>>,
+    pub(super) level: super::JitOptLevel,
     pub(super) interface: Option<Arc<PtxInterface>>,
     pub(super) name: String,
     pub(super) properties: Arc<GpuProperties>,
 }
 
 impl PtxModule {
+    /// The machine code (an ELF cubin) this module runs: on a real GPU, the cubin the
+    /// driver's JIT produced at the module's level, which is the one loaded; on the checked
+    /// device, the cubin ptxas assembled, where one was found (`None` otherwise). Write it to
+    /// a file and `cuobjdump -sass` or `nvdisasm` show the instructions that run.
+    pub fn machine_code(&self) -> Option<&[u8]> {
+        self.machine_code.as_deref().map(Vec::as_slice)
+    }
+
+    /// The JIT level it was compiled at.
+    pub fn level(&self) -> super::JitOptLevel {
+        self.level
+    }
+
     /// A kernel (`.entry`) of the module; a missing one is an error listing the module's
     /// entries and the closest name.
     pub fn kernel(&self, entry: &str) -> Result<Kernel> {

@@ -207,23 +207,26 @@ impl CudaGpu {
     pub fn load_ptx(&self, ptx: &str, name: &str, level: JitOptLevel) -> Result<PtxModule> {
         let source = CString::new(ptx)
             .map_err(|_| Error::new(ErrorKind::InvalidInput, format!("PTX `{name}` contains a NUL byte")))?;
-        let (backend, interface) = match &self.backend {
+        let (backend, interface, machine_code) = match &self.backend {
             GpuBackend::Real(ctx) => {
-                let module = jit_compile(ctx, &source, name, level)?;
+                let (module, cubin) = jit_compile(ctx, &source, name, level)?;
                 // A module the JIT took but this reader cannot read is launched unchecked.
-                (ModuleBackend::Real(Arc::new(module)), parse_interface(ptx, name).ok())
+                (ModuleBackend::Real(Arc::new(module)), parse_interface(ptx, name).ok(), Some(Arc::new(cubin)))
             }
             GpuBackend::Checked(gpu) => {
                 let assembled = checked::assemble(ptx, name, &self.properties.arch(), level)?;
+                let cubin = checked::assembled_cubin(ptx, &self.properties.arch(), level).filter(|c| !c.is_empty());
                 let interface = parse_interface(ptx, name)
                     .map_err(|e| e.context(format!("PTX `{name}` could not be read on the checked device (no GPU)")))?;
                 checked::check_target(interface.target.as_deref(), name, &self.properties)?;
                 gpu.record_module(assembled);
-                (ModuleBackend::Checked(gpu.clone()), Some(interface))
+                (ModuleBackend::Checked(gpu.clone()), Some(interface), cubin)
             }
         };
         Ok(PtxModule {
             backend,
+            machine_code,
+            level,
             interface: interface.map(Arc::new),
             name: name.to_string(),
             properties: Arc::new(self.properties.clone()),
@@ -331,7 +334,15 @@ fn real_properties(ctx: &CudaContext) -> Result<GpuProperties> {
     })
 }
 
-fn jit_compile(ctx: &Arc<CudaContext>, source: &CString, name: &str, level: JitOptLevel) -> Result<ModuleInner> {
+/// Compiles PTX with the driver's JIT at `level` through the driver's linker, which hands
+/// back the machine code (a cubin) it produced; the module is loaded from that cubin, so the
+/// code a disassembler reads from [`PtxModule::machine_code`] is the code that runs.
+fn jit_compile(
+    ctx: &Arc<CudaContext>,
+    source: &CString,
+    name: &str,
+    level: JitOptLevel,
+) -> Result<(ModuleInner, Vec<u8>)> {
     ctx.bind_to_thread().map_err(|e| cuda_error("cuCtxSetCurrent", e))?;
     const LOG_BYTES: usize = 16 * 1024;
     let mut error_log = vec![0u8; LOG_BYTES];
@@ -342,33 +353,76 @@ fn jit_compile(ctx: &Arc<CudaContext>, source: &CString, name: &str, level: JitO
     ];
     let mut values: [*mut c_void; 3] =
         [level.value() as usize as *mut c_void, error_log.as_mut_ptr() as *mut c_void, LOG_BYTES as *mut c_void];
-    let mut module = std::mem::MaybeUninit::<sys::CUmodule>::uninit();
-    // SAFETY: the source is NUL-terminated, the option arrays have matching lengths
-    // and the log buffer outlives the call.
-    let status = unsafe {
-        sys::cuModuleLoadDataEx(
-            module.as_mut_ptr(),
-            source.as_ptr() as *const c_void,
-            options.len() as u32,
-            options.as_mut_ptr(),
-            values.as_mut_ptr(),
-        )
-    };
-    if status != sys::CUresult::CUDA_SUCCESS {
-        let log_end = error_log.iter().position(|&b| b == 0).unwrap_or(LOG_BYTES);
-        let log = String::from_utf8_lossy(&error_log[..log_end]).trim().to_string();
-        return Err(Error::new(
+    let failed = |call: &str, status: sys::CUresult, log: &[u8]| {
+        let log_end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+        let log = String::from_utf8_lossy(&log[..log_end]).trim().to_string();
+        Error::new(
             ErrorKind::Cuda,
             format!(
-                "the driver could not compile PTX `{name}` at {level:?}: {}{}",
+                "the driver could not compile PTX `{name}` at {level:?} ({call}): {}{}",
                 DriverError(status),
                 if log.is_empty() { String::new() } else { format!("\nJIT log:\n{log}") }
             ),
-        ));
+        )
+    };
+    let mut state = std::mem::MaybeUninit::<sys::CUlinkState>::uninit();
+    // SAFETY: the option arrays have matching lengths and the log buffer outlives the link
+    // state (destroyed below on every path).
+    let status = unsafe {
+        sys::cuLinkCreate_v2(options.len() as u32, options.as_mut_ptr(), values.as_mut_ptr(), state.as_mut_ptr())
+    };
+    if status != sys::CUresult::CUDA_SUCCESS {
+        return Err(failed("cuLinkCreate", status, &error_log));
+    }
+    // SAFETY: initialized by the successful call above.
+    let state = unsafe { state.assume_init() };
+    let link_name = CString::new(name.replace('\0', "")).unwrap_or_default();
+    let bytes = source.as_bytes_with_nul();
+    // SAFETY: `bytes` is the NUL-terminated PTX, alive for the call; no per-input options.
+    let added = unsafe {
+        sys::cuLinkAddData_v2(
+            state,
+            sys::CUjitInputType::CU_JIT_INPUT_PTX,
+            bytes.as_ptr() as *mut c_void,
+            bytes.len(),
+            link_name.as_ptr(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
+    let mut cubin_ptr: *mut c_void = std::ptr::null_mut();
+    let mut cubin_len: usize = 0;
+    let completed = if added == sys::CUresult::CUDA_SUCCESS {
+        // SAFETY: the state holds one PTX input; the cubin stays owned by the state.
+        unsafe { sys::cuLinkComplete(state, &mut cubin_ptr, &mut cubin_len) }
+    } else {
+        added
+    };
+    let cubin = if completed == sys::CUresult::CUDA_SUCCESS && !cubin_ptr.is_null() {
+        // SAFETY: cuLinkComplete returned `cubin_len` bytes at `cubin_ptr`, valid until the
+        // state is destroyed: copied before that.
+        Some(unsafe { std::slice::from_raw_parts(cubin_ptr as *const u8, cubin_len) }.to_vec())
+    } else {
+        None
+    };
+    // SAFETY: created above, destroyed once.
+    unsafe {
+        let _ = sys::cuLinkDestroy(state);
+    }
+    let Some(cubin) = cubin else {
+        let call = if added != sys::CUresult::CUDA_SUCCESS { "cuLinkAddData" } else { "cuLinkComplete" };
+        return Err(failed(call, completed, &error_log));
+    };
+    let mut module = std::mem::MaybeUninit::<sys::CUmodule>::uninit();
+    // SAFETY: `cubin` is a complete cubin image, alive for the call.
+    let status = unsafe { sys::cuModuleLoadData(module.as_mut_ptr(), cubin.as_ptr() as *const c_void) };
+    if status != sys::CUresult::CUDA_SUCCESS {
+        return Err(failed("cuModuleLoadData of the JIT's cubin", status, &[]));
     }
     // SAFETY: initialized by the successful call above.
     let module = unsafe { module.assume_init() };
-    Ok(ModuleInner { module, ctx: ctx.clone() })
+    Ok((ModuleInner { module, ctx: ctx.clone() }, cubin))
 }
 
 /// Two CUDA events around a stretch of the stream.

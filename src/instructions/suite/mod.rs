@@ -45,14 +45,17 @@ use crate::common::{
 
 use super::catalog::{catalog, Agreement, Category, Instruction, Width};
 use super::host::{check_agreement, initial_state, input_bytes, read_result, run_thread};
-use super::ptx::{entry_name, file_name, generate, Variant, K, OUTPUT_BYTES_PER_THREAD};
+use super::ptx::{entry_name, file_name, generate, Variant, K_NET, K_SWEEP, OUTPUT_BYTES_PER_THREAD};
 
+mod machine;
 mod plan;
 mod records;
 mod render;
 mod setup;
 mod table;
 
+use machine::read_machine_code;
+pub use machine::MachineCode;
 pub use plan::*;
 pub use records::*;
 pub use render::*;

@@ -8,8 +8,9 @@ pub const THREADS_PER_BLOCK: u32 = 256;
 pub const BLOCKS_PER_SM: u32 = 8;
 /// Threads per warp.
 pub const WARP: f64 = 32.0;
-/// Relative difference between the K and 2K figures the linearity check allows.
-pub const LINEARITY_TOLERANCE: f64 = 0.05;
+/// Least r² of the energy-over-K fit that the check accepts: energy per iteration must
+/// grow in a straight line with the chain's length.
+pub const MIN_R2: f64 = 0.995;
 /// "div/rem >> add": each division or remainder must cost at least this many additions.
 pub const DIVISION_OVER_ADD: f64 = 5.0;
 
@@ -18,8 +19,9 @@ pub const DIVISION_OVER_ADD: f64 = 5.0;
 pub struct SuiteOptions {
     /// JIT optimization levels measured (`ENERGY_INSTRUCTIONS_LEVELS`, default `O4,O0`).
     pub levels: Vec<JitOptLevel>,
-    /// Levels at which the 2K kernels are measured too (the linearity check): the first level.
-    pub linearity_levels: Vec<JitOptLevel>,
+    /// Chain lengths measured (`ENERGY_INSTRUCTIONS_K`, default all of [`K_SWEEP`] at full
+    /// occupancy, `128` in the one-thread mode): the slope needs at least three.
+    pub k_values: Vec<u32>,
     /// One thread instead of a full GPU (`ENERGY_INSTRUCTIONS_THREADS=one`).
     pub one_thread: bool,
     /// GPU time per launch the loop count is sized for, s.
@@ -35,7 +37,7 @@ impl Default for SuiteOptions {
     fn default() -> Self {
         SuiteOptions {
             levels: vec![JitOptLevel::O4, JitOptLevel::O0],
-            linearity_levels: vec![JitOptLevel::O4],
+            k_values: K_SWEEP.to_vec(),
             one_thread: false,
             launch_s: 0.010,
             measure: suite_measure_options(),
@@ -76,7 +78,6 @@ impl SuiteOptions {
             if levels.is_empty() {
                 return Err(Error::new(ErrorKind::InvalidInput, "ENERGY_INSTRUCTIONS_LEVELS is empty (e.g. `O4,O0`)"));
             }
-            options.linearity_levels = vec![levels[0]];
             options.levels = levels;
         }
         if let Ok(text) = std::env::var("ENERGY_INSTRUCTIONS_THREADS") {
@@ -91,7 +92,55 @@ impl SuiteOptions {
                 }
             };
         }
+        if options.one_thread {
+            options.k_values = vec![*K_SWEEP.last().unwrap_or(&K_NET)];
+        }
+        if let Ok(text) = std::env::var("ENERGY_INSTRUCTIONS_K") {
+            let mut ks = Vec::new();
+            for part in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                match part.parse::<u32>() {
+                    Ok(k) if K_SWEEP.contains(&k) => ks.push(k),
+                    _ => {
+                        return Err(Error::new(
+                            ErrorKind::InvalidInput,
+                            format!("ENERGY_INSTRUCTIONS_K: `{part}` is not one of the chain lengths {K_SWEEP:?}"),
+                        ))
+                    }
+                }
+            }
+            ks.sort_unstable();
+            ks.dedup();
+            if ks.is_empty() {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    "ENERGY_INSTRUCTIONS_K is empty (e.g. `8,16,32,64,128`)",
+                ));
+            }
+            options.k_values = ks;
+        }
         Ok(options)
+    }
+
+    /// The chain length of the net figure and of the launch shown: [`K_NET`] when measured,
+    /// else the longest measured.
+    pub fn net_k(&self) -> u32 {
+        if self.k_values.contains(&K_NET) {
+            K_NET
+        } else {
+            self.k_values.iter().copied().max().unwrap_or(K_NET)
+        }
+    }
+
+    /// The lengths at which a chain's helpers are measured alone: the shortest, the net
+    /// one and the longest (three points of the helper's own slope).
+    pub fn helper_k_values(&self) -> Vec<u32> {
+        let mut ks: Vec<u32> = [self.k_values.first().copied(), Some(self.net_k()), self.k_values.last().copied()]
+            .into_iter()
+            .flatten()
+            .collect();
+        ks.sort_unstable();
+        ks.dedup();
+        ks
     }
 }
 
@@ -112,6 +161,12 @@ pub struct LaunchFacts {
     pub verify_iterations: u32,
     /// Mean bits flipped in the destination of each measured instruction (host, thread 0).
     pub toggles_per_instruction: f64,
+    /// SMs of the GPU.
+    #[serde(default)]
+    pub sm_count: u32,
+    /// The machine code that ran, as read back from the module.
+    #[serde(default)]
+    pub machine_code: MachineCode,
 }
 
 impl LaunchFacts {
@@ -146,14 +201,12 @@ pub fn kernel_name(instruction: &Instruction, variant: Variant, level: JitOptLev
     )
 }
 
-/// Name of a shared or own baseline benchmark: the loop without chain is the same for every
-/// instruction of a register width (`instructions/base/w32/O4`) unless the chain has a
-/// helper, which stays in its own baselines.
+/// Name of a baseline benchmark: the loop alone is the same for every instruction of a
+/// register width (`instructions/base/w32/O4`); a chain's helpers alone are its own.
 pub(super) fn baseline_name(instruction: &Instruction, variant: Variant, level: JitOptLevel) -> String {
-    if instruction.helper.is_some() {
-        kernel_name(instruction, variant, level)
-    } else {
-        format!("instructions/base/w{}/{}", instruction.width.bits(), level_name(level))
+    match variant {
+        Variant::Base => format!("instructions/base/w{}/{}", instruction.width.bits(), level_name(level)),
+        other => kernel_name(instruction, other, level),
     }
 }
 
@@ -162,30 +215,26 @@ pub fn baseline_of(instruction: &Instruction, variant: Variant, level: JitOptLev
     baseline_name(instruction, variant.baseline(instruction), level)
 }
 
-/// The kernels to measure, in order: per level, each instruction's K (and 2K) kernel, and
-/// each distinct baseline once, where it is first needed.
+/// The kernels to measure, in order: per level, each instruction's chain at every K (and
+/// its helpers alone where it has a helper), and each distinct baseline once, where it is
+/// first needed.
 pub fn plan(options: &SuiteOptions, instructions: &[Instruction]) -> Vec<PlannedKernel> {
     let mut kernels: Vec<PlannedKernel> = Vec::new();
+    let mut push = |name: String, instruction: &Instruction, variant: Variant, level: JitOptLevel| {
+        if !kernels.iter().any(|k| k.name == name) {
+            kernels.push(PlannedKernel { name, instruction: instruction.clone(), variant, level });
+        }
+    };
     for &level in &options.levels {
-        let variants: &[Variant] =
-            if options.linearity_levels.contains(&level) { &[Variant::K1, Variant::K2] } else { &[Variant::K1] };
         for instruction in instructions {
-            for &variant in variants {
-                let base = baseline_of(instruction, variant, level);
-                if !kernels.iter().any(|k| k.name == base) {
-                    kernels.push(PlannedKernel {
-                        name: base,
-                        instruction: instruction.clone(),
-                        variant: variant.baseline(instruction),
-                        level,
-                    });
+            push(baseline_name(instruction, Variant::Base, level), instruction, Variant::Base, level);
+            if instruction.helper.is_some() {
+                for k in options.helper_k_values() {
+                    push(kernel_name(instruction, Variant::Helpers(k), level), instruction, Variant::Helpers(k), level);
                 }
-                kernels.push(PlannedKernel {
-                    name: kernel_name(instruction, variant, level),
-                    instruction: instruction.clone(),
-                    variant,
-                    level,
-                });
+            }
+            for &k in &options.k_values {
+                push(kernel_name(instruction, Variant::Chain(k), level), instruction, Variant::Chain(k), level);
             }
         }
     }

@@ -3,7 +3,7 @@
 use super::*;
 
 /// Format tag of a [`KernelRecord`] file.
-pub const RECORD_FORMAT: &str = "energy-instruction-kernel/1";
+pub const RECORD_FORMAT: &str = "energy-instruction-kernel/2";
 
 /// One measured kernel as saved on disk, the moment it was measured: the table is built
 /// from these, so runs of parts of the suite (criterion filters) add up to one table and
@@ -97,7 +97,7 @@ pub fn table_from_records(records: &[KernelRecord], options: &SuiteOptions, uuid
         device: Some(device),
         timestamp,
         threads_mode: threads_mode.into(),
-        k: K,
+        k_values: options.k_values.clone(),
         rows,
         checks,
         kernels: runs.into_values().collect(),

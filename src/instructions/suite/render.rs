@@ -6,6 +6,10 @@ pub(super) fn fmt_ci(e: &Estimate, scale: f64, digits: usize) -> String {
     format!("{:.d$} [{:.d$}, {:.d$}]", e.mean * scale, e.ci_low * scale, e.ci_high * scale, d = digits)
 }
 
+fn est_or_dash(e: Option<&Estimate>, scale: f64, digits: usize) -> String {
+    e.map(|e| fmt_ci(e, scale, digits)).unwrap_or_else(|| "-".into())
+}
+
 /// The table as markdown.
 pub fn render_markdown(table: &InstructionTable) -> String {
     let mut md = String::new();
@@ -14,18 +18,23 @@ pub fn render_markdown(table: &InstructionTable) -> String {
         .as_ref()
         .map(|d| format!("{} {} (driver {})", d.name, d.uuid, d.driver_version.as_deref().unwrap_or("unknown")))
         .unwrap_or_default();
+    let ks = table.k_values.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(", ");
     md.push_str(&format!(
         "# Energy per instruction{}\n\n{}, {} threads per launch, K = {} chain steps per loop iteration; {}.\n\n",
         if table.simulated { " (SIMULATED)" } else { "" },
         if gpu.is_empty() { "GPU unknown".to_string() } else { gpu },
         table.threads_mode,
-        table.k,
+        ks,
         table.timestamp
     ));
     md.push_str(
-        "Net energy per thread-instruction is Arafa's `(E_K / L_K - E_base / L_base) / (threads x K x ops)` with its 95 % interval; \
-per warp-instruction is 32 times that; dynamic leaves out the active-idle power. `K vs 2K` is the net at 2K over the net at K, less 1. \
-Grid time is the GPU time one instruction adds to a loop iteration of the whole grid (all threads execute it in that time). Launch: the K kernel's time, total and dynamic energy and power per launch. \
+        "**Slope**: energy per thread and loop iteration fitted against the instructions per iteration over the chain lengths K \
+(least squares; 95 % interval from the residuals and the points' own intervals, in quadrature), so whatever the loop costs once per iteration, \
+and however it overlaps the chain, drops out; a chain with a helper statement has the helper's own slope (its kernels alone) taken out. \
+**Dynamic** leaves out active-idle power: it is the figure to compare across boards. **Net at K** is Arafa's `(E_K / L_K - E_base / L_base) / (threads x K x ops)` \
+against the loop alone (or the helpers alone), kept as a cross-check; `net/slope` is its difference from the slope. \
+**Grid time** is the GPU time one instruction adds to a loop iteration of the whole grid (slope); **bound** is the least the SM's issue and pipe rates allow \
+for the SASS that ran (read back from the cubin the driver's JIT produced), at the highest SM clock of the windows; a row faster than its bound is withheld. \
 Toggles: mean bits that change in each measured instruction's result (the data's switching activity).\n",
     );
     let levels: Vec<String> = {
@@ -42,24 +51,57 @@ Toggles: mean bits that change in each measured instruction's result (the data's
                 continue;
             }
             md.push_str(&format!("\n### {}\n\n", category.label()));
-            md.push_str("| instruction | net / thread-instr, pJ | net / warp-instr, nJ | dynamic / thread-instr, pJ | K vs 2K | 2K-K marginal, pJ | grid time / instr, ns | launch: time, total, dynamic, power | toggles |\n");
-            md.push_str("|---|---|---|---|---|---|---|---|---|\n");
+            md.push_str("| instruction | slope / thread-instr, pJ | dynamic / thread-instr, pJ | dynamic / warp-instr, nJ | r² | net at K, pJ | net/slope | grid time / instr, ns | bound, ns | toggles | launch at K: time, total, dynamic, power |\n");
+            md.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
             for r in rows {
                 let l = &r.launch;
-                md.push_str(&format!(
-                    "| {} | {} | {} | {} | {} | {} | {:.2} | {:.2} ms, {:.1} mJ, {:.1} mJ, {:.0} W | {:.1} |\n",
-                    r.label,
-                    fmt_ci(&r.net.thread_j, 1e12, 3),
-                    fmt_ci(&r.net.warp_j, 1e9, 3),
-                    fmt_ci(&r.net.dynamic_thread_j, 1e12, 3),
-                    r.linearity.map(|x| format!("{:+.1} %", x * 100.0)).unwrap_or_else(|| "-".into()),
-                    r.marginal.as_ref().map(|m| format!("{:.3}", m.thread_j.mean * 1e12)).unwrap_or_else(|| "-".into()),
-                    r.net.time_per_instruction_s * 1e9,
+                let bound = r
+                    .bound
+                    .as_ref()
+                    .map(|b| {
+                        format!(
+                            "{:.2} ({}{})",
+                            b.bound_s * 1e9,
+                            b.binding,
+                            if b.note.is_some() { ", partial" } else { "" }
+                        )
+                    })
+                    .unwrap_or_else(|| "-".into());
+                let launch = format!(
+                    "K={}: {:.2} ms, {:.1} mJ, {:.1} mJ, {:.0} W",
+                    r.net_k,
                     l.time_s.mean * 1e3,
                     l.energy_j.mean * 1e3,
                     l.dynamic_j.mean * 1e3,
-                    l.power_w.mean,
+                    l.power_w.mean
+                );
+                if let Some(why) = &r.withheld {
+                    md.push_str(&format!(
+                        "| {} | withheld: {why} | | | | | | | {bound} | {:.1} | {launch} |\n",
+                        r.label, l.facts.toggles_per_instruction
+                    ));
+                    continue;
+                }
+                let s = r.slope.as_ref();
+                md.push_str(&format!(
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} |\n",
+                    r.label,
+                    est_or_dash(s.map(|s| &s.thread_j), 1e12, 3),
+                    est_or_dash(
+                        s.map(|s| &s.dynamic_thread_j).or(r.net.as_ref().map(|n| &n.dynamic_thread_j)),
+                        1e12,
+                        3
+                    ),
+                    est_or_dash(s.map(|s| &s.dynamic_warp_j).or(r.net.as_ref().map(|n| &n.dynamic_warp_j)), 1e9, 4),
+                    s.map(|s| format!("{:.4}", s.r2)).unwrap_or_else(|| "-".into()),
+                    est_or_dash(r.net.as_ref().map(|n| &n.thread_j), 1e12, 3),
+                    r.net_over_slope.map(|x| format!("{:+.1} %", x * 100.0)).unwrap_or_else(|| "-".into()),
+                    s.map(|s| format!("{:.2}", s.time_per_instruction_s.mean * 1e9))
+                        .or(r.net.as_ref().map(|n| format!("{:.2} (net)", n.time_per_instruction_s * 1e9)))
+                        .unwrap_or_else(|| "-".into()),
+                    bound,
                     l.facts.toggles_per_instruction,
+                    launch,
                 ));
             }
         }
@@ -72,6 +114,14 @@ Toggles: mean bits that change in each measured instruction's result (the data's
             };
             md.push_str(&format!("| {} | {} | {} |\n", c.name, holds, c.detail));
         }
+        let code: Vec<&InstructionRow> = table.rows.iter().filter(|r| &r.level == level).collect();
+        let read = code.iter().filter(|r| r.launch.facts.machine_code.read()).count();
+        let source =
+            code.iter().map(|r| r.launch.facts.machine_code.source.as_str()).find(|s| !s.is_empty()).unwrap_or("none");
+        md.push_str(&format!(
+            "\nMachine code: {read} of {} launches had their loop's SASS read from the cubin the module ran ({source}).\n",
+            code.len()
+        ));
     }
     if !table.missing.is_empty() {
         md.push_str(&format!(

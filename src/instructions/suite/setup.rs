@@ -1,4 +1,4 @@
-//! Each kernel on the GPU: PTX loaded at its optimization level, the loop sized to about 10 ms, a short launch checked against the host's evaluation; the criterion benchmarks.
+//! Each kernel on the GPU: PTX compiled at its optimization level and its machine code read back, the loop sized to about 10 ms, a short launch checked against the host's evaluation; the criterion benchmarks.
 
 use super::*;
 
@@ -14,6 +14,18 @@ pub(super) fn setup_kernel(
     let entry = entry_name(instruction, planned.variant);
     let module = gpu.load_ptx(&generate(instruction), &file_name(instruction), planned.level)?;
     let kernel = module.kernel(&entry)?;
+    let keep_as = suite_dir().join("instructions-cubin").join(format!(
+        "{}.{}.{}.cubin",
+        instruction.stem,
+        level_name(planned.level),
+        gpu.properties()?.arch()
+    ));
+    let machine_code = read_machine_code(
+        module.machine_code(),
+        if gpu.is_checked() { "ptxas" } else { "driver JIT" },
+        &entry,
+        Some(keep_as),
+    );
     let properties = gpu.properties()?;
     let resident = kernel.max_active_blocks_per_sm(THREADS_PER_BLOCK, 0)?;
     let (blocks, threads_per_block) =
@@ -81,6 +93,8 @@ pub(super) fn setup_kernel(
             verified_threads: 0,
             verify_iterations,
             toggles_per_instruction: toggles,
+            sm_count: properties.sm_count,
+            machine_code,
         };
         return Ok((launcher, facts));
     }
@@ -112,6 +126,8 @@ pub(super) fn setup_kernel(
         verified_threads: checked.len(),
         verify_iterations,
         toggles_per_instruction: toggles,
+        sm_count: properties.sm_count,
+        machine_code,
     };
     Ok((launcher, facts))
 }

@@ -168,22 +168,34 @@ pub struct DivReference {
     pub dynamic_j: f64,
 }
 
-/// Reads `div.u32` and `xor.b32` (JIT O4) from an instruction table.
+/// Reads `div.u32` and `xor.b32` (JIT O4) from an instruction table: the slope figures of
+/// a table of format 2, Arafa's net figures of format 1 (the first H100 run).
 pub fn div_reference(path: &Path) -> Result<DivReference> {
-    let table = crate::instructions::suite::read_table(path)?;
-    let row = |label: &str| {
-        table
-            .rows
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the instruction table", e))?;
+    let bad = |why: String| Error::new(ErrorKind::Format, format!("{}: {why}", path.display()));
+    let table: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not an instruction table ({e})")))?;
+    let format = table.get("format").and_then(|f| f.as_str()).unwrap_or("");
+    if !format.starts_with("energy-instructions/") {
+        return Err(bad(format!(
+            "format `{format}`, expected an instruction table (`{}`)",
+            crate::instructions::suite::TABLE_FORMAT
+        )));
+    }
+    let rows = table.get("rows").and_then(|r| r.as_array()).ok_or_else(|| bad("no rows".into()))?;
+    let figure = |label: &str, field: &str| -> Result<f64> {
+        let row = rows
             .iter()
-            .find(|r| r.label == label && r.level == "O4")
-            .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("{} has no {label} at O4", path.display())))
+            .find(|r| r["label"] == label && r["level"] == "O4")
+            .ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("{} has no {label} at O4", path.display())))?;
+        let from = if row["slope"].is_object() { &row["slope"] } else { &row["net"] };
+        from[field]["mean"].as_f64().ok_or_else(|| bad(format!("{label} has no {field}")))
     };
-    let (div, xor) = (row("div.u32")?, row("xor.b32")?);
     Ok(DivReference {
         source: path.display().to_string(),
-        uuid: table.device.map(|d| d.uuid).unwrap_or_default(),
-        net_j: div.net.thread_j.mean + xor.net.thread_j.mean,
-        dynamic_j: div.net.dynamic_thread_j.mean + xor.net.dynamic_thread_j.mean,
+        uuid: table["device"]["uuid"].as_str().unwrap_or_default().to_string(),
+        net_j: figure("div.u32", "thread_j")? + figure("xor.b32", "thread_j")?,
+        dynamic_j: figure("div.u32", "dynamic_thread_j")? + figure("xor.b32", "dynamic_thread_j")?,
     })
 }
 

@@ -1,0 +1,98 @@
+//! The machine code each measured kernel ran: the cubin the module was loaded from (the
+//! driver JIT's, read back through the driver's linker), its hash, and, where `cuobjdump`
+//! is found, the SASS of the kernel's loop by class and by pipe (the bound check's input).
+
+use super::*;
+use crate::instructions::bound::pipe_counts;
+use crate::sass::{find_tool, histogram, loop_body, parse_sass, Tool};
+
+/// What is known of a kernel's machine code.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineCode {
+    /// Where it came from: `driver JIT` (the cubin the driver compiled and loaded) or
+    /// `ptxas` (the checked device); empty when the module gave none.
+    pub source: String,
+    /// FNV-1a hash of the cubin, hex.
+    pub cubin_hash: Option<String>,
+    /// SASS classes in one iteration of the kernel's loop.
+    pub loop_classes: BTreeMap<String, i64>,
+    /// SASS per pipe in one iteration of the loop (`issue`: all; see `bound::pipes_of`).
+    pub loop_pipes: BTreeMap<String, i64>,
+    /// Why the SASS was not read, where it was not.
+    pub not_read: Option<String>,
+}
+
+impl MachineCode {
+    /// Whether the loop's SASS was read.
+    pub fn read(&self) -> bool {
+        self.not_read.is_none() && !self.loop_pipes.is_empty()
+    }
+}
+
+fn fnv(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Disassemblies already made in this process, by cubin hash.
+type SassCache = BTreeMap<String, std::result::Result<BTreeMap<String, Vec<crate::sass::SassInstruction>>, String>>;
+static DISASSEMBLED: Mutex<SassCache> = Mutex::new(BTreeMap::new());
+
+/// Reads the machine code of `entry` in `cubin` (`None`: the module gave none); the cubin
+/// is kept under `dir` as `<file>.<level>.cubin` for anyone to disassemble again.
+pub(super) fn read_machine_code(
+    cubin: Option<&[u8]>,
+    source: &str,
+    entry: &str,
+    keep_as: Option<PathBuf>,
+) -> MachineCode {
+    let Some(cubin) = cubin else {
+        return MachineCode { not_read: Some("the module gave no machine code".into()), ..MachineCode::default() };
+    };
+    let hash = fnv(cubin);
+    let mut code = MachineCode { source: source.to_string(), cubin_hash: Some(hash.clone()), ..MachineCode::default() };
+    if let Some(path) = &keep_as {
+        if !path.exists() {
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = write_atomically(path, cubin);
+        }
+    }
+    let functions = {
+        let mut cache = DISASSEMBLED.lock().unwrap_or_else(|p| p.into_inner());
+        cache
+            .entry(hash.clone())
+            .or_insert_with(|| {
+                let tool = find_tool(Tool::Cuobjdump)?;
+                let file = std::env::temp_dir().join(format!("energy-suite-{}-{hash}.cubin", std::process::id()));
+                std::fs::write(&file, cubin).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+                let out = std::process::Command::new(&tool)
+                    .arg("-sass")
+                    .arg(&file)
+                    .output()
+                    .map_err(|e| format!("cannot run {}: {e}", tool.display()));
+                let _ = std::fs::remove_file(&file);
+                let out = out?;
+                if !out.status.success() {
+                    return Err(format!("cuobjdump -sass failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+                }
+                parse_sass(&String::from_utf8_lossy(&out.stdout))
+            })
+            .clone()
+    };
+    match functions {
+        Err(e) => code.not_read = Some(e),
+        Ok(functions) => match functions.get(entry).and_then(|f| loop_body(f)) {
+            Some(body) => {
+                code.loop_classes = histogram(body);
+                code.loop_pipes = pipe_counts(body);
+            }
+            None => code.not_read = Some(format!("no loop found in the SASS of {entry}")),
+        },
+    }
+    code
+}
