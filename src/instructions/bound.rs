@@ -57,13 +57,26 @@ pub fn pipes_of(opcode: &str) -> &'static [Pipe] {
         "FFMA" | "FADD" | "FMUL" | "FFMA32I" | "FADD32I" | "FMUL32I" | "HFMA2" | "HADD2" | "HMUL2" => FMA_ONLY,
         "IMAD" | "IMAD32I" => IMAD,
         "IADD3" | "IADD" | "IADD32I" | "LOP3" | "LOP" | "LOP32I" | "SHF" | "SHL" | "SHR" | "ISETP" | "FSETP"
-        | "SEL" | "FSEL" | "IMNMX" | "FMNMX" | "IABS" | "LEA" | "PRMT" | "PLOP3" => &[ALU],
+        | "SEL" | "FSEL" | "IMNMX" | "VIMNMX" | "FMNMX" | "IABS" | "LEA" | "PRMT" | "PLOP3" => &[ALU],
         "DADD" | "DMUL" | "DFMA" => &[FP64],
         "MUFU" => &[MUFU],
         "POPC" | "FLO" | "BREV" => &[BIT_COUNT],
         "I2F" | "F2I" | "F2F" | "I2I" | "FRND" => &[CONVERSION],
         _ => &[],
     }
+}
+
+/// Whether a step holds control flow (a branch, a call into a subroutine, a convergence
+/// barrier): which of its instructions run then depends on the data, and a bound from
+/// all of them would not be a lower bound.
+pub fn has_control_flow(classes_per_step: &BTreeMap<String, f64>) -> bool {
+    classes_per_step.iter().any(|(class, n)| {
+        *n > 0.0
+            && matches!(
+                class.split('.').next().unwrap_or(""),
+                "BRA" | "CALL" | "BSSY" | "BSYNC" | "RET" | "JMP" | "BRX"
+            )
+    })
 }
 
 /// Warp-instructions per pipe (and `issue`: all of them) in `instructions`.
@@ -173,6 +186,10 @@ mod tests {
         assert_eq!(pipes_of("MUFU.LG2"), &[MUFU]);
         assert_eq!(pipes_of("DFMA"), &[FP64]);
         assert_eq!(pipes_of("POPC"), &[BIT_COUNT]);
+        assert_eq!(pipes_of("VIMNMX.U32"), &[ALU]);
         assert!(pipes_of("BRA").is_empty() && pipes_of("I2FP.F32.S32").is_empty());
+        let call: BTreeMap<String, f64> = [("CALL".to_string(), 1.0), ("MUFU.RSQ".to_string(), 1.0)].into();
+        assert!(has_control_flow(&call));
+        assert!(!has_control_flow(&[("FFMA".to_string(), 1.0)].into()));
     }
 }

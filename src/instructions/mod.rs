@@ -2,10 +2,12 @@
 //!
 //! - [`mod@catalog`]: the instructions, each a chain of dependent steps;
 //! - [`ptx`]: the one kernel template their PTX (`ptx/instructions/`) is generated from;
+//! - [`arafa`]: Arafa et al.'s Table I (TITAN V), beside which the one-thread mode is set;
 //! - [`bound`]: the SM's throughput bound on the time of a chain step, from its SASS;
 //! - [`host`]: the host's evaluation of each kernel, to check the GPU's stored results;
 //! - [`suite`]: `cargo bench --bench instructions`, the measurement and the table.
 
+pub mod arafa;
 pub mod bound;
 pub mod catalog;
 pub mod host;

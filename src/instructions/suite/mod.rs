@@ -2,15 +2,15 @@
 //! then the table of energy per instruction with its checks.
 //!
 //! For each optimization level (the driver JIT's O4, "optimized", and O0, "non-optimized")
-//! each instruction's K-step kernel is measured, at the levels of the linearity check also
-//! its 2K-step kernel, and each distinct baseline once (baselines without a helper are the
-//! same loop for every instruction of a register width). Kernels run a fixed grid, 8 blocks
-//! of 256 threads per SM (2048 threads, every SM full on an H100: the kernels need at most
-//! 32 registers), or one thread with `ENERGY_INSTRUCTIONS_THREADS=one` (Arafa's mode).
-//! Each kernel's loop count is sized so a launch takes about 10 ms, and before it is
-//! measured a short launch is checked against the host's evaluation. Each kernel is
-//! measured by the session engine to ±0.5 % (at least 10 back-to-back windows of 0.15 s):
-//! about 2.6 s.
+//! each instruction's chain is measured at every K of `ENERGY_INSTRUCTIONS_K` (8, 16, 32,
+//! 64, 128), its helpers alone at three of them where the chain has a helper, and each
+//! distinct baseline (the loop alone, shared by the instructions of a register width) once.
+//! Kernels run a fixed grid, 8 blocks of 256 threads per SM (2048 threads, every SM full on
+//! an H100), or one thread with `ENERGY_INSTRUCTIONS_THREADS=one` (Arafa's mode, at K = 128
+//! against its baseline). Each kernel's loop count is sized so a launch takes about 10 ms,
+//! its machine code is read back from the cubin the JIT produced, and before it is measured
+//! a short launch is checked against the host's evaluation. Each kernel is measured by the
+//! session engine to ±0.5 % (at least 10 back-to-back windows of 0.15 s): about 3 s.
 //!
 //! Every measured kernel is saved at once as a record under `target/energy/suites/
 //! instructions/`; the table (`target/energy/suites/instructions.{md,json}`) is built
@@ -18,10 +18,10 @@
 //! parts of the suite (`-- 'instructions/(int|logic|base)/'`) add up to one table, and
 //! `cargo run --example instructions_table` rebuilds it after an interrupted run.
 //!
-//! Net energy per thread-instruction (Arafa):
-//! `(E_K / L_K - E_base / L_base) / (threads * K * ops_per_step)`, energies per launch and
-//! `L` the loop iterations of each kernel (the fixed part of a launch is < 0.1 % of a
-//! 10 ms launch and is neglected); per warp-instruction is 32 times that.
+//! Energy per thread-instruction is the slope of energy per thread and loop iteration over
+//! the instructions per iteration (`K x ops_per_step`), the helper's own slope taken out;
+//! Arafa's net figure `(E_K / L_K - E_base / L_base) / (threads * K * ops_per_step)` is
+//! kept beside it; per warp-instruction is 32 times either.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

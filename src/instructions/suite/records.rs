@@ -39,7 +39,9 @@ pub fn ptx_hash(instruction: &Instruction) -> String {
 
 /// Saves a record under `dir` (written whole or not at all).
 pub fn save_record(dir: &Path, record: &KernelRecord) -> Result<PathBuf> {
-    let path = records_dir(dir).join(format!("{}.json", file_stem(&record.run.name)));
+    // The two thread modes measure kernels of the same names: their records stay apart.
+    let mode = if record.threads_mode == "one" { ".one" } else { "" };
+    let path = records_dir(dir).join(format!("{}{mode}.json", file_stem(&record.run.name)));
     write_json(&path, "a kernel record", record)?;
     Ok(path)
 }

@@ -33,8 +33,10 @@ pub fn render_markdown(table: &InstructionTable) -> String {
 and however it overlaps the chain, drops out; a chain with a helper statement has the helper's own slope (its kernels alone) taken out. \
 **Dynamic** leaves out active-idle power: it is the figure to compare across boards. **Net at K** is Arafa's `(E_K / L_K - E_base / L_base) / (threads x K x ops)` \
 against the loop alone (or the helpers alone), kept as a cross-check; `net/slope` is its difference from the slope. \
-**Grid time** is the GPU time one instruction adds to a loop iteration of the whole grid (slope); **bound** is the least the SM's issue and pipe rates allow \
-for the SASS that ran (read back from the cubin the driver's JIT produced), at the highest SM clock of the windows; a row faster than its bound is withheld. \
+**Grid time** is the GPU time one instruction adds to a loop iteration of the whole grid (slope; with the helper where the chain has one: times do not subtract \
+when two pipes overlap); **bound** is the least the SM's issue and pipe rates allow for the SASS that ran (read back from the cubin the driver's JIT produced), \
+per step as measured (helper included), at the highest SM clock of the windows; a row faster than its bound is withheld; no bound where the step branches or calls \
+a subroutine (which instructions run then depends on the data). \
 Toggles: mean bits that change in each measured instruction's result (the data's switching activity).\n",
     );
     let levels: Vec<String> = {
@@ -58,14 +60,7 @@ Toggles: mean bits that change in each measured instruction's result (the data's
                 let bound = r
                     .bound
                     .as_ref()
-                    .map(|b| {
-                        format!(
-                            "{:.2} ({}{})",
-                            b.bound_s * 1e9,
-                            b.binding,
-                            if b.note.is_some() { ", partial" } else { "" }
-                        )
-                    })
+                    .map(|b| format!("{:.2} ({})", b.bound_s * 1e9, b.binding))
                     .unwrap_or_else(|| "-".into());
                 let launch = format!(
                     "K={}: {:.2} ms, {:.1} mJ, {:.1} mJ, {:.0} W",
@@ -96,9 +91,15 @@ Toggles: mean bits that change in each measured instruction's result (the data's
                     s.map(|s| format!("{:.4}", s.r2)).unwrap_or_else(|| "-".into()),
                     est_or_dash(r.net.as_ref().map(|n| &n.thread_j), 1e12, 3),
                     r.net_over_slope.map(|x| format!("{:+.1} %", x * 100.0)).unwrap_or_else(|| "-".into()),
-                    s.map(|s| format!("{:.2}", s.time_per_instruction_s.mean * 1e9))
-                        .or(r.net.as_ref().map(|n| format!("{:.2} (net)", n.time_per_instruction_s * 1e9)))
-                        .unwrap_or_else(|| "-".into()),
+                    s.map(|s| {
+                        format!(
+                            "{:.2}{}",
+                            s.time_per_instruction_s.mean * 1e9,
+                            if s.time_includes_helper { " (with helper)" } else { "" }
+                        )
+                    })
+                    .or(r.net.as_ref().map(|n| format!("{:.2} (net)", n.time_per_instruction_s * 1e9)))
+                    .unwrap_or_else(|| "-".into()),
                     bound,
                     l.facts.toggles_per_instruction,
                     launch,
@@ -123,12 +124,68 @@ Toggles: mean bits that change in each measured instruction's result (the data's
             code.len()
         ));
     }
+    if table.threads_mode == "one" {
+        md.push_str(&render_table_i(table));
+    }
     if !table.missing.is_empty() {
         md.push_str(&format!(
             "\n{} planned kernels were not measured in this run (filtered out or failed; listed in the JSON's `missing`).\n",
             table.missing.len()
         ));
     }
+    md
+}
+
+/// The one-thread figures beside Arafa et al.'s Table I (TITAN V), in its units: nJ per
+/// instruction, one thread being one warp-instruction. A figure is "resolved" when its 95 %
+/// interval excludes zero and is narrower than the figure itself.
+pub fn render_table_i(table: &InstructionTable) -> String {
+    let mut md = String::from(
+        "\n## Beside Arafa et al. (2020), Table I (TITAN V, one block of one thread)\n\n\
+Ours: dynamic energy per warp-instruction (one thread), nJ, from the chain at K against its baseline, with its 95 % interval. \
+Theirs: Volta, as printed (nJ; PAPI, MTSM), optimized (-O3) beside our O4 and non-optimized (-O0) beside our O0. \
+A figure of ours is *resolved* when its interval excludes zero and is narrower than the figure; an unresolved one bounds the \
+energy only: it lies within the interval.\n\n\
+| instruction | level | ours, nJ [95 %] | resolved | Table I row | Volta PAPI, nJ | Volta MTSM, nJ |\n|---|---|---|---|---|---|---|\n",
+    );
+    let figures: Vec<(&InstructionRow, crate::instructions::arafa::TableIRow, Estimate)> = table
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let paper = crate::instructions::arafa::volta_row(&r.stem)?;
+            Some((r, paper, r.net.as_ref()?.dynamic_warp_j))
+        })
+        .collect();
+    // Energy above idle cannot be negative: a figure whose interval lies below zero shows
+    // that the intervals leave out something (drift between the kernel and its baseline,
+    // measured apart), and then none is taken as resolved.
+    let below_zero = figures.iter().filter(|(_, _, e)| e.ci_high < 0.0).count();
+    let (mut resolved, shown) = (0, figures.len());
+    for (r, paper, e) in &figures {
+        let ok = below_zero == 0 && e.ci_low > 0.0 && (e.ci_high - e.ci_low) < e.mean;
+        let (papi, mtsm) = if r.level == "O0" { paper.non_optimized } else { paper.optimized };
+        resolved += usize::from(ok);
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {papi} | {mtsm} |\n",
+            r.label,
+            r.level,
+            fmt_ci(e, 1e9, 2),
+            if ok { "yes" } else { "no" },
+            paper.label
+        ));
+    }
+    if below_zero > 0 {
+        md.push_str(&format!(
+            "\n{below_zero} figures lie significantly below zero, which energy above idle cannot: the intervals understate \
+the error (the kernel and its baseline are measured apart, and active idle drifts between them), so none is taken as resolved.\n"
+        ));
+    }
+    let mut magnitudes: Vec<f64> = figures.iter().map(|(_, _, e)| e.mean.abs() * 1e9).collect();
+    magnitudes.sort_by(f64::total_cmp);
+    if let Some(median) = magnitudes.get(magnitudes.len() / 2) {
+        md.push_str(&format!("\nMedian magnitude of our figures: {median:.1} nJ per warp-instruction.\n"));
+    }
+    md.push_str(&format!("\n{resolved} of {shown} figures resolved.\n"));
     md
 }
 
