@@ -26,6 +26,8 @@ struct SourceProbe {
 
 #[derive(Debug, Serialize)]
 struct InfoReport<'a> {
+    /// Every GPU of the machine (real GPUs only).
+    gpus: Vec<energy_harness::GpuListing>,
     device: &'a DeviceFacts,
     simulated_because: Option<&'a str>,
     sources: Vec<SourceProbe>,
@@ -53,7 +55,8 @@ pub(super) fn run(nvml_index: u32, json: bool) -> Result<()> {
         }
     })?;
     let sources = SourceKind::ALL.iter().map(|&kind| probe(&device, kind)).collect();
-    let report = InfoReport { device: device.facts(), simulated_because: device.sim_reason(), sources };
+    let gpus = if device.is_simulated() { Vec::new() } else { energy_harness::list_gpus().unwrap_or_default() };
+    let report = InfoReport { gpus, device: device.facts(), simulated_because: device.sim_reason(), sources };
     if json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
@@ -112,6 +115,22 @@ fn opt<T: std::fmt::Display>(value: Option<T>, unit: &str) -> String {
 fn render(report: &InfoReport<'_>) -> String {
     let f = report.device;
     let mut out = String::new();
+    if report.gpus.len() > 1 {
+        out.push_str(&format!(
+            "{} GPUs on this machine (the one below is CUDA device {}):\n",
+            report.gpus.len(),
+            f.cuda_ordinal.map_or("?".into(), |o| o.to_string())
+        ));
+        for g in &report.gpus {
+            out.push_str(&format!(
+                "  NVML {}  {}  {}  CUDA {}\n",
+                g.nvml_index,
+                g.name,
+                g.uuid,
+                g.cuda_ordinal.map_or("hidden (CUDA_VISIBLE_DEVICES)".into(), |o| format!("device {o}"))
+            ));
+        }
+    }
     let tag = if f.simulated { " [simulated]" } else { "" };
     out.push_str(&format!("GPU {}: {}{tag}\n", f.nvml_index, f.name));
     if let Some(reason) = report.simulated_because {

@@ -37,7 +37,8 @@ struct Cli {
 enum Command {
     /// Show the GPU's facts and which power/energy sources work on it.
     Info {
-        /// NVML index of the GPU.
+        /// The GPU: a CUDA device ordinal, counted as this process sees devices (after
+        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID.
         #[arg(long, default_value_t = 0)]
         device: u32,
         /// Print one JSON object instead of text.
@@ -49,7 +50,8 @@ enum Command {
         /// How long to record, seconds.
         #[arg(long, value_parser = parse_seconds)]
         seconds: f64,
-        /// NVML index of the GPU.
+        /// The GPU: a CUDA device ordinal, counted as this process sees devices (after
+        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID.
         #[arg(long, default_value_t = 0)]
         device: u32,
         /// Output file (written atomically); standard output when absent.
@@ -116,7 +118,8 @@ enum Command {
     /// agreement of independent sources): a verdict per source, in under a minute. Exit 1
     /// when the source the harness measures with fails a check.
     Selftest {
-        /// NVML index of the GPU.
+        /// The GPU: a CUDA device ordinal, counted as this process sees devices (after
+        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID.
         #[arg(long, default_value_t = 0)]
         device: u32,
         /// Print the report as JSON instead of text.
@@ -128,7 +131,8 @@ enum Command {
     },
     /// Run a step response on the GPU and fit each source's sensor model; cached per GPU UUID.
     Calibrate {
-        /// NVML index of the GPU.
+        /// The GPU: a CUDA device ordinal, counted as this process sees devices (after
+        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID.
         #[arg(long, default_value_t = 0)]
         device: u32,
         /// Length of the busy step, seconds.

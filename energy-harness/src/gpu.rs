@@ -208,6 +208,103 @@ pub fn cuda_ordinal_for_uuid(nvml_uuid: &str) -> Result<Option<u32>> {
     Ok(None)
 }
 
+/// The UUIDs of the CUDA devices this process sees, in ordinal order (after
+/// `CUDA_VISIBLE_DEVICES`), formatted as NVML prints them without `GPU-`; `None` when
+/// libcuda is missing.
+fn visible_cuda_uuids() -> Result<Option<Vec<String>>> {
+    if !cuda_library_present() {
+        return Ok(None);
+    }
+    use cudarc::driver::result;
+    let cuda_error = |call: &str, e: result::DriverError| Error::new(ErrorKind::Cuda, format!("{call} failed: {e}"));
+    result::init().map_err(|e| cuda_error("cuInit", e))?;
+    let count = result::device::get_count().map_err(|e| cuda_error("cuDeviceGetCount", e))?;
+    let mut uuids = Vec::new();
+    for ordinal in 0..count {
+        let device = result::device::get(ordinal).map_err(|e| cuda_error("cuDeviceGet", e))?;
+        let uuid = result::device::get_uuid(device).map_err(|e| cuda_error("cuDeviceGetUuid", e))?;
+        let bytes: Vec<u8> = uuid.bytes.iter().map(|&b| b as u8).collect();
+        uuids.push(format_cuda_uuid(&bytes));
+    }
+    Ok(Some(uuids))
+}
+
+/// The NVML index of the GPU that CUDA device `ordinal` is, matched by UUID, given the
+/// UUIDs CUDA sees (in ordinal order) and those NVML sees (in index order): the two
+/// enumerations differ whenever `CUDA_VISIBLE_DEVICES` hides or reorders GPUs, or CUDA
+/// orders by speed and NVML by PCI bus.
+pub fn match_cuda_ordinal(ordinal: u32, cuda_uuids: &[String], nvml_uuids: &[String]) -> Result<u32> {
+    let visible = std::env::var("CUDA_VISIBLE_DEVICES").ok();
+    let Some(cuda_uuid) = cuda_uuids.get(ordinal as usize) else {
+        return Err(Error::new(
+            ErrorKind::NoGpu,
+            format!(
+                "there is no CUDA device {ordinal}: this process sees {} ({}); device numbers are CUDA ordinals, \
+                 counted after CUDA_VISIBLE_DEVICES",
+                cuda_uuids.len(),
+                visible
+                    .map(|v| format!("CUDA_VISIBLE_DEVICES={v}"))
+                    .unwrap_or_else(|| "CUDA_VISIBLE_DEVICES unset".into())
+            ),
+        ));
+    };
+    let wanted = normalize_uuid(cuda_uuid);
+    nvml_uuids.iter().position(|u| normalize_uuid(u) == wanted).map(|i| i as u32).ok_or_else(|| {
+        Error::new(
+            ErrorKind::NoGpu,
+            format!(
+                "CUDA device {ordinal} (GPU-{wanted}) is not among the {} GPUs NVML sees: a MIG instance or a \
+                 GPU in another container cannot be measured",
+                nvml_uuids.len()
+            ),
+        )
+    })
+}
+
+/// The NVML index of CUDA device `ordinal` (as this process sees it, after
+/// `CUDA_VISIBLE_DEVICES`), matched by UUID. Without libcuda nothing launches kernels and
+/// the ordinal is taken as the NVML index.
+pub fn nvml_index_for_cuda_ordinal(ordinal: u32) -> Result<u32> {
+    let Some(cuda_uuids) = visible_cuda_uuids()? else { return Ok(ordinal) };
+    let count = gpu_count()?;
+    let nvml_uuids = (0..count)
+        .map(|i| nvml_device(i)?.uuid().map_err(|e| nvml_error("nvmlDeviceGetUUID", e)))
+        .collect::<Result<Vec<String>>>()?;
+    match_cuda_ordinal(ordinal, &cuda_uuids, &nvml_uuids)
+}
+
+/// One GPU of the machine, as `cargo energy info` lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuListing {
+    /// NVML index.
+    pub nvml_index: u32,
+    /// Name.
+    pub name: String,
+    /// UUID.
+    pub uuid: String,
+    /// Its CUDA ordinal in this process, `None` when CUDA does not see it (hidden by
+    /// `CUDA_VISIBLE_DEVICES`, or no libcuda).
+    pub cuda_ordinal: Option<u32>,
+}
+
+/// Every GPU NVML sees, with the CUDA ordinal each has in this process.
+pub fn list_gpus() -> Result<Vec<GpuListing>> {
+    let cuda = visible_cuda_uuids().ok().flatten().unwrap_or_default();
+    (0..gpu_count()?)
+        .map(|i| {
+            let device = nvml_device(i)?;
+            let uuid = device.uuid().map_err(|e| nvml_error("nvmlDeviceGetUUID", e))?;
+            let wanted = normalize_uuid(&uuid);
+            Ok(GpuListing {
+                nvml_index: i,
+                name: device.name().map_err(|e| nvml_error("nvmlDeviceGetName", e))?,
+                cuda_ordinal: cuda.iter().position(|u| normalize_uuid(u) == wanted).map(|o| o as u32),
+                uuid,
+            })
+        })
+        .collect()
+}
+
 /// Formats CUDA's 16 UUID bytes the way NVML prints UUIDs, without the `GPU-` prefix.
 pub fn format_cuda_uuid(bytes: &[u8]) -> String {
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -317,6 +414,26 @@ fn refresh_state(device: &NvmlDevice<'static>, facts: &mut DeviceFacts) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cuda_ordinal_is_matched_to_nvml_by_uuid_whatever_the_order() {
+        let nvml: Vec<String> =
+            ["GPU-aaaa0000-0000-0000-0000-000000000000", "GPU-c7440000-0000-0000-0000-000000000000"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        // CUDA_VISIBLE_DEVICES=1: CUDA's device 0 is NVML's GPU 1.
+        let cuda = vec!["c7440000-0000-0000-0000-000000000000".to_string()];
+        assert_eq!(match_cuda_ordinal(0, &cuda, &nvml).unwrap(), 1);
+        let err = match_cuda_ordinal(1, &cuda, &nvml).unwrap_err();
+        assert!(err.message().contains("no CUDA device 1") && err.message().contains("sees 1"), "{err}");
+        // Both visible, CUDA ordering them the other way round.
+        let both =
+            vec!["c7440000-0000-0000-0000-000000000000".to_string(), "aaaa0000-0000-0000-0000-000000000000".into()];
+        assert_eq!(match_cuda_ordinal(1, &both, &nvml).unwrap(), 0);
+        let mig = vec!["ffff0000-0000-0000-0000-000000000000".to_string()];
+        assert!(match_cuda_ordinal(0, &mig, &nvml).unwrap_err().message().contains("not among"));
+    }
 
     #[test]
     fn cuda_uuid_formats_like_nvml() {

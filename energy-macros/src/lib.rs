@@ -22,8 +22,8 @@ use proc_macro::TokenStream;
 /// takes `&mut S` first); `baseline = path` (the same loop without the work under test,
 /// for net energy); `ops = expr`, `bytes = expr` (per launch); `baseline_ops = expr`,
 /// `baseline_bytes = expr` (the baseline's own counts: it never inherits the kernel's);
-/// `device = expr` (NVML
-/// index); `source = "counter" | "samples" | "average" | "power" | "instant"`;
+/// `device = expr` (a CUDA device ordinal, counted after `CUDA_VISIBLE_DEVICES`);
+/// `source = "counter" | "samples" | "average" | "power" | "instant"`;
 /// `precision = expr` (relative, e.g. 0.01: windows are added until the 95 % interval is
 /// that narrow); `window_s = expr` (window length aimed at); `windows = expr` (exactly
 /// that many, at least 10); `sim(seconds = expr, watts = expr)` and `baseline_sim(…)`, the kernel's

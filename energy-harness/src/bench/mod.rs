@@ -290,6 +290,10 @@ pub fn run_collect(
     let mut collected = Collected::default();
     let mut rigs: Vec<(u32, Result<Rig>)> = Vec::new();
     for spec in specs {
+        // A benchmark the filter leaves out opens no device and reports no device's error.
+        if !may_run(&spec, &options) {
+            continue;
+        }
         let device = spec.options.device_index();
         let index = match rigs.iter().position(|(i, _)| *i == device) {
             Some(i) => i,
@@ -332,9 +336,22 @@ pub fn run_collect(
     collected
 }
 
-fn open_rig(nvml_index: u32) -> Result<Rig> {
+/// Whether criterion's filter may run any of the benchmark's functions (on a real GPU or
+/// the simulated one, whose ids carry " (simulated)"), or `--list` lists it.
+fn may_run(spec: &BenchSpec, options: &RunOptions) -> bool {
+    if options.nothing_runs {
+        return true;
+    }
+    let ids: Vec<String> = ["energy", "baseline", "time"]
+        .iter()
+        .flat_map(|f| [format!("{}/{f}", spec.name), format!("{}/{f} (simulated)", spec.name)])
+        .collect();
+    options.filter.runs_any(&ids)
+}
+
+fn open_rig(ordinal: u32) -> Result<Rig> {
     let request = DeviceRequest::from_env()?;
-    let device = Device::open(&request, nvml_index).map_err(|e| {
+    let device = Device::open(&request, ordinal).map_err(|e| {
         if request == DeviceRequest::Nvml {
             e.context("ENERGY_DEVICE=nvml requires a real NVIDIA GPU")
         } else {
@@ -528,5 +545,24 @@ fn run_spec(
             Ok(Some((None, Some(b.measurement))))
         }
         (None, None) => Ok(Some((None, None))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_benchmark_the_filter_leaves_out_is_not_run_nor_its_device_opened() {
+        let spec = BenchSpec::new("saxpy", file!(), line!());
+        let with = |filter: &str| RunOptions {
+            filter: run_options::BenchFilter::Regex(regex::Regex::new(filter).unwrap()),
+            ..RunOptions::default()
+        };
+        assert!(may_run(&spec, &with("^saxpy/")));
+        assert!(may_run(&spec, &with("energy \\(simulated\\)")), "the simulated ids count too");
+        assert!(!may_run(&spec, &with("^fma_")));
+        let listing = RunOptions { nothing_runs: true, ..with("^fma_") };
+        assert!(may_run(&spec, &listing), "--list lists every benchmark");
     }
 }

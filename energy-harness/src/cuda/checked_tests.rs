@@ -233,3 +233,21 @@ fn a_ptxas_older_than_the_ptx_is_not_a_mistake_of_the_ptx() {
     let err = assemble(&broken, "kernels.ptx", "sm_90", JitOptLevel::O3).unwrap_err().to_string();
     assert!(err.contains("could not compile PTX `kernels.ptx` at O3 for sm_90") && err.contains("JIT log"), "{err}");
 }
+
+#[test]
+fn the_module_hands_back_the_machine_code_it_was_assembled_to() {
+    let gpu = checked_h100();
+    let ptx = nvcc_ptx().replace(".version 9.0", ".version 8.0");
+    let module = gpu.load_ptx(&ptx, "kernels.ptx", JitOptLevel::O3).unwrap();
+    assert_eq!(module.level(), JitOptLevel::O3);
+    match (find_ptxas(), module.machine_code()) {
+        // An ELF cubin: the magic number, and the same bytes when loaded again.
+        (Some(_), Some(cubin)) => {
+            assert_eq!(&cubin[..4], b"\x7fELF", "a cubin is an ELF file");
+            let again = gpu.load_ptx(&ptx, "kernels.ptx", JitOptLevel::O3).unwrap();
+            assert_eq!(again.machine_code(), Some(cubin));
+        }
+        (Some(_), None) => panic!("ptxas assembled the module but no machine code came back"),
+        (None, code) => assert!(code.is_none(), "no ptxas, no machine code"),
+    }
+}

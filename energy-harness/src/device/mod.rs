@@ -23,10 +23,12 @@ pub struct Device {
 }
 
 impl Device {
-    /// Opens the device `ENERGY_DEVICE` and `nvml_index` select, on a new monotonic clock.
-    pub fn open(request: &DeviceRequest, nvml_index: u32) -> Result<Device> {
+    /// Opens the device `ENERGY_DEVICE` and the CUDA device `ordinal` select (counted as
+    /// this process sees CUDA devices, after `CUDA_VISIBLE_DEVICES`: the GPU its kernels
+    /// launch on, matched to NVML by UUID), on a new monotonic clock.
+    pub fn open(request: &DeviceRequest, ordinal: u32) -> Result<Device> {
         let clock = MonotonicClock::shared();
-        Ok(match select::resolve(request, nvml_index)? {
+        Ok(match select::resolve(request, ordinal)? {
             Target::Nvml(facts) => Device { clock, facts, sim: None, sim_reason: None },
             Target::Sim { preset, reason } => Device::simulated(SimGpu::new(preset, clock), reason),
         })

@@ -7,7 +7,7 @@
 //! - `sim` or `sim:PRESET` (`h100`, `k20`): the simulated GPU.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::gpu::{device_facts, DeviceFacts, NO_GPU_HINT};
+use crate::gpu::{device_facts, nvml_index_for_cuda_ordinal, DeviceFacts, NO_GPU_HINT};
 use crate::sim::SimPreset;
 
 /// The environment variable that chooses the device.
@@ -68,15 +68,23 @@ pub enum Target {
     },
 }
 
-/// Resolves a request for the GPU with NVML index `nvml_index`.
-pub fn resolve(request: &DeviceRequest, nvml_index: u32) -> Result<Target> {
+/// The facts of CUDA device `ordinal` (counted after `CUDA_VISIBLE_DEVICES`), found in NVML
+/// by its UUID.
+fn real_gpu(ordinal: u32) -> Result<DeviceFacts> {
+    device_facts(nvml_index_for_cuda_ordinal(ordinal)?)
+}
+
+/// Resolves a request for CUDA device `ordinal`: the GPU a kernel launched on that device
+/// runs on, as this process sees devices (after `CUDA_VISIBLE_DEVICES`), matched to NVML by
+/// UUID.
+pub fn resolve(request: &DeviceRequest, ordinal: u32) -> Result<Target> {
     match request {
         DeviceRequest::Sim(preset) => Ok(Target::Sim {
             preset: preset.clone(),
             reason: format!("{DEVICE_ENV} asks for the simulated {}", preset.key),
         }),
-        DeviceRequest::Nvml => device_facts(nvml_index).map(Target::Nvml),
-        DeviceRequest::Auto => match device_facts(nvml_index) {
+        DeviceRequest::Nvml => real_gpu(ordinal).map(Target::Nvml),
+        DeviceRequest::Auto => match real_gpu(ordinal) {
             Ok(facts) => Ok(Target::Nvml(facts)),
             Err(e) if matches!(e.kind(), ErrorKind::NoDriver | ErrorKind::NoGpu) => {
                 // The hint to set ENERGY_DEVICE=sim is moot once the simulated GPU is chosen.

@@ -18,7 +18,8 @@ pub struct MeasureOptions {
     pub ops: Option<f64>,
     /// Bytes per launch (energy per byte; criterion throughput in bytes).
     pub bytes: Option<f64>,
-    /// NVML index of the GPU (default 0).
+    /// The GPU: a CUDA device ordinal (default 0), counted as this process sees devices
+    /// (after `CUDA_VISIBLE_DEVICES`), found in NVML by UUID.
     pub device: Option<u32>,
     /// The source to measure with (default: the best the GPU has, the counter on Volta+).
     pub source: Option<SourceKind>,
@@ -56,7 +57,7 @@ impl MeasureOptions {
     /// reached sooner, s (long kernels: at most this many launches of 1 s).
     pub const MAX_BUSY_S: f64 = 4.0;
 
-    /// The NVML index of the GPU to measure on (default 0).
+    /// The CUDA device ordinal of the GPU to measure on (default 0).
     pub fn device_index(&self) -> u32 {
         self.device.unwrap_or(0)
     }
@@ -119,7 +120,7 @@ pub struct ResolvedOptions {
     pub ops: Option<f64>,
     /// Bytes per launch, when given.
     pub bytes: Option<f64>,
-    /// NVML index of the GPU.
+    /// The GPU's CUDA device ordinal (as this process saw devices).
     pub device: u32,
     /// The source asked for (`None`: the best available, named in the result's `source`).
     pub source: Option<SourceKind>,
