@@ -89,7 +89,8 @@ enum Command {
         /// A saved baseline to show the change against.
         #[arg(long)]
         baseline: Option<String>,
-        /// markdown (for a pull-request comment), json or html (with the power traces).
+        /// markdown (for a pull-request comment), json, html (with the power traces), bmf
+        /// (Bencher Metric Format) or github-action-benchmark (customSmallerIsBetter).
         #[arg(long, default_value = "markdown", value_parser = clap::value_parser!(energy_harness::TableFormat))]
         format: energy_harness::TableFormat,
         /// Regression threshold, percent (for the change column).

@@ -19,6 +19,12 @@ pub enum Format {
     Json,
     /// A standalone HTML page with the SVG power traces.
     Html,
+    /// Bencher Metric Format: benchmark → measure → value, lower_value, upper_value
+    /// (measures `energy` and `dynamic-energy` in J, `latency` in ns, `power` in W).
+    Bmf,
+    /// github-action-benchmark's `customSmallerIsBetter` entries: name, unit, value, range,
+    /// extra (energy, dynamic energy and time per launch; power is not smaller-is-better).
+    GithubActionBenchmark,
 }
 
 impl std::str::FromStr for Format {
@@ -29,7 +35,11 @@ impl std::str::FromStr for Format {
             "markdown" | "md" => Ok(Format::Markdown),
             "json" => Ok(Format::Json),
             "html" => Ok(Format::Html),
-            other => Err(format!("unknown format `{other}`: use markdown, json or html")),
+            "bmf" => Ok(Format::Bmf),
+            "github-action-benchmark" => Ok(Format::GithubActionBenchmark),
+            other => Err(format!(
+                "unknown format `{other}`: use markdown, json, html, bmf (Bencher) or github-action-benchmark"
+            )),
         }
     }
 }
@@ -94,6 +104,69 @@ struct JsonReport<'a> {
     comparison: Option<&'a Comparison>,
 }
 
+fn tracker_json(value: &serde_json::Value) -> Result<String> {
+    serde_json::to_string_pretty(value).map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))
+}
+
+/// The name a tracker files a result under: its id, marked when simulated so that a
+/// simulated run never joins a real series.
+fn tracker_name(r: &ResultFile) -> String {
+    if r.device.simulated {
+        format!("{} [simulated]", r.id)
+    } else {
+        r.id.clone()
+    }
+}
+
+/// Bencher Metric Format (<https://bencher.dev/docs/reference/bencher-metric-format/>): one
+/// object per benchmark, one per measure, each value with its 95 % interval's ends.
+pub fn bmf(current: &ResultSet) -> serde_json::Value {
+    let measure = |e: &crate::engine::Estimate, scale: f64| serde_json::json!({ "value": e.mean * scale, "lower_value": e.ci_low * scale, "upper_value": e.ci_high * scale });
+    let mut out = serde_json::Map::new();
+    for r in current.results.values() {
+        out.insert(
+            tracker_name(r),
+            serde_json::json!({
+                "energy": measure(&r.energy_j, 1.0),
+                "dynamic-energy": measure(&r.dynamic_j, 1.0),
+                "latency": measure(&r.time_s, 1e9),
+                "power": measure(&r.power_w, 1.0),
+            }),
+        );
+    }
+    serde_json::Value::Object(out)
+}
+
+/// github-action-benchmark's `customSmallerIsBetter` input
+/// (<https://github.com/benchmark-action/github-action-benchmark>): a list of entries with
+/// name, unit, value, range (the 95 % half-width, as text) and extra (the GPU and interval).
+pub fn github_action_benchmark(current: &ResultSet) -> serde_json::Value {
+    let mut out = Vec::new();
+    for r in current.results.values() {
+        let gpu = format!("{} {}", r.device.name, r.device.uuid);
+        for (what, e, unit, scale) in [
+            ("energy per launch", &r.energy_j, "J", 1.0),
+            ("dynamic energy per launch", &r.dynamic_j, "J", 1.0),
+            ("time per launch", &r.time_s, "s", 1.0),
+        ] {
+            let half = 0.5 * (e.ci_high - e.ci_low) * scale;
+            out.push(serde_json::json!({
+                "name": format!("{} - {what}", tracker_name(r)),
+                "unit": unit,
+                "value": e.mean * scale,
+                "range": format!("± {half:.6e}"),
+                "extra": format!(
+                    "GPU: {gpu}\n95 % interval: [{:.6e}, {:.6e}] {unit}\nwindows: {}",
+                    e.ci_low * scale,
+                    e.ci_high * scale,
+                    e.n
+                ),
+            }));
+        }
+    }
+    serde_json::Value::Array(out)
+}
+
 /// Renders the report of `current`, against `baseline` when given.
 pub fn render(current: &ResultSet, baseline: Option<&ResultSet>, threshold_pct: f64, format: Format) -> Result<String> {
     let comparison = match baseline {
@@ -104,6 +177,8 @@ pub fn render(current: &ResultSet, baseline: Option<&ResultSet>, threshold_pct: 
     let first = current.results.values().next().expect("a result set is never empty");
     let simulated = first.device.simulated;
     match format {
+        Format::Bmf => tracker_json(&bmf(current)),
+        Format::GithubActionBenchmark => tracker_json(&github_action_benchmark(current)),
         Format::Json => serde_json::to_string_pretty(&JsonReport {
             schema: "energy-report/1",
             dir: current.dir.display().to_string(),
