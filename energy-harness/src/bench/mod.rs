@@ -265,7 +265,16 @@ pub fn run_collect(
     settings: &RunSettings,
     mut on_measured: impl FnMut(&CollectedBench),
 ) -> Collected {
-    let options = RunOptions::from_args();
+    let options = match RunOptions::from_args() {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Collected { failures: 1, ..Collected::default() };
+        }
+    };
+    if let Some(shard) = options.shard {
+        eprintln!("{}: shard {} of {} (ENERGY_SHARD)", current_exe_name(), shard.index, shard.count);
+    }
     let runs = match options.begin_runs() {
         Ok(runs) => runs,
         Err(e) => {
@@ -290,8 +299,9 @@ pub fn run_collect(
     let mut collected = Collected::default();
     let mut rigs: Vec<(u32, Result<Rig>)> = Vec::new();
     for spec in specs {
-        // A benchmark the filter leaves out opens no device and reports no device's error.
-        if !may_run(&spec, &options) {
+        // A benchmark the filter or the shard leaves out opens no device and reports no
+        // device's error.
+        if !may_run(&spec, &options) || options.shard.is_some_and(|s| !s.runs(&spec.name)) {
             continue;
         }
         let device = spec.options.device_index();
@@ -334,6 +344,13 @@ pub fn run_collect(
         }
     }
     collected
+}
+
+fn current_exe_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().split('-').next().unwrap_or("bench").to_string()))
+        .unwrap_or_else(|| "bench".into())
 }
 
 /// Whether criterion's filter may run any of the benchmark's functions (on a real GPU or

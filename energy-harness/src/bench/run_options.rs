@@ -16,6 +16,64 @@ pub(super) struct RunOptions {
     pub(super) filter: BenchFilter,
     /// `--test`: each kernel runs a few launches; nothing is measured.
     pub(super) test_mode: bool,
+    /// `ENERGY_SHARD=I/N`: this process runs shard I of N.
+    pub(super) shard: Option<Shard>,
+}
+
+/// The environment variable that splits a bench binary's benchmarks into shards.
+pub const SHARD_ENV: &str = "ENERGY_SHARD";
+
+/// Shard `index` (1-based) of `count`: the benchmarks whose name hashes to it. The hash
+/// (FNV-1a of the name) depends on the name alone, so a benchmark stays in its shard
+/// across runs, machines and orderings, and every benchmark is in exactly one shard.
+/// (An environment variable, not `-- --shard`: criterion refuses options it does not know.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Which shard, 1 ..= count.
+    pub index: u32,
+    /// How many.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Parses `I/N` (1 <= I <= N).
+    pub fn parse(text: &str) -> Result<Shard> {
+        let bad = || {
+            Error::new(
+                ErrorKind::InvalidInput,
+                format!("{SHARD_ENV}=`{}`: expected I/N with 1 <= I <= N, e.g. 2/4", crate::error::echo(text)),
+            )
+        };
+        let (i, n) = text.trim().split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if count == 0 || index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Reads `ENERGY_SHARD` (unset: no sharding).
+    pub fn from_env() -> Result<Option<Shard>> {
+        match std::env::var(SHARD_ENV) {
+            Ok(text) if text.trim().is_empty() => Ok(None),
+            Ok(text) => Shard::parse(&text).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// The shard (1-based) of the benchmark `name` among `count`.
+    pub fn of(name: &str, count: u32) -> u32 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in name.bytes() {
+            h = (h ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        (h % u64::from(count.max(1))) as u32 + 1
+    }
+
+    /// Whether this shard runs the benchmark `name`.
+    pub fn runs(&self, name: &str) -> bool {
+        Shard::of(name, self.count) == self.index
+    }
 }
 
 /// Which benchmark ids criterion runs: its `FILTER` argument, read as criterion reads it.
@@ -90,7 +148,7 @@ impl BenchFilter {
 }
 
 impl RunOptions {
-    pub(super) fn from_args() -> Self {
+    pub(super) fn from_args() -> Result<Self> {
         let args: Vec<String> = std::env::args().collect();
         let save_baseline = args
             .iter()
@@ -100,7 +158,8 @@ impl RunOptions {
         let nothing_runs =
             args.iter().skip(1).any(|a| matches!(a.as_str(), "--list" | "--help" | "-h" | "--version" | "-V"));
         let test_mode = args.iter().skip(1).any(|a| a == "--test");
-        RunOptions { save_baseline, nothing_runs, filter: BenchFilter::from_args(&args), test_mode }
+        let shard = Shard::from_env()?;
+        Ok(RunOptions { save_baseline, nothing_runs, filter: BenchFilter::from_args(&args), test_mode, shard })
     }
 
     /// Starts (or joins) the runs this process writes: `new`, and the saved baseline.
@@ -136,6 +195,35 @@ impl RunOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_benchmark_is_in_exactly_one_shard_and_stays_there() {
+        let names: Vec<String> = (0..500).map(|i| format!("instructions/int/add_u32/O4/k{i}")).collect();
+        for count in [1, 2, 3, 8] {
+            let shards: Vec<Shard> = (1..=count).map(|index| Shard { index, count }).collect();
+            let mut sizes = vec![0usize; count as usize];
+            for name in &names {
+                let owners: Vec<&Shard> = shards.iter().filter(|s| s.runs(name)).collect();
+                assert_eq!(owners.len(), 1, "{name} in {} shards of {count}", owners.len());
+                sizes[owners[0].index as usize - 1] += 1;
+            }
+            // Roughly even: no shard with under half its share.
+            assert!(sizes.iter().all(|&n| n * 2 * count as usize >= names.len()), "{count}: {sizes:?}");
+        }
+        // Stable: a fixed value, whatever runs before.
+        assert_eq!(Shard::of("saxpy", 4), Shard::of("saxpy", 4));
+        assert_eq!(Shard::of("saxpy", 1), 1);
+    }
+
+    #[test]
+    fn shards_parse_or_say_what_is_wrong() {
+        assert_eq!(Shard::parse("2/4").unwrap(), Shard { index: 2, count: 4 });
+        assert_eq!(Shard::parse(" 1 / 1 ").unwrap(), Shard { index: 1, count: 1 });
+        for bad in ["0/4", "5/4", "1/0", "2", "a/b", "-1/2"] {
+            let err = Shard::parse(bad).unwrap_err().to_string();
+            assert!(err.contains("ENERGY_SHARD") && err.contains("I/N"), "{bad}: {err}");
+        }
+    }
 
     fn filter(args: &[&str]) -> BenchFilter {
         let args: Vec<String> = std::iter::once("bench").chain(args.iter().copied()).map(String::from).collect();
