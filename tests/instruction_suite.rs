@@ -186,19 +186,7 @@ fn a_time_below_the_hardware_bound_is_withheld() {
             let mut facts = facts(1000);
             facts.machine_code = code(i64::from(steps));
             let time = 1000.0 * (2e-9 + f64::from(steps) * ns_per_instruction * 1e-9);
-            let run = KernelRun {
-                name: k.name.clone(),
-                facts,
-                energy_j: est(time * 300.0),
-                dynamic_j: est(time * 200.0),
-                time_s: est(time),
-                power_w: est(300.0),
-                launches_per_window: 20,
-                windows: 10,
-                sm_clock_mhz: Some(1980.0),
-                warnings: vec![],
-            };
-            runs.insert(k.name.clone(), run);
+            runs.insert(k.name.clone(), synthetic_run(&k.name, facts, time * 300.0, time * 200.0, time));
         }
         build_table(&kernels, &runs, &options)
     };
@@ -217,6 +205,22 @@ fn a_time_below_the_hardware_bound_is_withheld() {
     assert_eq!(found.iter().find(|c| c.name.starts_with("time per instruction")).unwrap().holds, Some(true));
 }
 
+/// A measured kernel with given energy, dynamic energy and time per launch (±1 %).
+fn synthetic_run(name: &str, facts: LaunchFacts, energy_j: f64, dynamic_j: f64, time_s: f64) -> KernelRun {
+    KernelRun {
+        name: name.to_string(),
+        facts,
+        energy_j: est(energy_j),
+        dynamic_j: est(dynamic_j),
+        time_s: est(time_s),
+        power_w: est(300.0),
+        launches_per_window: 20,
+        windows: 10,
+        sm_clock_mhz: Some(1980.0),
+        warnings: vec![],
+    }
+}
+
 fn est(mean: f64) -> Estimate {
     Estimate { mean, ci_low: mean * 0.99, ci_high: mean * 1.01, n: 10, std_dev: mean * 0.01 }
 }
@@ -232,18 +236,7 @@ fn synthetic_table(per_instruction_pj: &[(&str, f64)]) -> InstructionTable {
         let pj = per_instruction_pj.iter().find(|(s, _)| *s == k.instruction.stem).map(|p| p.1).unwrap_or(1.0);
         let steps = (k.variant.chain_steps() * k.instruction.ops_per_step) as f64;
         let per_iteration = 1e-6 + steps * t * pj * 1e-12;
-        let run = KernelRun {
-            name: k.name.clone(),
-            facts: facts(1000),
-            energy_j: est(1000.0 * per_iteration),
-            dynamic_j: est(500.0 * per_iteration),
-            time_s: est(0.01),
-            power_w: est(300.0),
-            launches_per_window: 20,
-            windows: 10,
-            sm_clock_mhz: Some(1980.0),
-            warnings: vec![],
-        };
+        let run = synthetic_run(&k.name, facts(1000), 1000.0 * per_iteration, 500.0 * per_iteration, 0.01);
         runs.insert(k.name.clone(), run);
     }
     let (rows, checks, missing) = build_table(&kernels, &runs, &options);
