@@ -210,15 +210,18 @@ pub fn cuda_ordinal_for_uuid(nvml_uuid: &str) -> Result<Option<u32>> {
 
 /// The UUIDs of the CUDA devices this process sees, in ordinal order (after
 /// `CUDA_VISIBLE_DEVICES`), formatted as NVML prints them without `GPU-`; `None` when
-/// libcuda is missing.
+/// libcuda is missing or the CUDA driver does not initialize (then no kernel launches, and
+/// opening CUDA later says why).
 fn visible_cuda_uuids() -> Result<Option<Vec<String>>> {
     if !cuda_library_present() {
         return Ok(None);
     }
     use cudarc::driver::result;
     let cuda_error = |call: &str, e: result::DriverError| Error::new(ErrorKind::Cuda, format!("{call} failed: {e}"));
-    result::init().map_err(|e| cuda_error("cuInit", e))?;
-    let count = result::device::get_count().map_err(|e| cuda_error("cuDeviceGetCount", e))?;
+    if result::init().is_err() {
+        return Ok(None);
+    }
+    let Ok(count) = result::device::get_count() else { return Ok(None) };
     let mut uuids = Vec::new();
     for ordinal in 0..count {
         let device = result::device::get(ordinal).map_err(|e| cuda_error("cuDeviceGet", e))?;
@@ -265,8 +268,9 @@ pub fn match_cuda_ordinal(ordinal: u32, cuda_uuids: &[String], nvml_uuids: &[Str
 /// `CUDA_VISIBLE_DEVICES`), matched by UUID. Without libcuda nothing launches kernels and
 /// the ordinal is taken as the NVML index.
 pub fn nvml_index_for_cuda_ordinal(ordinal: u32) -> Result<u32> {
-    let Some(cuda_uuids) = visible_cuda_uuids()? else { return Ok(ordinal) };
+    // NVML first: without it there is no GPU to measure, whatever CUDA says.
     let count = gpu_count()?;
+    let Some(cuda_uuids) = visible_cuda_uuids()? else { return Ok(ordinal) };
     let nvml_uuids = (0..count)
         .map(|i| nvml_device(i)?.uuid().map_err(|e| nvml_error("nvmlDeviceGetUUID", e)))
         .collect::<Result<Vec<String>>>()?;

@@ -67,5 +67,10 @@ fn github_action_benchmark_entries_are_custom_smaller_is_better() {
     sim.device.simulated = true;
     let text = render_table(&set(sim), None, 5.0, format).unwrap();
     assert!(text.contains("[simulated]"));
+    let mut named = h100_result();
+    named.device.simulated = true;
+    named.id = "fma_loop/energy (simulated)".into();
+    let text = render_table(&set(named), None, 5.0, format).unwrap();
+    assert!(text.contains("(simulated)") && !text.contains("[simulated]"), "marked once");
     assert!("csv".parse::<TableFormat>().unwrap_err().contains("github-action-benchmark"));
 }

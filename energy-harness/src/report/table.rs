@@ -108,10 +108,11 @@ fn tracker_json(value: &serde_json::Value) -> Result<String> {
     serde_json::to_string_pretty(value).map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))
 }
 
-/// The name a tracker files a result under: its id, marked when simulated so that a
-/// simulated run never joins a real series.
+/// The name a tracker files a result under: its id, marked when simulated (ids of the
+/// simulated GPU already end in "(simulated)") so that a simulated run never joins a real
+/// series.
 fn tracker_name(r: &ResultFile) -> String {
-    if r.device.simulated {
+    if r.device.simulated && !r.id.contains("simulated") {
         format!("{} [simulated]", r.id)
     } else {
         r.id.clone()
