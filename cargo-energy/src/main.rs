@@ -81,8 +81,9 @@ enum Command {
     Report {
         /// Directory of the runs [default: <target>/energy, the target directory found as
         /// cargo finds it: CARGO_TARGET_DIR, .cargo/config.toml, the workspace's target/].
+        /// Repeat it for several (one per GPU or runner): one table per GPU, never merged.
         #[arg(long)]
-        dir: Option<PathBuf>,
+        dir: Vec<PathBuf>,
         /// The run to report (a saved baseline name, or `new`).
         #[arg(long, default_value = "new")]
         run: String,
@@ -108,9 +109,11 @@ enum Command {
         /// The candidate run.
         #[arg(long, default_value = "new")]
         candidate: String,
-        /// Directory of the runs [default: <target>/energy, as for report].
+        /// Directory of the runs [default: <target>/energy, as for report]. Repeat it for
+        /// several: each directory's candidate is compared with its own baseline (the same
+        /// GPU), and the exit status is 1 when any regressed.
         #[arg(long)]
-        dir: Option<PathBuf>,
+        dir: Vec<PathBuf>,
         /// Regression threshold, percent.
         #[arg(long, default_value_t = 5.0)]
         threshold: f64,
@@ -183,6 +186,15 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 }
 
 /// Runs the command line `args` (the program name first) and returns the exit code.
+/// The `--dir` values, or the one directory found as cargo finds it.
+fn dirs_or_default(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
+    if dirs.is_empty() {
+        vec![energy_harness::energy_dir()]
+    } else {
+        dirs
+    }
+}
+
 fn main() -> ExitCode {
     run(std::env::args_os())
 }
@@ -217,16 +229,11 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
-        Command::Report { dir, run, baseline, format, threshold, output } => results::report(
-            &dir.unwrap_or_else(energy_harness::energy_dir),
-            &run,
-            baseline.as_deref(),
-            format,
-            threshold,
-            output.as_deref(),
-        ),
+        Command::Report { dir, run, baseline, format, threshold, output } => {
+            results::report(&dirs_or_default(dir), &run, baseline.as_deref(), format, threshold, output.as_deref())
+        }
         Command::Compare { baseline, candidate, dir, threshold } => {
-            match results::compare(&dir.unwrap_or_else(energy_harness::energy_dir), &baseline, &candidate, threshold) {
+            match results::compare(&dirs_or_default(dir), &baseline, &candidate, threshold) {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(1),
                 Err(e) => Err(e),

@@ -1,7 +1,7 @@
 //! `cargo energy report` and `cargo energy compare`: result sets under target/energy.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use energy_harness::units::format_si;
 use energy_harness::write_atomically;
@@ -17,8 +17,12 @@ fn check_threshold(threshold: f64) -> Result<()> {
     }
 }
 
+/// `cargo energy report` over one directory or several (one per GPU or runner). Several
+/// give one section per directory, headed by its GPU; the tracker formats name each
+/// benchmark with its GPU (`id @ GPU-xxxxxxxx`), so two boards are never one series and
+/// never averaged.
 pub(super) fn report(
-    dir: &Path,
+    dirs: &[PathBuf],
     run: &str,
     baseline: Option<&str>,
     format: Format,
@@ -26,18 +30,116 @@ pub(super) fn report(
     output: Option<&Path>,
 ) -> Result<()> {
     check_threshold(threshold)?;
-    let current = ResultSet::read(&dir.join(run))?;
-    let base = baseline.map(|b| ResultSet::read(&dir.join(b))).transpose()?;
-    let text = render(&current, base.as_ref(), threshold, format)?;
+    let mut sets = Vec::new();
+    for dir in dirs {
+        let current = ResultSet::read(&dir.join(run))?;
+        let base = baseline.map(|b| ResultSet::read(&dir.join(b))).transpose()?;
+        sets.push((current, base));
+    }
+    let text = if let [(current, base)] = sets.as_slice() {
+        render(current, base.as_ref(), threshold, format)?
+    } else {
+        render_several(&sets, threshold, format)?
+    };
     match output {
         Some(path) => write_atomically(path, text.as_bytes()),
         None => super::emit(&text),
     }
 }
 
-/// Prints the comparison; `Ok(true)` when something regressed.
-pub(super) fn compare(dir: &Path, baseline: &str, candidate: &str, threshold: f64) -> Result<bool> {
+/// The GPU of a result set, as a short tag: `GPU-xxxxxxxx` (the UUID's first group).
+fn gpu_tag(set: &ResultSet) -> String {
+    let uuid = set.results.values().next().map(|r| r.device.uuid.as_str()).unwrap_or("GPU-unknown");
+    uuid.split('-').take(2).collect::<Vec<_>>().join("-")
+}
+
+fn render_several(sets: &[(ResultSet, Option<ResultSet>)], threshold: f64, format: Format) -> Result<String> {
+    let encode = |v: &serde_json::Value| {
+        serde_json::to_string_pretty(v).map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))
+    };
+    let bad = |why: String| Error::new(ErrorKind::InvalidInput, why);
+    match format {
+        Format::Bmf | Format::GithubActionBenchmark => {
+            let mut merged_object = serde_json::Map::new();
+            let mut merged_list = Vec::new();
+            for (current, _) in sets {
+                let tag = gpu_tag(current);
+                let value: serde_json::Value = serde_json::from_str(&render(current, None, threshold, format)?)
+                    .map_err(|e| Error::new(ErrorKind::Io, format!("could not re-read the report: {e}")))?;
+                match value {
+                    serde_json::Value::Object(map) => {
+                        for (name, measures) in map {
+                            let key = format!("{name} @ {tag}");
+                            if merged_object.insert(key.clone(), measures).is_some() {
+                                return Err(bad(format!(
+                                    "`{key}` is in two of the directories (the same benchmark on the same GPU): report them one at a time"
+                                )));
+                            }
+                        }
+                    }
+                    serde_json::Value::Array(list) => {
+                        for mut entry in list {
+                            if let Some(name) = entry.get("name").and_then(|n| n.as_str()).map(str::to_string) {
+                                let (id, what) = name.split_once(" - ").unwrap_or((name.as_str(), ""));
+                                entry["name"] = serde_json::Value::String(format!("{id} @ {tag} - {what}"));
+                            }
+                            merged_list.push(entry);
+                        }
+                    }
+                    _ => {
+                        return Err(Error::new(ErrorKind::Io, "a tracker report that is neither an object nor a list"))
+                    }
+                }
+            }
+            if format == Format::Bmf {
+                encode(&serde_json::Value::Object(merged_object))
+            } else {
+                let mut names: Vec<&str> = merged_list.iter().filter_map(|e| e["name"].as_str()).collect();
+                names.sort_unstable();
+                if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(bad(format!(
+                        "`{}` is in two of the directories (the same benchmark on the same GPU): report them one at a time",
+                        w[0]
+                    )));
+                }
+                encode(&serde_json::Value::Array(merged_list))
+            }
+        }
+        Format::Json => {
+            let mut reports = Vec::new();
+            for (current, base) in sets {
+                let one: serde_json::Value = serde_json::from_str(&render(current, base.as_ref(), threshold, format)?)
+                    .map_err(|e| Error::new(ErrorKind::Io, format!("could not re-read the report: {e}")))?;
+                reports.push(one);
+            }
+            encode(&serde_json::json!({ "schema": "energy-report-set/1", "reports": reports }))
+        }
+        Format::Markdown | Format::Html => {
+            let mut out = String::new();
+            for (current, base) in sets {
+                out.push_str(&render(current, base.as_ref(), threshold, format)?);
+                out.push('\n');
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Prints the comparison of each directory's candidate with its own baseline; `Ok(true)`
+/// when something regressed in any.
+pub(super) fn compare(dirs: &[PathBuf], baseline: &str, candidate: &str, threshold: f64) -> Result<bool> {
     check_threshold(threshold)?;
+    let mut regressed = false;
+    for dir in dirs {
+        if dirs.len() > 1 {
+            super::emit(&format!("== {}\n", dir.display()))?;
+        }
+        regressed |= compare_one(dir, baseline, candidate, threshold)?;
+    }
+    Ok(regressed)
+}
+
+fn compare_one(dir: &Path, baseline: &str, candidate: &str, threshold: f64) -> Result<bool> {
     let base = ResultSet::read(&dir.join(baseline))?;
     let cand = ResultSet::read(&dir.join(candidate))?;
     let comparison = compare_sets(&base, &cand, threshold)?;

@@ -197,3 +197,42 @@ fn report_renders_markdown_json_and_html() {
     let bad = cargo_energy(&["report", "--dir", d, "--format", "pdf"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn several_directories_report_one_gpu_each_and_compare_each_with_its_own_baseline() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let uuid_a = "GPU-aaaaaaaa-0000-0000-0000-000000000000";
+    let uuid_b = "GPU-c7440000-0000-0000-0000-000000000000";
+    write_set(a.path(), "main", &[result("saxpy/energy", 1.0e-3, uuid_a, false)]);
+    write_set(a.path(), "new", &[result("saxpy/energy", 1.0e-3, uuid_a, false)]);
+    write_set(b.path(), "main", &[result("saxpy/energy", 2.0e-3, uuid_b, false)]);
+    // GPU b's saxpy rose 20 %: a regression there, none on a.
+    write_set(b.path(), "new", &[result("saxpy/energy", 2.4e-3, uuid_b, false)]);
+    let (da, db) = (a.path().to_str().unwrap(), b.path().to_str().unwrap());
+
+    let bmf = cargo_energy(&["report", "--dir", da, "--dir", db, "--format", "bmf"]);
+    assert_eq!(bmf.status.code(), Some(0), "{}", text(&bmf));
+    let v: Value = serde_json::from_slice(&bmf.stdout).unwrap();
+    let names: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(names, ["saxpy/energy @ GPU-aaaaaaaa", "saxpy/energy @ GPU-c7440000"], "one series per GPU");
+    assert_eq!(v["saxpy/energy @ GPU-c7440000"]["energy"]["value"], 2.4e-3, "figures are each GPU's own");
+
+    let gab = cargo_energy(&["report", "--dir", da, "--dir", db, "--format", "github-action-benchmark"]);
+    let list: Value = serde_json::from_slice(&gab.stdout).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 6);
+    assert!(list[0]["name"].as_str().unwrap().starts_with("saxpy/energy @ GPU-aaaaaaaa - "), "{}", list[0]["name"]);
+
+    let md = cargo_energy(&["report", "--dir", da, "--dir", db, "--baseline", "main"]);
+    let md = text(&md);
+    assert_eq!(md.matches("### Energy report").count(), 2, "one table per GPU: {md}");
+
+    // The same GPU's benchmark in two directories cannot be told apart: refused.
+    let twin = cargo_energy(&["report", "--dir", da, "--dir", da, "--format", "bmf"]);
+    assert_eq!(twin.status.code(), Some(2));
+    assert!(text(&twin).contains("two of the directories"), "{}", text(&twin));
+
+    let out = cargo_energy(&["compare", "--baseline", "main", "--dir", da, "--dir", db]);
+    assert_eq!(out.status.code(), Some(1), "a regression on one GPU fails the whole: {}", text(&out));
+    let t = text(&out);
+    assert!(t.contains(&format!("== {da}")) && t.contains(&format!("== {db}")) && t.contains("REGRESSION"), "{t}");
+}
