@@ -105,7 +105,7 @@ pub use workload::Workload;
 
 // Traces and result files.
 pub use report::compare::{change as compare_change, compare, ResultSet, Verdict as CompareVerdict};
-pub use report::run::{Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
+pub use report::run::{content_hash, Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
 pub use report::svg::power_plot;
 pub use report::table::{render as render_table, Format as TableFormat};
 pub use report::{energy_dir, file_stem, ResultDevice, ResultFile, RESULT_SCHEMA};

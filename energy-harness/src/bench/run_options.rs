@@ -63,11 +63,7 @@ impl Shard {
 
     /// The shard (1-based) of the benchmark `name` among `count`.
     pub fn of(name: &str, count: u32) -> u32 {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in name.bytes() {
-            h = (h ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-        (h % u64::from(count.max(1))) as u32 + 1
+        (crate::report::run::fnv1a(name.as_bytes()) % u64::from(count.max(1))) as u32 + 1
     }
 
     /// Whether this shard runs the benchmark `name`.

@@ -29,14 +29,6 @@ impl MachineCode {
     }
 }
 
-fn fnv(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
-}
-
 /// Disassemblies already made in this process, by cubin hash.
 type SassCache = BTreeMap<String, std::result::Result<BTreeMap<String, Vec<crate::sass::SassInstruction>>, String>>;
 static DISASSEMBLED: Mutex<SassCache> = Mutex::new(BTreeMap::new());
@@ -52,7 +44,7 @@ pub(super) fn read_machine_code(
     let Some(cubin) = cubin else {
         return MachineCode { not_read: Some("the module gave no machine code".into()), ..MachineCode::default() };
     };
-    let hash = fnv(cubin);
+    let hash = energy_harness::content_hash(cubin);
     let mut code = MachineCode { source: source.to_string(), cubin_hash: Some(hash.clone()), ..MachineCode::default() };
     if let Some(path) = &keep_as {
         if !path.exists() {

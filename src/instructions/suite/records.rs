@@ -30,11 +30,7 @@ pub(super) fn records_dir(dir: &Path) -> PathBuf {
 
 /// FNV-1a of an instruction's generated PTX, in hex.
 pub fn ptx_hash(instruction: &Instruction) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in generate(instruction).bytes() {
-        h = (h ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    energy_harness::content_hash(generate(instruction).as_bytes())
 }
 
 /// Saves a record under `dir` (written whole or not at all).
