@@ -11,6 +11,7 @@
 
 mod analyze;
 mod calibrate;
+mod gpus;
 mod info;
 mod results;
 mod selftest;
@@ -101,6 +102,17 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
     },
+    /// Run the benches on several GPUs of this node at once, one process and one shard per
+    /// GPU: `cargo energy run --gpus all -- --bench fma -- FILTER`. Results per GPU under
+    /// <target>/energy-gpus/; exit 1 when a GPU's run failed.
+    Run {
+        /// The GPUs: all (every GPU CUDA sees), CUDA ordinals (0,2) or UUIDs (GPU-…,GPU-…).
+        #[arg(long, default_value = "all")]
+        gpus: String,
+        /// `cargo bench` arguments, then `--` and the bench binaries' own (criterion's filter).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Exit 1 when a benchmark's energy rose by more than the threshold, significantly; 0 otherwise.
     Compare {
         /// The saved baseline (under --dir).
@@ -185,7 +197,6 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("`{text}` is not a duration in seconds (0 < S <= 86400)"))
 }
 
-/// Runs the command line `args` (the program name first) and returns the exit code.
 /// The `--dir` values, or the one directory found as cargo finds it.
 fn dirs_or_default(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
     if dirs.is_empty() {
@@ -232,6 +243,11 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Report { dir, run, baseline, format, threshold, output } => {
             results::report(&dirs_or_default(dir), &run, baseline.as_deref(), format, threshold, output.as_deref())
         }
+        Command::Run { gpus, args } => match gpus::run(&gpus, &args) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
         Command::Compare { baseline, candidate, dir, threshold } => {
             match results::compare(&dirs_or_default(dir), &baseline, &candidate, threshold) {
                 Ok(false) => Ok(()),
