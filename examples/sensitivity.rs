@@ -63,7 +63,7 @@ struct Report {
 }
 
 fn open() -> Result<(Device, Option<FmaLoop>)> {
-    let device = Device::open(&DeviceRequest::from_env()?, 0)?;
+    let device = Device::open(&DeviceRequest::from_env()?, None)?;
     if device.sim().is_some() {
         return Ok((device, None));
     }

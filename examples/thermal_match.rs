@@ -62,7 +62,7 @@ struct Report {
 const METHODS: [&str; 3] = ["reference", "harness (bench options)", "harness (suite options)"];
 
 fn run(cycles: usize, reference_s: f64) -> Result<Report> {
-    let mut device = Device::open(&DeviceRequest::from_env()?, 0)?;
+    let mut device = Device::open(&DeviceRequest::from_env()?, None)?;
     let simulated = device.is_simulated();
     if let Some(reason) = device.sim_reason() {
         eprintln!("note: {reason}: every figure below is SIMULATED");

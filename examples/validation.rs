@@ -149,7 +149,7 @@ fn run() -> Result<Report> {
         Some(list) => list.split(',').filter_map(|s| s.parse().ok()).collect(),
         None => SIZES_S.to_vec(),
     };
-    let mut device = Device::open(&DeviceRequest::from_env()?, 0)?;
+    let mut device = Device::open(&DeviceRequest::from_env()?, None)?;
     let simulated = device.is_simulated();
     if let Some(reason) = device.sim_reason() {
         eprintln!("note: {reason}: every figure below is SIMULATED");

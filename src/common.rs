@@ -38,7 +38,7 @@ pub fn gpu_gate(suite: &str) -> std::result::Result<(), ExitCode> {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
-    match Device::open(&request, 0) {
+    match Device::open(&request, None) {
         Ok(device) if device.is_simulated() => {
             // ENERGY_REQUIRE_GPU=1: a checked-only suite on a GPU runner is a failure, not a pass.
             if let Err(e) = device.check_gpu_required(&format!("the {suite} suite")) {

@@ -14,14 +14,14 @@ use energy_harness::{Error, ErrorKind, Result};
 /// launch gaps do not matter.
 const BUSY_LAUNCH_S: f64 = 0.005;
 
-pub(super) fn run(nvml_index: u32, busy_s: f64, json: bool, trace_out: Option<&Path>, save: bool) -> Result<()> {
-    let device = Device::open(&DeviceRequest::from_env()?, nvml_index)?;
+pub(super) fn run(device: Option<u32>, busy_s: f64, json: bool, trace_out: Option<&Path>, save: bool) -> Result<()> {
+    let device = Device::open(&DeviceRequest::from_env()?, device)?;
     let mut stderr = std::io::stderr();
     if let Some(reason) = device.sim_reason() {
         let _ = writeln!(stderr, "note: calibrating the simulated GPU ({reason}); its figures are simulated");
     }
     let plan = StepPlan { busy_s, ..StepPlan::default() };
-    let mut workload = super::busy_workload(&device, nvml_index, BUSY_LAUNCH_S)?;
+    let mut workload = super::busy_workload(&device, BUSY_LAUNCH_S)?;
     let total = 0.3
         + plan.idle_before_s
         + plan.busy_s

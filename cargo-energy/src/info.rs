@@ -33,14 +33,14 @@ struct InfoReport<'a> {
     sources: Vec<SourceProbe>,
 }
 
-pub(super) fn run(nvml_index: u32, json: bool) -> Result<()> {
+pub(super) fn run(device: Option<u32>, json: bool) -> Result<()> {
     let request = DeviceRequest::from_env()?;
     // `info` describes the real GPU; it falls back to the simulator only when asked to.
     let effective = match request {
         DeviceRequest::Auto => DeviceRequest::Nvml,
         other => other,
     };
-    let device = Device::open(&effective, nvml_index).map_err(|e| {
+    let device = Device::open(&effective, device).map_err(|e| {
         if matches!(e.kind(), ErrorKind::NoDriver | ErrorKind::NoGpu) {
             Error::new(
                 e.kind(),

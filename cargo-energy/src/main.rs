@@ -39,9 +39,10 @@ enum Command {
     /// Show the GPU's facts and which power/energy sources work on it.
     Info {
         /// The GPU: a CUDA device ordinal, counted as this process sees devices (after
-        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID.
-        #[arg(long, default_value_t = 0)]
-        device: u32,
+        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID [default: the GPU ENERGY_DEVICE
+        /// names, else 0].
+        #[arg(long)]
+        device: Option<u32>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -52,9 +53,10 @@ enum Command {
         #[arg(long, value_parser = parse_seconds)]
         seconds: f64,
         /// The GPU: a CUDA device ordinal, counted as this process sees devices (after
-        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID.
-        #[arg(long, default_value_t = 0)]
-        device: u32,
+        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID [default: the GPU ENERGY_DEVICE
+        /// names, else 0].
+        #[arg(long)]
+        device: Option<u32>,
         /// Output file (written atomically); standard output when absent.
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
@@ -135,9 +137,10 @@ enum Command {
     /// when the source the harness measures with fails a check.
     Selftest {
         /// The GPU: a CUDA device ordinal, counted as this process sees devices (after
-        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID.
-        #[arg(long, default_value_t = 0)]
-        device: u32,
+        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID [default: the GPU ENERGY_DEVICE
+        /// names, else 0].
+        #[arg(long)]
+        device: Option<u32>,
         /// Print the report as JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -148,9 +151,10 @@ enum Command {
     /// Run a step response on the GPU and fit each source's sensor model; cached per GPU UUID.
     Calibrate {
         /// The GPU: a CUDA device ordinal, counted as this process sees devices (after
-        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID.
-        #[arg(long, default_value_t = 0)]
-        device: u32,
+        /// CUDA_VISIBLE_DEVICES), matched to NVML by UUID [default: the GPU ENERGY_DEVICE
+        /// names, else 0].
+        #[arg(long)]
+        device: Option<u32>,
         /// Length of the busy step, seconds.
         #[arg(long = "busy-seconds", default_value_t = 3.0, value_parser = parse_seconds)]
         busy_seconds: f64,
@@ -170,7 +174,6 @@ enum Command {
 /// GPU's busy kernel of that length: what calibration and the selftest run.
 fn busy_workload(
     device: &energy_harness::Device,
-    nvml_index: u32,
     launch_s: f64,
 ) -> energy_harness::Result<Box<dyn energy_harness::Workload>> {
     use energy_harness::{fma_busy_workload, CudaGpu, SimKernel, SimWorkload};
@@ -181,8 +184,9 @@ fn busy_workload(
         Error::new(
             ErrorKind::NoGpu,
             format!(
-                "no CUDA device has the UUID {} of NVML device {nvml_index} (is it hidden by CUDA_VISIBLE_DEVICES?)",
-                device.facts().uuid
+                "no CUDA device has the UUID {} of NVML device {} (is it hidden by CUDA_VISIBLE_DEVICES?)",
+                device.facts().uuid,
+                device.facts().nvml_index
             ),
         )
     })?;

@@ -14,8 +14,8 @@ const TEST_LAUNCH_S: f64 = 100e-6;
 
 /// Runs the selftest; `Ok(false)` when the source the harness measures with is not to be
 /// trusted.
-pub(super) fn run(nvml_index: u32, json: bool, output: Option<&Path>) -> Result<bool> {
-    let opened = Device::open(&DeviceRequest::from_env()?, nvml_index)?;
+pub(super) fn run(device: Option<u32>, json: bool, output: Option<&Path>) -> Result<bool> {
+    let opened = Device::open(&DeviceRequest::from_env()?, device)?;
     let mut stderr = std::io::stderr();
     // The simulated GPU runs on a virtual clock: its selftest takes no real time.
     let mut device = match (opened.sim(), opened.sim_reason()) {
@@ -30,7 +30,7 @@ pub(super) fn run(nvml_index: u32, json: bool, output: Option<&Path>) -> Result<
         let _ = writeln!(stderr, "note: the cached calibration is not used: {e}");
         None
     });
-    let mut workload = super::busy_workload(&device, nvml_index, TEST_LAUNCH_S)?;
+    let mut workload = super::busy_workload(&device, TEST_LAUNCH_S)?;
     let _ = writeln!(
         stderr,
         "selftest on {}: the FMA loop at ~{:.0} µs per launch; about 45 s{}",

@@ -9,13 +9,13 @@ use energy_harness::{Device, DeviceRequest};
 use energy_harness::{Error, ErrorKind, Result};
 use energy_harness::{Sampler, SamplerConfig};
 
-pub(super) fn run(seconds: f64, nvml_index: u32, output: Option<&Path>) -> Result<()> {
+pub(super) fn run(seconds: f64, device: Option<u32>, output: Option<&Path>) -> Result<()> {
     let request = match DeviceRequest::from_env()? {
         // A live trace of the simulator is only wanted when asked for by name.
         DeviceRequest::Auto => DeviceRequest::Nvml,
         other => other,
     };
-    let mut device = Device::open(&request, nvml_index)?;
+    let mut device = Device::open(&request, device)?;
     let (sources, unavailable) = device.open_sources(&SourceKind::ALL);
     if sources.is_empty() {
         let why: Vec<String> = unavailable.iter().map(ToString::to_string).collect();

@@ -157,7 +157,7 @@ impl EnergyBudget {
     /// `Ok(Verdict::CheckedNotMeasured)` when there is no simulated model.
     pub fn check(&self) -> Result<Verdict> {
         let request = DeviceRequest::from_env()?;
-        let mut device = match Device::open(&request, self.options.device_index()) {
+        let mut device = match Device::open(&request, self.options.device) {
             Ok(d) => d,
             Err(e) => return Err(e.context(format!("energy budget {}", self.name()))),
         };

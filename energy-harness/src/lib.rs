@@ -94,7 +94,7 @@ pub use selftest::{
 
 // Devices, sensors, the sampler and the simulated GPU.
 pub use clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
-pub use device::{Device, DeviceRequest};
+pub use device::{Device, DeviceRequest, GpuChoice};
 pub use gpu::{gpu_count, list_gpus, DeviceFacts, GpuListing};
 pub use sampling::{record_until, Sampler, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE};
 pub use sensors::model::MAX_MODEL_SECONDS;

@@ -297,14 +297,14 @@ pub fn run_collect(
         }
     }));
     let mut collected = Collected::default();
-    let mut rigs: Vec<(u32, Result<Rig>)> = Vec::new();
+    let mut rigs: Vec<(Option<u32>, Result<Rig>)> = Vec::new();
     for spec in specs {
         // A benchmark the filter or the shard leaves out opens no device and reports no
         // device's error.
         if !may_run(&spec, &options) || options.shard.is_some_and(|s| !s.runs(&spec.name)) {
             continue;
         }
-        let device = spec.options.device_index();
+        let device = spec.options.device;
         let index = match rigs.iter().position(|(i, _)| *i == device) {
             Some(i) => i,
             None => {
@@ -366,9 +366,9 @@ fn may_run(spec: &BenchSpec, options: &RunOptions) -> bool {
     options.filter.runs_any(&ids)
 }
 
-fn open_rig(ordinal: u32) -> Result<Rig> {
+fn open_rig(device: Option<u32>) -> Result<Rig> {
     let request = DeviceRequest::from_env()?;
-    let device = Device::open(&request, ordinal).map_err(|e| {
+    let device = Device::open(&request, device).map_err(|e| {
         if request == DeviceRequest::Nvml {
             e.context("ENERGY_DEVICE=nvml requires a real NVIDIA GPU")
         } else {

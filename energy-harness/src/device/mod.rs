@@ -9,7 +9,7 @@ use crate::gpu::{gpu_required, refresh_device_state, DeviceFacts, REQUIRE_GPU_EN
 use crate::sensors::nvml::NvmlSource;
 use crate::sensors::{SensorSource, SourceError, SourceKind};
 use crate::sim::SimGpu;
-pub use select::{DeviceRequest, Target};
+pub use select::{DeviceRequest, GpuChoice, Target};
 
 /// A GPU ready to measure on: the clock everything is stamped on, its facts, and for
 /// the simulated GPU the simulator itself (to launch simulated kernels on).
@@ -23,12 +23,13 @@ pub struct Device {
 }
 
 impl Device {
-    /// Opens the device `ENERGY_DEVICE` and the CUDA device `ordinal` select (counted as
-    /// this process sees CUDA devices, after `CUDA_VISIBLE_DEVICES`: the GPU its kernels
-    /// launch on, matched to NVML by UUID), on a new monotonic clock.
-    pub fn open(request: &DeviceRequest, ordinal: u32) -> Result<Device> {
+    /// Opens the device `ENERGY_DEVICE` and the measurement's own CUDA device `device` (or
+    /// `None`) select: counted as this process sees CUDA devices, after
+    /// `CUDA_VISIBLE_DEVICES` (the GPU its kernels launch on, matched to NVML by UUID); see
+    /// [`select::resolve`]. On a new monotonic clock.
+    pub fn open(request: &DeviceRequest, device: Option<u32>) -> Result<Device> {
         let clock = MonotonicClock::shared();
-        Ok(match select::resolve(request, ordinal)? {
+        Ok(match select::resolve(request, device)? {
             Target::Nvml(facts) => Device { clock, facts, sim: None, sim_reason: None },
             Target::Sim { preset, reason } => Device::simulated(SimGpu::new(preset, clock), reason),
         })

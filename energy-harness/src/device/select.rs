@@ -4,7 +4,9 @@
 //! - unset or `auto`: the real GPU when NVML finds one, otherwise the simulated H100
 //!   (every figure then says `simulated`);
 //! - `nvml`: a real GPU is required; its absence is an error naming what is missing;
-//! - `sim` or `sim:PRESET` (`h100`, `k20`): the simulated GPU.
+//! - `sim` or `sim:PRESET` (`h100`, `k20`): the simulated GPU;
+//! - a CUDA device ordinal (`1`) or a GPU's UUID (`GPU-…`): that real GPU, for every
+//!   measurement that names no device of its own (`device =`, `--device` win).
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::{device_facts, nvml_index_for_cuda_ordinal, DeviceFacts, NO_GPU_HINT};
@@ -22,6 +24,17 @@ pub enum DeviceRequest {
     Nvml,
     /// The simulated GPU with this preset.
     Sim(SimPreset),
+    /// This real GPU, unless a measurement names its own device.
+    Gpu(GpuChoice),
+}
+
+/// A real GPU named in `ENERGY_DEVICE`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GpuChoice {
+    /// A CUDA device ordinal, counted after `CUDA_VISIBLE_DEVICES`.
+    Ordinal(u32),
+    /// A UUID as NVML prints it (`GPU-…`).
+    Uuid(String),
 }
 
 impl DeviceRequest {
@@ -32,11 +45,25 @@ impl DeviceRequest {
             "" | "auto" => Ok(DeviceRequest::Auto),
             "nvml" | "gpu" => Ok(DeviceRequest::Nvml),
             "sim" => Ok(DeviceRequest::Sim(SimPreset::h100())),
-            other => match other.strip_prefix("sim:").and_then(SimPreset::by_name) {
-                Some(preset) => Ok(DeviceRequest::Sim(preset)),
-                None => Err(Error::new(
+            "all" => Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "{DEVICE_ENV}=all: one process measures one GPU; `cargo energy run --gpus all` runs one process \
+                     per GPU"
+                ),
+            )),
+            other if other.starts_with("gpu-") || other.starts_with("mig-") => {
+                Ok(DeviceRequest::Gpu(GpuChoice::Uuid(text.trim().to_string())))
+            }
+            other => match (other.parse::<u32>(), other.strip_prefix("sim:").and_then(SimPreset::by_name)) {
+                (Ok(ordinal), _) => Ok(DeviceRequest::Gpu(GpuChoice::Ordinal(ordinal))),
+                (_, Some(preset)) => Ok(DeviceRequest::Sim(preset)),
+                _ => Err(Error::new(
                     ErrorKind::InvalidInput,
-                    format!("{DEVICE_ENV}=`{text}` is not understood: use auto, nvml, sim, sim:h100 or sim:k20"),
+                    format!(
+                        "{DEVICE_ENV}=`{text}` is not understood: use auto, nvml, sim, sim:h100, sim:k20, a CUDA \
+                         device ordinal or a GPU UUID"
+                    ),
                 )),
             },
         }
@@ -74,11 +101,29 @@ fn real_gpu(ordinal: u32) -> Result<DeviceFacts> {
     device_facts(nvml_index_for_cuda_ordinal(ordinal)?)
 }
 
-/// Resolves a request for CUDA device `ordinal`: the GPU a kernel launched on that device
-/// runs on, as this process sees devices (after `CUDA_VISIBLE_DEVICES`), matched to NVML by
-/// UUID.
-pub fn resolve(request: &DeviceRequest, ordinal: u32) -> Result<Target> {
+/// Resolves a request for CUDA device `device` (the measurement's own `device =`, or
+/// `None`): the GPU a kernel launched on that device runs on, as this process sees devices
+/// (after `CUDA_VISIBLE_DEVICES`), matched to NVML by UUID. Without a device of its own, the
+/// GPU `ENERGY_DEVICE` names, else device 0.
+pub fn resolve(request: &DeviceRequest, device: Option<u32>) -> Result<Target> {
+    let ordinal = device.unwrap_or(0);
     match request {
+        DeviceRequest::Gpu(choice) => {
+            let ordinal = match (device, choice) {
+                (Some(own), _) => own,
+                (None, GpuChoice::Ordinal(o)) => *o,
+                (None, GpuChoice::Uuid(uuid)) => crate::gpu::cuda_ordinal_for_uuid(uuid)?.ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::NoGpu,
+                        format!(
+                            "{DEVICE_ENV}={uuid}: no CUDA device here has that UUID (hidden by CUDA_VISIBLE_DEVICES, or \
+                             another machine's GPU); `cargo energy info` lists the GPUs"
+                        ),
+                    )
+                })?,
+            };
+            real_gpu(ordinal).map(Target::Nvml)
+        }
         DeviceRequest::Sim(preset) => Ok(Target::Sim {
             preset: preset.clone(),
             reason: format!("{DEVICE_ENV} asks for the simulated {}", preset.key),
@@ -106,6 +151,14 @@ mod tests {
         assert_eq!(DeviceRequest::parse("NVML").unwrap(), DeviceRequest::Nvml);
         assert_eq!(DeviceRequest::parse("sim").unwrap(), DeviceRequest::Sim(SimPreset::h100()));
         assert_eq!(DeviceRequest::parse("sim:k20").unwrap(), DeviceRequest::Sim(SimPreset::k20()));
+        assert_eq!(DeviceRequest::parse("1").unwrap(), DeviceRequest::Gpu(GpuChoice::Ordinal(1)));
+        assert_eq!(
+            DeviceRequest::parse("GPU-c744a1b2-0000").unwrap(),
+            DeviceRequest::Gpu(GpuChoice::Uuid("GPU-c744a1b2-0000".into()))
+        );
+        assert!(DeviceRequest::parse("all").unwrap_err().message().contains("cargo energy run --gpus all"));
+        // A measurement's own device wins over the environment's; the simulated GPU ignores both.
+        assert!(matches!(resolve(&DeviceRequest::Sim(SimPreset::h100()), Some(3)).unwrap(), Target::Sim { .. }));
         let err = DeviceRequest::parse("sim:a100").unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
         assert!(err.message().contains("sim:k20"));
