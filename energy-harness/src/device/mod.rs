@@ -25,8 +25,8 @@ pub struct Device {
 impl Device {
     /// Opens the device `ENERGY_DEVICE` and the measurement's own CUDA device `device` (or
     /// `None`) select: counted as this process sees CUDA devices, after
-    /// `CUDA_VISIBLE_DEVICES` (the GPU its kernels launch on, matched to NVML by UUID); see
-    /// [`select::resolve`]. On a new monotonic clock.
+    /// `CUDA_VISIBLE_DEVICES` (the GPU its kernels launch on, matched to NVML by UUID); a GPU
+    /// that `ENERGY_DEVICE` names is used when `device` is `None`. On a new monotonic clock.
     pub fn open(request: &DeviceRequest, device: Option<u32>) -> Result<Device> {
         let clock = MonotonicClock::shared();
         Ok(match select::resolve(request, device)? {
