@@ -369,3 +369,19 @@ fn records_of_separate_runs_make_one_table_of_one_gpu_and_current_kernels() {
     assert_eq!(rebuilt.timestamp, "2026-11-22T11:00:00Z");
     assert!(table_from_records(&records, &options, "GPU-nobody").is_none());
 }
+
+#[test]
+fn an_energy_below_zero_is_said_to_be_impossible_not_printed() {
+    let mut table = synthetic_table(&[("add_u32", 2.0)]);
+    table.threads_mode = "one".into();
+    let row = table.rows.iter_mut().find(|r| r.stem == "add_u32").unwrap();
+    row.slope = None;
+    let net = row.net.as_mut().unwrap();
+    let below = Estimate { mean: -1.866e-6, ci_low: -3.05e-6, ci_high: -0.68e-6, n: 10, std_dev: 1e-7 };
+    net.dynamic_warp_j = below;
+    net.dynamic_thread_j = below.scaled(1.0 / 32.0);
+    let md = energy_suites::instructions::suite::render_markdown(&table);
+    assert!(md.contains("impossible: below zero"), "{md}");
+    assert!(!md.contains("-1866") && !md.contains("-58.3"), "no negative joules printed as a figure");
+    assert!(md.contains("Table I") && md.contains("none is taken as resolved"), "the one-thread section says why");
+}

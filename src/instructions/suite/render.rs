@@ -6,8 +6,21 @@ pub(super) fn fmt_ci(e: &Estimate, scale: f64, digits: usize) -> String {
     format!("{:.d$} [{:.d$}, {:.d$}]", e.mean * scale, e.ci_low * scale, e.ci_high * scale, d = digits)
 }
 
+/// An energy with its interval. One whose whole interval lies below zero is impossible (a
+/// drift the interval leaves out) and is said so; one whose interval holds zero is given as
+/// the bound it is (`at most …`); neither is printed as negative joules.
+pub(super) fn energy_ci(e: &Estimate, scale: f64, digits: usize) -> String {
+    if e.ci_high < 0.0 {
+        "impossible: below zero (drift between kernel and baseline)".to_string()
+    } else if e.ci_low <= 0.0 {
+        format!("at most {:.d$} (unresolved)", e.ci_high * scale, d = digits)
+    } else {
+        fmt_ci(e, scale, digits)
+    }
+}
+
 fn est_or_dash(e: Option<&Estimate>, scale: f64, digits: usize) -> String {
-    e.map(|e| fmt_ci(e, scale, digits)).unwrap_or_else(|| "-".into())
+    e.map(|e| energy_ci(e, scale, digits)).unwrap_or_else(|| "-".into())
 }
 
 /// The table as markdown.
@@ -62,12 +75,16 @@ Toggles: mean bits that change in each measured instruction's result (the data's
                     .as_ref()
                     .map(|b| format!("{:.2} ({})", b.bound_s * 1e9, b.binding))
                     .unwrap_or_else(|| "-".into());
+                let dynamic = if l.dynamic_j.ci_low <= 0.0 {
+                    format!("at most {:.1} mJ", l.dynamic_j.ci_high.max(0.0) * 1e3)
+                } else {
+                    format!("{:.1} mJ", l.dynamic_j.mean * 1e3)
+                };
                 let launch = format!(
-                    "K={}: {:.2} ms, {:.1} mJ, {:.1} mJ, {:.0} W",
+                    "K={}: {:.2} ms, {:.1} mJ, {dynamic}, {:.0} W",
                     r.net_k,
                     l.time_s.mean * 1e3,
                     l.energy_j.mean * 1e3,
-                    l.dynamic_j.mean * 1e3,
                     l.power_w.mean
                 );
                 if let Some(why) = &r.withheld {
@@ -169,7 +186,7 @@ energy only: it lies within the interval.\n\n\
             "| {} | {} | {} | {} | {} | {papi} | {mtsm} |\n",
             r.label,
             r.level,
-            fmt_ci(e, 1e9, 2),
+            energy_ci(e, 1e9, 2),
             if ok { "yes" } else { "no" },
             paper.label
         ));
