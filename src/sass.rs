@@ -329,7 +329,8 @@ pub struct ChainSass {
     pub loop_lengths: (usize, usize, usize),
 }
 
-fn describe_counts(counts: &BTreeMap<String, f64>) -> String {
+/// Counts by class as `2 IMAD + 0.50 MOV` (`nothing` when empty).
+pub fn describe_counts(counts: &BTreeMap<String, f64>) -> String {
     if counts.is_empty() {
         return "nothing".to_string();
     }
@@ -376,7 +377,8 @@ fn loop_histogram(
     Ok((histogram(body), body.len()))
 }
 
-fn difference(a: &BTreeMap<String, i64>, b: &BTreeMap<String, i64>) -> BTreeMap<String, i64> {
+/// `a - b` for each class of either, the non-zero differences only.
+pub fn difference(a: &BTreeMap<String, i64>, b: &BTreeMap<String, i64>) -> BTreeMap<String, i64> {
     let mut out = BTreeMap::new();
     for class in a.keys().chain(b.keys()) {
         let d = a.get(class).copied().unwrap_or(0) - b.get(class).copied().unwrap_or(0);

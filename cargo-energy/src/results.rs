@@ -64,8 +64,11 @@ fn render_several(sets: &[(ResultSet, Option<ResultSet>)], threshold: f64, forma
             let mut merged_list = Vec::new();
             for (current, _) in sets {
                 let tag = gpu_tag(current);
-                let value: serde_json::Value = serde_json::from_str(&render(current, None, threshold, format)?)
-                    .map_err(|e| Error::new(ErrorKind::Io, format!("could not re-read the report: {e}")))?;
+                let value = if format == Format::Bmf {
+                    energy_harness::bmf(current)
+                } else {
+                    energy_harness::github_action_benchmark(current)
+                };
                 match value {
                     serde_json::Value::Object(map) => {
                         for (name, measures) in map {

@@ -192,20 +192,26 @@ pub fn cuda_ordinal_for_uuid(nvml_uuid: &str) -> Result<Option<u32>> {
             format!("the CUDA driver library (libcuda.so) could not be loaded; {NO_GPU_HINT}"),
         ));
     }
+    let wanted = normalize_uuid(nvml_uuid);
+    Ok(cuda_uuids()?.iter().position(|u| *u == wanted).map(|o| o as u32))
+}
+
+/// The UUIDs of the CUDA devices this process sees, in ordinal order, formatted as NVML
+/// prints them without `GPU-`. Needs libcuda; a failing driver call is an
+/// [`ErrorKind::Cuda`] error.
+fn cuda_uuids() -> Result<Vec<String>> {
     use cudarc::driver::result;
     let cuda_error = |call: &str, e: result::DriverError| Error::new(ErrorKind::Cuda, format!("{call} failed: {e}"));
     result::init().map_err(|e| cuda_error("cuInit", e))?;
     let count = result::device::get_count().map_err(|e| cuda_error("cuDeviceGetCount", e))?;
-    let wanted = normalize_uuid(nvml_uuid);
-    for ordinal in 0..count {
-        let device = result::device::get(ordinal).map_err(|e| cuda_error("cuDeviceGet", e))?;
-        let uuid = result::device::get_uuid(device).map_err(|e| cuda_error("cuDeviceGetUuid", e))?;
-        let bytes: Vec<u8> = uuid.bytes.iter().map(|&b| b as u8).collect();
-        if format_cuda_uuid(&bytes) == wanted {
-            return Ok(Some(ordinal as u32));
-        }
-    }
-    Ok(None)
+    (0..count)
+        .map(|ordinal| {
+            let device = result::device::get(ordinal).map_err(|e| cuda_error("cuDeviceGet", e))?;
+            let uuid = result::device::get_uuid(device).map_err(|e| cuda_error("cuDeviceGetUuid", e))?;
+            let bytes: Vec<u8> = uuid.bytes.iter().map(|&b| b as u8).collect();
+            Ok(format_cuda_uuid(&bytes))
+        })
+        .collect()
 }
 
 /// The UUIDs of the CUDA devices this process sees, in ordinal order (after
@@ -213,23 +219,11 @@ pub fn cuda_ordinal_for_uuid(nvml_uuid: &str) -> Result<Option<u32>> {
 /// libcuda is missing or the CUDA driver does not initialize (then no kernel launches, and
 /// opening CUDA later says why).
 fn visible_cuda_uuids() -> Result<Option<Vec<String>>> {
-    if !cuda_library_present() {
-        return Ok(None);
-    }
     use cudarc::driver::result;
-    let cuda_error = |call: &str, e: result::DriverError| Error::new(ErrorKind::Cuda, format!("{call} failed: {e}"));
-    if result::init().is_err() {
+    if !cuda_library_present() || result::init().is_err() || result::device::get_count().is_err() {
         return Ok(None);
     }
-    let Ok(count) = result::device::get_count() else { return Ok(None) };
-    let mut uuids = Vec::new();
-    for ordinal in 0..count {
-        let device = result::device::get(ordinal).map_err(|e| cuda_error("cuDeviceGet", e))?;
-        let uuid = result::device::get_uuid(device).map_err(|e| cuda_error("cuDeviceGetUuid", e))?;
-        let bytes: Vec<u8> = uuid.bytes.iter().map(|&b| b as u8).collect();
-        uuids.push(format_cuda_uuid(&bytes));
-    }
-    Ok(Some(uuids))
+    cuda_uuids().map(Some)
 }
 
 /// The NVML index of the GPU that CUDA device `ordinal` is, matched by UUID, given the

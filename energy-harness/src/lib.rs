@@ -107,7 +107,7 @@ pub use workload::Workload;
 pub use report::compare::{change as compare_change, compare, ResultSet, Verdict as CompareVerdict};
 pub use report::run::{content_hash, Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
 pub use report::svg::power_plot;
-pub use report::table::{render as render_table, Format as TableFormat};
+pub use report::table::{bmf, github_action_benchmark, render as render_table, Format as TableFormat};
 pub use report::{energy_dir, file_stem, ResultDevice, ResultFile, RESULT_SCHEMA};
 pub use trace::format::{parse_trace, read_trace, render_trace, write_atomically, write_trace};
 pub use trace::legacy::convert_h100_file;

@@ -123,14 +123,7 @@ pub fn step_bound(per_step: &BTreeMap<String, f64>, warps_per_sm: f64) -> StepBo
 
 /// `(a - b) / steps` for each key of either count.
 pub fn per_step(a: &BTreeMap<String, i64>, b: &BTreeMap<String, i64>, steps: f64) -> BTreeMap<String, f64> {
-    let mut out = BTreeMap::new();
-    for key in a.keys().chain(b.keys()) {
-        let d = a.get(key).copied().unwrap_or(0) - b.get(key).copied().unwrap_or(0);
-        if d != 0 {
-            out.insert(key.clone(), d as f64 / steps);
-        }
-    }
-    out
+    crate::sass::difference(a, b).into_iter().map(|(key, d)| (key, d as f64 / steps)).collect()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::instructions::bound::pipe_counts;
-use crate::sass::{find_tool, histogram, loop_body, parse_sass, Tool};
+use crate::sass::{disassemble, find_tool, histogram, loop_body, Tool};
 
 /// What is known of a kernel's machine code.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -62,17 +62,9 @@ pub(super) fn read_machine_code(
                 let tool = find_tool(Tool::Cuobjdump)?;
                 let file = std::env::temp_dir().join(format!("energy-suite-{}-{hash}.cubin", std::process::id()));
                 std::fs::write(&file, cubin).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-                let out = std::process::Command::new(&tool)
-                    .arg("-sass")
-                    .arg(&file)
-                    .output()
-                    .map_err(|e| format!("cannot run {}: {e}", tool.display()));
+                let functions = disassemble(&tool, &file);
                 let _ = std::fs::remove_file(&file);
-                let out = out?;
-                if !out.status.success() {
-                    return Err(format!("cuobjdump -sass failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
-                }
-                parse_sass(&String::from_utf8_lossy(&out.stdout))
+                functions
             })
             .clone()
     };

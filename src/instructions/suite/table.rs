@@ -366,7 +366,7 @@ pub fn build_table(
                 b.bound_s * 1e9,
                 b.binding,
                 b.clock_mhz,
-                describe_classes(&b.per_step_classes)
+                crate::sass::describe_counts(&b.per_step_classes)
             )
         });
         rows.push(InstructionRow {
@@ -388,20 +388,6 @@ pub fn build_table(
     let checks = options.levels.iter().flat_map(|&level| checks(&rows, &level_name(level))).collect();
     let missing = kernels.iter().filter(|k| !runs.contains_key(&k.name)).map(|k| k.name.clone()).collect();
     (rows, checks, missing)
-}
-
-/// Counts by class as `1 FFMA + 0.50 MOV`.
-pub fn describe_classes(counts: &BTreeMap<String, f64>) -> String {
-    let parts: Vec<String> = counts
-        .iter()
-        .filter(|(_, n)| n.abs() > 1e-9)
-        .map(|(c, n)| if (n - n.round()).abs() < 1e-9 { format!("{} {c}", n.round()) } else { format!("{n:.2} {c}") })
-        .collect();
-    if parts.is_empty() {
-        "nothing".into()
-    } else {
-        parts.join(" + ")
-    }
 }
 
 pub(super) fn pj(e: &Estimate) -> String {
