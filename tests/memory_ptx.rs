@@ -1,7 +1,8 @@
 //! The memory suite's PTX without a GPU: the files are what the generator writes, every
 //! file assembles for sm_80 and sm_90, and each measurement loop's machine code holds its
 //! accesses (LDG, LDS, STG, STS) the expected number of times per iteration with little
-//! else (the DIV kernels: a division's sequence after each load).
+//! else (the DIV kernels: a division's sequence after each load; the shared chase: the add
+//! of its two words), every access 64-bit wide.
 //!
 //! ptxas and cuobjdump come from NVIDIA's wheels (`.ci/run` installs them); see
 //! `energy_suites::sass::tools_for_tests` for what happens where they are missing.
@@ -58,6 +59,15 @@ fn measurement_loops_hold_their_accesses_and_little_else() {
                 failures.push(format!("{} {arch}: no measurement loop found", kernel.entry()));
                 continue;
             };
+            // Every access is 64-bit (LDG.E.64, LDS.64, ...): ptxas did not narrow the chase.
+            let narrow: Vec<&str> = body
+                .iter()
+                .filter(|i| i.opcode.split('.').next() == Some(class) && !i.opcode.split('.').any(|m| m == "64"))
+                .map(|i| i.opcode.as_str())
+                .collect();
+            if !narrow.is_empty() {
+                failures.push(format!("{} {arch}: accesses narrower than 64 bits: {narrow:?}", kernel.entry()));
+            }
             let counts = histogram(body);
             let accesses = counts.get(class).copied().unwrap_or(0);
             let others: i64 = counts.iter().filter(|(c, _)| c.as_str() != class).map(|(_, n)| n).sum();
@@ -76,7 +86,10 @@ fn measurement_loops_hold_their_accesses_and_little_else() {
                         kernel.entry()
                     ));
                 }
-            } else if others > if kernel.stores() { STORE_LOOP_OVERHEAD } else { LOAD_LOOP_OVERHEAD } {
+            } else if others
+                > if kernel.stores() { STORE_LOOP_OVERHEAD } else { LOAD_LOOP_OVERHEAD }
+                    + i64::from(kernel.other_instructions_per_access()) * expected
+            {
                 failures
                     .push(format!("{} {arch}: {others} instructions besides the accesses: {counts:?}", kernel.entry()));
             }

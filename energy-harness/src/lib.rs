@@ -34,6 +34,7 @@ mod engine;
 mod error;
 mod gpu;
 mod kernel_code;
+mod ncu;
 mod report;
 mod sampling;
 mod selftest;
@@ -58,6 +59,8 @@ pub use budget::{
     assert_budget, EnergyBudget, KernelUnderTest, Limit, Report as BudgetReport, Verdict, REQUIRE_GPU_ENV,
 };
 pub use kernel_code::{CodeCheck, KernelCode, Launcher, CHECK_LAUNCHES};
+// Nsight Compute's CSV exports (the suites' hit rates, `cargo energy explain`).
+pub use ncu::{parse_ncu_csv, read_ncu_csv, NcuKernel};
 
 // The CUDA layer (a real GPU, or the checked device without one).
 pub use cuda::checked::find_ptxas;

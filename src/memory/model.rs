@@ -244,6 +244,31 @@ pub struct AccessCounts {
     pub dram: f64,
 }
 
+/// The Nsight Compute metrics [`AccessCounts::from_ncu`] reads (`ncu --metrics`).
+pub const BREAKDOWN_METRICS: [&str; 6] = [
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st_lookup_hit.sum",
+    "lts__t_sectors_srcunit_tex_lookup_hit.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+];
+
+impl AccessCounts {
+    /// A profiled launch's accesses per level: shared wavefronts x 4, L1 hit sectors of
+    /// global loads and stores, L2 hit sectors from the SMs, DRAM bytes / 32. Every metric
+    /// of [`BREAKDOWN_METRICS`] must be in the export.
+    pub fn from_ncu(kernel: &energy_harness::NcuKernel) -> energy_harness::Result<AccessCounts> {
+        let m = |i: usize| kernel.metric(BREAKDOWN_METRICS[i]);
+        Ok(AccessCounts {
+            shared: 4.0 * m(0)?,
+            l1: m(1)? + m(2)?,
+            l2: m(3)?,
+            dram: (m(4)? + m(5)?) / super::ptx::SECTOR_BYTES as f64,
+        })
+    }
+}
+
 /// The lower-bound data-movement energy of an application kernel, per level.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Breakdown {
@@ -288,6 +313,29 @@ pub fn breakdown(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_come_from_an_ncu_launch_in_sectors() {
+        let mut metrics = std::collections::BTreeMap::new();
+        for (name, v) in BREAKDOWN_METRICS.iter().zip([10.0, 5.0, 7.0, 100.0, 3200.0, 640.0]) {
+            metrics.insert(name.to_string(), v);
+        }
+        let k = energy_harness::NcuKernel {
+            id: 0,
+            name: "saxpy".into(),
+            block: String::new(),
+            grid: String::new(),
+            metrics,
+        };
+        let c = AccessCounts::from_ncu(&k).unwrap();
+        assert_eq!((c.shared, c.l1, c.l2, c.dram), (40.0, 12.0, 100.0, 120.0));
+        let mut k = k;
+        k.metrics.remove(BREAKDOWN_METRICS[3]);
+        assert!(AccessCounts::from_ncu(&k)
+            .unwrap_err()
+            .to_string()
+            .contains("lts__t_sectors_srcunit_tex_lookup_hit.sum"));
+    }
 
     #[test]
     fn a_line_is_recovered_exactly() {

@@ -14,7 +14,8 @@
 //!   strong SM-scope load instead): the L1 level;
 //! - `load_cg`: `ld.global.cg` (L2 only): the L2 level, and DRAM with a table far beyond L2;
 //! - `load_shared`: the block fills its region of dynamic shared memory with the chain
-//!   (the fill is its warm-up), then chases it with `ld.shared`;
+//!   (the fill is its warm-up), then chases it with 64-bit shared loads (`ld.shared.v2.u32`,
+//!   the next address the sum of the two words, so the load stays a 64-bit `LDS.64`);
 //! - `load_div_cached`, `load_div_cg`: LOAD+DIV, each load followed by `xor` and `div.u32` of a
 //!   32-bit accumulator with the pointer's low word (Delestrac's cross-validation);
 //! - `store_cg`, `store_shared`: STORE, [`STORE_UNROLL`] stores per iteration to addresses
@@ -111,6 +112,13 @@ impl MemoryKernel {
             MemoryKernel::Init => 0,
             _ => LOAD_UNROLL,
         }
+    }
+
+    /// Instructions of the measurement loop besides the access itself, per access: the
+    /// shared chase adds the two words of each element (one `add.u32`) to keep its loads
+    /// 64-bit; the DIV kernels' divisions are counted apart.
+    pub fn other_instructions_per_access(self) -> u32 {
+        u32::from(self == MemoryKernel::LoadShared)
     }
 
     /// Bytes each thread stores in `out`.
@@ -298,8 +306,11 @@ WARM_DONE:
 fn load_shared() -> String {
     let mut s = format!(
         "// load_shared(out, sub, stride, iterations): the block writes the chain of its `sub` elements of
-// dynamic shared memory (its warm-up), then `iterations` x {LOAD_UNROLL} dependent `ld.shared.u64`;
-// out[thread] = the pointer's byte offset from the region.
+// dynamic shared memory (its warm-up), then `iterations` x {LOAD_UNROLL} dependent 64-bit loads
+// (`ld.shared.v2.u32`, one `LDS.64`). Element e holds two words: hi = a salt made from e, lo =
+// the 32-bit shared address of element (e + stride) mod sub, less hi; the next address is
+// lo + hi, so both halves are used and ptxas cannot narrow the load to 32 bits (the cost: one
+// `add.u32` per load). out[thread] = the pointer's byte offset from the region.
 .extern .shared .align 8 .b8 region[];
 
 .visible .entry load_shared(
@@ -310,13 +321,13 @@ fn load_shared() -> String {
 )
 {{
     .reg .pred %p<2>;
-    .reg .b32 %r<16>;
+    .reg .b32 %r<32>;
     .reg .b64 %rd<12>;
     ld.param.u64 %rd2, [out];
     ld.param.u32 %r1, [sub];
     ld.param.u32 %r2, [stride];
     ld.param.u32 %r3, [iterations];
-    mov.u64 %rd8, region;
+    mov.u32 %r13, region;
     mov.u32 %r5, %tid.x;
     mov.u32 %r6, %ntid.x;
     mov.u32 %r7, %r5;
@@ -327,26 +338,28 @@ FILL:
     add.u32 %r10, %r7, %r2;
     setp.ge.u32 %p1, %r10, %r1;
     @%p1 sub.u32 %r10, %r10, %r1;
-    mul.wide.u32 %rd3, %r10, 8;
-    add.u64 %rd3, %rd8, %rd3;
-    mul.wide.u32 %rd4, %r7, 8;
-    add.u64 %rd4, %rd8, %rd4;
-    st.shared.u64 [%rd4], %rd3;
+    mad.lo.u32 %r14, %r10, 8, %r13;
+    mul.lo.u32 %r15, %r7, -1640531535;
+    or.b32 %r15, %r15, 1;
+    sub.u32 %r14, %r14, %r15;
+    mad.lo.u32 %r16, %r7, 8, %r13;
+    st.shared.v2.u32 [%r16], {{%r14, %r15}};
     add.u32 %r7, %r7, %r6;
     setp.lt.u32 %p1, %r7, %r1;
     @%p1 bra FILL;
 FILLED:
     bar.sync 0;
-    mul.wide.u32 %rd4, %r5, 8;
-    add.u64 %rd5, %rd8, %rd4;
+    mad.lo.u32 %r17, %r5, 8, %r13;
 {MEASURE_OPEN}"
     );
     for _ in 0..LOAD_UNROLL {
-        s.push_str("    ld.shared.u64 %rd5, [%rd5];\n");
+        s.push_str("    ld.shared.v2.u32 {%r20, %r21}, [%r17];\n    add.u32 %r17, %r20, %r21;\n");
     }
     s.push_str(MEASURE_CLOSE);
     s.push_str(&output_address(8));
-    s.push_str("    sub.u64 %rd9, %rd5, %rd8;\n    st.global.u64 [%rd7], %rd9;\n    ret;\n}\n");
+    s.push_str(
+        "    sub.u32 %r18, %r17, %r13;\n    cvt.u64.u32 %rd9, %r18;\n    st.global.u64 [%rd7], %rd9;\n    ret;\n}\n",
+    );
     s
 }
 

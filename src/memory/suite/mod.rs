@@ -13,7 +13,10 @@
 //!
 //! Every point is appended, as it is measured, to `target/energy/suites/memory-points.json`;
 //! the table (`memory.{json,md}` and the thread sweep `memory-threads.svg`) is built from
-//! that file at the end, and `cargo run --example memory_table` rebuilds it.
+//! that file at the end, and `cargo run --example memory_table` rebuilds it. Where the same
+//! folder holds `memory-profile.json` and `memory-ncu.csv` (the profile mode under Nsight
+//! Compute, see [`hit_rates`]), the table gains the hit rates of each
+//! configuration and flags a level whose accesses its level did not serve.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,11 +46,13 @@ use super::ptx::{generate, MemoryKernel, ELEMENT_BYTES, SECTOR_BYTES, STORE_THRE
 
 mod fit;
 mod plan;
+mod profile;
 mod setup;
 mod table;
 
 pub use fit::*;
 pub use plan::*;
+pub use profile::*;
 pub use setup::*;
 pub use table::*;
 
@@ -61,6 +66,11 @@ pub fn save_points(dir: &Path, file: &PointsFile) -> Result<PathBuf> {
 /// Reads a points file.
 pub fn load_points(path: &Path) -> Result<PointsFile> {
     read_tagged_json(path, "a memory points file", POINTS_FORMAT, |f: &PointsFile| &f.format)
+}
+
+/// Reads a memory table (`memory.json`).
+pub fn load_table(path: &Path) -> Result<MemoryTable> {
+    read_tagged_json(path, "a memory table", TABLE_FORMAT, |t: &MemoryTable| &t.format)
 }
 
 /// Writes `memory.json`, `memory.md` and `memory-threads.svg` under `dir`.
@@ -87,7 +97,12 @@ pub fn publish_table(dir: &Path) -> Result<MemoryTable> {
         },
         None => None,
     };
-    let table = build_table(&file, reference);
+    let mut table = build_table(&file, reference);
+    match read_hit_rates(dir) {
+        Some(Ok(rows)) => attach_hit_rates(&mut table, rows),
+        Some(Err(e)) => eprintln!("memory: no hit rates: {e}"),
+        None => {}
+    }
     let written = write_table(&table, dir)?;
     print!("{}", render_markdown(&table));
     println!("memory: wrote {}", written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
@@ -162,6 +177,9 @@ pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Ve
 pub fn main() -> std::process::ExitCode {
     if let Err(exit) = gpu_gate("memory") {
         return exit;
+    }
+    if std::env::var_os(PROFILE_ENV).is_some_and(|v| v == "1") {
+        return profile_main(&suite_dir());
     }
     let options = SuiteOptions::default();
     let configs = plan();

@@ -118,6 +118,12 @@ pub(super) fn args(config: &Config, p: &Prepared, iterations: u32) -> KernelArgs
 pub(super) fn verify(gpu: &CudaGpu, config: &Config, p: &Prepared, iterations: u32) -> Result<usize> {
     p.kernel.launch(gpu.stream(), p.launch, &args(config, p, iterations))?;
     gpu.synchronize()?;
+    check_stored(gpu, config, p, iterations)
+}
+
+/// Compares what the last launch (of `iterations`) stored with the host's evaluation, for a
+/// sample of threads; the number checked.
+pub(super) fn check_stored(gpu: &CudaGpu, config: &Config, p: &Prepared, iterations: u32) -> Result<usize> {
     if gpu.is_checked() {
         // Nothing ran: there is no stored result to compare.
         return Ok(0);
@@ -171,6 +177,33 @@ pub(super) fn verify(gpu: &CudaGpu, config: &Config, p: &Prepared, iterations: u
 }
 
 pub(super) fn prepare(gpu: &Arc<CudaGpu>, config: &Config, options: &SuiteOptions) -> Result<Prepared> {
+    let mut prepared = load(gpu, config)?;
+    if gpu.is_checked() {
+        // No GPU time to size the loop by: the smallest unit, for the checked launches.
+        return Ok(prepared);
+    }
+
+    // The unit: the largest point's measurement part takes about `launch_s`.
+    let timer = gpu.timer()?;
+    let time = |iterations: u32| -> Result<f64> {
+        timer.start(gpu.stream())?;
+        prepared.kernel.launch(gpu.stream(), prepared.launch, &args(config, &prepared, iterations))?;
+        timer.stop(gpu.stream())?;
+        gpu.synchronize()?;
+        timer.elapsed_s()
+    };
+    let largest = f64::from(*config.points.iter().max().unwrap_or(&1)).max(1.0);
+    let target = options.launch_s / largest;
+    time(0)?;
+    let warm_only = time(0)?;
+    let unit = size_loop(time, warm_only, target, (f64::from(u32::MAX) / largest) as u32)?;
+    prepared.unit = unit;
+    Ok(prepared)
+}
+
+/// A configuration's kernel and data on the GPU, checked by one launch of 2 iterations
+/// (unit 1: not sized).
+pub(super) fn load(gpu: &Arc<CudaGpu>, config: &Config) -> Result<Prepared> {
     let properties = gpu.properties()?;
     let layout = layout(config, &properties)?;
     let module = gpu.load_ptx(&generate(config.kernel), &config.kernel.file_name(), JitOptLevel::O4)?;
@@ -193,25 +226,5 @@ pub(super) fn prepare(gpu: &Arc<CudaGpu>, config: &Config, options: &SuiteOption
     let launch = LaunchConfig { shared_mem_bytes: shared_bytes, ..LaunchConfig::linear(layout.blocks, layout.threads) };
     let mut prepared = Prepared { kernel, launch, layout, unit: 1, table, out, verified_threads: 0 };
     prepared.verified_threads = verify(gpu, config, &prepared, 2)?;
-    if gpu.is_checked() {
-        // No GPU time to size the loop by: the smallest unit, for the checked launches.
-        return Ok(prepared);
-    }
-
-    // The unit: the largest point's measurement part takes about `launch_s`.
-    let timer = gpu.timer()?;
-    let time = |iterations: u32| -> Result<f64> {
-        timer.start(gpu.stream())?;
-        prepared.kernel.launch(gpu.stream(), prepared.launch, &args(config, &prepared, iterations))?;
-        timer.stop(gpu.stream())?;
-        gpu.synchronize()?;
-        timer.elapsed_s()
-    };
-    let largest = f64::from(*config.points.iter().max().unwrap_or(&1)).max(1.0);
-    let target = options.launch_s / largest;
-    time(0)?;
-    let warm_only = time(0)?;
-    let unit = size_loop(time, warm_only, target, (f64::from(u32::MAX) / largest) as u32)?;
-    prepared.unit = unit;
     Ok(prepared)
 }

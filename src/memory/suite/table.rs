@@ -67,6 +67,9 @@ pub struct MemoryTable {
     pub points: Vec<PointRun>,
     /// Planned configurations with fewer than three points measured.
     pub missing: Vec<String>,
+    /// What Nsight Compute says served each configuration (empty without a profile).
+    #[serde(default)]
+    pub hit_rates: Vec<HitRow>,
 }
 
 pub(super) fn half_width(f: &LineFit) -> f64 {
@@ -173,6 +176,7 @@ pub fn build_table(file: &PointsFile, reference: Option<DivReference>) -> Memory
         fits,
         points: file.points.clone(),
         missing,
+        hit_rates: Vec::new(),
     }
 }
 
@@ -332,6 +336,7 @@ pub fn render_markdown(t: &MemoryTable) -> String {
     if let Some(r) = t.div.first().and_then(|d| d.reference.as_ref()) {
         s.push_str(&format!("\nInstruction figures from `{}` (GPU {}).\n", r.source, r.uuid));
     }
+    s.push_str(&render_hit_rates(&t.hit_rates));
     if !t.missing.is_empty() {
         s.push_str(&format!("\nNot measured (filtered out or failed): {}.\n", t.missing.join(", ")));
     }
@@ -432,5 +437,44 @@ pub fn render_thread_svg(t: &MemoryTable) -> String {
         ));
     }
     s.push_str("</svg>\n");
+    s
+}
+
+/// The hit-rate section: what Nsight Compute says served each configuration.
+fn render_hit_rates(rows: &[HitRow]) -> String {
+    if rows.is_empty() {
+        return format!(
+            "\n## Which level served the accesses\n\nNo Nsight Compute profile beside the points: the levels are \
+             inferred from latency only. To check them: `{NCU_COMMAND}` (METRICS: {}), in the folder of the points.\n",
+            NCU_METRICS.join(",")
+        );
+    }
+    let pct = |x: Option<f64>| opt(x, |v| format!("{:.1} %", v * 100.0));
+    let mut s = String::from(
+        "\n## Which level served the accesses (Nsight Compute)\n\nThe measurement part alone: a launch of the \
+         warm-up alone subtracted from one with the measurement loop, clocks and caches left as found \
+         (`--clock-control none --cache-control none`). Served: the share of the accesses the targeted level \
+         served (L1: L1 hit rate of the global loads; L2: L2 hit rate of the sectors read, or written for \
+         STORE; DRAM: DRAM bytes per byte accessed); below 95 % the level's row is flagged. Sectors ncu / ours: \
+         ncu's sector count at the level over the suite's (1.00 when the accounting agrees). Shared: wavefronts \
+         per warp load (2 for a conflict-free 64-bit load).\n\n\
+         | configuration | level | served | L1 hit | L2 hit | DRAM bytes per byte | sectors ncu / ours | shared wavefronts per load | SM clock, MHz | |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.key,
+            r.level,
+            pct(r.served),
+            pct(r.l1_hit),
+            pct(r.l2_hit),
+            opt(r.dram_per_byte, |v| format!("{v:.3}")),
+            opt(r.sectors_ratio, |v| format!("{v:.2}")),
+            opt(r.shared_wavefronts_per_load, |v| format!("{v:.2}")),
+            opt(r.sm_clock_mhz, |v| format!("{v:.0}")),
+            if r.flagged() { "**flagged**" } else { "" }
+        ));
+    }
     s
 }
