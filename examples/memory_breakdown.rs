@@ -10,7 +10,7 @@
 //!
 //! MEMORY_JSON is the suite's `memory.json` (same GPU model), RESULT_JSON the kernel's
 //! result file (`target/energy/<bench>/<id>.json`), KERNEL the launch's name in the export
-//! (default: the first launch). The metrics: `energy_suites::memory::BREAKDOWN_METRICS`.
+//! (default: the first launch's name); the counts are the mean over its profiled launches. The metrics: `energy_suites::memory::BREAKDOWN_METRICS`.
 
 use std::path::PathBuf;
 
@@ -30,11 +30,13 @@ fn run() -> Result<String, String> {
     };
     let table = load_table(&memory).map_err(|e| e.to_string())?;
     let launches = read_ncu_csv(&ncu).map_err(|e| e.to_string())?;
-    let launch = match args.get(3) {
-        Some(name) => launches.iter().find(|k| k.name.starts_with(name.as_str())),
-        None => launches.first(),
+    let chosen: Vec<&energy_harness::NcuKernel> = match args.get(3) {
+        Some(name) => launches.iter().filter(|k| k.name.split(['(', ' ']).next() == Some(name.as_str())).collect(),
+        None => launches.iter().filter(|k| k.name == launches[0].name).collect(),
+    };
+    if chosen.is_empty() {
+        return Err(format!("{}: no launch named {}", ncu.display(), args[3]));
     }
-    .ok_or_else(|| format!("{}: no launch named {}", ncu.display(), args[3]))?;
     let measured = ResultFile::read(&result).map_err(|e| e.to_string())?;
     if measured.device.name != table.device.name {
         return Err(format!(
@@ -42,42 +44,59 @@ fn run() -> Result<String, String> {
             measured.device.name, table.device.name
         ));
     }
-    let dynamic_lower = |level: Level| -> Result<f64, String> {
+    let dynamic_lower = |level: Level, op: &str| -> Result<f64, String> {
         table
             .levels
             .iter()
-            .find(|r| r.level == level && r.op == "load")
+            .find(|r| r.level == level && r.op == op)
             .and_then(|r| r.dynamic_lower_bound_pj.as_ref())
             .map(|(pj, _)| pj * 1e-12)
-            .ok_or_else(|| format!("{}: no dynamic lower bound for {level}", memory.display()))
+            .ok_or_else(|| format!("{}: no dynamic lower bound for {op} {level}", memory.display()))
     };
     let energies = SectorEnergies {
-        shared_j: dynamic_lower(Level::Shared)?,
-        l1_j: dynamic_lower(Level::L1)?,
-        l2_j: dynamic_lower(Level::L2)?,
-        dram_j: dynamic_lower(Level::Dram)?,
+        shared_j: dynamic_lower(Level::Shared, "load")?.min(dynamic_lower(Level::Shared, "store")?),
+        l1_j: dynamic_lower(Level::L1, "load")?,
+        l2_j: dynamic_lower(Level::L2, "load")?,
+        dram_j: dynamic_lower(Level::Dram, "load")?,
+        l2_store_j: dynamic_lower(Level::L2, "store")?,
+        dram_store_j: dynamic_lower(Level::Dram, "store")?,
     };
-    let counts = AccessCounts::from_ncu(launch).map_err(|e| e.to_string())?;
+    // The mean over the profiled launches of the kernel.
+    let mut counts = AccessCounts::default();
+    for k in &chosen {
+        let c = AccessCounts::from_ncu(k).map_err(|e| e.to_string())?;
+        let n = chosen.len() as f64;
+        counts.shared += c.shared / n;
+        counts.l1 += c.l1 / n;
+        counts.l2 += c.l2 / n;
+        counts.dram += c.dram / n;
+        counts.l2_store += c.l2_store / n;
+        counts.dram_store += c.dram_store / n;
+    }
     let dynamic = measured.dynamic_j;
     let b = breakdown(&energies, &counts, Some(dynamic.mean))?;
     let mut s = format!(
-        "Breakdown of `{}` (ncu launch {}, {} x {}) on {}: sectors per level times the memory suite's dynamic \
-         lower bound per sector, against the measured dynamic energy per launch.\n\n\
-         | level | sectors | pJ per sector (dynamic lower bound) | µJ | share of measured dynamic |\n|---|---|---|---|---|\n",
-        launch.name, launch.id, launch.grid, launch.block, measured.device.name
+        "Breakdown of `{}` ({} x {}; mean of {} profiled launches) measured on {} ({}), priced with the memory \
+         table of {} ({}): sectors times the memory suite's dynamic lower bound per sector, against the measured \
+         dynamic energy per launch.\n\n\
+         | what | sectors per launch | pJ per sector (dynamic lower bound) | µJ | share of measured dynamic |\n|---|---|---|---|---|\n",
+        chosen[0].name,
+        chosen[0].grid,
+        chosen[0].block,
+        chosen.len(),
+        measured.device.name,
+        measured.device.uuid,
+        table.device.name,
+        table.device.uuid
     );
-    for (level, j) in &b.per_level_j {
-        let n = match level {
-            Level::Shared => counts.shared,
-            Level::L1 => counts.l1,
-            Level::L2 => counts.l2,
-            Level::Dram => counts.dram,
-        };
+    for t in &b.terms {
         s.push_str(&format!(
-            "| {level} | {n:.0} | {:.1} | {:.1} | {:.1} % |\n",
-            energies.of(*level) * 1e12,
-            j * 1e6,
-            j / dynamic.mean * 100.0
+            "| {} | {:.0} | {:.0} | {:.1} | {:.1} % |\n",
+            t.what,
+            t.sectors,
+            t.j_per_sector * 1e12,
+            t.j * 1e6,
+            t.j / dynamic.mean * 100.0
         ));
     }
     s.push_str(&format!(
@@ -90,6 +109,13 @@ fn run() -> Result<String, String> {
         b.rest_j.unwrap_or(0.0) * 1e6,
         b.rest_j.unwrap_or(0.0) / dynamic.mean * 100.0
     ));
+    if b.rest_j.is_some_and(|r| r < 0.0) {
+        s.push_str(
+            "\nThe data-movement estimate exceeds the measured dynamic energy: for this kernel's accesses the suite's \
+             per-sector figures (measured with pointer chases) are not a lower bound, or the two were measured on \
+             boards that differ by more than the rest.\n",
+        );
+    }
     Ok(s)
 }
 

@@ -11,7 +11,8 @@
 //! a `K`, `M`, `G` or `T` prefix on `byte`, `sector`, `cycle`, `inst`, `request`, `warp`,
 //! `wavefront` or `thread` multiplies by 10³ … 10¹² (ncu scales with powers of 1000);
 //! `--print-units base` avoids the question. A value ncu could not collect (`n/a`) is left
-//! out of that launch's metrics rather than read as zero.
+//! out of that launch's metrics rather than read as zero; a text value (the raw page's device
+//! attributes) is kept apart, and asking for it as a metric says so.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,11 +32,20 @@ pub struct NcuKernel {
     pub grid: String,
     /// Metric name → value in base units.
     pub metrics: BTreeMap<String, f64>,
+    /// Columns whose value is text (the raw page's device attributes: `No-CC`, the GPU's
+    /// name), by name.
+    pub text: BTreeMap<String, String>,
 }
 
 impl NcuKernel {
     /// The metric `name`, or an error naming the metric, the launch and how to collect it.
     pub fn metric(&self, name: &str) -> Result<f64> {
+        if let Some(text) = self.text.get(name) {
+            return Err(Error::new(
+                ErrorKind::Format,
+                format!("ncu launch {} ({}): `{name}` is `{text}`, not a number", self.id, self.name),
+            ));
+        }
         self.metrics.get(name).copied().ok_or_else(|| {
             Error::new(
                 ErrorKind::Format,
@@ -105,6 +115,7 @@ pub fn parse_ncu_csv(text: &str) -> Result<Vec<NcuKernel>> {
                     block: block_col.map(|c| field(c).to_string()).unwrap_or_default(),
                     grid: grid_col.map(|c| field(c).to_string()).unwrap_or_default(),
                     metrics: BTreeMap::new(),
+                    text: BTreeMap::new(),
                 });
                 kernels.len() - 1
             }
@@ -112,16 +123,12 @@ pub fn parse_ncu_csv(text: &str) -> Result<Vec<NcuKernel>> {
         match long {
             (Some(name), unit, Some(value)) => {
                 let unit = unit.map(field).unwrap_or("");
-                if let Some(v) = parse_value(field(value), unit).map_err(bad)? {
-                    kernels[index].metrics.insert(field(name).to_string(), v);
-                }
+                kernels[index].insert(field(name), field(value), unit);
             }
             _ => {
                 for (c, metric) in header.iter().enumerate().skip(first_metric) {
                     let unit = units.as_ref().and_then(|u| u.get(c)).map(String::as_str).unwrap_or("");
-                    if let Some(v) = parse_value(field(c), unit).map_err(|e| bad(format!("{metric}: {e}")))? {
-                        kernels[index].metrics.insert(metric.clone(), v);
-                    }
+                    kernels[index].insert(metric, field(c), unit);
                 }
             }
         }
@@ -132,15 +139,24 @@ pub fn parse_ncu_csv(text: &str) -> Result<Vec<NcuKernel>> {
     Ok(kernels)
 }
 
-/// A value in base units; `None` for what ncu could not collect (`n/a`, empty).
-fn parse_value(text: &str, unit: &str) -> std::result::Result<Option<f64>, String> {
-    let text = text.trim();
-    if text.is_empty() || text.eq_ignore_ascii_case("n/a") {
-        return Ok(None);
+impl NcuKernel {
+    /// Files one exported value: a number (in base units) among the metrics, other text
+    /// apart; what ncu could not collect (`n/a`, empty) nowhere.
+    fn insert(&mut self, name: &str, value: &str, unit: &str) {
+        let value = value.trim();
+        if value.is_empty() || value.eq_ignore_ascii_case("n/a") {
+            return;
+        }
+        let plain: String = value.chars().filter(|c| *c != ',').collect();
+        match plain.parse::<f64>() {
+            Ok(v) if v.is_finite() => {
+                self.metrics.insert(name.to_string(), v * unit_scale(unit.trim()));
+            }
+            _ => {
+                self.text.insert(name.to_string(), value.to_string());
+            }
+        }
     }
-    let plain: String = text.chars().filter(|c| *c != ',').collect();
-    let value: f64 = plain.parse().map_err(|_| format!("`{text}` is not a number"))?;
-    Ok(Some(value * unit_scale(unit.trim())))
 }
 
 /// The factor from `unit` to its base unit (1 for base and unknown units).
@@ -233,8 +249,10 @@ memory: profile 2 launches
         let short = RAW.replace(",\"99.5\"", "");
         let e = parse_ncu_csv(&short).unwrap_err().to_string();
         assert!(e.contains("line 5") && e.contains("fields"), "{e}");
-        let e = parse_ncu_csv(&RAW.replace("\"1,234.5\"", "\"many\"")).unwrap_err().to_string();
-        assert!(e.contains("dram__bytes_read.sum") && e.contains("many"), "{e}");
+        // Text where a number is asked for (the raw page's device attributes) is named, not read as zero.
+        let k = parse_ncu_csv(&RAW.replace("\"1,234.5\"", "\"No-CC\"")).unwrap();
+        let e = k[0].metric("dram__bytes_read.sum").unwrap_err().to_string();
+        assert!(e.contains("dram__bytes_read.sum") && e.contains("No-CC") && e.contains("not a number"), "{e}");
         let header_only = RAW.lines().take(4).collect::<Vec<_>>().join("\n");
         assert!(parse_ncu_csv(&header_only).unwrap_err().to_string().contains("no profiled launch"));
         assert!(split_csv_line("\"open").is_err());

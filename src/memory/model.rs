@@ -192,31 +192,42 @@ pub fn level_check(latencies: &Latencies) -> Vec<(Level, String)> {
     flags
 }
 
-/// Energy per 32-byte sector access of each level, J (the calibrated lower bounds).
+/// Energy per 32-byte sector access of each level, J (the calibrated lower bounds): loads
+/// served by each level, and stores by where they end.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SectorEnergies {
-    /// Shared memory.
+    /// Shared memory (loads and stores).
     pub shared_j: f64,
-    /// L1.
+    /// A load served by L1.
     pub l1_j: f64,
-    /// L2.
+    /// A load served by L2.
     pub l2_j: f64,
-    /// DRAM.
+    /// A load served by DRAM (the whole path).
     pub dram_j: f64,
+    /// A store absorbed by L2.
+    #[serde(default)]
+    pub l2_store_j: f64,
+    /// A store written back to DRAM (the whole path).
+    #[serde(default)]
+    pub dram_store_j: f64,
 }
 
 impl SectorEnergies {
-    /// Delestrac et al.'s A100 figures.
+    /// Delestrac et al.'s A100 figures (loads only: the paper gives no store figures, so
+    /// the stores are priced as loads of the same level).
     pub fn a100() -> SectorEnergies {
+        let pj = |level: Level| level.a100_pj_per_sector() * 1e-12;
         SectorEnergies {
-            shared_j: Level::Shared.a100_pj_per_sector() * 1e-12,
-            l1_j: Level::L1.a100_pj_per_sector() * 1e-12,
-            l2_j: Level::L2.a100_pj_per_sector() * 1e-12,
-            dram_j: Level::Dram.a100_pj_per_sector() * 1e-12,
+            shared_j: pj(Level::Shared),
+            l1_j: pj(Level::L1),
+            l2_j: pj(Level::L2),
+            dram_j: pj(Level::Dram),
+            l2_store_j: pj(Level::L2),
+            dram_store_j: pj(Level::Dram),
         }
     }
 
-    /// The energy of one sector at `level`, J.
+    /// The energy of one sector loaded from `level`, J.
     pub fn of(&self, level: Level) -> f64 {
         match level {
             Level::Shared => self.shared_j,
@@ -227,54 +238,80 @@ impl SectorEnergies {
     }
 }
 
-/// An application kernel's sector accesses per level (hits, for the caches), for example
-/// from Nsight Compute: `l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}_lookup_hit.sum`
-/// for L1, `lts__t_sectors_lookup_hit.sum` for L2, `dram__sectors_read.sum +
-/// dram__sectors_write.sum` for DRAM, and shared-memory wavefronts x 4 for shared memory
-/// (a 128-byte wavefront is four sectors).
+/// An application kernel's sector accesses, each counted once at the level that served it
+/// (loads) or where it ended (stores); [`AccessCounts::from_ncu`] reads them from Nsight
+/// Compute.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AccessCounts {
-    /// Shared-memory sectors.
+    /// Shared-memory sectors, loads and stores (wavefronts x 4: a 128-byte wavefront is
+    /// four sectors).
     pub shared: f64,
-    /// L1 hit sectors.
+    /// Global-load sectors that hit L1.
     pub l1: f64,
-    /// L2 hit sectors.
+    /// Global-load sectors that hit L2 (missed L1).
     pub l2: f64,
-    /// DRAM sectors.
+    /// Global-load sectors read from DRAM.
     pub dram: f64,
+    /// Global-store sectors that stayed in L2 (not written back during the launch).
+    #[serde(default)]
+    pub l2_store: f64,
+    /// Global-store sectors written back to DRAM during the launch.
+    #[serde(default)]
+    pub dram_store: f64,
 }
 
 /// The Nsight Compute metrics [`AccessCounts::from_ncu`] reads (`ncu --metrics`).
-pub const BREAKDOWN_METRICS: [&str; 6] = [
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+pub const BREAKDOWN_METRICS: [&str; 7] = [
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st_lookup_hit.sum",
-    "lts__t_sectors_srcunit_tex_lookup_hit.sum",
+    "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
     "dram__bytes_read.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
     "dram__bytes_write.sum",
 ];
 
 impl AccessCounts {
-    /// A profiled launch's accesses per level: shared wavefronts x 4, L1 hit sectors of
-    /// global loads and stores, L2 hit sectors from the SMs, DRAM bytes / 32. Every metric
-    /// of [`BREAKDOWN_METRICS`] must be in the export.
+    /// A profiled launch's accesses: shared wavefronts (loads and stores) x 4; global-load
+    /// sectors that hit L1; SM read sectors that hit L2; DRAM bytes read / 32; global-store
+    /// sectors, split into those DRAM wrote back during the launch (DRAM bytes written / 32,
+    /// at most the stored sectors) and the rest, which stayed in L2. Every metric of
+    /// [`BREAKDOWN_METRICS`] must be in the export.
     pub fn from_ncu(kernel: &energy_harness::NcuKernel) -> energy_harness::Result<AccessCounts> {
         let m = |i: usize| kernel.metric(BREAKDOWN_METRICS[i]);
+        let sector = super::ptx::SECTOR_BYTES as f64;
+        let stored = m(5)?;
+        let written_back = (m(6)? / sector).min(stored);
         Ok(AccessCounts {
-            shared: 4.0 * m(0)?,
-            l1: m(1)? + m(2)?,
+            shared: 4.0 * (m(0)? + m(1)?),
+            l1: m(2)?,
             l2: m(3)?,
-            dram: (m(4)? + m(5)?) / super::ptx::SECTOR_BYTES as f64,
+            dram: m(4)? / sector,
+            l2_store: stored - written_back,
+            dram_store: written_back,
         })
     }
 }
 
-/// The lower-bound data-movement energy of an application kernel, per level.
+/// One term of a [`Breakdown`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BreakdownTerm {
+    /// What is counted (`DRAM loads`, `L2 stores`, ...).
+    pub what: String,
+    /// Sectors.
+    pub sectors: f64,
+    /// Energy per sector, J.
+    pub j_per_sector: f64,
+    /// Sectors x energy per sector, J.
+    pub j: f64,
+}
+
+/// The lower-bound data-movement energy of an application kernel, term by term.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Breakdown {
-    /// `(level, J)`, nearest first.
-    pub per_level_j: Vec<(Level, f64)>,
-    /// Sum over levels, J.
+    /// Loads per level (nearest first), shared memory, then stores.
+    pub terms: Vec<BreakdownTerm>,
+    /// Sum of the terms, J.
     pub data_movement_j: f64,
     /// The kernel's measured dynamic energy, J, when given.
     pub dynamic_j: Option<f64>,
@@ -283,31 +320,35 @@ pub struct Breakdown {
     pub rest_j: Option<f64>,
 }
 
-/// Delestrac's evaluation (Eq. 3 and 4 without the offsets, a lower bound): each level's
-/// sectors times its energy per sector. Counts must be finite and non-negative.
+/// Delestrac's evaluation (Eq. 3 and 4 without the offsets, a lower bound): each count
+/// times its energy per sector. Counts must be finite and non-negative.
 pub fn breakdown(
     energies: &SectorEnergies,
     counts: &AccessCounts,
     dynamic_j: Option<f64>,
 ) -> Result<Breakdown, String> {
-    let per_level: Vec<(Level, f64)> = Level::ALL
+    let rows = [
+        ("shared-memory accesses", counts.shared, energies.shared_j),
+        ("L1 loads (hits)", counts.l1, energies.l1_j),
+        ("L2 loads (hits)", counts.l2, energies.l2_j),
+        ("DRAM loads", counts.dram, energies.dram_j),
+        ("stores that stayed in L2", counts.l2_store, energies.l2_store_j),
+        ("stores written back to DRAM", counts.dram_store, energies.dram_store_j),
+    ];
+    if let Some((what, n, _)) = rows.iter().find(|(_, n, _)| !n.is_finite() || *n < 0.0) {
+        return Err(format!("the count of {what}, {n}, is not a finite non-negative number"));
+    }
+    let terms: Vec<BreakdownTerm> = rows
         .iter()
-        .map(|&level| {
-            let n = match level {
-                Level::Shared => counts.shared,
-                Level::L1 => counts.l1,
-                Level::L2 => counts.l2,
-                Level::Dram => counts.dram,
-            };
-            (level, n)
+        .map(|&(what, sectors, j_per_sector)| BreakdownTerm {
+            what: what.to_string(),
+            sectors,
+            j_per_sector,
+            j: sectors * j_per_sector,
         })
         .collect();
-    if let Some((level, n)) = per_level.iter().find(|(_, n)| !n.is_finite() || *n < 0.0) {
-        return Err(format!("the {level} access count {n} is not a finite non-negative number"));
-    }
-    let per_level_j: Vec<(Level, f64)> = per_level.iter().map(|&(level, n)| (level, n * energies.of(level))).collect();
-    let data_movement_j = per_level_j.iter().map(|(_, j)| j).sum::<f64>();
-    Ok(Breakdown { per_level_j, data_movement_j, dynamic_j, rest_j: dynamic_j.map(|d| d - data_movement_j) })
+    let data_movement_j = terms.iter().map(|t| t.j).sum::<f64>();
+    Ok(Breakdown { terms, data_movement_j, dynamic_j, rest_j: dynamic_j.map(|d| d - data_movement_j) })
 }
 
 #[cfg(test)]
@@ -317,7 +358,8 @@ mod tests {
     #[test]
     fn counts_come_from_an_ncu_launch_in_sectors() {
         let mut metrics = std::collections::BTreeMap::new();
-        for (name, v) in BREAKDOWN_METRICS.iter().zip([10.0, 5.0, 7.0, 100.0, 3200.0, 640.0]) {
+        // 10 + 5 shared wavefronts, 7 L1 hits, 100 L2 hits, 3200 B read, 50 sectors stored, 640 B written.
+        for (name, v) in BREAKDOWN_METRICS.iter().zip([10.0, 5.0, 7.0, 100.0, 3200.0, 50.0, 640.0]) {
             metrics.insert(name.to_string(), v);
         }
         let k = energy_harness::NcuKernel {
@@ -326,15 +368,19 @@ mod tests {
             block: String::new(),
             grid: String::new(),
             metrics,
+            text: Default::default(),
         };
         let c = AccessCounts::from_ncu(&k).unwrap();
-        assert_eq!((c.shared, c.l1, c.l2, c.dram), (40.0, 12.0, 100.0, 120.0));
+        assert_eq!((c.shared, c.l1, c.l2, c.dram, c.l2_store, c.dram_store), (60.0, 7.0, 100.0, 100.0, 30.0, 20.0));
+        // Write-backs of earlier launches' stores cannot make more than this launch stored.
+        let mut more = k.clone();
+        more.metrics.insert(BREAKDOWN_METRICS[6].to_string(), 6400.0);
+        let c = AccessCounts::from_ncu(&more).unwrap();
+        assert_eq!((c.l2_store, c.dram_store), (0.0, 50.0));
         let mut k = k;
         k.metrics.remove(BREAKDOWN_METRICS[3]);
-        assert!(AccessCounts::from_ncu(&k)
-            .unwrap_err()
-            .to_string()
-            .contains("lts__t_sectors_srcunit_tex_lookup_hit.sum"));
+        let e = AccessCounts::from_ncu(&k).unwrap_err().to_string();
+        assert!(e.contains("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"), "{e}");
     }
 
     #[test]
@@ -388,9 +434,10 @@ mod tests {
 
     #[test]
     fn the_breakdown_multiplies_and_sums() {
-        let counts = AccessCounts { shared: 1e6, l1: 2e6, l2: 1e6, dram: 1e6 };
+        let counts = AccessCounts { shared: 1e6, l1: 2e6, l2: 1e6, dram: 1e6, l2_store: 1e6, dram_store: 0.5e6 };
         let b = breakdown(&SectorEnergies::a100(), &counts, Some(5e-3)).unwrap();
-        let expect = (82.1e6 + 214.0e6 + 368.0e6 + 2090.0e6) * 1e-12;
+        let expect = (82.1e6 + 214.0e6 + 368.0e6 + 2090.0e6 + 368.0e6 + 1045.0e6) * 1e-12;
+        assert_eq!(b.terms.len(), 6);
         assert!((b.data_movement_j - expect).abs() < 1e-12, "{b:?}");
         assert!((b.rest_j.unwrap() - (5e-3 - expect)).abs() < 1e-12);
         assert!(breakdown(&SectorEnergies::a100(), &AccessCounts { dram: -1.0, ..counts }, None).is_err());

@@ -12,7 +12,8 @@
 //! per SM), not from a table per GPU.
 //!
 //! Every point is appended, as it is measured, to `target/energy/suites/memory-points.json`;
-//! the table (`memory.{json,md}` and the thread sweep `memory-threads.svg`) is built from
+//! the table (`memory.{json,md}`, the thread sweep `memory-threads.svg` and the block sweep
+//! `memory-blocks.svg`) is built from
 //! that file at the end, and `cargo run --example memory_table` rebuilds it. Where the same
 //! folder holds `memory-profile.json` and `memory-ncu.csv` (the profile mode under Nsight
 //! Compute, see [`hit_rates`]), the table gains the hit rates of each
@@ -73,7 +74,7 @@ pub fn load_table(path: &Path) -> Result<MemoryTable> {
     read_tagged_json(path, "a memory table", TABLE_FORMAT, |t: &MemoryTable| &t.format)
 }
 
-/// Writes `memory.json`, `memory.md` and `memory-threads.svg` under `dir`.
+/// Writes `memory.json`, `memory.md`, `memory-threads.svg` and `memory-blocks.svg` under `dir`.
 pub fn write_table(table: &MemoryTable, dir: &Path) -> Result<Vec<PathBuf>> {
     let json = dir.join("memory.json");
     let md = dir.join("memory.md");
@@ -81,7 +82,9 @@ pub fn write_table(table: &MemoryTable, dir: &Path) -> Result<Vec<PathBuf>> {
     write_json(&json, "the memory table", table)?;
     write_atomically(&md, render_markdown(table).as_bytes())?;
     write_atomically(&svg, render_thread_svg(table).as_bytes())?;
-    Ok(vec![json, md, svg])
+    let blocks = dir.join("memory-blocks.svg");
+    write_atomically(&blocks, render_block_svg(table).as_bytes())?;
+    Ok(vec![json, md, svg, blocks])
 }
 
 /// Builds and writes the table from the points file under `dir`.

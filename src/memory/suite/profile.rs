@@ -296,6 +296,7 @@ mod tests {
             block: String::new(),
             grid: String::new(),
             metrics: metrics.iter().map(|&(i, v)| (NCU_METRICS[i].to_string(), v)).collect::<BTreeMap<_, _>>(),
+            text: BTreeMap::new(),
         }
     }
 

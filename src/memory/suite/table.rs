@@ -36,6 +36,13 @@ pub struct DivRow {
     /// (LOAD+DIV - LOAD) per thread access: one `div.u32` and one `xor.b32`, J, with the
     /// interval from the two slopes' (added in quadrature).
     pub per_division_j: (f64, f64, f64),
+    /// The same in dynamic energy (above active idle), J, with its interval.
+    #[serde(default)]
+    pub per_division_dynamic_j: Option<(f64, f64, f64)>,
+    /// Loaded latency per access with and without the division, ns: how much of the
+    /// division the load's latency hides.
+    #[serde(default)]
+    pub latency_ns: Option<(f64, f64)>,
     /// The instruction suite's `div.u32` + `xor.b32`, when available.
     pub reference: Option<DivReference>,
 }
@@ -152,11 +159,21 @@ pub fn build_table(file: &PointsFile, reference: Option<DivReference>) -> Memory
             let per_access = 1.0 / with.layout.accesses_per_sector();
             let delta = (a.slope - b.slope) * per_access;
             let half = half_width(&a).hypot(half_width(&b)) * per_access;
+            let per_division_dynamic_j = match (with.dynamic, without.dynamic) {
+                (Some(a), Some(b)) => {
+                    let delta = (a.slope - b.slope) * per_access;
+                    let half = half_width(&a).hypot(half_width(&b)) * per_access;
+                    Some((delta, delta - half, delta + half))
+                }
+                _ => None,
+            };
             Some(DivRow {
                 level,
                 load_div_j: a.slope,
                 load_j: b.slope,
                 per_division_j: (delta, delta - half, delta + half),
+                per_division_dynamic_j,
+                latency_ns: with.latency_ns().zip(without.latency_ns()),
                 reference: reference.clone(),
             })
         })
@@ -300,7 +317,7 @@ pub fn render_markdown(t: &MemoryTable) -> String {
             ));
         }
     }
-    s.push_str("\n## Block sweep (L2, 1024 threads per block)\n\n| blocks | pJ per sector | dynamic pJ | r² | latency, ns |\n|---|---|---|---|---|\n");
+    s.push_str("\n## Block sweep (L2, 1024 threads per block)\n\n![block sweep](memory-blocks.svg)\n\n| blocks | pJ per sector | dynamic pJ | r² | latency, ns |\n|---|---|---|---|---|\n");
     for f in &t.block_sweep {
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",
@@ -313,24 +330,32 @@ pub fn render_markdown(t: &MemoryTable) -> String {
     }
     s.push_str(
         "\n## LOAD+DIV cross-check\n\n(LOAD+DIV - LOAD) energy per sector over the thread accesses per sector: one `div.u32` \
-         and one `xor.b32` per load, against the instruction suite's figures for the same two instructions.\n\n\
-         | level | LOAD+DIV, pJ/sector | LOAD, pJ/sector | div + xor per thread, pJ | instruction suite net (dynamic), pJ | ratio to net |\n|---|---|---|---|---|---|\n",
+         and one `xor.b32` per load, total and dynamic, against the instruction suite's figures for the same two \
+         instructions (its chain: one dependent division after another, at full occupancy). Latency: per access \
+         with the division and without (equal when the load's latency hides the division).\n\n\
+         | level | LOAD+DIV, pJ/sector | LOAD, pJ/sector | div + xor per thread, pJ | dynamic div + xor per thread, pJ | latency with / without DIV, ns | instruction suite net (dynamic), pJ | ratio, total to net | ratio, dynamic to dynamic |\n|---|---|---|---|---|---|---|---|---|\n",
     );
+    let ci = |(m, lo, hi): (f64, f64, f64)| format!("{} [{}, {}]", pj(m * 1e12), pj(lo * 1e12), pj(hi * 1e12));
     for d in &t.div {
-        let (m, lo, hi) = d.per_division_j;
+        let m = d.per_division_j.0;
         s.push_str(&format!(
-            "| {} | {} | {} | {} [{}, {}] | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             d.level,
             pj(d.load_div_j * 1e12),
             pj(d.load_j * 1e12),
-            pj(m * 1e12),
-            pj(lo * 1e12),
-            pj(hi * 1e12),
+            ci(d.per_division_j),
+            d.per_division_dynamic_j.map(ci).unwrap_or_else(|| "-".into()),
+            d.latency_ns.map(|(a, b)| format!("{a:.1} / {b:.1}")).unwrap_or_else(|| "-".into()),
             d.reference
                 .as_ref()
                 .map(|r| format!("{} ({})", pj(r.net_j * 1e12), pj(r.dynamic_j * 1e12)))
                 .unwrap_or_else(|| "-".into()),
             d.reference.as_ref().map(|r| format!("{:.2}", m / r.net_j)).unwrap_or_else(|| "-".into()),
+            d.reference
+                .as_ref()
+                .zip(d.per_division_dynamic_j)
+                .map(|(r, (dm, _, _))| format!("{:.2}", dm / r.dynamic_j))
+                .unwrap_or_else(|| "-".into()),
         ));
     }
     if let Some(r) = t.div.first().and_then(|d| d.reference.as_ref()) {
@@ -343,51 +368,112 @@ pub fn render_markdown(t: &MemoryTable) -> String {
     s
 }
 
-/// One line of the thread-sweep plot: level, colour, and (threads, pJ, CI low, CI high).
-pub(super) type SweepSeries = (Level, &'static str, Vec<(f64, f64, f64, f64)>);
-
 /// The thread sweep as an SVG plot: energy per sector (log) against threads per block (log 2),
-/// one line per level, 95 % intervals as bars.
+/// total (solid) and dynamic (dashed) energy per level, 95 % intervals as bars.
 pub fn render_thread_svg(t: &MemoryTable) -> String {
-    let (w, h, left, right, top, bottom) = (780.0, 420.0, 70.0, 190.0, 40.0, 50.0);
-    let series: Vec<SweepSeries> = [(Level::L1, "#1f77b4"), (Level::L2, "#d62728")]
-        .iter()
-        .map(|&(level, color)| {
-            let pts = t
-                .thread_sweep
-                .iter()
-                .filter(|f| f.config.level == level)
-                .filter_map(|f| {
-                    let e = f.energy?;
-                    Some((f64::from(f.config.threads), e.slope * 1e12, e.slope_ci.0 * 1e12, e.slope_ci.1 * 1e12))
-                })
-                .filter(|p| p.1 > 0.0)
-                .collect();
-            (level, color, pts)
-        })
-        .collect();
-    let all: Vec<f64> = series.iter().flat_map(|s| s.2.iter().flat_map(|p| [p.1, p.2.max(p.1 / 10.0), p.3])).collect();
-    let lo = all.iter().cloned().fold(f64::INFINITY, f64::min).max(1e-3);
-    let hi = all.iter().cloned().fold(0.0, f64::max).max(lo * 10.0);
-    let (ylo, yhi) = (lo.log10().floor(), hi.log10().ceil());
-    let x = |threads: f64| left + (threads.log2() / 10.0) * (w - left - right);
-    let y = |pj: f64| top + (1.0 - (pj.max(10f64.powf(ylo)).log10() - ylo) / (yhi - ylo)) * (h - top - bottom);
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"{left}\" y=\"20\" font-size=\"14\">{}Energy per 32-byte sector against threads per block, {} ({} blocks)</text>\n",
+    let mut series = Vec::new();
+    for (level, color) in [(Level::L1, "#1f77b4"), (Level::L2, "#d62728")] {
+        let fits: Vec<&ConfigFit> = t.thread_sweep.iter().filter(|f| f.config.level == level).collect();
+        series.push(sweep_series(
+            format!("{level} total"),
+            color,
+            false,
+            &fits,
+            |f| f64::from(f.config.threads),
+            |f| f.energy,
+        ));
+        series.push(sweep_series(
+            format!("{level} dynamic"),
+            color,
+            true,
+            &fits,
+            |f| f64::from(f.config.threads),
+            |f| f.dynamic,
+        ));
+    }
+    let title = format!(
+        "{}Energy per 32-byte sector against threads per block, {} ({} blocks)",
         if t.simulated { "SIMULATED: " } else { "" },
         t.device.name,
         t.thread_sweep.first().map(|f| f.layout.blocks).unwrap_or(0)
     );
-    for e in 0..=10 {
-        let xv = x(f64::from(1u32 << e));
+    render_sweep_svg(&title, "threads per block", &series)
+}
+
+/// The block sweep (L2 LOADs at 1024 threads per block) as an SVG plot, total and dynamic
+/// energy per sector against the blocks of the grid.
+pub fn render_block_svg(t: &MemoryTable) -> String {
+    let fits: Vec<&ConfigFit> = t.block_sweep.iter().collect();
+    let blocks = |f: &ConfigFit| f64::from(f.layout.blocks);
+    let series = vec![
+        sweep_series("L2 total".into(), "#d62728", false, &fits, blocks, |f| f.energy),
+        sweep_series("L2 dynamic".into(), "#d62728", true, &fits, blocks, |f| f.dynamic),
+    ];
+    let title = format!(
+        "{}Energy per 32-byte sector against blocks, L2 loads, 1024 threads per block, {}",
+        if t.simulated { "SIMULATED: " } else { "" },
+        t.device.name
+    );
+    render_sweep_svg(&title, "blocks in the grid", &series)
+}
+
+/// One line of a sweep plot: label, colour, dashed, points (x, pJ, interval low, high).
+struct SweepLine {
+    label: String,
+    color: &'static str,
+    dashed: bool,
+    points: Vec<(f64, f64, f64, f64)>,
+}
+
+fn sweep_series(
+    label: String,
+    color: &'static str,
+    dashed: bool,
+    fits: &[&ConfigFit],
+    x: impl Fn(&ConfigFit) -> f64,
+    of: impl Fn(&ConfigFit) -> Option<LineFit>,
+) -> SweepLine {
+    let mut points: Vec<(f64, f64, f64, f64)> = fits
+        .iter()
+        .filter_map(|f| {
+            let e = of(f)?;
+            Some((x(f), e.slope * 1e12, e.slope_ci.0 * 1e12, e.slope_ci.1 * 1e12))
+        })
+        .filter(|p| p.1 > 0.0 && p.0 > 0.0)
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    SweepLine { label, color, dashed, points }
+}
+
+/// A log-log plot of the lines, with each point's 95 % interval.
+fn render_sweep_svg(title: &str, x_label: &str, series: &[SweepLine]) -> String {
+    let (w, h, left, right, top, bottom) = (780.0, 420.0, 70.0, 190.0, 40.0, 50.0);
+    let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
+    let all: Vec<f64> =
+        series.iter().flat_map(|s| s.points.iter().flat_map(|p| [p.1, p.2.max(p.1 / 10.0), p.3])).collect();
+    let lo = all.iter().cloned().fold(f64::INFINITY, f64::min).max(1e-3);
+    let hi = all.iter().cloned().fold(0.0, f64::max).max(lo * 10.0);
+    let (ylo, yhi) = (lo.log10().floor(), hi.log10().ceil());
+    let xmin = xs.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0);
+    let xmax = xs.iter().cloned().fold(0.0, f64::max).max(xmin * 2.0);
+    let (xlo, xhi) = (xmin.log2().floor(), xmax.log2().ceil());
+    let x = |v: f64| left + ((v.log2() - xlo) / (xhi - xlo)) * (w - left - right);
+    let y = |pj: f64| top + (1.0 - (pj.max(10f64.powf(ylo)).log10() - ylo) / (yhi - ylo)) * (h - top - bottom);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{left}\" y=\"20\" font-size=\"14\">{title}</text>\n"
+    );
+    let mut e = xlo;
+    while e <= xhi + 1e-9 {
+        let v = 2f64.powf(e);
+        let xv = x(v);
         s.push_str(&format!(
-            "<line x1=\"{xv:.1}\" y1=\"{top}\" x2=\"{xv:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{xv:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\n",
+            "<line x1=\"{xv:.1}\" y1=\"{top}\" x2=\"{xv:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{xv:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{v}</text>\n",
             h - bottom,
-            h - bottom + 16.0,
-            1u32 << e
+            h - bottom + 16.0
         ));
+        e += 1.0;
     }
     let mut d = ylo;
     while d <= yhi + 1e-9 {
@@ -402,38 +488,40 @@ pub fn render_thread_svg(t: &MemoryTable) -> String {
         d += 1.0;
     }
     s.push_str(&format!(
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">threads per block</text>\n<text x=\"16\" y=\"{:.1}\" transform=\"rotate(-90 16 {:.1})\" text-anchor=\"middle\">pJ per sector</text>\n",
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{x_label}</text>\n<text x=\"16\" y=\"{:.1}\" transform=\"rotate(-90 16 {:.1})\" text-anchor=\"middle\">pJ per sector</text>\n",
         (left + w - right) / 2.0,
         h - 12.0,
         h / 2.0,
         h / 2.0
     ));
-    for (i, (level, color, pts)) in series.iter().enumerate() {
-        if pts.is_empty() {
-            continue;
-        }
-        let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1))).collect();
-        s.push_str(&format!(
-            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>\n",
-            path.join(" ")
-        ));
-        for p in pts {
+    for (i, line) in series.iter().enumerate() {
+        let color = line.color;
+        let dash = if line.dashed { " stroke-dasharray=\"6 4\"" } else { "" };
+        if !line.points.is_empty() {
+            let path: Vec<String> = line.points.iter().map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1))).collect();
             s.push_str(&format!(
-                "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"{color}\"/><circle cx=\"{0:.1}\" cy=\"{3:.1}\" r=\"3\" fill=\"{color}\"/>\n",
-                x(p.0),
-                y(p.2.max(lo)),
-                y(p.3),
-                y(p.1)
+                "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"{dash} points=\"{}\"/>\n",
+                path.join(" ")
             ));
+            for p in &line.points {
+                s.push_str(&format!(
+                    "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"{color}\"/><circle cx=\"{0:.1}\" cy=\"{3:.1}\" r=\"3\" fill=\"{color}\"/>\n",
+                    x(p.0),
+                    y(p.2.max(lo)),
+                    y(p.3),
+                    y(p.1)
+                ));
+            }
         }
         let ly = top + 20.0 + 20.0 * i as f64;
         s.push_str(&format!(
-            "<line x1=\"{0:.1}\" y1=\"{ly:.1}\" x2=\"{1:.1}\" y2=\"{ly:.1}\" stroke=\"{color}\" stroke-width=\"2\"/><text x=\"{2:.1}\" y=\"{3:.1}\">{level} (A100: {4} pJ)</text>\n",
-            w - right + 10.0,
-            w - right + 30.0,
-            w - right + 34.0,
+            "<line x1=\"{:.1}\" y1=\"{ly:.1}\" x2=\"{:.1}\" y2=\"{ly:.1}\" stroke=\"{color}\" stroke-width=\"2\"{dash}/><text x=\"{:.1}\" y=\"{:.1}\">{}{}</text>\n",
+            w - right + 15.0,
+            w - right + 45.0,
+            w - right + 52.0,
             ly + 4.0,
-            level.a100_pj_per_sector()
+            line.label,
+            if line.points.is_empty() { " (not measured)" } else { "" }
         ));
     }
     s.push_str("</svg>\n");
