@@ -47,6 +47,7 @@ use super::catalog::{catalog, Agreement, Category, Instruction, Width};
 use super::host::{check_agreement, initial_state, input_bytes, read_result, run_thread};
 use super::ptx::{entry_name, file_name, generate, Variant, K_NET, K_SWEEP, OUTPUT_BYTES_PER_THREAD};
 
+mod boards;
 mod machine;
 mod plan;
 mod records;
@@ -54,6 +55,7 @@ mod render;
 mod setup;
 mod table;
 
+pub use boards::*;
 use machine::read_machine_code;
 pub use machine::MachineCode;
 pub use plan::*;

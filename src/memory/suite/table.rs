@@ -219,8 +219,19 @@ pub(super) fn opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
 /// The table as markdown.
 pub fn render_markdown(t: &MemoryTable) -> String {
     let mut s = String::from("# Energy per memory access\n\n");
+    let clocks: Vec<f64> = t.points.iter().filter_map(|p| p.sm_clock_mhz).collect();
+    let clock = if clocks.is_empty() {
+        "SM clock not read".to_string()
+    } else {
+        let (lo, hi) = clocks.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), c| (lo.min(*c), hi.max(*c)));
+        if hi - lo < 1.0 {
+            format!("SM clock {lo:.0} MHz in every window (read, never set)")
+        } else {
+            format!("SM clock {lo:.0} to {hi:.0} MHz in the windows (read, never set)")
+        }
+    };
     s.push_str(&format!(
-        "{}{} {} (driver {}); {}.\n\n",
+        "{}{} {} (driver {}); {clock}; {}.\n\n",
         if t.simulated { "**SIMULATED** " } else { "" },
         t.device.name,
         t.device.uuid,
@@ -237,7 +248,7 @@ pub fn render_markdown(t: &MemoryTable) -> String {
          their Eq. 2-4, the minimum over their sweeps), not totals — at the A100's L1 peak (108 SMs x 128 B per \
          clock x 1.065 GHz, a sector every 2.17 ps) its ~55 W of static power alone is ~119 pJ per sector, \
          above their 107. So they sit beside our dynamic lower bound. Their clock was locked at 1065 MHz; ours \
-         was read, never set (the SM clock of each run is in its device line): a higher clock at a higher \
+         was read, never set (the SM clock of the run is in the line above): a higher clock at a higher \
          voltage raises the dynamic energy per access (roughly with the voltage squared), so our figures are \
          expected above theirs for that reason alone.\n\n",
     );
@@ -543,7 +554,8 @@ fn render_hit_rates(rows: &[HitRow]) -> String {
          warm-up alone subtracted from one with the measurement loop, clocks and caches left as found \
          (`--clock-control none --cache-control none`). Served: the share of the accesses the targeted level \
          served (L1: L1 hit rate of the global loads; L2: L2 hit rate of the sectors read, or written for \
-         STORE; DRAM: DRAM bytes per byte accessed); below 95 % the level's row is flagged. Sectors ncu / ours: \
+         STORE; DRAM: DRAM bytes per byte accessed); below 95 % the level's row is flagged; a little above 100 % is the noise of the difference (the warm-up's hits vary \
+         from launch to launch). Sectors ncu / ours: \
          ncu's sector count at the level over the suite's (1.00 when the accounting agrees). Shared: wavefronts \
          per warp load (2 for a conflict-free 64-bit load).\n\n\
          | configuration | level | served | L1 hit | L2 hit | DRAM bytes per byte | sectors ncu / ours | shared wavefronts per load | SM clock, MHz | |\n\
