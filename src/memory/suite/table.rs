@@ -253,7 +253,7 @@ pub fn render_markdown(t: &MemoryTable) -> String {
          expected above theirs for that reason alone.\n\n",
     );
     s.push_str("## Energy per sector\n\n");
-    s.push_str("| level | op | config | region / block | pJ per sector | dynamic pJ | r² | offset, mJ | latency, ns | lower bound, pJ | dynamic lower bound, pJ | A100 dynamic lower bound (Delestrac, 1065 MHz), pJ | ours / A100 | level check |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| level | op | config | region / block | pJ per sector [95 % CI] | dynamic pJ [95 % CI] | r² | offset, mJ | latency, ns | lower bound, pJ | dynamic lower bound, pJ | A100 dynamic lower bound (Delestrac, 1065 MHz), pJ | ours / A100 | level check |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for row in &t.levels {
         let m = &row.main;
         s.push_str(&format!(
@@ -264,7 +264,7 @@ pub fn render_markdown(t: &MemoryTable) -> String {
             m.layout.blocks,
             m.layout.region_bytes() / 1024,
             pj_ci(&m.energy),
-            opt(m.dynamic.map(|f| f.slope * 1e12), pj),
+            pj_ci(&m.dynamic),
             opt(m.energy.map(|f| f.r2), |r| format!("{r:.4}")),
             opt(m.offset_j, |j| format!("{:.2}", j * 1e3)),
             opt(m.latency_ns(), |n| format!("{n:.1}")),
@@ -291,7 +291,7 @@ pub fn render_markdown(t: &MemoryTable) -> String {
     }
     s.push_str("\n## Thread sweep (one block per SM)\n\n![thread sweep](memory-threads.svg)\n\n");
     s.push_str(
-        "| level | threads per block | pJ per sector | dynamic pJ | r² | latency, ns |\n|---|---|---|---|---|---|\n",
+        "| level | threads per block | pJ per sector [95 % CI] | dynamic pJ [95 % CI] | r² | latency, ns |\n|---|---|---|---|---|---|\n",
     );
     for f in &t.thread_sweep {
         s.push_str(&format!(
@@ -299,7 +299,7 @@ pub fn render_markdown(t: &MemoryTable) -> String {
             f.config.level,
             f.config.threads,
             pj_ci(&f.energy),
-            opt(f.dynamic.map(|f| f.slope * 1e12), pj),
+            pj_ci(&f.dynamic),
             opt(f.energy.map(|f| f.r2), |r| format!("{r:.4}")),
             opt(f.latency_ns(), |n| format!("{n:.1}"))
         ));
@@ -328,13 +328,13 @@ pub fn render_markdown(t: &MemoryTable) -> String {
             ));
         }
     }
-    s.push_str("\n## Block sweep (L2, 1024 threads per block)\n\n![block sweep](memory-blocks.svg)\n\n| blocks | pJ per sector | dynamic pJ | r² | latency, ns |\n|---|---|---|---|---|\n");
+    s.push_str("\n## Block sweep (L2, 1024 threads per block)\n\n![block sweep](memory-blocks.svg)\n\n| blocks | pJ per sector [95 % CI] | dynamic pJ [95 % CI] | r² | latency, ns |\n|---|---|---|---|---|\n");
     for f in &t.block_sweep {
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",
             f.layout.blocks,
             pj_ci(&f.energy),
-            opt(f.dynamic.map(|f| f.slope * 1e12), pj),
+            pj_ci(&f.dynamic),
             opt(f.energy.map(|f| f.r2), |r| format!("{r:.4}")),
             opt(f.latency_ns(), |n| format!("{n:.1}"))
         ));
