@@ -79,6 +79,32 @@ fn saxpy_relative_without_reference_model(s: &mut Saxpy, stream: &Stream) -> Res
     s.kernel.launch(stream, s.config, &s.args)
 }
 
+/// A budget on a GPU named by UUID, one no machine has: without a GPU the UUID cannot be
+/// looked up and the budget runs on the simulated GPU like any other; on a GPU machine it
+/// fails, naming the UUID. Run by `a_gpu_named_by_uuid_is_looked_up_where_there_are_gpus`.
+#[energy_test(setup = setup, max = "40 mJ", device = "GPU-00000000-0000-0000-0000-000000000000", sim(seconds = 76e-6, watts = 400.0))]
+#[ignore = "run by a_gpu_named_by_uuid_is_looked_up_where_there_are_gpus, which knows what to expect"]
+fn saxpy_on_a_named_gpu(s: &mut Saxpy, stream: &Stream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+#[test]
+fn a_gpu_named_by_uuid_is_looked_up_where_there_are_gpus() {
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "saxpy_on_a_named_gpu", "--include-ignored", "--test-threads", "1"])
+        .env("ENERGY_REQUIRE_GPU", "0")
+        .output()
+        .unwrap();
+    let out = format!("{}{}", String::from_utf8_lossy(&child.stdout), String::from_utf8_lossy(&child.stderr));
+    if energy_harness::gpu_count().is_ok_and(|n| n > 0) {
+        assert!(!child.status.success(), "a UUID no GPU has must fail: {out}");
+        assert!(out.contains("no CUDA device has the UUID GPU-00000000"), "{out}");
+    } else {
+        assert!(child.status.success(), "without a GPU the named GPU falls back to the simulated one: {out}");
+        assert!(out.contains("1 passed"), "{out}");
+    }
+}
+
 fn has_gpu() -> bool {
     energy_harness::gpu_count().is_ok_and(|n| n > 0) || std::env::var_os("ENERGY_DEVICE").is_some()
 }

@@ -131,6 +131,11 @@ enum Command {
         /// Regression threshold, percent.
         #[arg(long, default_value_t = 5.0)]
         threshold: f64,
+        /// Compare runs made on different boards of one GPU model (CI runners that differ):
+        /// dynamic energy only, the threshold at least 15 % (the board-to-board spread);
+        /// without it, results of two GPUs are refused.
+        #[arg(long)]
+        across_boards: bool,
     },
     /// Check this GPU's sensors against physics (linearity in launch count and in duty,
     /// agreement of independent sources): a verdict per source, in under a minute. Exit 1
@@ -252,8 +257,8 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
-        Command::Compare { baseline, candidate, dir, threshold } => {
-            match results::compare(&dirs_or_default(dir), &baseline, &candidate, threshold) {
+        Command::Compare { baseline, candidate, dir, threshold, across_boards } => {
+            match results::compare(&dirs_or_default(dir), &baseline, &candidate, threshold, across_boards) {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(1),
                 Err(e) => Err(e),

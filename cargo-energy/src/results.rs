@@ -130,26 +130,42 @@ fn render_several(sets: &[(ResultSet, Option<ResultSet>)], threshold: f64, forma
 
 /// Prints the comparison of each directory's candidate with its own baseline; `Ok(true)`
 /// when something regressed in any.
-pub(super) fn compare(dirs: &[PathBuf], baseline: &str, candidate: &str, threshold: f64) -> Result<bool> {
+pub(super) fn compare(
+    dirs: &[PathBuf],
+    baseline: &str,
+    candidate: &str,
+    threshold: f64,
+    across_boards: bool,
+) -> Result<bool> {
     check_threshold(threshold)?;
     let mut regressed = false;
     for dir in dirs {
         if dirs.len() > 1 {
             super::emit(&format!("== {}\n", dir.display()))?;
         }
-        regressed |= compare_one(dir, baseline, candidate, threshold)?;
+        regressed |= compare_one(dir, baseline, candidate, threshold, across_boards)?;
     }
     Ok(regressed)
 }
 
-fn compare_one(dir: &Path, baseline: &str, candidate: &str, threshold: f64) -> Result<bool> {
+fn compare_one(dir: &Path, baseline: &str, candidate: &str, threshold: f64, across_boards: bool) -> Result<bool> {
     let base = ResultSet::read(&dir.join(baseline))?;
     let cand = ResultSet::read(&dir.join(candidate))?;
-    let comparison = compare_sets(&base, &cand, threshold)?;
+    let comparison = if across_boards {
+        energy_harness::compare_across_boards(&base, &cand, threshold)?
+    } else {
+        compare_sets(&base, &cand, threshold)?
+    };
     let mut out = String::new();
-    let _ = writeln!(out,
-        "energy per launch, {candidate} against {baseline} (regression: a rise above {threshold:.1} % whose 95 % interval excludes zero)"
+    let what = if across_boards { "dynamic energy per launch" } else { "energy per launch" };
+    let _ =
+        writeln!(out,
+        "{what}, {candidate} against {baseline} (regression: a rise above {:.1} % whose 95 % interval excludes zero)",
+        comparison.threshold_pct
     );
+    if let Some(rule) = &comparison.rule {
+        let _ = writeln!(out, "rule: {rule}");
+    }
     for c in &comparison.changes {
         let label = match c.verdict {
             Verdict::Regression => "REGRESSION",

@@ -236,3 +236,36 @@ fn several_directories_report_one_gpu_each_and_compare_each_with_its_own_baselin
     let t = text(&out);
     assert!(t.contains(&format!("== {da}")) && t.contains(&format!("== {db}")) && t.contains("REGRESSION"), "{t}");
 }
+
+#[test]
+fn across_boards_compares_dynamic_energy_under_the_printed_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    // Board A and board B of one model: total energy 10 % apart (static power), dynamic 12 %.
+    write_set(dir.path(), "main", &[result("k", 1.00, "GPU-aaaa", false)]);
+    let mut other = result("k", 1.10, "GPU-bbbb", false);
+    other["dynamic_j"] = estimate(0.6 * 1.12, 0.003);
+    write_set(dir.path(), "new", &[other]);
+    // Without the flag: refused, two GPUs.
+    let refused = compare(dir.path(), &[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(text(&refused).contains("different GPUs"), "{}", text(&refused));
+    // With it: dynamic energy, threshold raised to 15 %, +12 % is within it, exit 0.
+    let within = compare(dir.path(), &["--across-boards"]);
+    let out = text(&within);
+    assert_eq!(within.status.code(), Some(0), "{out}");
+    assert!(out.contains("dynamic energy per launch") && out.contains("rule: across boards"), "{out}");
+    assert!(out.contains("15.0 %") && out.contains("+12.00 %") && out.contains("rise within threshold"), "{out}");
+    // +25 % dynamic on the other board is a regression, exit 1.
+    let mut worse = result("k", 1.10, "GPU-bbbb", false);
+    worse["dynamic_j"] = estimate(0.6 * 1.25, 0.003);
+    write_set(dir.path(), "worse", &[worse]);
+    let regressed = compare(dir.path(), &["--across-boards", "--candidate", "worse"]);
+    assert_eq!(regressed.status.code(), Some(1), "{}", text(&regressed));
+    // Another model is refused even across boards.
+    let mut h200 = result("k", 1.0, "GPU-cccc", false);
+    h200["device"]["name"] = json!("NVIDIA H200");
+    write_set(dir.path(), "h200", &[h200]);
+    let other_model = compare(dir.path(), &["--across-boards", "--candidate", "h200"]);
+    assert_eq!(other_model.status.code(), Some(2), "{}", text(&other_model));
+    assert!(text(&other_model).contains("different GPU models"), "{}", text(&other_model));
+}

@@ -86,6 +86,7 @@ pub struct EnergyBudget {
     reference: Option<KernelUnderTest>,
     limit: Limit,
     options: MeasureOptions,
+    device_uuid: Option<String>,
     max_rounds: usize,
     inconclusive_passes: bool,
 }
@@ -102,6 +103,7 @@ impl EnergyBudget {
             reference: None,
             limit,
             options: MeasureOptions::DEFAULT,
+            device_uuid: None,
             max_rounds: 3,
             inconclusive_passes: false,
         }
@@ -152,12 +154,24 @@ impl EnergyBudget {
         }
     }
 
+    /// The GPU by its UUID (`GPU-…`) instead of a CUDA ordinal: looked up among the
+    /// devices CUDA sees when the budget is checked.
+    pub fn device_uuid(mut self, uuid: &str) -> Self {
+        self.device_uuid = Some(uuid.to_string());
+        self
+    }
+
     /// Checks the budget on the device `ENERGY_DEVICE` and the budget's index select.
     /// Without a GPU, the kernel code runs on the checked device first; then
     /// `Ok(Verdict::CheckedNotMeasured)` when there is no simulated model.
     pub fn check(&self) -> Result<Verdict> {
         let request = DeviceRequest::from_env()?;
-        let mut device = match Device::open(&request, self.options.device) {
+        let own_device = match &self.device_uuid {
+            Some(uuid) => crate::gpu::cuda_ordinal_for_named_gpu(uuid, self.options.device)
+                .map_err(|e| e.context(format!("energy budget {}", self.name())))?,
+            None => self.options.device,
+        };
+        let mut device = match Device::open(&request, own_device) {
             Ok(d) => d,
             Err(e) => return Err(e.context(format!("energy budget {}", self.name()))),
         };
@@ -243,8 +257,11 @@ impl EnergyBudget {
         if matches!(self.limit, Limit::Relative(_)) && reference.is_none() {
             return Err(Error::new(ErrorKind::InvalidInput, "a relative budget needs a reference kernel"));
         }
+        // The ordinal the device was opened at (a UUID named by `device_uuid` resolved), so
+        // the result's options say which GPU it was.
+        let options = MeasureOptions { device: device.facts().cuda_ordinal.or(self.options.device), ..self.options };
         let request = |id: &str| {
-            MeasureRequest::new(id, self.options).min_windows(BUDGET_MIN_WINDOWS).calibration(calibration.clone())
+            MeasureRequest::new(id, options).min_windows(BUDGET_MIN_WINDOWS).calibration(calibration.clone())
         };
         let mut kernel_values = Vec::new();
         let mut reference_values = Vec::new();

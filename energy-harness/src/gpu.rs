@@ -196,6 +196,33 @@ pub fn cuda_ordinal_for_uuid(nvml_uuid: &str) -> Result<Option<u32>> {
     Ok(cuda_uuids()?.iter().position(|u| *u == wanted).map(|o| o as u32))
 }
 
+/// The CUDA device ordinal a measurement that names its GPU by UUID (`device = "GPU-…"`)
+/// runs on. Where there is no CUDA driver or GPU the UUID cannot be looked up and
+/// `fallback` (the measurement's device without the UUID) is returned, so the machine's
+/// usual no-GPU path follows (the simulated or checked device, or the error
+/// `ENERGY_REQUIRE_GPU=1` gives). A UUID no visible CUDA device has is an error naming
+/// `CUDA_VISIBLE_DEVICES`.
+pub fn cuda_ordinal_for_named_gpu(uuid: &str, fallback: Option<u32>) -> Result<Option<u32>> {
+    match cuda_ordinal_for_uuid(uuid) {
+        Ok(Some(ordinal)) => Ok(Some(ordinal)),
+        Ok(None) => Err(Error::new(
+            ErrorKind::NoGpu,
+            format!(
+                "no CUDA device has the UUID {uuid} named by `device =` (CUDA_VISIBLE_DEVICES={}): `cargo energy \
+                 info` lists the GPUs and their UUIDs",
+                std::env::var("CUDA_VISIBLE_DEVICES").unwrap_or_else(|_| "unset".into())
+            ),
+        )),
+        Err(e) if matches!(e.kind(), ErrorKind::NoDriver | ErrorKind::NoGpu) => Ok(fallback),
+        Err(e) if visible_cuda_uuids().ok().flatten().is_none() => {
+            // The driver is there but does not initialize (no GPU): the no-GPU path.
+            let _ = e;
+            Ok(fallback)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// The UUIDs of the CUDA devices this process sees, in ordinal order, formatted as NVML
 /// prints them without `GPU-`. Needs libcuda; a failing driver call is an
 /// [`ErrorKind::Cuda`] error.

@@ -98,7 +98,7 @@ pub use selftest::{
 // Devices, sensors, the sampler and the simulated GPU.
 pub use clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
 pub use device::{Device, DeviceRequest, GpuChoice};
-pub use gpu::{gpu_count, list_gpus, DeviceFacts, GpuListing};
+pub use gpu::{cuda_ordinal_for_named_gpu, gpu_count, list_gpus, DeviceFacts, GpuListing};
 pub use sampling::{record_until, Sampler, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE};
 pub use sensors::model::MAX_MODEL_SECONDS;
 pub use sensors::replay::ReplaySource;
@@ -107,7 +107,10 @@ pub use sim::{ActiveIdleTail, SensorFault, SimGpu, SimKernel, SimPreset};
 pub use workload::Workload;
 
 // Traces and result files.
-pub use report::compare::{change as compare_change, compare, ResultSet, Verdict as CompareVerdict};
+pub use report::compare::{
+    change as compare_change, compare, compare_across_boards, ResultSet, Verdict as CompareVerdict,
+    ACROSS_BOARDS_MIN_THRESHOLD_PCT,
+};
 pub use report::run::{content_hash, Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
 pub use report::svg::power_plot;
 pub use report::table::{bmf, github_action_benchmark, render as render_table, Format as TableFormat};

@@ -76,6 +76,9 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     }
     let options = measure_options_literal(&o);
     steps.push(quote! { let spec = spec.options(#options); });
+    if let Some(uuid) = &o.device_uuid {
+        steps.push(quote! { let spec = spec.device_uuid(#uuid); });
+    }
     if let Some((ops, _)) = &o.baseline_ops {
         steps.push(quote_spanned! { ops.span() => let spec = spec.baseline_ops((#ops) as f64); });
     }

@@ -22,7 +22,9 @@ use proc_macro::TokenStream;
 /// takes `&mut S` first); `baseline = path` (the same loop without the work under test,
 /// for net energy); `ops = expr`, `bytes = expr` (per launch); `baseline_ops = expr`,
 /// `baseline_bytes = expr` (the baseline's own counts: it never inherits the kernel's);
-/// `device = expr` (a CUDA device ordinal, counted after `CUDA_VISIBLE_DEVICES`);
+/// `device = expr` (a CUDA device ordinal, counted after `CUDA_VISIBLE_DEVICES`) or
+/// `device = "GPU-…"` (a UUID as `cargo energy info` prints it; `all` is refused: `cargo
+/// energy run --gpus all` runs one process per GPU);
 /// `source = "counter" | "samples" | "average" | "power" | "instant"`;
 /// `precision = expr` (relative, e.g. 0.01: windows are added until the 95 % interval is
 /// that narrow); `window_s = expr` (window length aimed at); `windows = expr` (exactly

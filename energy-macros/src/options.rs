@@ -88,6 +88,8 @@ pub struct Options {
     pub baseline_ops: Option<(Expr, Span)>,
     pub baseline_bytes: Option<(Expr, Span)>,
     pub device: Option<Expr>,
+    /// `device = "GPU-…"`: the GPU by its UUID.
+    pub device_uuid: Option<LitStr>,
     pub source: Option<(String, Span)>,
     pub precision: Option<Expr>,
     pub window_s: Option<Expr>,
@@ -101,6 +103,10 @@ pub struct Options {
     pub max_rounds: Option<Expr>,
     pub inconclusive_passes: Option<bool>,
 }
+
+/// Why `device = all` is refused, and what to use.
+const DEVICE_ALL: &str = "`device = all`: one benchmark process measures one GPU; run `cargo energy run --gpus all -- \
+                          <bench args>` to run the benchmarks on every GPU, one process each";
 
 fn once<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::Result<()> {
     if slot.is_some() {
@@ -309,7 +315,31 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
             }
             "device" => {
                 let e: Expr = meta.value()?.parse()?;
-                once(&mut o.device, &meta, e)
+                if o.device.is_some() || o.device_uuid.is_some() {
+                    return Err(meta.error("`device` is given twice"));
+                }
+                match &e {
+                    Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) => {
+                        let value = lit.value().trim().to_ascii_lowercase();
+                        if value == "all" {
+                            return Err(syn::Error::new(lit.span(), DEVICE_ALL));
+                        }
+                        if !(value.starts_with("gpu-") || value.starts_with("mig-")) || value.len() < 8 {
+                            return Err(syn::Error::new(
+                                lit.span(),
+                                format!(
+                                    "`device = \"{}\"` is not a GPU UUID: give a CUDA device ordinal (`device = 1`) or a \
+                                     UUID as `cargo energy info` prints it (`device = \"GPU-c744…\"`)",
+                                    lit.value()
+                                ),
+                            ));
+                        }
+                        o.device_uuid = Some(lit.clone());
+                        Ok(())
+                    }
+                    Expr::Path(path) if path.path.is_ident("all") => Err(syn::Error::new(e.span(), DEVICE_ALL)),
+                    _ => once(&mut o.device, &meta, e),
+                }
             }
             "source" => {
                 let lit: LitStr = meta.value()?.parse()?;

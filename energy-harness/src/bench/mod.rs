@@ -304,7 +304,19 @@ pub fn run_collect(
         if !may_run(&spec, &options) || options.shard.is_some_and(|s| !s.runs(&spec.name)) {
             continue;
         }
-        let device = spec.options.device;
+        let device = match &spec.device_uuid {
+            None => spec.options.device,
+            Some(uuid) => match crate::gpu::cuda_ordinal_for_named_gpu(uuid, spec.options.device) {
+                Ok(ordinal) => ordinal,
+                Err(e) => {
+                    eprintln!("error: benchmark {} ({}:{}): {e}", spec.name, spec.location.0, spec.location.1);
+                    collected.failures += 1;
+                    continue;
+                }
+            },
+        };
+        let mut spec = spec;
+        spec.options.device = device;
         let index = match rigs.iter().position(|(i, _)| *i == device) {
             Some(i) => i,
             None => {

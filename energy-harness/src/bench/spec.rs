@@ -16,6 +16,7 @@ pub struct BenchSpec {
     pub(super) sim: Option<SimKernel>,
     pub(super) baseline_sim: Option<SimKernel>,
     pub(super) options: MeasureOptions,
+    pub(super) device_uuid: Option<String>,
     pub(super) baseline_ops: Option<f64>,
     pub(super) baseline_bytes: Option<f64>,
     pub(super) time_bench: bool,
@@ -32,6 +33,7 @@ impl BenchSpec {
             sim: None,
             baseline_sim: None,
             options: MeasureOptions::DEFAULT,
+            device_uuid: None,
             baseline_ops: None,
             baseline_bytes: None,
             time_bench: true,
@@ -76,6 +78,13 @@ impl BenchSpec {
     /// window length and count (checked when the benchmark runs).
     pub fn options(mut self, options: MeasureOptions) -> Self {
         self.options = options;
+        self
+    }
+
+    /// The GPU by its UUID (`GPU-…`, as `cargo energy info` and NVML print it) instead of
+    /// a CUDA ordinal: looked up among the devices CUDA sees when the benchmark runs.
+    pub fn device_uuid(mut self, uuid: &str) -> Self {
+        self.device_uuid = Some(uuid.to_string());
         self
     }
 

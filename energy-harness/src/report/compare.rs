@@ -207,6 +207,9 @@ pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct
 pub struct Comparison {
     /// The threshold, percent.
     pub threshold_pct: f64,
+    /// How results were paired when they come from different boards
+    /// ([`compare_across_boards`]); `None` for one GPU.
+    pub rule: Option<String>,
     /// Benchmarks in both runs.
     pub changes: Vec<Change>,
     /// Benchmarks only in the candidate.
@@ -251,7 +254,82 @@ pub fn compare(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64) 
             ),
         ));
     }
-    Ok(Comparison { threshold_pct, changes, added, removed })
+    Ok(Comparison { threshold_pct, rule: None, changes, added, removed })
+}
+
+/// The least threshold across boards of one model, percent: dynamic energy per
+/// instruction differed by up to 12 % (median 5 %) between two H100s, and by 0.96-1.14
+/// (median 1.016) between an H100 and an H200 (docs/results/instructions-h100.md), so a
+/// smaller change between boards is not a change of the code.
+pub const ACROSS_BOARDS_MIN_THRESHOLD_PCT: f64 = 15.0;
+
+/// Compares runs made on different boards of one GPU model (CI runners that differ): the
+/// stated rule is that only the **dynamic** energy per launch (above active idle) is
+/// compared — static power differs from board to board (active idle 118 against 131 W on
+/// two H100s) — and a regression must exceed `max(threshold_pct,`
+/// [`ACROSS_BOARDS_MIN_THRESHOLD_PCT`]`)`. Results of different models (names), or
+/// simulated against measured, are refused.
+pub fn compare_across_boards(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64) -> Result<Comparison> {
+    let all: Vec<&ResultFile> = baseline.results.values().chain(candidate.results.values()).collect();
+    let first = all[0];
+    for r in &all[1..] {
+        if r.device.simulated != first.device.simulated {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("cannot compare simulated and measured results (`{}` and `{}`)", first.id, r.id),
+            ));
+        }
+        if r.device.name != first.device.name {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "results come from different GPU models: {} and {}; across boards only one model compares",
+                    first.device.name, r.device.name
+                ),
+            ));
+        }
+    }
+    let threshold = threshold_pct.max(ACROSS_BOARDS_MIN_THRESHOLD_PCT);
+    let boards = |set: &ResultSet| {
+        let mut u: Vec<String> = set.results.values().map(|r| r.device.uuid.clone()).collect();
+        u.sort();
+        u.dedup();
+        u.join(", ")
+    };
+    let rule = format!(
+        "across boards of the {}: dynamic energy per launch compared (static power differs from board to board), \
+         threshold {threshold:.1} % (at least {ACROSS_BOARDS_MIN_THRESHOLD_PCT:.0} %: the board-to-board spread); \
+         baseline on {}, candidate on {}",
+        first.device.name,
+        boards(baseline),
+        boards(candidate)
+    );
+    let mut changes = Vec::new();
+    let mut removed = Vec::new();
+    for (id, base) in &baseline.results {
+        match candidate.results.get(id) {
+            Some(cand) => {
+                let mut c = change(id, &base.dynamic_j, &cand.dynamic_j, threshold);
+                c.temperature_c = (mean_temperature(base), mean_temperature(cand));
+                c.temperature_note = temperature_note(c.temperature_c.0, c.temperature_c.1);
+                changes.push(c);
+            }
+            None => removed.push(id.clone()),
+        }
+    }
+    let added: Vec<String> =
+        candidate.results.keys().filter(|id| !baseline.results.contains_key(*id)).cloned().collect();
+    if changes.is_empty() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "`{}` and `{}` have no benchmark in common: nothing to compare",
+                baseline.dir.display(),
+                candidate.dir.display()
+            ),
+        ));
+    }
+    Ok(Comparison { threshold_pct: threshold, rule: Some(rule), changes, added, removed })
 }
 
 #[cfg(test)]
