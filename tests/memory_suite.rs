@@ -178,7 +178,9 @@ fn the_thread_sweep_is_plotted_and_the_points_file_round_trips() {
     let table = build_table(&back, None);
     assert_eq!(table.thread_sweep.len(), 3);
     let svg = render_thread_svg(&table);
-    assert!(svg.starts_with("<svg") && svg.contains("SIMULATED") && svg.matches("<circle").count() == 3, "{svg}");
+    // Total and dynamic energy of each of the three points.
+    assert!(svg.starts_with("<svg") && svg.contains("SIMULATED") && svg.matches("<circle").count() == 6, "{svg}");
+    assert!(svg.contains("L1 total") && svg.contains("L1 dynamic") && svg.contains("L2 total (not measured)"), "{svg}");
     let md = render_markdown(&table);
     assert!(md.contains("1 thread per block costs"), "{md}");
     // A file of another format is refused with its name.
