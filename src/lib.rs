@@ -2,6 +2,7 @@
 //! PTX generators and checks. See the README.
 
 pub mod common;
+pub mod costs;
 pub mod generated;
 pub mod instructions;
 pub mod memory;

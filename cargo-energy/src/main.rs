@@ -11,6 +11,7 @@
 
 mod analyze;
 mod calibrate;
+mod explain;
 mod gpus;
 mod info;
 mod results;
@@ -114,6 +115,30 @@ enum Command {
         /// `cargo bench` arguments, then `--` and the bench binaries' own (criterion's filter).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
+    },
+    /// Where a measured kernel's energy goes: its Nsight Compute counts priced with a GPU
+    /// model's fitted costs (compute by class, data movement by level), beside the measured
+    /// dynamic, static and total energy.
+    Explain {
+        /// The benchmark's result file (`<target>/energy/<run>/<id>.json`).
+        #[arg(long)]
+        result: PathBuf,
+        /// The model file of this GPU model (`energy-model/1`).
+        #[arg(long)]
+        model: PathBuf,
+        /// ncu's CSV export of the kernel's launches (`--csv --page raw`); without it the
+        /// command that produces it is printed.
+        #[arg(long)]
+        ncu: Option<PathBuf>,
+        /// The kernel's name in the export [default: the first launch's].
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Print JSON instead of markdown.
+        #[arg(long)]
+        json: bool,
+        /// Also write explain.md, explain.json and explain.svg in this folder.
+        #[arg(long)]
+        output: Option<PathBuf>,
     },
     /// Exit 1 when a benchmark's energy rose by more than the threshold, significantly; 0 otherwise.
     Compare {
@@ -234,7 +259,10 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     // Everything `analyze` can fail on is its input (the file, its contents, the options).
-    let input_only = matches!(cli.command, Command::Analyze { .. } | Command::Report { .. } | Command::Compare { .. });
+    let input_only = matches!(
+        cli.command,
+        Command::Analyze { .. } | Command::Report { .. } | Command::Compare { .. } | Command::Explain { .. }
+    );
     let result = match cli.command {
         Command::Info { device, json } => info::run(device, json),
         Command::Trace { seconds, device, output } => trace::run(seconds, device, output.as_deref()),
@@ -251,6 +279,9 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         },
         Command::Report { dir, run, baseline, format, threshold, output } => {
             results::report(&dirs_or_default(dir), &run, baseline.as_deref(), format, threshold, output.as_deref())
+        }
+        Command::Explain { result, model, ncu, kernel, json, output } => {
+            explain::run(&result, &model, ncu.as_deref(), kernel.as_deref(), json, output.as_deref())
         }
         Command::Run { gpus, args } => match gpus::run(&gpus, &args) {
             Ok(true) => Ok(()),

@@ -32,6 +32,7 @@ mod cuda;
 mod device;
 mod engine;
 mod error;
+mod explain;
 mod gpu;
 mod kernel_code;
 mod ncu;
@@ -59,6 +60,12 @@ pub use budget::{
     assert_budget, EnergyBudget, KernelUnderTest, Limit, Report as BudgetReport, Verdict, REQUIRE_GPU_ENV,
 };
 pub use kernel_code::{CodeCheck, KernelCode, Launcher, CHECK_LAUNCHES};
+// Where a kernel's energy goes: the model file, its fit, `cargo energy explain`.
+pub use explain::nnls::{nnls, NnlsFit};
+pub use explain::{
+    explain, render_markdown as render_explanation, render_svg as explanation_svg, EnergyModel, ExplainedTerm,
+    Explanation, ModelClass, MODEL_FORMAT,
+};
 // Nsight Compute's CSV exports (the suites' hit rates, `cargo energy explain`).
 pub use ncu::{parse_ncu_csv, read_ncu_csv, NcuKernel};
 

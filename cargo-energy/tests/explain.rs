@@ -1,0 +1,143 @@
+//! `cargo energy explain` on a real saxpy result and its real ncu export (H100,
+//! docs/results/2026-11-24-memory-h100-h200/saxpy-h100), priced with a **test fixture**
+//! model written here (two data-movement classes; not a fitted model): the arithmetic, the
+//! outputs and every refusal.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::json;
+
+fn saxpy() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results/2026-11-24-memory-h100-h200")
+}
+
+fn fixture_model(dir: &Path, gpu: &str) -> PathBuf {
+    let model = json!({
+        "format": "energy-model/1",
+        "gpu": gpu,
+        "fitted_on": ["test fixture"],
+        "sm_clock_mhz": 1980.0,
+        "source": "test fixture, not fitted",
+        "classes": [
+            {"name": "DRAM loads", "kind": "data movement", "unit": "32 B sector",
+             "ncu_metrics": ["dram__bytes_read.sum"], "scale": 1.0 / 32.0, "j_per_unit": 3.0e-9, "ci_j": [2.9e-9, 3.1e-9]},
+            {"name": "stores", "kind": "data movement", "unit": "32 B sector",
+             "ncu_metrics": ["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"], "scale": 1.0, "j_per_unit": 2.0e-9, "ci_j": null}
+        ]
+    });
+    let path = dir.join(format!("{}.json", gpu.replace(' ', "_")));
+    std::fs::write(&path, serde_json::to_string_pretty(&model).unwrap()).unwrap();
+    path
+}
+
+fn explain(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).arg("explain").args(args).output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+#[test]
+fn a_kernel_is_priced_term_by_term_beside_its_measurement() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture_model(dir.path(), "NVIDIA H100 80GB HBM3");
+    let result = saxpy().join("saxpy-h100/saxpy_energy.json");
+    let ncu = saxpy().join("saxpy-h100/saxpy-ncu.csv");
+    let out_dir = dir.path().join("out");
+    let o = explain(&[
+        "--result",
+        result.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--ncu",
+        ncu.to_str().unwrap(),
+        "--kernel",
+        "saxpy",
+        "--output",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let md = text(&o);
+    assert!(md.contains("| DRAM loads | data movement | 4194") && md.contains("3 profiled launch"), "{md}");
+    let e: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("explain.json")).unwrap()).unwrap();
+    // Hand arithmetic: the mean DRAM bytes of the three launches / 32 x 3 nJ + stores x 2 nJ.
+    let bytes = (134_228_736.0 + 134_226_688.0 + 134_226_176.0) / 3.0;
+    let expect = bytes / 32.0 * 3.0e-9 + 2_097_152.0 * 2.0e-9;
+    let predicted = e["predicted_dynamic_j"].as_f64().unwrap();
+    assert!((predicted - expect).abs() < 1e-9 * expect, "{predicted} against {expect}");
+    let measured = e["measured_dynamic_j"][0].as_f64().unwrap();
+    assert!((e["unexplained_j"].as_f64().unwrap() - (measured - predicted)).abs() < 1e-12);
+    assert!(std::fs::read_to_string(out_dir.join("explain.svg")).unwrap().starts_with("<svg"));
+    assert!(out_dir.join("explain.md").exists());
+}
+
+#[test]
+fn explain_refuses_what_it_cannot_price() {
+    let dir = tempfile::tempdir().unwrap();
+    let h100_model = fixture_model(dir.path(), "NVIDIA H100 80GB HBM3");
+    let h200 = saxpy().join("saxpy-h200/saxpy_energy.json");
+    let h100 = saxpy().join("saxpy-h100/saxpy_energy.json");
+    let ncu = saxpy().join("saxpy-h100/saxpy-ncu.csv");
+    // Another GPU model: no borrowed model.
+    let o = explain(&[
+        "--result",
+        h200.to_str().unwrap(),
+        "--model",
+        h100_model.to_str().unwrap(),
+        "--ncu",
+        ncu.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no fitted model for the NVIDIA H200"), "{}", text(&o));
+    // No ncu data: the command that produces it, with the model's metrics.
+    let o =
+        explain(&["--result", h100.to_str().unwrap(), "--model", h100_model.to_str().unwrap(), "--kernel", "saxpy"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("ncu --clock-control none --kernel-name saxpy") && text(&o).contains("dram__bytes_read.sum"),
+        "{}",
+        text(&o)
+    );
+    // A metric the export lacks is named with the command.
+    let mut model: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&h100_model).unwrap()).unwrap();
+    model["classes"][0]["ncu_metrics"] = json!(["sm__inst_executed_pipe_fma.sum"]);
+    let lacking = dir.path().join("lacking.json");
+    std::fs::write(&lacking, model.to_string()).unwrap();
+    let o = explain(&[
+        "--result",
+        h100.to_str().unwrap(),
+        "--model",
+        lacking.to_str().unwrap(),
+        "--ncu",
+        ncu.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("sm__inst_executed_pipe_fma.sum") && text(&o).contains("profile with"), "{}", text(&o));
+    // A file that is not a model.
+    let o = explain(&[
+        "--result",
+        h100.to_str().unwrap(),
+        "--model",
+        h100.to_str().unwrap(),
+        "--ncu",
+        ncu.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("not an energy model"), "{}", text(&o));
+    // An unknown kernel name lists the launches there are.
+    let o = explain(&[
+        "--result",
+        h100.to_str().unwrap(),
+        "--model",
+        h100_model.to_str().unwrap(),
+        "--ncu",
+        ncu.to_str().unwrap(),
+        "--kernel",
+        "gemm",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no launch of `gemm`") && text(&o).contains("saxpy"), "{}", text(&o));
+}

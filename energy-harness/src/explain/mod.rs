@@ -1,0 +1,277 @@
+//! `cargo energy explain`: where a kernel's energy goes, predicted from costs per
+//! instruction class and per memory access fitted on a GPU model's suites, set beside what
+//! was measured.
+//!
+//! - [`nnls`]: non-negative least squares with intervals, the fit's solver;
+//! - [`EnergyModel`]: the model file (`energy-model/1`), one per GPU model, with the GPU it
+//!   was fitted on, its clock, and each class's cost per unit with its interval and the
+//!   Nsight Compute metrics that count the class in an application kernel;
+//! - [`explain`]: a measured result and one profiled launch priced with a model: compute by
+//!   class, data movement by level, static energy, the unexplained rest.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::ncu::NcuKernel;
+use crate::report::ResultFile;
+
+pub mod nnls;
+
+/// Format tag of a model file.
+pub const MODEL_FORMAT: &str = "energy-model/1";
+
+/// One term of a model: a class of instructions or of memory accesses.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelClass {
+    /// `fp32`, `int`, `dram loads`, ...
+    pub name: String,
+    /// `compute` or `data movement`.
+    pub kind: String,
+    /// What one unit is (`warp-instruction`, `32 B sector`).
+    pub unit: String,
+    /// The ncu metrics whose sum, times `scale`, counts the units in a profiled launch.
+    pub ncu_metrics: Vec<String>,
+    /// Units per metric count (e.g. 1/32 for a byte metric of 32 B sectors).
+    pub scale: f64,
+    /// Dynamic energy per unit, J.
+    pub j_per_unit: f64,
+    /// Its 95 % interval, J (`None`: held at zero by the fit, or not fitted).
+    pub ci_j: Option<(f64, f64)>,
+}
+
+/// A fitted model, one per GPU model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EnergyModel {
+    /// [`MODEL_FORMAT`].
+    pub format: String,
+    /// The GPU model it holds for (NVML's name, `NVIDIA H100 80GB HBM3`).
+    pub gpu: String,
+    /// The boards whose suites it was fitted on.
+    pub fitted_on: Vec<String>,
+    /// SM clock of the fit's measurements, MHz (never set by the project: as found).
+    pub sm_clock_mhz: f64,
+    /// When and from what it was fitted.
+    pub source: String,
+    /// The classes.
+    pub classes: Vec<ModelClass>,
+}
+
+impl EnergyModel {
+    /// Reads a model file, checking its format.
+    pub fn read(path: &Path) -> Result<EnergyModel> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the energy model", e))?;
+        let model: EnergyModel = serde_json::from_str(&text).map_err(|e| {
+            Error::new(ErrorKind::Format, format!("{} is not an energy model ({MODEL_FORMAT}): {e}", path.display()))
+        })?;
+        if model.format != MODEL_FORMAT {
+            return Err(Error::new(
+                ErrorKind::Format,
+                format!("{} is a `{}` file, not {MODEL_FORMAT}", path.display(), model.format),
+            ));
+        }
+        Ok(model)
+    }
+
+    /// Every ncu metric the model needs, comma-separated, for `ncu --metrics`.
+    pub fn metrics(&self) -> String {
+        let mut all: Vec<&str> = self.classes.iter().flat_map(|c| c.ncu_metrics.iter().map(String::as_str)).collect();
+        all.sort_unstable();
+        all.dedup();
+        all.join(",")
+    }
+
+    /// The command that profiles a bench for this model.
+    pub fn ncu_command(&self, kernel: &str) -> String {
+        format!(
+            "ncu --clock-control none --kernel-name {kernel} --launch-skip 10 --launch-count 3 --csv --page raw \
+             --print-units base --metrics {} <the bench binary> --bench > {kernel}-ncu.csv",
+            self.metrics()
+        )
+    }
+}
+
+/// One line of an explanation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExplainedTerm {
+    /// The class.
+    pub name: String,
+    /// `compute` or `data movement`.
+    pub kind: String,
+    /// Units per launch (mean over the profiled launches).
+    pub units: f64,
+    /// Predicted dynamic energy per launch, J, with the interval from the cost's.
+    pub j: f64,
+    /// Its interval, when the cost has one.
+    pub ci_j: Option<(f64, f64)>,
+}
+
+/// A kernel's energy, predicted by class and measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Explanation {
+    /// Benchmark id.
+    pub id: String,
+    /// The GPU it was measured on.
+    pub gpu: String,
+    /// Its UUID.
+    pub uuid: String,
+    /// The kernel as ncu names it, and the launches averaged.
+    pub kernel: String,
+    /// Launches averaged.
+    pub launches: usize,
+    /// The terms.
+    pub terms: Vec<ExplainedTerm>,
+    /// Sum of the terms, J.
+    pub predicted_dynamic_j: f64,
+    /// Measured dynamic energy per launch, J (mean, 95 % interval).
+    pub measured_dynamic_j: (f64, f64, f64),
+    /// Measured energy per launch, J.
+    pub measured_total_j: f64,
+    /// Static energy per launch: total less dynamic (active idle over the launch), J.
+    pub static_j: f64,
+    /// Measured dynamic less predicted, J (what the model does not explain).
+    pub unexplained_j: f64,
+}
+
+/// Prices `launches` (profiled launches of one kernel, averaged) with `model` and sets the
+/// prediction beside the measured `result`. Refuses a model of another GPU model and a
+/// launch that lacks a metric the model needs (naming the command that collects it).
+pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]) -> Result<Explanation> {
+    if result.device.simulated {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("`{}` is a simulated result: explain a measured one", result.id),
+        ));
+    }
+    if model.gpu != result.device.name {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "no fitted model for the {}: the model given is of the {} (a model holds for one GPU model; fit one \
+                 from that GPU's suites)",
+                result.device.name, model.gpu
+            ),
+        ));
+    }
+    let Some(first) = launches.first() else {
+        return Err(Error::new(ErrorKind::InvalidInput, "no profiled launch to explain"));
+    };
+    let n = launches.len() as f64;
+    let mut terms = Vec::new();
+    for class in &model.classes {
+        let mut units = 0.0;
+        for launch in launches {
+            for metric in &class.ncu_metrics {
+                units += launch.metric(metric).map_err(|e| {
+                    e.context(format!(
+                        "the model's class `{}`; profile with: {}",
+                        class.name,
+                        model.ncu_command(&launch.name)
+                    ))
+                })? * class.scale
+                    / n;
+            }
+        }
+        terms.push(ExplainedTerm {
+            name: class.name.clone(),
+            kind: class.kind.clone(),
+            units,
+            j: units * class.j_per_unit,
+            ci_j: class.ci_j.map(|(lo, hi)| (units * lo.max(0.0), units * hi)),
+        });
+    }
+    let predicted_dynamic_j: f64 = terms.iter().map(|t| t.j).sum();
+    let d = &result.dynamic_j;
+    Ok(Explanation {
+        id: result.id.clone(),
+        gpu: result.device.name.clone(),
+        uuid: result.device.uuid.clone(),
+        kernel: first.name.clone(),
+        launches: launches.len(),
+        terms,
+        predicted_dynamic_j,
+        measured_dynamic_j: (d.mean, d.ci_low, d.ci_high),
+        measured_total_j: result.energy_j.mean,
+        static_j: result.energy_j.mean - d.mean,
+        unexplained_j: d.mean - predicted_dynamic_j,
+    })
+}
+
+/// The explanation as markdown.
+pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
+    let mut s = format!(
+        "# Where `{}` spends its energy\n\n{} ({}); kernel `{}`, {} profiled launch(es); model of the {} fitted on {} at \
+         {:.0} MHz ({}).\n\n| term | kind | units per launch | predicted, µJ | share of measured total |\n|---|---|---|---|---|\n",
+        e.id,
+        e.gpu,
+        e.uuid,
+        e.kernel,
+        e.launches,
+        model.gpu,
+        model.fitted_on.join(", "),
+        model.sm_clock_mhz,
+        model.source
+    );
+    let share = |j: f64| format!("{:.1} %", j / e.measured_total_j * 100.0);
+    for t in &e.terms {
+        let ci = t.ci_j.map(|(lo, hi)| format!(" [{:.1}, {:.1}]", lo * 1e6, hi * 1e6)).unwrap_or_default();
+        s.push_str(&format!("| {} | {} | {:.0} | {:.1}{ci} | {} |\n", t.name, t.kind, t.units, t.j * 1e6, share(t.j)));
+    }
+    s.push_str(&format!(
+        "| **predicted dynamic** | | | {:.1} | {} |\n| measured dynamic [95 % CI] | | | {:.1} [{:.1}, {:.1}] | {} |\n\
+         | unexplained (measured − predicted dynamic) | | | {:.1} | {} |\n| static (active idle over the launch) | | | {:.1} | {} |\n\
+         | **measured total** | | | {:.1} | 100 % |\n",
+        e.predicted_dynamic_j * 1e6,
+        share(e.predicted_dynamic_j),
+        e.measured_dynamic_j.0 * 1e6,
+        e.measured_dynamic_j.1 * 1e6,
+        e.measured_dynamic_j.2 * 1e6,
+        share(e.measured_dynamic_j.0),
+        e.unexplained_j * 1e6,
+        share(e.unexplained_j),
+        e.static_j * 1e6,
+        share(e.static_j),
+        e.measured_total_j * 1e6
+    ));
+    s
+}
+
+/// The explanation as a horizontal bar chart (SVG): each term, the static part and the
+/// unexplained rest, against the measured total.
+pub fn render_svg(e: &Explanation) -> String {
+    let mut bars: Vec<(String, f64, &str)> = e
+        .terms
+        .iter()
+        .filter(|t| t.j > 0.0)
+        .map(|t| (t.name.clone(), t.j, if t.kind == "compute" { "#1f77b4" } else { "#ff7f0e" }))
+        .collect();
+    bars.push(("static".into(), e.static_j, "#7f7f7f"));
+    bars.push(("unexplained".into(), e.unexplained_j, "#d62728"));
+    let (w, row, left) = (760.0, 26.0, 190.0);
+    let h = 60.0 + row * bars.len() as f64;
+    let max = bars.iter().map(|b| b.1.abs()).fold(e.measured_total_j, f64::max).max(f64::MIN_POSITIVE);
+    let x = |j: f64| left + (j / max) * (w - left - 120.0);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\">{}: energy per launch by term, µJ (measured total {:.1} µJ)</text>\n",
+        e.id,
+        e.measured_total_j * 1e6
+    );
+    for (i, (name, j, color)) in bars.iter().enumerate() {
+        let y = 40.0 + row * i as f64;
+        let (x0, x1) = if *j >= 0.0 { (x(0.0), x(*j)) } else { (x(*j).max(left - 60.0), x(0.0)) };
+        s.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{name}</text><rect x=\"{x0:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\"/><text x=\"{:.1}\" y=\"{:.1}\">{:.1}</text>\n",
+            left - 8.0,
+            y + row * 0.6,
+            (x1 - x0).max(0.5),
+            row * 0.7,
+            x1.max(x0) + 6.0,
+            y + row * 0.6,
+            j * 1e6
+        ));
+    }
+    s.push_str("</svg>\n");
+    s
+}
