@@ -229,12 +229,23 @@ impl Comparison {
 /// no benchmark.
 pub fn compare(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64) -> Result<Comparison> {
     baseline.check_comparable(candidate)?;
+    pair(baseline, candidate, threshold_pct, |r| &r.energy_j)
+}
+
+/// The changes of every benchmark in both sets, on the figure `of` picks, and what is in
+/// one set only; an error when they have none in common.
+fn pair(
+    baseline: &ResultSet,
+    candidate: &ResultSet,
+    threshold_pct: f64,
+    of: fn(&ResultFile) -> &Estimate,
+) -> Result<Comparison> {
     let mut changes = Vec::new();
     let mut removed = Vec::new();
     for (id, base) in &baseline.results {
         match candidate.results.get(id) {
             Some(cand) => {
-                let mut c = change(id, &base.energy_j, &cand.energy_j, threshold_pct);
+                let mut c = change(id, of(base), of(cand), threshold_pct);
                 c.temperature_c = (mean_temperature(base), mean_temperature(cand));
                 c.temperature_note = temperature_note(c.temperature_c.0, c.temperature_c.1);
                 changes.push(c);
@@ -304,32 +315,9 @@ pub fn compare_across_boards(baseline: &ResultSet, candidate: &ResultSet, thresh
         boards(baseline),
         boards(candidate)
     );
-    let mut changes = Vec::new();
-    let mut removed = Vec::new();
-    for (id, base) in &baseline.results {
-        match candidate.results.get(id) {
-            Some(cand) => {
-                let mut c = change(id, &base.dynamic_j, &cand.dynamic_j, threshold);
-                c.temperature_c = (mean_temperature(base), mean_temperature(cand));
-                c.temperature_note = temperature_note(c.temperature_c.0, c.temperature_c.1);
-                changes.push(c);
-            }
-            None => removed.push(id.clone()),
-        }
-    }
-    let added: Vec<String> =
-        candidate.results.keys().filter(|id| !baseline.results.contains_key(*id)).cloned().collect();
-    if changes.is_empty() {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!(
-                "`{}` and `{}` have no benchmark in common: nothing to compare",
-                baseline.dir.display(),
-                candidate.dir.display()
-            ),
-        ));
-    }
-    Ok(Comparison { threshold_pct: threshold, rule: Some(rule), changes, added, removed })
+    let mut comparison = pair(baseline, candidate, threshold, |r| &r.dynamic_j)?;
+    comparison.rule = Some(rule);
+    Ok(comparison)
 }
 
 #[cfg(test)]

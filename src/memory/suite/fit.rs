@@ -49,8 +49,7 @@ pub struct PointRun {
 impl PointRun {
     /// From a measurement.
     pub fn new(name: &str, config: &Config, p: u32, facts: PointFacts, m: &Measurement) -> PointRun {
-        let per_thread = f64::from(facts.iterations) * f64::from(config.kernel.accesses_per_iteration());
-        let sectors = per_thread * f64::from(facts.layout.blocks) * facts.layout.sectors_per_block_step() as f64;
+        let (per_thread, sectors) = facts.layout.measured_accesses(config.kernel, facts.iterations);
         let clocks: Vec<f64> = m.windows.iter().filter_map(|w| w.sm_clock_mhz.map(f64::from)).collect();
         PointRun {
             name: name.to_string(),

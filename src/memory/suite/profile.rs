@@ -86,13 +86,13 @@ pub fn profile_iterations(layout: &Layout) -> u32 {
 }
 
 fn launch_record(config: &Config, layout: Layout, iterations: u32, purpose: &str) -> ProfileLaunch {
-    let thread_accesses = f64::from(iterations) * f64::from(config.kernel.accesses_per_iteration());
+    let (thread_accesses, sectors) = layout.measured_accesses(config.kernel, iterations);
     ProfileLaunch {
         config: config.clone(),
         kernel: config.kernel.entry().to_string(),
         iterations,
         purpose: purpose.to_string(),
-        sectors: thread_accesses * f64::from(layout.blocks) * layout.sectors_per_block_step() as f64,
+        sectors,
         thread_accesses,
     }
 }

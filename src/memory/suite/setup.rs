@@ -28,6 +28,13 @@ impl Layout {
         (u64::from(self.threads) * ELEMENT_BYTES).div_ceil(SECTOR_BYTES)
     }
 
+    /// The dependent accesses each thread makes in `iterations` of `kernel`'s measurement
+    /// loop, and the sectors the grid accesses with them.
+    pub fn measured_accesses(&self, kernel: MemoryKernel, iterations: u32) -> (f64, f64) {
+        let per_thread = f64::from(iterations) * f64::from(kernel.accesses_per_iteration());
+        (per_thread, per_thread * f64::from(self.blocks) * self.sectors_per_block_step() as f64)
+    }
+
     /// Thread accesses per sector access (4 for full sectors, fewer below 4 threads).
     pub fn accesses_per_sector(&self) -> f64 {
         f64::from(self.threads) / self.sectors_per_block_step() as f64
