@@ -100,21 +100,31 @@ fn run() -> Result<String, String> {
         ));
     }
     s.push_str(&format!(
-        "| data movement (lower bound) | | | {:.1} | {:.1} % |\n| measured dynamic [95 % CI] | | | {:.1} [{:.1}, {:.1}] | 100 % |\n| rest (compute, accesses above the bound) | | | {:.1} | {:.1} % |\n",
+        "| data movement (lower bound) | | | {:.1} | {:.1} % |\n| measured dynamic [95 % CI] | | | {:.1} [{:.1}, {:.1}] | 100 % |\n",
         b.data_movement_j * 1e6,
         b.data_movement_j / dynamic.mean * 100.0,
         dynamic.mean * 1e6,
         dynamic.ci_low * 1e6,
         dynamic.ci_high * 1e6,
-        b.rest_j.unwrap_or(0.0) * 1e6,
-        b.rest_j.unwrap_or(0.0) / dynamic.mean * 100.0
     ));
-    if b.rest_j.is_some_and(|r| r < 0.0) {
-        s.push_str(
-            "\nThe data-movement estimate exceeds the measured dynamic energy: for this kernel's accesses the suite's \
+    let rest = b.rest_j.unwrap_or(0.0);
+    if rest >= 0.0 {
+        s.push_str(&format!(
+            "| rest (compute, accesses above the bound) | | | {:.1} | {:.1} % |\n",
+            rest * 1e6,
+            rest / dynamic.mean * 100.0
+        ));
+    } else {
+        // No energy is left for the rest: say by how much the estimate overshoots, not a
+        // negative energy.
+        s.push_str(&format!(
+            "| rest (compute, accesses above the bound) | | | none: the estimate exceeds the measurement by {:.1} µJ ({:.1} %) | |\n\n\
+             The data-movement estimate exceeds the measured dynamic energy: for this kernel's accesses the suite's \
              per-sector figures (measured with pointer chases) are not a lower bound, or the two were measured on \
              boards that differ by more than the rest.\n",
-        );
+            -rest * 1e6,
+            -rest / dynamic.mean * 100.0
+        ));
     }
     Ok(s)
 }
