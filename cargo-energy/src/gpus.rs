@@ -109,12 +109,50 @@ pub(super) fn bench_executables(messages: &str) -> Vec<BenchExe> {
 
 /// Builds the benches, runs them on every selected GPU in parallel; `Ok(true)` when every
 /// GPU's run succeeded.
-pub(super) fn run(gpus: &str, args: &[String]) -> Result<bool> {
+pub(super) fn run(gpus: &str, prebuilt: &[PathBuf], args: &[String]) -> Result<bool> {
     let (cargo_args, bench_args) = match args.iter().position(|a| a == "--") {
         Some(i) => (&args[..i], &args[i + 1..]),
         None => (args, &[][..]),
     };
     let uuids = select(gpus)?;
+    let exes = if prebuilt.is_empty() { build(cargo_args)? } else { given(prebuilt, cargo_args)? };
+    run_executables(&uuids, &exes, bench_args)
+}
+
+/// Bench executables built elsewhere (a runner without a toolchain): each must exist; they
+/// run in the current folder, as `cargo bench` would run them from the package's.
+fn given(prebuilt: &[PathBuf], cargo_args: &[String]) -> Result<Vec<BenchExe>> {
+    if !cargo_args.is_empty() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "--exe runs prebuilt bench executables: there is no cargo to pass `{}` to (the bench's own arguments \
+                 go after `--`)",
+                cargo_args.join(" ")
+            ),
+        ));
+    }
+    let here = std::env::current_dir().map_err(|e| Error::io(Path::new("."), "read the current folder", e))?;
+    prebuilt
+        .iter()
+        .map(|p| {
+            if !p.is_file() {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "--exe {}: no such file (`cargo bench --no-run` prints the bench executables' paths)",
+                        p.display()
+                    ),
+                ));
+            }
+            let path = std::path::absolute(p).unwrap_or_else(|_| p.clone());
+            Ok(BenchExe { path, package_dir: here.clone() })
+        })
+        .collect()
+}
+
+/// `cargo bench --no-run` with `cargo_args`: the bench executables it built.
+fn build(cargo_args: &[String]) -> Result<Vec<BenchExe>> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!("energy run: building the benches (cargo bench --no-run {})", cargo_args.join(" "));
     let built = Command::new(&cargo)
@@ -132,9 +170,14 @@ pub(super) fn run(gpus: &str, args: &[String]) -> Result<bool> {
     if exes.is_empty() {
         return Err(Error::new(ErrorKind::InvalidInput, "cargo built no bench target: nothing to run"));
     }
+    Ok(exes)
+}
+
+/// Runs `exes` on every GPU of `uuids` in parallel, one shard each.
+fn run_executables(uuids: &[String], exes: &[BenchExe], bench_args: &[String]) -> Result<bool> {
     let target = energy_harness::energy_dir().parent().map(Path::to_path_buf).unwrap_or_else(|| "target".into());
     let target = std::path::absolute(&target).unwrap_or(target);
-    let runs = plan(&uuids, &target);
+    let runs = plan(uuids, &target);
     let run_id = format!(
         "energy-run-{}-{}",
         std::process::id(),
@@ -145,7 +188,7 @@ pub(super) fn run(gpus: &str, args: &[String]) -> Result<bool> {
         let handles: Vec<_> = runs
             .iter()
             .map(|gpu| {
-                let (exes, bench_args, run_id) = (&exes, bench_args, &run_id);
+                let (exes, bench_args, run_id) = (exes, bench_args, &run_id);
                 scope.spawn(move || (gpu.clone(), run_on_gpu(gpu, exes, bench_args, run_id)))
             })
             .collect();

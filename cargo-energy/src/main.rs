@@ -112,6 +112,11 @@ enum Command {
         /// The GPUs: all (every GPU CUDA sees), CUDA ordinals (0,2) or UUIDs (GPU-…,GPU-…).
         #[arg(long, default_value = "all")]
         gpus: String,
+        /// A bench executable built elsewhere (`cargo bench --no-run` prints their paths), for
+        /// a runner without a Rust toolchain; repeat for several. It runs in the current
+        /// folder; without it the benches are built here first.
+        #[arg(long = "exe")]
+        exes: Vec<PathBuf>,
         /// `cargo bench` arguments, then `--` and the bench binaries' own (criterion's filter).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
@@ -283,7 +288,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Explain { result, model, ncu, kernel, json, output } => {
             explain::run(&result, &model, ncu.as_deref(), kernel.as_deref(), json, output.as_deref())
         }
-        Command::Run { gpus, args } => match gpus::run(&gpus, &args) {
+        Command::Run { gpus, exes, args } => match gpus::run(&gpus, &exes, &args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),

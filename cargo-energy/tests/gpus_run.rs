@@ -66,3 +66,42 @@ exit 0"#,
     let out = run(" , ");
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn prebuilt_executables_run_without_cargo_in_the_current_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("prebuilt-bench");
+    script(&bench, r#"echo "$CUDA_VISIBLE_DEVICES|$ENERGY_SHARD|$*|$(pwd)" > "$CARGO_TARGET_DIR/seen.txt""#);
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let target = dir.path().join("target");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--gpus", "GPU-aaaa0000-1,GPU-bbbb0000-2", "--exe", bench.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_cargo-energy"))
+            .args(&args)
+            .current_dir(&work)
+            // No cargo anywhere: a runner without a toolchain.
+            .env("CARGO", dir.path().join("no-cargo-here"))
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--", "--", "instructions/int/"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let seen = std::fs::read_to_string(target.join("energy-gpus/gpu1-GPU-bbbb0000/seen.txt")).unwrap();
+    let fields: Vec<&str> = seen.trim().split('|').collect();
+    assert_eq!(&fields[..3], ["GPU-bbbb0000-2", "2/2", "--bench instructions/int/"], "{seen}");
+    assert_eq!(Path::new(fields[3]), work, "{seen}");
+    // cargo arguments with --exe have nowhere to go; a missing executable is named.
+    let out = run(&["--release"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no cargo to pass `--release`"));
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-energy"))
+        .args(["run", "--gpus", "GPU-aaaa0000-1", "--exe", "/nonexistent/bench"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/bench: no such file"));
+}
