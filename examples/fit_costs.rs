@@ -39,15 +39,24 @@ fn main() -> std::process::ExitCode {
             .unwrap_or_else(|| " (held at 0)".into());
         println!("| {} | {:.0}{ci} | {} |", c.name, c.j * 1e12, c.rows);
     }
-    println!("\nIn sample: {} steps, mean absolute error {:.1} %.\n", fit.steps.len(), fit.mape * 100.0);
-    println!("| step | measured, pJ per warp | predicted | error |\n|---|---|---|---|");
-    for s in &fit.steps {
+    println!(
+        "\nIn sample: {} steps, mean absolute error {:.1} %; each step left out of the fit and predicted: {:.1} %.\n",
+        fit.steps.len(),
+        fit.mape * 100.0,
+        fit.loo_mape * 100.0
+    );
+    println!(
+        "| step | measured, pJ per warp | predicted (in sample) | error | predicted (left out) | error |\n|---|---|---|---|---|---|"
+    );
+    for (s, loo) in fit.steps.iter().zip(&fit.loo_predicted_j) {
         println!(
-            "| {} | {:.0} | {:.0} | {:+.1} % |",
+            "| {} | {:.0} | {:.0} | {:+.1} % | {:.0} | {:+.1} % |",
             s.label,
             s.measured_j * 1e12,
             s.predicted_j * 1e12,
-            (s.predicted_j - s.measured_j) / s.measured_j * 100.0
+            (s.predicted_j - s.measured_j) / s.measured_j * 100.0,
+            loo * 1e12,
+            (loo - s.measured_j) / s.measured_j * 100.0
         );
     }
     if !fit.left_out.is_empty() {

@@ -66,8 +66,13 @@ pub struct ComputeFit {
     pub classes: Vec<ClassCost>,
     /// Every step of the fit (in-sample).
     pub steps: Vec<StepFit>,
-    /// Mean absolute percentage error over the steps (in-sample).
+    /// Mean absolute percentage error over the steps (in sample).
     pub mape: f64,
+    /// The same, each step predicted by a fit without it (leave one out): an estimate of
+    /// the error on code outside the fit.
+    pub loo_mape: f64,
+    /// Each step's leave-one-out prediction, J (in the order of `steps`).
+    pub loo_predicted_j: Vec<f64>,
     /// Steps left out and why.
     pub left_out: Vec<String>,
 }
@@ -136,5 +141,14 @@ pub fn fit_compute(tables: &[&InstructionTable], level: &str) -> Result<ComputeF
         .collect();
     let mape =
         steps.iter().map(|s| ((s.predicted_j - s.measured_j) / s.measured_j).abs()).sum::<f64>() / steps.len() as f64;
-    Ok(ComputeFit { classes, steps, mape, left_out })
+    let mut loo_predicted_j = Vec::with_capacity(a.len());
+    for i in 0..a.len() {
+        let rest_a: Vec<Vec<f64>> = a.iter().enumerate().filter(|(k, _)| *k != i).map(|(_, r)| r.clone()).collect();
+        let rest_b: Vec<f64> = b.iter().enumerate().filter(|(k, _)| *k != i).map(|(_, y)| *y).collect();
+        let x = nnls(&rest_a, &rest_b)?.x;
+        loo_predicted_j.push(a[i].iter().zip(&x).map(|(n, c)| n * c).sum());
+    }
+    let loo_mape =
+        loo_predicted_j.iter().zip(&b).map(|(p, y)| ((p - y) / y).abs()).sum::<f64>() / loo_predicted_j.len() as f64;
+    Ok(ComputeFit { classes, steps, mape, loo_mape, loo_predicted_j, left_out })
 }
