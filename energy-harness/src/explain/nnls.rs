@@ -1,7 +1,7 @@
 //! Non-negative least squares (Lawson and Hanson, 1974), with the intervals of the
 //! coefficients that the fit leaves free.
 
-use crate::engine::stats::student_t_975;
+use crate::engine::stats::{solve_linear, student_t_975};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The fit of `A x ≈ b` with `x ≥ 0`.
@@ -104,14 +104,13 @@ fn nnls_unit(a: &[Vec<f64>], b: &[f64]) -> Result<NnlsFit> {
     if degrees_of_freedom > 0 && n_free > 0 {
         let sigma2 = rss / degrees_of_freedom as f64;
         let index: Vec<usize> = (0..cols).filter(|&j| free[j]).collect();
-        let normal: Vec<Vec<f64>> = index
-            .iter()
-            .map(|&p| index.iter().map(|&q| (0..rows).map(|i| a[i][p] * a[i][q]).sum()).collect())
-            .collect();
-        if let Some(inverse) = invert(&normal) {
-            let t = student_t_975(degrees_of_freedom);
-            for (k, &j) in index.iter().enumerate() {
-                let half = t * (sigma2 * inverse[k][k]).max(0.0).sqrt();
+        let normal = normal_matrix(a, &index);
+        let t = student_t_975(degrees_of_freedom);
+        for (k, &j) in index.iter().enumerate() {
+            // The k-th diagonal element of the inverse of the normal matrix.
+            let unit: Vec<f64> = (0..index.len()).map(|r| if r == k { 1.0 } else { 0.0 }).collect();
+            if let Some(column) = solve_linear(normal.clone(), unit) {
+                let half = t * (sigma2 * column[k]).max(0.0).sqrt();
                 ci[j] = Some((x[j] - half, x[j] + half));
             }
         }
@@ -123,13 +122,16 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(p, q)| p * q).sum()
 }
 
+/// `Aᵀ A` restricted to the columns `index`.
+fn normal_matrix(a: &[Vec<f64>], index: &[usize]) -> Vec<Vec<f64>> {
+    index.iter().map(|&p| index.iter().map(|&q| a.iter().map(|r| r[p] * r[q]).sum()).collect()).collect()
+}
+
 /// The least-squares solution on the free columns (zero elsewhere).
 fn least_squares_on(a: &[Vec<f64>], b: &[f64], free: &[bool]) -> Result<Vec<f64>> {
     let index: Vec<usize> = (0..free.len()).filter(|&j| free[j]).collect();
-    let normal: Vec<Vec<f64>> =
-        index.iter().map(|&p| index.iter().map(|&q| a.iter().map(|r| r[p] * r[q]).sum()).collect()).collect();
     let rhs: Vec<f64> = index.iter().map(|&p| a.iter().zip(b).map(|(r, y)| r[p] * y).sum()).collect();
-    let solution = solve(normal, rhs).ok_or_else(|| {
+    let solution = solve_linear(normal_matrix(a, &index), rhs).ok_or_else(|| {
         Error::new(
             ErrorKind::Analysis,
             "nnls: the free columns are linearly dependent (two classes always occur together): merge them or add \
@@ -141,46 +143,6 @@ fn least_squares_on(a: &[Vec<f64>], b: &[f64], free: &[bool]) -> Result<Vec<f64>
         s[j] = solution[k];
     }
     Ok(s)
-}
-
-/// Gaussian elimination with partial pivoting; `None` when singular.
-fn solve(mut m: Vec<Vec<f64>>, mut v: Vec<f64>) -> Option<Vec<f64>> {
-    let n = v.len();
-    let norm = m.iter().flatten().fold(0.0f64, |a, x| a.max(x.abs()));
-    for c in 0..n {
-        let p = (c..n).max_by(|&i, &j| m[i][c].abs().total_cmp(&m[j][c].abs()))?;
-        if m[p][c].abs() <= 1e-13 * norm {
-            return None;
-        }
-        m.swap(c, p);
-        v.swap(c, p);
-        let (pivot_rows, rest) = m.split_at_mut(c + 1);
-        let pivot = &pivot_rows[c];
-        for (offset, row) in rest.iter_mut().enumerate() {
-            let f = row[c] / pivot[c];
-            for (x, p) in row.iter_mut().zip(pivot.iter()).skip(c) {
-                *x -= f * p;
-            }
-            v[c + 1 + offset] -= f * v[c];
-        }
-    }
-    let mut x = vec![0.0; n];
-    for r in (0..n).rev() {
-        x[r] = (v[r] - (r + 1..n).map(|k| m[r][k] * x[k]).sum::<f64>()) / m[r][r];
-    }
-    Some(x)
-}
-
-fn invert(m: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
-    let n = m.len();
-    let columns: Option<Vec<Vec<f64>>> = (0..n)
-        .map(|c| {
-            let e: Vec<f64> = (0..n).map(|r| if r == c { 1.0 } else { 0.0 }).collect();
-            solve(m.to_vec(), e)
-        })
-        .collect();
-    let columns = columns?;
-    Some((0..n).map(|r| (0..n).map(|c| columns[c][r]).collect()).collect())
 }
 
 #[cfg(test)]
