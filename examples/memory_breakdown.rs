@@ -31,7 +31,7 @@ fn run() -> Result<String, String> {
     let table = load_table(&memory).map_err(|e| e.to_string())?;
     let launches = read_ncu_csv(&ncu).map_err(|e| e.to_string())?;
     let chosen: Vec<&energy_harness::NcuKernel> = match args.get(3) {
-        Some(name) => launches.iter().filter(|k| k.name.split(['(', ' ']).next() == Some(name.as_str())).collect(),
+        Some(name) => launches.iter().filter(|k| k.base_name() == name.as_str()).collect(),
         None => launches.iter().filter(|k| k.name == launches[0].name).collect(),
     };
     if chosen.is_empty() {

@@ -36,7 +36,7 @@ pub(super) fn run(
         None => launches[0].name.clone(),
     };
     let chosen: Vec<&NcuKernel> =
-        launches.iter().filter(|l| l.name == name || l.name.split(['(', ' ']).next() == Some(name.as_str())).collect();
+        launches.iter().filter(|l| l.name == name || l.base_name() == name.as_str()).collect();
     if chosen.is_empty() {
         let names: Vec<&str> = launches.iter().map(|l| l.name.as_str()).collect();
         return Err(Error::new(

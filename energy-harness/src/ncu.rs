@@ -38,6 +38,11 @@ pub struct NcuKernel {
 }
 
 impl NcuKernel {
+    /// The kernel's name without a demangled signature (`saxpy` of `saxpy(int, float)`).
+    pub fn base_name(&self) -> &str {
+        self.name.split(['(', ' ']).next().unwrap_or("")
+    }
+
     /// The metric `name`, or an error naming the metric, the launch and how to collect it.
     pub fn metric(&self, name: &str) -> Result<f64> {
         if let Some(text) = self.text.get(name) {
@@ -227,6 +232,7 @@ memory: profile 2 launches
         assert_eq!((k[0].id, k[0].name.as_str(), k[0].grid.as_str()), (0, "load_cg", "(132, 1, 1)"));
         assert_eq!(k[0].metric("dram__bytes_read.sum").unwrap(), 1_234.5e6);
         assert_eq!(k[0].metric("lts__t_sector_hit_rate.pct").unwrap(), 99.5);
+        assert_eq!(k[0].base_name(), "load_cg");
         // n/a is missing, not zero; the error names the metric and how to collect it.
         let e = k[1].metric("dram__bytes_read.sum").unwrap_err().to_string();
         assert!(e.contains("dram__bytes_read.sum") && e.contains("--metrics"), "{e}");

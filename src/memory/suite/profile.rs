@@ -193,7 +193,7 @@ pub fn hit_rates(profile: &ProfileFile, ncu: &[NcuKernel]) -> Result<Vec<HitRow>
     for (i, (k, l)) in suite.iter().zip(&profile.launches).enumerate() {
         // A demangled or decorated name still starts with the entry; the entry's own
         // prefix (`load_cg` in `load_cg_x`) cannot occur: the entries are whole names.
-        let name = k.name.split(['(', ' ']).next().unwrap_or("");
+        let name = k.base_name();
         if name != l.kernel {
             return Err(Error::new(
                 ErrorKind::Format,
