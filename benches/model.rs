@@ -71,118 +71,53 @@ impl Buffers {
     }
 }
 
-/// A half2 of two FP16 values, as the kernels take it.
-fn half2(lo: f32, hi: f32) -> u32 {
-    u32::from(f16::from_f32(lo).to_bits()) | (u32::from(f16::from_f32(hi).to_bits()) << 16)
-}
-
 /// Arguments that start with the output buffer.
 fn out(b: &Buffers) -> KernelArgs {
     KernelArgs::new().buffer(&b.out)
 }
 
+/// The output buffer and the loop count: the compute kernels' arguments.
+fn out_iters(b: &Buffers, iters: u32) -> KernelArgs {
+    out(b).u32(iters)
+}
+
 fn training_kernels() -> Vec<Train> {
     use Occupancy::{Full, Low};
     vec![
-        Train {
-            name: "train_ffma",
-            entry: "m_ffma",
-            occupancy: Full,
-            args: |b, i| out(b).u32(i).f32(0.999).f32(1e-3),
-            iters: 15000,
-        },
-        Train {
-            name: "train_ffma_low",
-            entry: "m_ffma",
-            occupancy: Low,
-            args: |b, i| out(b).u32(i).f32(0.999).f32(1e-3),
-            iters: 200000,
-        },
-        Train {
-            name: "train_hfma2",
-            entry: "m_hfma2",
-            occupancy: Full,
-            args: |b, i| out(b).u32(i).u32(half2(0.999, 0.998)).u32(half2(1e-3, 2e-3)),
-            iters: 15000,
-        },
-        Train {
-            name: "train_dfma",
-            entry: "m_dfma",
-            occupancy: Full,
-            args: |b, i| out(b).u32(i).f64(0.999).f64(1e-3),
-            iters: 30000,
-        },
-        Train {
-            name: "train_imad",
-            entry: "m_imad",
-            occupancy: Full,
-            args: |b, i| out(b).u32(i).u32(2_654_435_761).u32(12345),
-            iters: 8000,
-        },
-        Train {
-            name: "train_alu",
-            entry: "m_alu",
-            occupancy: Full,
-            args: |b, i| out(b).u32(i).u32(0x9e37_79b9),
-            iters: 2500,
-        },
-        Train {
-            name: "train_alu_low",
-            entry: "m_alu",
-            occupancy: Low,
-            args: |b, i| out(b).u32(i).u32(0x9e37_79b9),
-            iters: 50000,
-        },
-        Train {
-            name: "train_mufu",
-            entry: "m_mufu",
-            occupancy: Full,
-            args: |b, i| out(b).u32(i).f32(0.9),
-            iters: 8000,
-        },
-        Train { name: "train_cvt", entry: "m_cvt", occupancy: Full, args: |b, i| out(b).u32(i).f32(0.75), iters: 2000 },
-        Train { name: "train_shfl", entry: "m_shfl", occupancy: Full, args: |b, i| out(b).u32(i), iters: 8000 },
-        Train {
-            name: "train_hmma",
-            entry: "m_hmma",
-            occupancy: Full,
-            args: |b, i| out(b).u32(i).u32(half2(0.5, -0.25)),
-            iters: 20000,
-        },
-        Train {
-            name: "train_hmma_low",
-            entry: "m_hmma",
-            occupancy: Low,
-            args: |b, i| out(b).u32(i).u32(half2(0.5, -0.25)),
-            iters: 250000,
-        },
-        Train {
-            name: "train_shared_ld",
-            entry: "m_shared_ld",
-            occupancy: Full,
-            args: |b, i| out(b).u32(i),
-            iters: 4000,
-        },
-        Train {
-            name: "train_shared_st",
-            entry: "m_shared_st",
-            occupancy: Full,
-            args: |b, i| out(b).u32(i),
-            iters: 4000,
-        },
+        Train { name: "train_ffma", entry: "m_ffma", occupancy: Full, args: out_iters, iters: 15_000 },
+        Train { name: "train_ffma_low", entry: "m_ffma", occupancy: Low, args: out_iters, iters: 200_000 },
+        Train { name: "train_hfma2", entry: "m_hfma2", occupancy: Full, args: out_iters, iters: 15_000 },
+        Train { name: "train_dfma", entry: "m_dfma", occupancy: Full, args: out_iters, iters: 7_500 },
+        Train { name: "train_imad", entry: "m_imad", occupancy: Full, args: out_iters, iters: 8_000 },
+        Train { name: "train_alu", entry: "m_alu", occupancy: Full, args: out_iters, iters: 2_500 },
+        Train { name: "train_alu_low", entry: "m_alu", occupancy: Low, args: out_iters, iters: 50_000 },
+        Train { name: "train_mufu", entry: "m_mufu", occupancy: Full, args: out_iters, iters: 8_000 },
+        Train { name: "train_cvt", entry: "m_cvt", occupancy: Full, args: out_iters, iters: 2_000 },
+        Train { name: "train_shfl", entry: "m_shfl", occupancy: Full, args: out_iters, iters: 8_000 },
+        Train { name: "train_hmma", entry: "m_hmma", occupancy: Full, args: out_iters, iters: 5_000 },
+        Train { name: "train_hmma_low", entry: "m_hmma", occupancy: Low, args: out_iters, iters: 62_500 },
+        Train { name: "train_shared_ld", entry: "m_shared_ld", occupancy: Full, args: out_iters, iters: 4_000 },
+        Train { name: "train_shared_st", entry: "m_shared_st", occupancy: Full, args: out_iters, iters: 1_000 },
         Train {
             name: "train_l1_ld",
             entry: "m_l1_ld",
             occupancy: Full,
             args: |b, i| out(b).buffer(b.a()).u32(i),
-            iters: 15000,
+            iters: 15_000,
+        },
+        Train {
+            name: "train_l1_scatter",
+            entry: "m_l1_scatter",
+            occupancy: Full,
+            args: |b, i| out(b).buffer(b.a()).u32(i),
+            iters: 1_000,
         },
         Train {
             name: "train_l2_ld",
             entry: "m_l2_ld",
             occupancy: Full,
             args: |b, i| out(b).buffer(b.a()).u32(L2_N4).u32(i),
-            iters: 1300,
+            iters: 1_300,
         },
         Train {
             name: "train_l2_ld_low",
@@ -196,7 +131,7 @@ fn training_kernels() -> Vec<Train> {
             entry: "m_l2_st",
             occupancy: Full,
             args: |b, i| KernelArgs::new().buffer(b.a()).u32(L2_N4).u32(i),
-            iters: 1300,
+            iters: 1_300,
         },
         Train {
             name: "train_dram_ld",
@@ -223,7 +158,7 @@ fn training_kernels() -> Vec<Train> {
             name: "train_dram_st",
             entry: "m_dram_st",
             occupancy: Full,
-            args: |b, _| KernelArgs::new().buffer(b.a()).u32(DRAM_N4).f32(1.5),
+            args: |b, _| KernelArgs::new().buffer(b.a()).u32(DRAM_N4).u32(7),
             iters: 0,
         },
         Train {
@@ -233,14 +168,14 @@ fn training_kernels() -> Vec<Train> {
             args: |b, _| KernelArgs::new().buffer(b.b()).buffer(b.a()).u32(DRAM_N4),
             iters: 0,
         },
-        Train { name: "train_sleep", entry: "m_sleep", occupancy: Full, args: |b, i| out(b).u32(i), iters: 4000 },
+        Train { name: "train_sleep", entry: "m_sleep", occupancy: Full, args: out_iters, iters: 4_000 },
     ]
 }
 
 /// Bytes of the first data buffer a training kernel reads or writes (0: none).
 fn data_bytes(entry: &str, sm_count: u32) -> (usize, usize) {
     match entry {
-        "m_l1_ld" => (sm_count as usize * 8 * 8192, 0),
+        "m_l1_ld" | "m_l1_scatter" => (sm_count as usize * 8 * 8192, 0),
         "m_l2_ld" | "m_l2_st" => (L2_N4 as usize * 16, 0),
         "m_dram_ld" | "m_dram_st" => (DRAM_N4 as usize * 16, 0),
         "m_dram_copy" => (DRAM_N4 as usize * 16, DRAM_N4 as usize * 16),
@@ -262,12 +197,15 @@ fn setup_training(gpu: &Arc<CudaGpu>, t: &Train) -> Result<Launcher> {
     let b = if b_bytes > 0 { Some(gpu.alloc_zeros::<u8>(b_bytes)?) } else { None };
     let buffers = Buffers { out, a, b };
     let stream = gpu.stream().clone();
-    // The data the kernels read: not zeros (a stream of zeros toggles nothing), written by
-    // the DRAM store kernel itself.
+    // The data the kernels read: random words (a stream of zeros would toggle nothing).
     if let Some(a) = &buffers.a {
-        let fill = module.kernel("m_dram_st")?;
-        let n4 = (a.size_bytes() / 16) as u32;
-        fill.launch(&stream, LaunchConfig::linear(sms * 8, THREADS), &KernelArgs::new().buffer(a).u32(n4).f32(0.5))?;
+        let fill = module.kernel("m_fill")?;
+        let words = (a.size_bytes() / 4) as u32;
+        fill.launch(
+            &stream,
+            LaunchConfig::linear(sms * 8, THREADS),
+            &KernelArgs::new().buffer(a).u32(words).u32(0x5eed),
+        )?;
     }
     gpu.synchronize()?;
     let args = (t.args)(&buffers, t.iters);

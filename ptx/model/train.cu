@@ -2,6 +2,9 @@
 // over a whole GPU, so that the costs fitted from them (by non-negative least squares over
 // their Nsight Compute counts and measured dynamic energy) are the costs of work done the
 // way applications do it: many warps, independent instructions, streams of memory.
+// Operands are random and switch from one instruction to the next (as in applications,
+// whose data toggles the datapaths): every chain cycles through per-thread random values
+// (`mix` of the thread's index), and the memory kernels read and write random words.
 // Every kernel stores a value per thread that depends on all its work, so nothing is
 // removed by the compiler; `iters` sets the length of a launch.
 // Compiled to train.ptx by `python3 ptx/nvrtc.py ptx/model/train.cu ptx/model/train.ptx`.
@@ -10,68 +13,110 @@ typedef unsigned int u32;
 
 extern "C" {
 
-// FP32: eight independent FFMA chains per thread.
-__global__ void m_ffma(float* out, u32 iters, float a, float b) {
-    float x[8];
-    for (int c = 0; c < 8; ++c) x[c] = threadIdx.x * 1e-3f + c;
+// A 32-bit hash (the lowbias32 finalizer): the kernels' random operands and data.
+__device__ __forceinline__ u32 mix(u32 x) {
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+// A random float in [-1, 1) from a hash.
+__device__ __forceinline__ float unit(u32 h) { return (float)(h >> 8) * (1.0f / 8388608.0f) - 1.0f; }
+
+__device__ __forceinline__ u32 tid() { return blockIdx.x * blockDim.x + threadIdx.x; }
+
+// Random words over a buffer of `n` words (the memory kernels' data).
+__global__ void m_fill(u32* buf, u32 n, u32 seed) {
+    for (u32 j = tid(); j < n; j += gridDim.x * blockDim.x) buf[j] = mix(j ^ seed);
+}
+
+// FP32: eight independent chains x = x * r + s per thread, r and s cycling through
+// random values (|r| < 1: every chain settles on a cycle of distinct values).
+__global__ void m_ffma(float* out, u32 iters) {
+    float r[8], x[8];
+    for (int c = 0; c < 8; ++c) {
+        r[c] = unit(mix(tid() * 16 + c));
+        x[c] = unit(mix(tid() * 16 + 8 + c));
+    }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
         for (int u = 0; u < 4; ++u)
 #pragma unroll
-            for (int c = 0; c < 8; ++c) x[c] = fmaf(x[c], a, b);
+            for (int c = 0; c < 8; ++c) x[c] = fmaf(x[c], r[(c + u) & 7], r[(c + 3 * u + 1) & 7]);
     }
     float s = 0.f;
     for (int c = 0; c < 8; ++c) s += x[c];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+    out[tid()] = s;
 }
 
-// FP16: eight independent HFMA2 chains per thread (two halves each).
-__global__ void m_hfma2(u32* out, u32 iters, u32 a, u32 b) {
-    u32 x[8];
-    for (int c = 0; c < 8; ++c) x[c] = 0x3c003c00u + threadIdx.x + c;
+// FP16: eight independent HFMA2 chains, as m_ffma, on pairs of halves.
+__global__ void m_hfma2(u32* out, u32 iters) {
+    u32 r[8], x[8];
+    for (int c = 0; c < 8; ++c) {
+        unsigned short lo, hi;
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(lo) : "f"(unit(mix(tid() * 16 + c))));
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(hi) : "f"(unit(mix(tid() * 16 + 8 + c))));
+        r[c] = (u32)lo | ((u32)hi << 16);
+        x[c] = r[c] ^ 0x00010001u;
+    }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
         for (int u = 0; u < 4; ++u)
 #pragma unroll
-            for (int c = 0; c < 8; ++c) asm volatile("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(x[c]) : "r"(a), "r"(b));
+            for (int c = 0; c < 8; ++c)
+                asm volatile("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(x[c]) : "r"(r[(c + u) & 7]), "r"(r[(c + 3 * u + 1) & 7]));
     }
     u32 s = 0;
     for (int c = 0; c < 8; ++c) s ^= x[c];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+    out[tid()] = s;
 }
 
-// FP64: eight independent DFMA chains per thread.
-__global__ void m_dfma(double* out, u32 iters, double a, double b) {
-    double x[8];
-    for (int c = 0; c < 8; ++c) x[c] = threadIdx.x * 1e-3 + c;
+// FP64: eight independent DFMA chains, as m_ffma.
+__global__ void m_dfma(double* out, u32 iters) {
+    double r[8], x[8];
+    for (int c = 0; c < 8; ++c) {
+        r[c] = unit(mix(tid() * 16 + c)) + unit(mix(tid() * 16 + 8 + c)) * 1e-7;
+        x[c] = unit(mix(tid() * 32 + c));
+    }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
-        for (int c = 0; c < 8; ++c) x[c] = fma(x[c], a, b);
+        for (int u = 0; u < 4; ++u)
+#pragma unroll
+            for (int c = 0; c < 8; ++c) x[c] = fma(x[c], r[(c + u) & 7], r[(c + 3 * u + 1) & 7]);
     }
     double s = 0.0;
     for (int c = 0; c < 8; ++c) s += x[c];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+    out[tid()] = s;
 }
 
-// Integer multiply-add: eight independent IMAD chains per thread.
-__global__ void m_imad(u32* out, u32 iters, u32 a, u32 b) {
-    u32 x[8];
-    for (int c = 0; c < 8; ++c) x[c] = threadIdx.x * 2654435761u + c;
+// Integer multiply-add: eight independent chains x = x * r + s, random r and s.
+__global__ void m_imad(u32* out, u32 iters) {
+    u32 r[8], x[8];
+    for (int c = 0; c < 8; ++c) {
+        r[c] = mix(tid() * 16 + c) | 1u;
+        x[c] = mix(tid() * 16 + 8 + c);
+    }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
         for (int u = 0; u < 4; ++u)
 #pragma unroll
-            for (int c = 0; c < 8; ++c) x[c] = x[c] * a + b;
+            for (int c = 0; c < 8; ++c) x[c] = x[c] * r[(c + u) & 7] + r[(c + 3 * u + 1) & 7];
     }
     u32 s = 0;
     for (int c = 0; c < 8; ++c) s ^= x[c];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+    out[tid()] = s;
 }
 
 // Integer and logic ALU: xorshift generators (shifts, XOR, add), four per thread.
-__global__ void m_alu(u32* out, u32 iters, u32 k) {
-    u32 x[4];
-    for (int c = 0; c < 4; ++c) x[c] = threadIdx.x * 2654435761u + c + 1;
+__global__ void m_alu(u32* out, u32 iters) {
+    u32 x[4], k[4];
+    for (int c = 0; c < 4; ++c) {
+        x[c] = mix(tid() * 8 + c) | 1u;
+        k[c] = mix(tid() * 8 + 4 + c);
+    }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
         for (int u = 0; u < 4; ++u)
@@ -80,18 +125,19 @@ __global__ void m_alu(u32* out, u32 iters, u32 k) {
                 x[c] ^= x[c] << 13;
                 x[c] ^= x[c] >> 17;
                 x[c] ^= x[c] << 5;
-                x[c] += k;
+                x[c] += k[(c + u) & 3];
             }
     }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = x[0] ^ x[1] ^ x[2] ^ x[3];
+    out[tid()] = x[0] ^ x[1] ^ x[2] ^ x[3];
 }
 
-// Special functions: four chains of sin.approx and four of ex2.approx (each with an FMUL).
-__global__ void m_mufu(float* out, u32 iters, float k) {
-    float s[4], e[4];
+// Special functions: four chains of sin.approx and four of ex2.approx on changing values.
+__global__ void m_mufu(float* out, u32 iters) {
+    float s[4], e[4], r[4];
     for (int c = 0; c < 4; ++c) {
-        s[c] = threadIdx.x * 1e-3f + c;
-        e[c] = 0.25f * c;
+        r[c] = unit(mix(tid() * 8 + c));
+        s[c] = unit(mix(tid() * 8 + 4 + c));
+        e[c] = 1.0f;
     }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
@@ -99,185 +145,221 @@ __global__ void m_mufu(float* out, u32 iters, float k) {
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
                 float t;
-                asm volatile("sin.approx.f32 %0, %1;" : "=f"(t) : "f"(s[c]));
-                s[c] = t * k;
-                asm volatile("ex2.approx.f32 %0, %1;" : "=f"(t) : "f"(e[c]));
-                e[c] = t * 0.5f;
+                asm volatile("sin.approx.f32 %0, %1;" : "=f"(t) : "f"(s[c] + r[(c + u) & 3]));
+                s[c] = t;
+                asm volatile("ex2.approx.f32 %0, %1;" : "=f"(t) : "f"(r[(c + u + 1) & 3] - 0.5f * e[c]));
+                e[c] = t;
             }
     }
-    float r = 0.f;
-    for (int c = 0; c < 4; ++c) r += s[c] + e[c];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = r;
+    float q = 0.f;
+    for (int c = 0; c < 4; ++c) q += s[c] + e[c];
+    out[tid()] = q;
 }
 
-// Conversions: float to integer and back, four chains per thread.
-__global__ void m_cvt(float* out, u32 iters, float k) {
+// Conversions: float to integer and back, four chains scrambled by random words.
+__global__ void m_cvt(float* out, u32 iters) {
     float x[4];
-    for (int c = 0; c < 4; ++c) x[c] = threadIdx.x + c * 7.f;
+    u32 k[4];
+    for (int c = 0; c < 4; ++c) {
+        x[c] = unit(mix(tid() * 8 + c)) * 1000.f;
+        k[c] = mix(tid() * 8 + 4 + c) & 0xfffffu;
+    }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
         for (int u = 0; u < 4; ++u)
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
                 int n;
-                asm volatile("cvt.rni.s32.f32 %0, %1;" : "=r"(n) : "f"(x[c] * k));
-                asm volatile("cvt.rn.f32.s32 %0, %1;" : "=f"(x[c]) : "r"(n));
+                asm volatile("cvt.rni.s32.f32 %0, %1;" : "=r"(n) : "f"(x[c]));
+                asm volatile("cvt.rn.f32.s32 %0, %1;" : "=f"(x[c]) : "r"(n ^ (int)k[(c + u) & 3]));
             }
     }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = x[0] + x[1] + x[2] + x[3];
+    out[tid()] = x[0] + x[1] + x[2] + x[3];
 }
 
-// Warp shuffles: four chains of shfl.sync.bfly.
+// Warp shuffles: four chains of shfl.sync.bfly, each result XORed with a random word.
 __global__ void m_shfl(u32* out, u32 iters) {
-    u32 x[4];
-    for (int c = 0; c < 4; ++c) x[c] = threadIdx.x * 7u + c;
+    u32 x[4], k[4];
+    for (int c = 0; c < 4; ++c) {
+        x[c] = mix(tid() * 8 + c);
+        k[c] = mix(tid() * 8 + 4 + c);
+    }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
         for (int u = 0; u < 4; ++u)
 #pragma unroll
-            for (int c = 0; c < 4; ++c) x[c] = __shfl_xor_sync(0xffffffffu, x[c], 1 + (u & 3)) + 1u;
+            for (int c = 0; c < 4; ++c) x[c] = __shfl_xor_sync(0xffffffffu, x[c], 1 + u) ^ k[c];
     }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = x[0] ^ x[1] ^ x[2] ^ x[3];
+    out[tid()] = x[0] ^ x[1] ^ x[2] ^ x[3];
 }
 
-// Tensor cores: four independent mma.sync m16n8k16 (f16 in, f32 accumulate) chains per warp.
-__global__ void m_hmma(float* out, u32 iters, u32 a_bits) {
-    u32 a0 = a_bits ^ threadIdx.x, a1 = a_bits, a2 = a_bits ^ (threadIdx.x << 16), a3 = a_bits;
-    u32 b0 = a_bits, b1 = a_bits ^ threadIdx.x;
+// Tensor cores: four independent mma.sync m16n8k16 (FP16 in, FP32 accumulate) chains per
+// warp; the A and B fragments cycle through four sets of random halves.
+__global__ void m_hmma(float* out, u32 iters) {
+    u32 a[4][4], b[4][2];
+    for (int s = 0; s < 4; ++s)
+        for (int j = 0; j < 6; ++j) {
+            unsigned short lo, hi;
+            asm("cvt.rn.f16.f32 %0, %1;" : "=h"(lo) : "f"(unit(mix(tid() * 64 + s * 12 + 2 * j))));
+            asm("cvt.rn.f16.f32 %0, %1;" : "=h"(hi) : "f"(unit(mix(tid() * 64 + s * 12 + 2 * j + 1))));
+            u32 w = (u32)lo | ((u32)hi << 16);
+            if (j < 4)
+                a[s][j] = w;
+            else
+                b[s][j - 4] = w;
+        }
     float d[4][4];
     for (int c = 0; c < 4; ++c)
         for (int r = 0; r < 4; ++r) d[c][r] = 0.f;
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
-        for (int c = 0; c < 4; ++c)
-            asm volatile(
-                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                "{%0,%1,%2,%3};"
-                : "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3])
-                : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        for (int u = 0; u < 4; ++u)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const int s = (c + u) & 3, t = (c + 2 * u + 1) & 3;
+                asm volatile(
+                    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                    "{%0,%1,%2,%3};"
+                    : "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3])
+                    : "r"(a[s][0]), "r"(a[s][1]), "r"(a[s][2]), "r"(a[s][3]), "r"(b[t][0]), "r"(b[t][1]));
+            }
     }
-    float s = 0.f;
+    float q = 0.f;
     for (int c = 0; c < 4; ++c)
-        for (int r = 0; r < 4; ++r) s += d[c][r];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+        for (int r = 0; r < 4; ++r) q += d[c][r];
+    out[tid()] = q;
 }
 
-// Shared-memory loads: 128-bit loads from a 16 KiB block buffer, summed.
-__global__ void m_shared_ld(float* out, u32 iters) {
-    __shared__ float4 buf[1024];
-    for (u32 j = threadIdx.x; j < 1024; j += blockDim.x) buf[j] = make_float4(j, j + 1, j + 2, j + 3);
+// Shared-memory loads: 128-bit loads of random words from a 16 KiB block buffer, XORed.
+__global__ void m_shared_ld(u32* out, u32 iters) {
+    __shared__ uint4 buf[1024];
+    for (u32 j = threadIdx.x; j < 1024; j += blockDim.x)
+        buf[j] = make_uint4(mix(4 * j), mix(4 * j + 1), mix(4 * j + 2), mix(4 * j + 3));
     __syncthreads();
-    float4 acc = make_float4(0, 0, 0, 0);
+    uint4 acc = make_uint4(0, 0, 0, 0);
     u32 idx = threadIdx.x;
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
         for (int u = 0; u < 8; ++u) {
-            float4 v = buf[(idx + u * 32) & 1023];
-            acc.x += v.x;
-            acc.y += v.y;
-            acc.z += v.z;
-            acc.w += v.w;
+            uint4 v = buf[(idx + u * 32) & 1023];
+            acc.x ^= v.x;
+            acc.y ^= v.y;
+            acc.z ^= v.z;
+            acc.w ^= v.w;
         }
-        idx += 256;
+        idx += 257;
     }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = acc.x + acc.y + acc.z + acc.w;
+    out[tid()] = acc.x ^ acc.y ^ acc.z ^ acc.w;
 }
 
-// Shared-memory stores: 128-bit stores to a 16 KiB block buffer (volatile: every store stays).
-__global__ void m_shared_st(float* out, u32 iters) {
-    __shared__ float4 buf[1024];
-    volatile float4* vbuf = buf;
+// Shared-memory stores: 32-bit stores of changing random words (volatile: every store stays).
+__global__ void m_shared_st(u32* out, u32 iters) {
+    __shared__ u32 buf[4096];
+    volatile u32* vbuf = buf;
     u32 idx = threadIdx.x;
-    float v = threadIdx.x;
+    u32 v = mix(tid());
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
-        for (int u = 0; u < 8; ++u) {
-            volatile float4* p = &vbuf[(idx + u * 32) & 1023];
-            p->x = v;
-            p->y = v;
-            p->z = v;
-            p->w = v;
-        }
-        idx += 256;
-        v += 1.f;
+        for (int u = 0; u < 32; ++u) vbuf[(idx + u * 128) & 4095] = v ^ (u * 0x9e3779b9u);
+        idx += 257;
+        v = v * 1664525u + 1013904223u;
     }
     __syncthreads();
-    float4 r = buf[(threadIdx.x * 5) & 1023];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = r.x + r.w;
+    out[tid()] = buf[(threadIdx.x * 5) & 4095];
 }
 
-// Global loads that hit L1: each block reads its own 8 KiB region over and over.
-__global__ void m_l1_ld(float* out, const float4* in, u32 iters) {
-    const float4* region = in + blockIdx.x * 512;
-    float4 acc = make_float4(0, 0, 0, 0);
+// Global loads that hit L1: each block reads its own 8 KiB region of random words over and
+// over, coalesced (128-bit loads).
+__global__ void m_l1_ld(u32* out, const uint4* in, u32 iters) {
+    const uint4* region = in + blockIdx.x * 512;
+    uint4 acc = make_uint4(0, 0, 0, 0);
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
         for (int u = 0; u < 2; ++u) {
-            float4 v = __ldca(&region[(threadIdx.x + u * 256 + i) & 511]);
-            acc.x += v.x;
-            acc.y += v.y;
-            acc.z += v.z;
-            acc.w += v.w;
+            uint4 v = __ldca(&region[(threadIdx.x + u * 256 + i) & 511]);
+            acc.x ^= v.x;
+            acc.y ^= v.y;
+            acc.z ^= v.z;
+            acc.w ^= v.w;
         }
     }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = acc.x + acc.y + acc.z + acc.w;
+    out[tid()] = acc.x ^ acc.y ^ acc.z ^ acc.w;
 }
 
-// Global loads that hit L2 (bypassing L1): the grid sweeps an array of `n4` float4s
-// (sized to stay in L2) `iters` times.
-__global__ void m_l2_ld(float* out, const float4* in, u32 n4, u32 iters) {
+// Global loads that hit L1, scattered: each thread of a warp loads a word from another
+// 128-byte line of the block's 8 KiB region (32 sectors per request).
+__global__ void m_l1_scatter(u32* out, const u32* in, u32 iters) {
+    const u32* region = in + blockIdx.x * 2048;
+    u32 acc = 0;
+    for (u32 i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int u = 0; u < 4; ++u) acc ^= __ldca(&region[(threadIdx.x * 32 + u * 8 + i) & 2047]);
+    }
+    out[tid()] = acc;
+}
+
+// Global loads that hit L2 (bypassing L1): the grid sweeps an array of `n4` uint4s of
+// random words (sized to stay in L2) `iters` times.
+__global__ void m_l2_ld(u32* out, const uint4* in, u32 n4, u32 iters) {
     u32 stride = gridDim.x * blockDim.x;
-    float4 acc = make_float4(0, 0, 0, 0);
+    uint4 acc = make_uint4(0, 0, 0, 0);
     for (u32 i = 0; i < iters; ++i)
-        for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < n4; j += stride) {
-            float4 v = __ldcg(&in[j]);
-            acc.x += v.x;
-            acc.y += v.y;
-            acc.z += v.z;
-            acc.w += v.w;
+        for (u32 j = tid(); j < n4; j += stride) {
+            uint4 v = __ldcg(&in[j]);
+            acc.x ^= v.x;
+            acc.y ^= v.y;
+            acc.z ^= v.z;
+            acc.w ^= v.w;
         }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = acc.x + acc.y + acc.z + acc.w;
+    out[tid()] = acc.x ^ acc.y ^ acc.z ^ acc.w;
 }
 
-// Global stores that stay in L2: the grid writes an L2-sized array `iters` times.
-__global__ void m_l2_st(float4* buf, u32 n4, u32 iters) {
+// Global stores that stay in L2: the grid writes random words over an L2-sized array
+// `iters` times.
+__global__ void m_l2_st(uint4* buf, u32 n4, u32 iters) {
     u32 stride = gridDim.x * blockDim.x;
-    for (u32 i = 0; i < iters; ++i)
-        for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < n4; j += stride)
-            __stcg(&buf[j], make_float4(i, j, i + 1, j + 1));
+    u32 v = mix(tid());
+    for (u32 i = 0; i < iters; ++i) {
+        for (u32 j = tid(); j < n4; j += stride) __stcg(&buf[j], make_uint4(v, v ^ j, v + j, v ^ i));
+        v = v * 1664525u + 1013904223u;
+    }
 }
 
-// DRAM reads: one sweep over an array far larger than L2, summed; `flops` FFMAs per
-// element loaded (0 for a pure stream).
+// DRAM reads: one sweep over an array of random words far larger than L2; `flops` FFMAs
+// per element loaded (0 for a pure stream).
 __global__ void m_dram_ld(float* out, const float4* in, u32 n4, u32 flops) {
     u32 stride = gridDim.x * blockDim.x;
     float4 acc = make_float4(0, 0, 0, 0);
-    for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < n4; j += stride) {
+    for (u32 j = tid(); j < n4; j += stride) {
         float4 v = in[j];
         for (u32 f = 0; f < flops; ++f) {
-            v.x = fmaf(v.x, 0.999f, 1e-3f);
-            v.y = fmaf(v.y, 0.999f, 1e-3f);
-            v.z = fmaf(v.z, 0.999f, 1e-3f);
-            v.w = fmaf(v.w, 0.999f, 1e-3f);
+            v.x = fmaf(v.x, 0.999f, acc.y);
+            v.y = fmaf(v.y, 0.999f, acc.z);
+            v.z = fmaf(v.z, 0.999f, acc.w);
+            v.w = fmaf(v.w, 0.999f, acc.x);
         }
         acc.x += v.x;
         acc.y += v.y;
         acc.z += v.z;
         acc.w += v.w;
     }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = acc.x + acc.y + acc.z + acc.w;
+    out[tid()] = acc.x + acc.y + acc.z + acc.w;
 }
 
-// DRAM writes: one sweep writing an array far larger than L2.
-__global__ void m_dram_st(float4* buf, u32 n4, float v) {
+// DRAM writes: one sweep writing random words over an array far larger than L2.
+__global__ void m_dram_st(uint4* buf, u32 n4, u32 seed) {
     u32 stride = gridDim.x * blockDim.x;
-    for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < n4; j += stride) buf[j] = make_float4(v, j, v, j);
+    u32 v = mix(tid() ^ seed);
+    for (u32 j = tid(); j < n4; j += stride) {
+        buf[j] = make_uint4(v, v ^ j, v + j, v ^ seed);
+        v = v * 1664525u + 1013904223u;
+    }
 }
 
 // DRAM copy: one sweep reading one array and writing another, both far larger than L2.
-__global__ void m_dram_copy(float4* dst, const float4* src, u32 n4) {
+__global__ void m_dram_copy(uint4* dst, const uint4* src, u32 n4) {
     u32 stride = gridDim.x * blockDim.x;
-    for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < n4; j += stride) dst[j] = src[j];
+    for (u32 j = tid(); j < n4; j += stride) dst[j] = src[j];
 }
 
 // Resident, waiting warps: `iters` sleeps of about a microsecond (SM cycles with little
@@ -288,7 +370,7 @@ __global__ void m_sleep(u32* out, u32 iters) {
         __nanosleep(1000);
         n += i;
     }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = n;
+    out[tid()] = n;
 }
 
 }  // extern "C"
