@@ -487,6 +487,170 @@ fn setup_saxpy(gpu: &CudaGpu) -> Result<App> {
     Ok(App { kernel, config, args, _buffers: vec![Box::new(dx), Box::new(dy)] })
 }
 
+/// y = A x, 16 Ki x 16 Ki floats (1 GiB): a warp per row.
+fn setup_sgemv(gpu: &CudaGpu) -> Result<App> {
+    const N: usize = 1 << 14;
+    let kernel = apps_kernel(gpu, "sgemv")?;
+    let mut rng = Rng(8);
+    let a: Vec<f32> = (0..N * N).map(|_| rng.unit()).collect();
+    let x: Vec<f32> = (0..N).map(|_| rng.unit()).collect();
+    let (da, dx) = (gpu.upload(&a)?, gpu.upload(&x)?);
+    let dy = gpu.alloc_zeros::<u8>(N * 4)?;
+    let config = LaunchConfig::linear((N * 32 / 256) as u32, 256);
+    let args = KernelArgs::new().buffer(&dy).buffer(&da).buffer(&dx).u32(N as u32).u32(N as u32);
+    kernel.launch(gpu.stream(), config, &args)?;
+    gpu.synchronize()?;
+    if !gpu.is_checked() {
+        let y = floats_of(&gpu.download(&dy)?);
+        for r in [0, 1, N / 2, N - 1] {
+            let terms = (0..N).map(|k| f64::from(a[r * N + k]) * f64::from(x[k]));
+            let (want, magnitude) = terms.fold((0.0, 0.0), |(s, m), p| (s + p, m + p.abs()));
+            check_close("sgemv", &format!("y[{r}]"), f64::from(y[r]), want, 1e-5 * magnitude + 1e-6)?;
+        }
+    }
+    Ok(App { kernel, config, args, _buffers: vec![Box::new(dy), Box::new(da), Box::new(dx)] })
+}
+
+/// One 7-point Jacobi sweep, 512^3.
+fn setup_stencil7(gpu: &CudaGpu) -> Result<App> {
+    const N: usize = 512;
+    let kernel = apps_kernel(gpu, "stencil7")?;
+    let mut rng = Rng(9);
+    let grid: Vec<f32> = (0..N * N * N).map(|_| rng.unit()).collect();
+    let input = gpu.upload(&grid)?;
+    let output = gpu.alloc_zeros::<u8>(N * N * N * 4)?;
+    let config =
+        LaunchConfig { grid: ((N / 32) as u32, (N / 8) as u32, N as u32), block: (32, 8, 1), shared_mem_bytes: 0 };
+    let args = KernelArgs::new().buffer(&output).buffer(&input).u32(N as u32);
+    kernel.launch(gpu.stream(), config, &args)?;
+    gpu.synchronize()?;
+    if !gpu.is_checked() {
+        let out = floats_of(&gpu.download(&output)?);
+        let (n, plane) = (N, N * N);
+        for (x, y, z) in [(0, 0, 0), (1, 1, 1), (N / 2, N / 3, N / 4), (N - 2, N - 2, N - 2), (5, N - 1, 7)] {
+            let i = (z * N + y) * N + x;
+            let face = x == 0 || y == 0 || z == 0 || x == N - 1 || y == N - 1 || z == N - 1;
+            let want = if face {
+                grid[i]
+            } else {
+                (1.0f32 / 6.0)
+                    * (((grid[i - 1] + grid[i + 1]) + (grid[i - n] + grid[i + n]))
+                        + (grid[i - plane] + grid[i + plane]))
+            };
+            check_close("stencil7", &format!("({x}, {y}, {z})"), f64::from(out[i]), f64::from(want), 1e-6)?;
+        }
+    }
+    Ok(App { kernel, config, args, _buffers: vec![Box::new(output), Box::new(input)] })
+}
+
+/// Softmax of each row of a 64 Ki x 1024 matrix.
+fn setup_softmax(gpu: &CudaGpu) -> Result<App> {
+    const ROWS: usize = 1 << 16;
+    const COLS: usize = 1024;
+    let kernel = apps_kernel(gpu, "softmax")?;
+    let mut rng = Rng(10);
+    let m: Vec<f32> = (0..ROWS * COLS).map(|_| 4.0 * rng.unit()).collect();
+    let input = gpu.upload(&m)?;
+    let output = gpu.alloc_zeros::<u8>(ROWS * COLS * 4)?;
+    let config = LaunchConfig::linear(ROWS as u32, 256);
+    let args = KernelArgs::new().buffer(&output).buffer(&input);
+    kernel.launch(gpu.stream(), config, &args)?;
+    gpu.synchronize()?;
+    if !gpu.is_checked() {
+        let out = floats_of(&gpu.download(&output)?);
+        for r in [0, ROWS / 2, ROWS - 1] {
+            let row = &m[r * COLS..(r + 1) * COLS];
+            let max = row.iter().fold(f64::MIN, |a, &b| a.max(f64::from(b)));
+            let sum: f64 = row.iter().map(|&v| (f64::from(v) - max).exp()).sum();
+            for c in [0, 1, COLS / 2, COLS - 1] {
+                let want = (f64::from(row[c]) - max).exp() / sum;
+                check_close("softmax", &format!("({r}, {c})"), f64::from(out[r * COLS + c]), want, 1e-5 * want + 1e-9)?;
+            }
+        }
+    }
+    Ok(App { kernel, config, args, _buffers: vec![Box::new(output), Box::new(input)] })
+}
+
+/// A 32-tap FIR filter over 64 Mi samples.
+fn setup_fir(gpu: &CudaGpu) -> Result<App> {
+    const N: usize = 1 << 26;
+    const TAPS: usize = 32;
+    let kernel = apps_kernel(gpu, "fir32")?;
+    let mut rng = Rng(11);
+    let x: Vec<f32> = (0..N + TAPS).map(|_| rng.unit()).collect();
+    let h: Vec<f32> = (0..TAPS).map(|_| rng.unit() / TAPS as f32).collect();
+    let (dx, dh) = (gpu.upload(&x)?, gpu.upload(&h)?);
+    let dy = gpu.alloc_zeros::<u8>(N * 4)?;
+    let config = LaunchConfig::linear((N / 256) as u32, 256);
+    let args = KernelArgs::new().buffer(&dy).buffer(&dx).buffer(&dh).u32(N as u32);
+    kernel.launch(gpu.stream(), config, &args)?;
+    gpu.synchronize()?;
+    if !gpu.is_checked() {
+        let y = floats_of(&gpu.download(&dy)?);
+        for i in [0, 255, 256, N / 2 + 17, N - 1] {
+            let terms = (0..TAPS).map(|k| f64::from(h[k]) * f64::from(x[i + k]));
+            let (want, magnitude) = terms.fold((0.0, 0.0), |(s, m), p| (s + p, m + p.abs()));
+            check_close("fir32", &format!("y[{i}]"), f64::from(y[i]), want, 1e-6 * magnitude + 1e-9)?;
+        }
+    }
+    Ok(App { kernel, config, args, _buffers: vec![Box::new(dy), Box::new(dx), Box::new(dh)] })
+}
+
+/// Tiled FP64 GEMM, n = 2048.
+fn setup_dgemm(gpu: &CudaGpu) -> Result<App> {
+    const N: usize = 2048;
+    let kernel = apps_kernel(gpu, "dgemm")?;
+    let mut rng = Rng(12);
+    let a: Vec<f64> = (0..N * N).map(|_| f64::from(rng.unit())).collect();
+    let b: Vec<f64> = (0..N * N).map(|_| f64::from(rng.unit())).collect();
+    let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
+    let dc = gpu.alloc_zeros::<u8>(N * N * 8)?;
+    let config = LaunchConfig { grid: ((N / 32) as u32, (N / 32) as u32, 1), block: (16, 16, 1), shared_mem_bytes: 0 };
+    let args = KernelArgs::new().buffer(&dc).buffer(&da).buffer(&db).u32(N as u32);
+    kernel.launch(gpu.stream(), config, &args)?;
+    gpu.synchronize()?;
+    if !gpu.is_checked() {
+        let bytes = gpu.download(&dc)?;
+        let c: Vec<f64> = bytes.chunks_exact(8).map(|w| f64::from_le_bytes(w.try_into().unwrap_or([0; 8]))).collect();
+        for (row, col) in gemm_samples(N) {
+            let terms = (0..N).map(|k| a[row * N + k] * b[k * N + col]);
+            let (want, magnitude) = terms.fold((0.0, 0.0), |(s, m), p: f64| (s + p, m + p.abs()));
+            check_close("dgemm", &format!("C[{row}][{col}]"), c[row * N + col], want, 1e-12 * magnitude)?;
+        }
+    }
+    Ok(App { kernel, config, args, _buffers: vec![Box::new(dc), Box::new(da), Box::new(db)] })
+}
+
+/// Bitonic sort of each 1024-key chunk of 64 Mi random keys.
+fn setup_bitonic(gpu: &CudaGpu) -> Result<App> {
+    const N: usize = 1 << 26;
+    const CHUNK: usize = 1024;
+    let kernel = apps_kernel(gpu, "bitonic1024")?;
+    let mut rng = Rng(13);
+    let keys: Vec<u32> = (0..N).map(|_| rng.next() as u32).collect();
+    let input = gpu.upload(&keys)?;
+    let output = gpu.alloc_zeros::<u8>(N * 4)?;
+    let config = LaunchConfig::linear((N / CHUNK) as u32, 512);
+    let args = KernelArgs::new().buffer(&output).buffer(&input);
+    kernel.launch(gpu.stream(), config, &args)?;
+    gpu.synchronize()?;
+    if !gpu.is_checked() {
+        let out = gpu.download(&output)?;
+        for chunk in [0, N / CHUNK / 2, N / CHUNK - 1] {
+            let got: Vec<u32> = out[chunk * CHUNK * 4..(chunk + 1) * CHUNK * 4]
+                .chunks_exact(4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                .collect();
+            let mut want = keys[chunk * CHUNK..(chunk + 1) * CHUNK].to_vec();
+            want.sort_unstable();
+            if got != want {
+                return Err(wrong("bitonic1024", format!("chunk {chunk} is not its keys sorted")));
+            }
+        }
+    }
+    Ok(App { kernel, config, args, _buffers: vec![Box::new(output), Box::new(input)] })
+}
+
 fn app(name: &str, setup: fn(&CudaGpu) -> Result<App>) -> BenchSpec {
     BenchSpec::new(name, file!(), line!())
         .code(KernelCode::with_setup(setup, launch_app))
@@ -516,6 +680,12 @@ fn main() -> std::process::ExitCode {
         app("app_stencil", setup_stencil),
         app("app_hash", setup_hash),
         app("app_transpose", setup_transpose),
+        app("app_sgemv", setup_sgemv),
+        app("app_stencil7", setup_stencil7),
+        app("app_softmax", setup_softmax),
+        app("app_fir", setup_fir),
+        app("app_dgemm", setup_dgemm),
+        app("app_bitonic", setup_bitonic),
     ]);
     if run_collect(specs, &RunSettings::default(), |_| {}).failures > 0 {
         std::process::ExitCode::FAILURE
