@@ -1,9 +1,11 @@
-//! Energy suites package: the instruction and memory suites behind `cargo bench`, their
-//! PTX generators and checks. See the README.
+//! Energy suites package: the instruction, memory and model suites behind `cargo bench`,
+//! their PTX generators and checks, and the energy model fitted from the model suite. See
+//! the README.
 
 pub mod common;
 pub mod costs;
 pub mod generated;
 pub mod instructions;
 pub mod memory;
+pub mod model;
 pub mod sass;

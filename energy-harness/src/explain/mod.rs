@@ -27,18 +27,37 @@ pub const MODEL_FORMAT: &str = "energy-model/1";
 pub struct ModelClass {
     /// `fp32`, `int`, `dram loads`, ...
     pub name: String,
-    /// `compute` or `data movement`.
+    /// `compute`, `data movement` or `time` (power while a kernel runs, above active idle).
     pub kind: String,
     /// What one unit is (`warp-instruction`, `32 B sector`).
     pub unit: String,
-    /// The ncu metrics whose sum, times `scale`, counts the units in a profiled launch.
+    /// The ncu metrics whose sum, less `subtract_metrics`, times `scale`, counts the units
+    /// in a profiled launch.
     pub ncu_metrics: Vec<String>,
+    /// Metrics subtracted from that sum (on Hopper the tensor pipe's count holds half the
+    /// HFMA2s: tensor MMAs are the pipe's count less its HFMA2 share).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subtract_metrics: Vec<String>,
     /// Units per metric count (e.g. 1/32 for a byte metric of 32 B sectors).
     pub scale: f64,
     /// Dynamic energy per unit, J.
     pub j_per_unit: f64,
     /// Its 95 % interval, J (`None`: held at zero by the fit, or not fitted).
     pub ci_j: Option<(f64, f64)>,
+}
+
+impl ModelClass {
+    /// The class's units in one profiled launch (errors name the missing metric).
+    pub fn units(&self, launch: &NcuKernel) -> Result<f64> {
+        let mut count = 0.0;
+        for metric in &self.ncu_metrics {
+            count += launch.metric(metric)?;
+        }
+        for metric in &self.subtract_metrics {
+            count -= launch.metric(metric)?;
+        }
+        Ok(count * self.scale)
+    }
 }
 
 /// A fitted model, one per GPU model.
@@ -56,6 +75,13 @@ pub struct EnergyModel {
     pub source: String,
     /// The classes.
     pub classes: Vec<ModelClass>,
+    /// Active idle power of the GPU during the fit's measurements, W (static power: what a
+    /// launch costs per second besides its dynamic energy).
+    #[serde(default)]
+    pub active_idle_w: Option<f64>,
+    /// What the model holds for and what it does not (printed with every explanation).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 impl EnergyModel {
@@ -76,7 +102,11 @@ impl EnergyModel {
 
     /// Every ncu metric the model needs, comma-separated, for `ncu --metrics`.
     pub fn metrics(&self) -> String {
-        let mut all: Vec<&str> = self.classes.iter().flat_map(|c| c.ncu_metrics.iter().map(String::as_str)).collect();
+        let mut all: Vec<&str> = self
+            .classes
+            .iter()
+            .flat_map(|c| c.ncu_metrics.iter().chain(&c.subtract_metrics).map(String::as_str))
+            .collect();
         all.sort_unstable();
         all.dedup();
         all.join(",")
@@ -97,7 +127,7 @@ impl EnergyModel {
 pub struct ExplainedTerm {
     /// The class.
     pub name: String,
-    /// `compute` or `data movement`.
+    /// `compute`, `data movement` or `time` (power while a kernel runs, above active idle).
     pub kind: String,
     /// Units per launch (mean over the profiled launches).
     pub units: f64,
@@ -162,16 +192,13 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
     for class in &model.classes {
         let mut units = 0.0;
         for launch in launches {
-            for metric in &class.ncu_metrics {
-                units += launch.metric(metric).map_err(|e| {
-                    e.context(format!(
-                        "the model's class `{}`; profile with: {}",
-                        class.name,
-                        model.ncu_command(&launch.name)
-                    ))
-                })? * class.scale
-                    / n;
-            }
+            units += class.units(launch).map_err(|e| {
+                e.context(format!(
+                    "the model's class `{}`; profile with: {}",
+                    class.name,
+                    model.ncu_command(&launch.name)
+                ))
+            })? / n;
         }
         terms.push(ExplainedTerm {
             name: class.name.clone(),
@@ -234,6 +261,9 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
         share(e.static_j),
         e.measured_total_j * 1e6
     ));
+    for note in &model.notes {
+        s.push_str(&format!("\nNote: {note}\n"));
+    }
     s
 }
 
@@ -244,7 +274,14 @@ pub fn render_svg(e: &Explanation) -> String {
         .terms
         .iter()
         .filter(|t| t.j > 0.0)
-        .map(|t| (t.name.clone(), t.j, if t.kind == "compute" { "#1f77b4" } else { "#ff7f0e" }))
+        .map(|t| {
+            let color = match t.kind.as_str() {
+                "compute" => "#1f77b4",
+                "data movement" => "#ff7f0e",
+                _ => "#2ca02c",
+            };
+            (t.name.clone(), t.j, color)
+        })
         .collect();
     bars.push(("static".into(), e.static_j, "#7f7f7f"));
     bars.push(("unexplained".into(), e.unexplained_j, "#d62728"));
