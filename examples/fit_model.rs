@@ -11,6 +11,10 @@
 //! the training kernels, the prediction of every application kernel by set), and each
 //! application's explanation (OUT_DIR/apps/<benchmark>.md, .svg), as `cargo energy explain`
 //! prints it.
+//!
+//! With `--predict-with MODEL` nothing is fitted: the applications of the run are predicted
+//! with MODEL (another board's fit: does the model carry from board to board?), and a model
+//! of another GPU model is refused.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -44,11 +48,15 @@ struct FitReport {
 
 fn main() -> ExitCode {
     let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    let (given, args) = match args.as_slice() {
+        [flag, model, rest @ ..] if flag.as_os_str() == "--predict-with" => (Some(model.clone()), rest.to_vec()),
+        _ => (None, args),
+    };
     let [run, ncu, out] = args.as_slice() else {
-        eprintln!("usage: fit_model RUN_DIR NCU_DIR OUT_DIR");
+        eprintln!("usage: fit_model [--predict-with MODEL] RUN_DIR NCU_DIR OUT_DIR");
         return ExitCode::from(2);
     };
-    match run_fit(run, ncu, out) {
+    match run_fit(run, ncu, out, given.as_deref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -57,7 +65,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_fit(run: &Path, ncu: &Path, out: &Path) -> Result<()> {
+fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<()> {
     let suite = SuiteRun::read(run, ncu)?;
     let training = suite.training()?;
     let train_results: Vec<_> =
@@ -99,7 +107,19 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path) -> Result<()> {
                 .into(),
         ],
     };
-    let fitted = fit(&training, template)?;
+    let mut fitted = fit(&training, template)?;
+    if let Some(path) = given {
+        // The given model prices this run's kernels; the in-sample figures are its, here.
+        let model = EnergyModel::read(path)?;
+        fitted.in_sample = training
+            .iter()
+            .map(|o| {
+                (o.name.clone(), o.dynamic_j, o.units.iter().zip(&model.classes).map(|(u, c)| u * c.j_per_unit).sum())
+            })
+            .collect();
+        fitted.in_sample_mape_pct = mape_pct(fitted.in_sample.iter().map(|(_, m, p)| (*m, *p)));
+        fitted.model = model;
+    }
     std::fs::create_dir_all(out.join("apps"))
         .map_err(|e| energy_harness::Error::io(out, "create the output folder", e))?;
     let model_json = serde_json::to_string_pretty(&fitted.model)

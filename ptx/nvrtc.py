@@ -46,10 +46,18 @@ def main():
     ptx = ctypes.create_string_buffer(size.value)
     check(lib, lib.nvrtcGetPTX(prog, ptx), "get PTX")
     header = "// Generated from %s by ptx/nvrtc.py (NVRTC, compute_80): do not edit.\n" % os.path.basename(src)
+    header += "// Source FNV-1a: %016x\n" % fnv1a(code)
     tmp = dst + ".tmp"
     with open(tmp, "w") as f:
         f.write(header + ptx.value.decode())
     os.replace(tmp, dst)
+
+
+def fnv1a(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
 
 
 def check(lib, rc, what):

@@ -141,3 +141,45 @@ fn explain_refuses_what_it_cannot_price() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("no launch of `gemm`") && text(&o).contains("saxpy"), "{}", text(&o));
 }
+
+/// The published H100 model (docs/results/model-h100.json) explains an application kernel
+/// outside its fit, from the committed run: SGEMV on board 1, as docs/results/model-h100.md
+/// reports it (predicted 154.4 mJ against 146.0 mJ measured), with the model's notes.
+#[test]
+fn the_published_h100_model_explains_a_held_out_kernel() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results");
+    let board = root.join("2026-11-24-model-h100-h200/h100-board1");
+    let dir = tempfile::tempdir().unwrap();
+    let o = explain(&[
+        "--result",
+        board.join("run/app_sgemv_energy.json").to_str().unwrap(),
+        "--model",
+        root.join("model-h100.json").to_str().unwrap(),
+        "--ncu",
+        board.join("ncu/app_sgemv.csv").to_str().unwrap(),
+        "--kernel",
+        "sgemv",
+        "--output",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let md = text(&o);
+    assert!(md.contains("DRAM reads") && md.contains("kernel time") && md.contains("Note: fitted on kernels"), "{md}");
+    let e: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("explain.json")).unwrap()).unwrap();
+    let (predicted, measured) =
+        (e["predicted_dynamic_j"].as_f64().unwrap(), e["measured_dynamic_j"][0].as_f64().unwrap());
+    assert!((predicted * 1e3 - 154.4).abs() < 0.5 && (measured * 1e3 - 146.0).abs() < 0.05, "{predicted} {measured}");
+    // The H200's run with the H100's model: refused, not borrowed.
+    let h200 = root.join("2026-11-24-model-h100-h200/h200");
+    let o = explain(&[
+        "--result",
+        h200.join("run/app_sgemv_energy.json").to_str().unwrap(),
+        "--model",
+        root.join("model-h100.json").to_str().unwrap(),
+        "--ncu",
+        h200.join("ncu/app_sgemv.csv").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no fitted model for the NVIDIA H200"), "{}", text(&o));
+}
