@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use energy_harness::{explanation_svg, render_explanation, write_atomically, EnergyModel, Explanation, Result};
 use energy_suites::model::{
-    fit, mape_pct, SuiteRun, CLASSES, HELD_OUT_APPS, SELECTION_APPS, TRAINING_PREFIX, ZERO_OPERAND_APPS,
+    clock_range, fit, mape_pct, SuiteRun, CLASSES, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS,
 };
 use serde::Serialize;
 
@@ -32,6 +32,8 @@ struct Prediction {
     measured_dynamic_j: f64,
     predicted_dynamic_j: f64,
     error_pct: f64,
+    /// SM clock range of its windows, MHz (below the model's: at the power cap).
+    sm_clock_mhz: Option<(u32, u32)>,
 }
 
 #[derive(Serialize)]
@@ -41,6 +43,7 @@ struct FitReport {
     sm_clock_mhz: f64,
     in_sample: Vec<(String, f64, f64)>,
     in_sample_mape_pct: f64,
+    left_out: Vec<String>,
     predictions: Vec<Prediction>,
     selection_mape_pct: f64,
     held_out_mape_pct: f64,
@@ -67,9 +70,13 @@ fn main() -> ExitCode {
 
 fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<()> {
     let suite = SuiteRun::read(run, ncu)?;
-    let training = suite.training()?;
+    let (training, left_out) = suite.training()?;
+    for reason in &left_out {
+        eprintln!("left out of the fit: {reason}");
+    }
+    let kept: Vec<&str> = training.iter().map(|o| o.name.as_str()).collect();
     let train_results: Vec<_> =
-        suite.results.iter().filter(|(n, _)| n.starts_with(TRAINING_PREFIX)).map(|(_, r)| r).collect();
+        suite.results.iter().filter(|(n, _)| kept.contains(&n.as_str())).map(|(_, r)| r).collect();
     let first = train_results.first().ok_or_else(|| {
         energy_harness::Error::new(energy_harness::ErrorKind::InvalidInput, "no training kernel in the run")
     })?;
@@ -144,6 +151,7 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
                 measured_dynamic_j: e.measured_dynamic_j.0,
                 predicted_dynamic_j: e.predicted_dynamic_j,
                 error_pct: (e.predicted_dynamic_j / e.measured_dynamic_j.0 - 1.0) * 100.0,
+                sm_clock_mhz: suite.results.get(name).and_then(clock_range),
             });
             explanations.push(e);
         }
@@ -157,6 +165,7 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
         sm_clock_mhz: fitted.model.sm_clock_mhz,
         in_sample: fitted.in_sample.clone(),
         in_sample_mape_pct: fitted.in_sample_mape_pct,
+        left_out,
         selection_mape_pct: set_mape("term selection"),
         held_out_mape_pct: set_mape("held out"),
         predictions,
@@ -198,13 +207,21 @@ fn render(model: &EnergyModel, report: &FitReport, training: &[energy_suites::mo
     for (name, m, p) in &report.in_sample {
         s.push_str(&format!("| {name} | {:.1} | {:.1} | {:+.1} % |\n", m * 1e3, p * 1e3, (p / m - 1.0) * 100.0));
     }
+    for reason in &report.left_out {
+        s.push_str(&format!("\nLeft out of the fit: {reason}.\n"));
+    }
     s.push_str(&format!(
-        "\nMean absolute error in sample: {:.1} %.\n\n## Application kernels (not in the fit)\n\n| kernel | set | measured dynamic, mJ | predicted, mJ | error |\n|---|---|---|---|---|\n",
+        "\nMean absolute error in sample: {:.1} %.\n\n## Application kernels (not in the fit)\n\n| kernel | set | measured dynamic, mJ | predicted, mJ | error | SM clock, MHz |\n|---|---|---|---|---|---|\n",
         report.in_sample_mape_pct
     ));
     for p in &report.predictions {
+        let clock = match p.sm_clock_mhz {
+            Some((low, high)) if low == high => format!("{low}"),
+            Some((low, high)) => format!("{low}–{high} (power cap)"),
+            None => "-".into(),
+        };
         s.push_str(&format!(
-            "| {} | {} | {:.1} | {:.1} | {:+.1} % |\n",
+            "| {} | {} | {:.1} | {:.1} | {:+.1} % | {clock} |\n",
             p.benchmark,
             p.set,
             p.measured_dynamic_j * 1e3,

@@ -266,6 +266,12 @@ pub fn observe(name: &str, result: &ResultFile, launches: &[NcuKernel]) -> Resul
     Ok(Observation { name: name.into(), kernel: chosen[0].name.clone(), dynamic_j: result.dynamic_j.mean, units })
 }
 
+/// The lowest and highest SM clock of a result's windows, MHz (`None`: not recorded).
+pub fn clock_range(result: &ResultFile) -> Option<(u32, u32)> {
+    let drift = result.drift.as_ref()?;
+    Some((drift.sm_clock_min_mhz?, drift.sm_clock_max_mhz?))
+}
+
 /// A fitted model and how it fits its own kernels.
 #[derive(Clone, Debug, Serialize)]
 pub struct ModelFit {
@@ -350,9 +356,42 @@ impl SuiteRun {
         observe(name, result, launches)
     }
 
-    /// The training kernels' observations.
-    pub fn training(&self) -> Result<Vec<Observation>> {
-        self.results.keys().filter(|n| n.starts_with(TRAINING_PREFIX)).map(|n| self.observation(n)).collect()
+    /// The highest SM clock any training kernel's windows saw, MHz: the clock the model is
+    /// fitted at (read, never set).
+    pub fn reference_clock_mhz(&self) -> Option<u32> {
+        self.results
+            .iter()
+            .filter(|(n, _)| n.starts_with(TRAINING_PREFIX))
+            .filter_map(|(_, r)| clock_range(r))
+            .map(|c| c.1)
+            .max()
+    }
+
+    /// The training kernels' observations, less those whose windows ran below the reference
+    /// clock (a kernel at the power cap runs at a lower clock and voltage, and so at a lower
+    /// energy per instruction: its costs are not the model's), each left out with its reason.
+    pub fn training(&self) -> Result<(Vec<Observation>, Vec<String>)> {
+        let reference = self.reference_clock_mhz();
+        let mut kept = Vec::new();
+        let mut left_out = Vec::new();
+        for (name, result) in self.results.iter().filter(|(n, _)| n.starts_with(TRAINING_PREFIX)) {
+            match (clock_range(result), reference) {
+                (Some((low, high)), Some(reference)) if low < reference => {
+                    let throttle: Vec<&str> = result
+                        .warnings
+                        .iter()
+                        .filter(|w| w.message.contains("throttle"))
+                        .map(|w| w.message.as_str())
+                        .collect();
+                    left_out.push(format!(
+                        "{name}: SM clock {low}–{high} MHz, below the {reference} MHz of the fit{}",
+                        if throttle.is_empty() { String::new() } else { format!(" ({})", throttle.join("; ")) }
+                    ));
+                }
+                _ => kept.push(self.observation(name)?),
+            }
+        }
+        Ok((kept, left_out))
     }
 
     /// `cargo energy explain`'s explanation of benchmark `name` with `model`.

@@ -120,8 +120,10 @@ fn tensor_mmas_are_the_tensor_pipe_less_its_hfma2_share() {
 fn the_published_h100_model_follows_from_its_raw_data() {
     let board = results().join("h100-board1");
     let run = SuiteRun::read(&board.join("run"), &board.join("ncu")).unwrap();
-    let training = run.training().unwrap();
-    assert_eq!(training.len(), 25);
+    let (training, left_out) = run.training().unwrap();
+    // The training HMMA kernel ran at the power cap (1425–1725 MHz): left out, by name.
+    assert_eq!(training.len(), 24);
+    assert!(left_out.len() == 1 && left_out[0].starts_with("train_hmma: SM clock 1425–1725 MHz"), "{left_out:?}");
     let published =
         EnergyModel::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results/model-h100.json")).unwrap();
     let mut template = published.clone();
@@ -142,5 +144,5 @@ fn the_published_h100_model_follows_from_its_raw_data() {
     let held_out = error(&HELD_OUT_APPS);
     let selection = error(&SELECTION_APPS);
     assert!((held_out - 5.4).abs() < 0.05, "held-out error {held_out:.2} %, docs say 5.4 %");
-    assert!((selection - 7.5).abs() < 0.05, "term-selection error {selection:.2} %, docs say 7.5 %");
+    assert!((selection - 6.8).abs() < 0.05, "term-selection error {selection:.2} %, docs say 6.8 %");
 }
