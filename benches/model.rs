@@ -263,6 +263,29 @@ fn floats_of(bytes: &[u8]) -> Vec<f32> {
     bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
+/// Runs a first launch to completion; `true` when its output can be checked (a real GPU).
+fn launch_once(gpu: &CudaGpu, kernel: &Kernel, config: LaunchConfig, args: &KernelArgs) -> Result<bool> {
+    kernel.launch(gpu.stream(), config, args)?;
+    gpu.synchronize()?;
+    Ok(!gpu.is_checked())
+}
+
+/// Checks the sampled elements of C = A B (row-major n x n) within `relative` of the sum of
+/// the products' magnitudes.
+fn check_gemm(kernel: &str, c: &[f32], a: &[f32], b: &[f32], n: usize, relative: f64) -> Result<()> {
+    for (row, col) in gemm_samples(n) {
+        let (want, magnitude) = gemm_element(a, b, n, row, col);
+        check_close(
+            kernel,
+            &format!("C[{row}][{col}]"),
+            f64::from(c[row * n + col]),
+            want,
+            relative * magnitude + 1e-6,
+        )?;
+    }
+    Ok(())
+}
+
 fn apps_kernel(gpu: &CudaGpu, entry: &str) -> Result<Kernel> {
     gpu.load_ptx(APPS_PTX, "apps.ptx", JitOptLevel::O4)?.kernel(entry)
 }
@@ -279,9 +302,7 @@ fn setup_reduce(gpu: &CudaGpu) -> Result<App> {
     let partial = gpu.alloc_zeros::<u8>(blocks as usize * 4)?;
     let config = LaunchConfig::linear(blocks, 256);
     let args = KernelArgs::new().buffer(&partial).buffer(&input).u32((N / 4) as u32);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let got: f64 = floats_of(&gpu.download(&partial)?).iter().map(|&x| f64::from(x)).sum();
         check_close("reduce_sum", "the sum", got, want, 1e-4 * N as f64 / 1e3)?;
     }
@@ -321,20 +342,8 @@ fn setup_sgemm(gpu: &CudaGpu, zero: bool) -> Result<App> {
     let dc = gpu.alloc_zeros::<u8>(N * N * 4)?;
     let config = LaunchConfig { grid: ((N / 64) as u32, (N / 64) as u32, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
     let args = KernelArgs::new().buffer(&dc).buffer(&da).buffer(&db).u32(N as u32);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
-        let c = floats_of(&gpu.download(&dc)?);
-        for (row, col) in gemm_samples(N) {
-            let (want, magnitude) = gemm_element(&a, &b, N, row, col);
-            check_close(
-                "sgemm",
-                &format!("C[{row}][{col}]"),
-                f64::from(c[row * N + col]),
-                want,
-                1e-4 * magnitude + 1e-6,
-            )?;
-        }
+    if launch_once(gpu, &kernel, config, &args)? {
+        check_gemm("sgemm", &floats_of(&gpu.download(&dc)?), &a, &b, N, 1e-4)?;
     }
     Ok(App { kernel, config, args, _buffers: vec![Box::new(dc), Box::new(da), Box::new(db)] })
 }
@@ -359,20 +368,8 @@ fn setup_tgemm(gpu: &CudaGpu, zero: bool) -> Result<App> {
     let dc = gpu.alloc_zeros::<u8>(N * N * 4)?;
     let config = LaunchConfig { grid: ((N / 64) as u32, (N / 64) as u32, 1), block: (128, 1, 1), shared_mem_bytes: 0 };
     let args = KernelArgs::new().buffer(&dc).buffer(&da).buffer(&db).u32(N as u32);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
-        let c = floats_of(&gpu.download(&dc)?);
-        for (row, col) in gemm_samples(N) {
-            let (want, magnitude) = gemm_element(&a, &b, N, row, col);
-            check_close(
-                "tgemm",
-                &format!("C[{row}][{col}]"),
-                f64::from(c[row * N + col]),
-                want,
-                1e-3 * magnitude + 1e-6,
-            )?;
-        }
+    if launch_once(gpu, &kernel, config, &args)? {
+        check_gemm("tgemm", &floats_of(&gpu.download(&dc)?), &a, &b, N, 1e-3)?;
     }
     Ok(App { kernel, config, args, _buffers: vec![Box::new(dc), Box::new(da), Box::new(db)] })
 }
@@ -387,9 +384,7 @@ fn setup_stencil(gpu: &CudaGpu) -> Result<App> {
     let output = gpu.alloc_zeros::<u8>(N * N * 4)?;
     let config = LaunchConfig { grid: ((N / 32) as u32, (N / 8) as u32, 1), block: (32, 8, 1), shared_mem_bytes: 0 };
     let args = KernelArgs::new().buffer(&output).buffer(&input).u32(N as u32);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let out = floats_of(&gpu.download(&output)?);
         for (x, y) in [(0, 0), (1, 1), (N / 2, N / 3), (N - 2, N - 2), (N - 1, 5), (77, N - 1)] {
             let i = y * N + x;
@@ -430,9 +425,7 @@ fn setup_hash(gpu: &CudaGpu) -> Result<App> {
     let output = gpu.alloc_zeros::<u8>(N * 4)?;
     let config = LaunchConfig::linear(gpu.properties()?.sm_count * 8, 256);
     let args = KernelArgs::new().buffer(&output).buffer(&input).u32(N as u32).u32(ROUNDS).u32(SEED);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let out = gpu.download(&output)?;
         for i in [0, 1, N / 2, N - 1, 12_345] {
             let got = u32::from_le_bytes([out[4 * i], out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]]);
@@ -455,9 +448,7 @@ fn setup_transpose(gpu: &CudaGpu) -> Result<App> {
     let output = gpu.alloc_zeros::<u8>(N * N * 4)?;
     let config = LaunchConfig { grid: ((N / 32) as u32, (N / 32) as u32, 1), block: (32, 8, 1), shared_mem_bytes: 0 };
     let args = KernelArgs::new().buffer(&output).buffer(&input).u32(N as u32);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let out = floats_of(&gpu.download(&output)?);
         for (r, c) in [(0, 0), (0, N - 1), (N - 1, 3), (N / 2, N / 3), (4097, 31)] {
             check_close("transpose", &format!("({r}, {c})"), f64::from(out[c * N + r]), f64::from(m[r * N + c]), 0.0)?;
@@ -476,9 +467,7 @@ fn setup_saxpy(gpu: &CudaGpu) -> Result<App> {
     let (dx, dy) = (gpu.upload(&x)?, gpu.upload(&y)?);
     let config = LaunchConfig::linear(N.div_ceil(256) as u32, 256);
     let args = KernelArgs::new().u32(N as u32).f32(1e-3).buffer(&dx).buffer(&dy);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let got = gpu.download(&dy)?;
         for i in [0, N / 2, N - 1] {
             check_close("saxpy", &format!("y[{i}]"), f64::from(got[i]), f64::from(1e-3f32.mul_add(x[i], y[i])), 1e-6)?;
@@ -498,9 +487,7 @@ fn setup_sgemv(gpu: &CudaGpu) -> Result<App> {
     let dy = gpu.alloc_zeros::<u8>(N * 4)?;
     let config = LaunchConfig::linear((N * 32 / 256) as u32, 256);
     let args = KernelArgs::new().buffer(&dy).buffer(&da).buffer(&dx).u32(N as u32).u32(N as u32);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let y = floats_of(&gpu.download(&dy)?);
         for r in [0, 1, N / 2, N - 1] {
             let terms = (0..N).map(|k| f64::from(a[r * N + k]) * f64::from(x[k]));
@@ -522,9 +509,7 @@ fn setup_stencil7(gpu: &CudaGpu) -> Result<App> {
     let config =
         LaunchConfig { grid: ((N / 32) as u32, (N / 8) as u32, N as u32), block: (32, 8, 1), shared_mem_bytes: 0 };
     let args = KernelArgs::new().buffer(&output).buffer(&input).u32(N as u32);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let out = floats_of(&gpu.download(&output)?);
         let (n, plane) = (N, N * N);
         for (x, y, z) in [(0, 0, 0), (1, 1, 1), (N / 2, N / 3, N / 4), (N - 2, N - 2, N - 2), (5, N - 1, 7)] {
@@ -554,9 +539,7 @@ fn setup_softmax(gpu: &CudaGpu) -> Result<App> {
     let output = gpu.alloc_zeros::<u8>(ROWS * COLS * 4)?;
     let config = LaunchConfig::linear(ROWS as u32, 256);
     let args = KernelArgs::new().buffer(&output).buffer(&input);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let out = floats_of(&gpu.download(&output)?);
         for r in [0, ROWS / 2, ROWS - 1] {
             let row = &m[r * COLS..(r + 1) * COLS];
@@ -583,9 +566,7 @@ fn setup_fir(gpu: &CudaGpu) -> Result<App> {
     let dy = gpu.alloc_zeros::<u8>(N * 4)?;
     let config = LaunchConfig::linear((N / 256) as u32, 256);
     let args = KernelArgs::new().buffer(&dy).buffer(&dx).buffer(&dh).u32(N as u32);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let y = floats_of(&gpu.download(&dy)?);
         for i in [0, 255, 256, N / 2 + 17, N - 1] {
             let terms = (0..TAPS).map(|k| f64::from(h[k]) * f64::from(x[i + k]));
@@ -607,9 +588,7 @@ fn setup_dgemm(gpu: &CudaGpu) -> Result<App> {
     let dc = gpu.alloc_zeros::<u8>(N * N * 8)?;
     let config = LaunchConfig { grid: ((N / 32) as u32, (N / 32) as u32, 1), block: (16, 16, 1), shared_mem_bytes: 0 };
     let args = KernelArgs::new().buffer(&dc).buffer(&da).buffer(&db).u32(N as u32);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let bytes = gpu.download(&dc)?;
         let c: Vec<f64> = bytes.chunks_exact(8).map(|w| f64::from_le_bytes(w.try_into().unwrap_or([0; 8]))).collect();
         for (row, col) in gemm_samples(N) {
@@ -632,9 +611,7 @@ fn setup_bitonic(gpu: &CudaGpu) -> Result<App> {
     let output = gpu.alloc_zeros::<u8>(N * 4)?;
     let config = LaunchConfig::linear((N / CHUNK) as u32, 512);
     let args = KernelArgs::new().buffer(&output).buffer(&input);
-    kernel.launch(gpu.stream(), config, &args)?;
-    gpu.synchronize()?;
-    if !gpu.is_checked() {
+    if launch_once(gpu, &kernel, config, &args)? {
         let out = gpu.download(&output)?;
         for chunk in [0, N / CHUNK / 2, N / CHUNK - 1] {
             let got: Vec<u32> = out[chunk * CHUNK * 4..(chunk + 1) * CHUNK * 4]
