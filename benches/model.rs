@@ -39,6 +39,8 @@ const L2_N4: u32 = 1 << 20;
 enum Occupancy {
     /// Eight blocks of 256 threads per SM: 64 warps, a full H100 SM.
     Full,
+    /// One block of 256 threads per SM: eight warps (the tensor cores below the power cap).
+    Mid,
     /// One block of 64 threads per SM: two warps, the latency of every unit exposed.
     Low,
 }
@@ -82,7 +84,7 @@ fn out_iters(b: &Buffers, iters: u32) -> KernelArgs {
 }
 
 fn training_kernels() -> Vec<Train> {
-    use Occupancy::{Full, Low};
+    use Occupancy::{Full, Low, Mid};
     vec![
         Train { name: "train_ffma", entry: "m_ffma", occupancy: Full, args: out_iters, iters: 15_000 },
         Train { name: "train_ffma_low", entry: "m_ffma", occupancy: Low, args: out_iters, iters: 200_000 },
@@ -95,6 +97,7 @@ fn training_kernels() -> Vec<Train> {
         Train { name: "train_cvt", entry: "m_cvt", occupancy: Full, args: out_iters, iters: 2_000 },
         Train { name: "train_shfl", entry: "m_shfl", occupancy: Full, args: out_iters, iters: 8_000 },
         Train { name: "train_hmma", entry: "m_hmma", occupancy: Full, args: out_iters, iters: 5_000 },
+        Train { name: "train_hmma_mid", entry: "m_hmma", occupancy: Mid, args: out_iters, iters: 30_000 },
         Train { name: "train_hmma_low", entry: "m_hmma", occupancy: Low, args: out_iters, iters: 62_500 },
         Train { name: "train_shared_ld", entry: "m_shared_ld", occupancy: Full, args: out_iters, iters: 4_000 },
         Train { name: "train_shared_st", entry: "m_shared_st", occupancy: Full, args: out_iters, iters: 1_000 },
@@ -189,6 +192,7 @@ fn setup_training(gpu: &Arc<CudaGpu>, t: &Train) -> Result<Launcher> {
     let sms = gpu.properties()?.sm_count;
     let config = match t.occupancy {
         Occupancy::Full => LaunchConfig::linear(sms * 8, THREADS),
+        Occupancy::Mid => LaunchConfig::linear(sms, THREADS),
         Occupancy::Low => LaunchConfig::linear(sms, 64),
     };
     let out = gpu.alloc_zeros::<u8>((sms * 8 * THREADS) as usize * 8)?;
