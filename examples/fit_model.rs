@@ -83,25 +83,19 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
     let mut uuids: Vec<String> = train_results.iter().map(|r| r.device.uuid.clone()).collect();
     uuids.sort();
     uuids.dedup();
-    let clocks: Vec<u32> = train_results
-        .iter()
-        .filter_map(|r| r.drift.as_ref())
-        .flat_map(|d| d.sm_clock_min_mhz.into_iter().chain(d.sm_clock_max_mhz))
-        .collect();
-    let (clock_min, clock_max) = (clocks.iter().min().copied(), clocks.iter().max().copied());
+    // Every kernel kept ran at this clock in all its windows (the others were left out).
+    let clock = suite.reference_clock_mhz();
     let idle_w = train_results.iter().map(|r| r.idle_w).sum::<f64>() / train_results.len() as f64;
     let template = EnergyModel {
         format: String::new(),
         gpu: first.device.name.clone(),
         fitted_on: uuids.clone(),
-        sm_clock_mhz: f64::from(clock_min.unwrap_or(0)),
+        sm_clock_mhz: f64::from(clock.unwrap_or(0)),
         source: format!(
-            "model suite (cargo bench --bench model), {} training kernels, {}; SM clock {}–{} MHz in every window, read, \
-             never set",
+            "model suite (cargo bench --bench model), {} training kernels, {}; SM clock {} in every window, read, never set",
             training.len(),
             first.timestamp.get(..10).unwrap_or(&first.timestamp),
-            clock_min.unwrap_or(0),
-            clock_max.unwrap_or(0)
+            clock.map_or("not recorded".to_string(), |c| format!("{c} MHz"))
         ),
         classes: Vec::new(),
         active_idle_w: Some(idle_w),
@@ -124,7 +118,7 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
                 (o.name.clone(), o.dynamic_j, o.units.iter().zip(&model.classes).map(|(u, c)| u * c.j_per_unit).sum())
             })
             .collect();
-        fitted.in_sample_mape_pct = mape_pct(fitted.in_sample.iter().map(|(_, m, p)| (*m, *p)));
+        fitted.in_sample_mape_pct = mape_pct(fitted.in_sample.iter().map(|(_, m, p)| (*m, *p))).unwrap_or_default();
         fitted.model = model;
     }
     std::fs::create_dir_all(out.join("apps"))
@@ -156,8 +150,10 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
             explanations.push(e);
         }
     }
+    // The sets are fixed lists, each explained above (or the run was refused): never empty.
     let set_mape = |set: &str| {
         mape_pct(predictions.iter().filter(|p| p.set == set).map(|p| (p.measured_dynamic_j, p.predicted_dynamic_j)))
+            .unwrap_or_default()
     };
     let report = FitReport {
         gpu: fitted.model.gpu.clone(),
@@ -201,8 +197,8 @@ fn render(model: &EnergyModel, report: &FitReport, training: &[energy_suites::mo
         s.push_str(&format!("| {} | {} | {value}{ci} | {using} |\n", CLASSES[i].name, c.unit));
     }
     s.push_str(&format!(
-        "\nActive idle (static) power during the fit: {:.1} W.\n\n## Training kernels (in sample)\n\n| kernel | measured dynamic, mJ | predicted, mJ | error |\n|---|---|---|---|\n",
-        model.active_idle_w.unwrap_or(f64::NAN)
+        "\nActive idle (static) power during the fit: {}.\n\n## Training kernels (in sample)\n\n| kernel | measured dynamic, mJ | predicted, mJ | error |\n|---|---|---|---|\n",
+        model.active_idle_w.map_or("not recorded".to_string(), |w| format!("{w:.1} W"))
     ));
     for (name, m, p) in &report.in_sample {
         s.push_str(&format!("| {name} | {:.1} | {:.1} | {:+.1} % |\n", m * 1e3, p * 1e3, (p / m - 1.0) * 100.0));

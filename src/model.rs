@@ -312,14 +312,15 @@ pub fn fit(training: &[Observation], template: EnergyModel) -> Result<ModelFit> 
         .iter()
         .map(|o| (o.name.clone(), o.dynamic_j, o.units.iter().zip(&solved.x).map(|(u, c)| u * c).sum()))
         .collect();
-    let in_sample_mape_pct = mape_pct(in_sample.iter().map(|(_, m, p)| (*m, *p)));
+    // Never empty: the fit refused fewer kernels than classes above.
+    let in_sample_mape_pct = mape_pct(in_sample.iter().map(|(_, m, p)| (*m, *p))).unwrap_or_default();
     Ok(ModelFit { model, in_sample, in_sample_mape_pct })
 }
 
-/// Mean absolute percentage error of (measured, predicted) pairs, %.
-pub fn mape_pct(pairs: impl IntoIterator<Item = (f64, f64)>) -> f64 {
+/// Mean absolute percentage error of (measured, predicted) pairs, % (`None` for no pairs).
+pub fn mape_pct(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
     let errors: Vec<f64> = pairs.into_iter().map(|(m, p)| ((p - m) / m).abs() * 100.0).collect();
-    errors.iter().sum::<f64>() / errors.len().max(1) as f64
+    (!errors.is_empty()).then(|| errors.iter().sum::<f64>() / errors.len() as f64)
 }
 
 /// The model suite's run read back: results by benchmark and each one's ncu launches
@@ -348,11 +349,17 @@ impl SuiteRun {
         Ok(SuiteRun { results, launches })
     }
 
+    /// Benchmark `name`'s result and ncu launches.
+    fn benchmark(&self, name: &str) -> Result<(&ResultFile, &[NcuKernel])> {
+        match (self.results.get(name), self.launches.get(name)) {
+            (Some(result), Some(launches)) => Ok((result, launches)),
+            _ => Err(Error::new(ErrorKind::InvalidInput, format!("no result or ncu export of `{name}` in the run"))),
+        }
+    }
+
     /// The observation of benchmark `name`.
     pub fn observation(&self, name: &str) -> Result<Observation> {
-        let (Some(result), Some(launches)) = (self.results.get(name), self.launches.get(name)) else {
-            return Err(Error::new(ErrorKind::InvalidInput, format!("no result or ncu export of `{name}` in the run")));
-        };
+        let (result, launches) = self.benchmark(name)?;
         observe(name, result, launches)
     }
 
@@ -396,9 +403,7 @@ impl SuiteRun {
 
     /// `cargo energy explain`'s explanation of benchmark `name` with `model`.
     pub fn explain(&self, name: &str, model: &EnergyModel) -> Result<Explanation> {
-        let (Some(result), Some(launches)) = (self.results.get(name), self.launches.get(name)) else {
-            return Err(Error::new(ErrorKind::InvalidInput, format!("no result or ncu export of `{name}` in the run")));
-        };
+        let (result, launches) = self.benchmark(name)?;
         let chosen = measured_launches(launches, name)?;
         let refs: Vec<&NcuKernel> = chosen.iter().collect();
         explain(model, result, &refs)

@@ -62,6 +62,7 @@ fn the_fit_recovers_known_costs_from_synthetic_kernels() {
         assert!((class.j_per_unit / want - 1.0).abs() < 1e-6, "{}: {} against {want}", class.name, class.j_per_unit);
     }
     assert!(fitted.in_sample_mape_pct < 1e-6);
+    assert_eq!(mape_pct([]), None);
     assert_eq!(fitted.model.format, "energy-model/1");
 }
 
@@ -140,6 +141,7 @@ fn the_published_h100_model_follows_from_its_raw_data() {
             let e = run.explain(n, &published).unwrap();
             (e.measured_dynamic_j.0, e.predicted_dynamic_j)
         }))
+        .unwrap()
     };
     let held_out = error(&HELD_OUT_APPS);
     let selection = error(&SELECTION_APPS);
