@@ -114,9 +114,7 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
         let model = EnergyModel::read(path)?;
         fitted.in_sample = training
             .iter()
-            .map(|o| {
-                (o.name.clone(), o.dynamic_j, o.units.iter().zip(&model.classes).map(|(u, c)| u * c.j_per_unit).sum())
-            })
+            .map(|o| (o.name.clone(), o.dynamic_j, o.predicted_j(model.classes.iter().map(|c| c.j_per_unit))))
             .collect();
         fitted.in_sample_mape_pct = mape_pct(fitted.in_sample.iter().map(|(_, m, p)| (*m, *p))).unwrap_or_default();
         fitted.model = model;

@@ -209,14 +209,6 @@ pub fn model_classes() -> Vec<ModelClass> {
         .collect()
 }
 
-/// Every metric the model reads, comma-separated (for `ncu --metrics`).
-pub fn ncu_metrics() -> String {
-    let mut all: Vec<&str> = CLASSES.iter().flat_map(|c| c.metrics.iter().chain(c.subtract)).copied().collect();
-    all.sort_unstable();
-    all.dedup();
-    all.join(",")
-}
-
 /// A benchmark's measurement beside its counts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Observation {
@@ -228,6 +220,13 @@ pub struct Observation {
     pub dynamic_j: f64,
     /// Units of each class per launch (order of [`CLASSES`]).
     pub units: Vec<f64>,
+}
+
+impl Observation {
+    /// Dynamic energy per launch predicted with `costs_j` (J per unit, order of [`CLASSES`]).
+    pub fn predicted_j(&self, costs_j: impl IntoIterator<Item = f64>) -> f64 {
+        self.units.iter().zip(costs_j).map(|(u, c)| u * c).sum()
+    }
 }
 
 /// The profiled launches of a benchmark run under ncu with `--test` (setup launches, then the
@@ -308,10 +307,8 @@ pub fn fit(training: &[Observation], template: EnergyModel) -> Result<ModelFit> 
         .zip(solved.x.iter().zip(&solved.ci))
         .map(|(c, (&j, &ci))| ModelClass { j_per_unit: j, ci_j: ci, ..c })
         .collect();
-    let in_sample: Vec<(String, f64, f64)> = training
-        .iter()
-        .map(|o| (o.name.clone(), o.dynamic_j, o.units.iter().zip(&solved.x).map(|(u, c)| u * c).sum()))
-        .collect();
+    let in_sample: Vec<(String, f64, f64)> =
+        training.iter().map(|o| (o.name.clone(), o.dynamic_j, o.predicted_j(solved.x.iter().copied()))).collect();
     // Never empty: the fit refused fewer kernels than classes above.
     let in_sample_mape_pct = mape_pct(in_sample.iter().map(|(_, m, p)| (*m, *p))).unwrap_or_default();
     Ok(ModelFit { model, in_sample, in_sample_mape_pct })
