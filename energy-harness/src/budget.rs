@@ -89,6 +89,7 @@ pub struct EnergyBudget {
     device_uuid: Option<String>,
     max_rounds: usize,
     inconclusive_passes: bool,
+    gpu_only: bool,
 }
 
 /// Windows each round measures at least: a budget decides on the interval, and fewer
@@ -106,6 +107,7 @@ impl EnergyBudget {
             device_uuid: None,
             max_rounds: 3,
             inconclusive_passes: false,
+            gpu_only: false,
         }
     }
 
@@ -131,6 +133,16 @@ impl EnergyBudget {
     /// Whether an inconclusive result passes (it fails by default).
     pub fn inconclusive_passes(mut self, passes: bool) -> Self {
         self.inconclusive_passes = passes;
+        self
+    }
+
+    /// Declares that the code cannot run on the checked device (raw cudarc, a library with
+    /// its own launches): without a GPU the budget is *not run* (one line, the test passes)
+    /// instead of checked; with `ENERGY_REQUIRE_GPU=1` it fails, as every budget without a
+    /// GPU does. Code that calls [`crate::Stream::cuda`] or [`crate::CudaGpu::cuda_context`]
+    /// is found out without it, on the checked device.
+    pub fn gpu_only(mut self) -> Self {
+        self.gpu_only = true;
         self
     }
 
@@ -176,7 +188,16 @@ impl EnergyBudget {
             Err(e) => return Err(e.context(format!("energy budget {}", self.name()))),
         };
         device.check_gpu_required(&format!("energy budget {}", self.name()))?;
-        let checks = self.check_code(&device)?;
+        if device.is_simulated() && self.gpu_only {
+            return Ok(Verdict::NotRun("needs a GPU (declared gpu_only)".into()));
+        }
+        let checks = match self.check_code(&device) {
+            Ok(checks) => checks,
+            Err(e) if e.kind() == ErrorKind::NeedsGpu => {
+                return Ok(Verdict::NotRun(format!("needs a GPU ({})", needs_gpu_reason(&e))))
+            }
+            Err(e) => return Err(e),
+        };
         if let Some(reason) = device.sim_reason() {
             if let Some(missing) = self.missing_sim() {
                 let what = if checks.is_empty() {
@@ -202,6 +223,7 @@ impl EnergyBudget {
             match code.check_on_sim(device, &mut checked) {
                 Ok(Some(check)) => checks.push(check),
                 Ok(None) => {}
+                Err(e) if e.kind() == ErrorKind::NeedsGpu => return Err(e),
                 Err(e) => {
                     return Err(e.context(format!(
                         "{what} `{}` failed on the checked device (no GPU here; the same code fails on a GPU)",
@@ -450,6 +472,21 @@ pub enum Verdict {
     /// No GPU and no simulated model: the kernel code ran on the checked device, but
     /// nothing was measured.
     CheckedNotMeasured(String),
+    /// No GPU, and code that cannot run without one (declared `gpu_only`, or it asked for
+    /// raw cudarc on the checked device): neither checked nor measured. The reason.
+    NotRun(String),
+}
+
+/// What a [`ErrorKind::NeedsGpu`] error says the code asked for, in a few words.
+pub(crate) fn needs_gpu_reason(e: &Error) -> String {
+    let message = e.message();
+    match message.find(" (raw cudarc) exists only on a real GPU") {
+        Some(end) => {
+            let api = message[..end].rsplit(' ').next().unwrap_or_default();
+            format!("uses raw cudarc: {api}")
+        }
+        None => "uses raw cudarc".to_string(),
+    }
 }
 
 /// Checks a budget and panics unless it passes (what `#[energy_test]` and
@@ -463,6 +500,10 @@ pub fn assert_budget(budget: &EnergyBudget) {
             use std::io::Write as _;
             let _ =
                 writeln!(std::io::stderr().lock(), "checked, not measured: energy budget {}: {reason}", budget.name());
+        }
+        Ok(Verdict::NotRun(reason)) => {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr().lock(), "not run: energy budget {}: {reason}", budget.name());
         }
         Ok(Verdict::Fail(report)) => panic!("energy budget exceeded: {report}"),
         Ok(Verdict::Inconclusive(report)) => panic!(

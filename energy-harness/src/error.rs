@@ -33,6 +33,10 @@ pub enum ErrorKind {
     Analysis,
     /// A kernel stored a result that disagrees with the host's reference computation.
     WrongResult,
+    /// The code needs a real GPU and was asked to run on the checked device (no GPU): raw
+    /// cudarc objects ([`crate::Stream::cuda`], [`crate::CudaGpu::cuda_context`]) exist only on
+    /// a GPU. A benchmark or budget stopped by this is *not run* without a GPU, not failed.
+    NeedsGpu,
 }
 
 /// An error from the harness. The underlying error (an I/O error, say) stays reachable

@@ -174,6 +174,40 @@ macro_rules! assert_energy {
     };
 }
 
+/// Emitted by `#[energy_bench]` inside a `#[test]` function, which exists only in a target
+/// built with the test harness (libtest), where the benchmark would never run: a
+/// constructor that stops the binary at start with the fix. Not a public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __refuse_libtest {
+    () => {
+        const _: () = {
+            #[used]
+            #[cfg_attr(
+                any(
+                    target_os = "linux",
+                    target_os = "android",
+                    target_os = "freebsd",
+                    target_os = "netbsd",
+                    target_os = "openbsd",
+                    target_os = "dragonfly",
+                    target_os = "illumos",
+                    target_os = "solaris"
+                ),
+                link_section = ".init_array"
+            )]
+            #[cfg_attr(target_vendor = "apple", link_section = "__DATA,__mod_init_func")]
+            #[cfg_attr(windows, link_section = ".CRT$XCU")]
+            static REFUSE_LIBTEST: extern "C" fn() = {
+                extern "C" fn refuse_libtest() {
+                    $crate::__private::refuse_libtest(::core::file!())
+                }
+                refuse_libtest
+            };
+        };
+    };
+}
+
 /// What `#[energy_bench]`, `#[energy_test]` and `energy_main!` expand to. Not a public API.
 #[doc(hidden)]
 pub mod __private {
@@ -202,6 +236,27 @@ pub mod __private {
     }
     pub use crate::error::Result;
     pub use crate::sensors::SourceKind;
+
+    /// Stops a binary built with the test harness that holds `#[energy_bench]` functions
+    /// (see [`__refuse_libtest`](crate::__refuse_libtest)), saying what to change.
+    pub fn refuse_libtest(file: &str) {
+        let stem = std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("NAME");
+        let in_benches = std::path::Path::new(file).components().any(|c| c.as_os_str() == "benches");
+        if in_benches {
+            eprintln!(
+                "error: `{file}` holds #[energy_bench] functions but its bench target runs under the test harness \
+                 (libtest), which would run 0 benchmarks and pass: add `harness = false` to the target in Cargo.toml:\n\n\
+                 [[bench]]\nname = \"{stem}\"\nharness = false\n"
+            );
+        } else {
+            eprintln!(
+                "error: `{file}` holds #[energy_bench] functions but is built with the test harness (libtest), where \
+                 they never run: benchmarks go in benches/ with `harness = false` for their target in Cargo.toml and \
+                 `energy_harness::energy_main!();`; an energy budget in a test is #[energy_test]"
+            );
+        }
+        std::process::exit(1);
+    }
 
     /// A registered benchmark: `build` makes its spec.
     pub struct BenchDef {

@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 mod bench;
+mod main_check;
 mod options;
 mod test;
 
@@ -34,7 +35,29 @@ use proc_macro::TokenStream;
 /// come from `sim(…)`, and a benchmark without it is "checked, not measured".
 #[proc_macro_attribute]
 pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
-    bench::expand(args.into(), item.into()).into()
+    let ident = syn::parse::<syn::ItemFn>(item.clone()).ok().map(|f| f.sig.ident);
+    let mut tokens = bench::expand(args.into(), item.into());
+    // Only a benchmark that expanded cleanly: a misuse keeps its own one error.
+    if let (false, Some(ident)) = (tokens.to_string().contains("compile_error"), ident) {
+        if let Some(problem) = main_check::bench_file_problem() {
+            tokens.extend(quote::quote! { ::core::compile_error!(#problem); });
+        }
+        // Under the test harness (a bench target without `harness = false`, or a file in
+        // tests/ with the default harness) the benchmark would never run, and libtest would
+        // print "running 0 tests … ok". A #[test] function exists only there (cargo passes
+        // `--cfg test` to `harness = false` targets too, so cfg(test) cannot tell them apart);
+        // the constructor inside it stops the binary at start with the fix.
+        let guard = quote::format_ident!("__energy_bench_needs_harness_false_{}", ident);
+        tokens.extend(quote::quote! {
+            #[test]
+            #[doc(hidden)]
+            #[allow(non_snake_case)]
+            fn #guard() {
+                ::energy_harness::__refuse_libtest!();
+            }
+        });
+    }
+    tokens.into()
 }
 
 /// Turns a function that launches a kernel once into a `#[test]` asserting an energy budget.

@@ -436,6 +436,10 @@ fn run_spec(
     if !(runs_energy || runs_time || runs_baseline) {
         return Ok(None);
     }
+    if simulated && spec.gpu_only {
+        println!("{}: not run: needs a GPU (declared gpu_only)", spec.name);
+        return Ok(None);
+    }
     if simulated {
         // Without a GPU the kernel code runs on the checked device first.
         let mut checks = Vec::new();
@@ -446,6 +450,11 @@ fn run_spec(
                 Ok(Some(check)) if what == "kernel code" => checks.push(check.to_string()),
                 Ok(Some(check)) => checks.push(format!("{what}: {check}")),
                 Ok(None) => {}
+                // Raw cudarc exists only on a GPU: the code is not wrong, it cannot be checked.
+                Err(e) if e.kind() == ErrorKind::NeedsGpu => {
+                    println!("{}: not run: needs a GPU ({})", spec.name, crate::budget::needs_gpu_reason(&e));
+                    return Ok(None);
+                }
                 Err(e) => {
                     return Err(e.context(format!(
                         "its {what} failed on the checked device (no GPU here; the same code fails on a GPU)"

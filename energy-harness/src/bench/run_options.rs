@@ -160,7 +160,9 @@ impl RunOptions {
 
     /// Starts (or joins) the runs this process writes: `new`, and the saved baseline.
     pub(super) fn begin_runs(&self) -> Result<Vec<RunWriter>> {
-        if self.nothing_runs {
+        // `--list` and `--test` measure nothing: the last real run stays as it is (a
+        // `cargo bench -- --test` after `cargo bench` must not empty `new/`).
+        if self.nothing_runs || self.test_mode {
             return Ok(Vec::new());
         }
         let mut names = vec!["new".to_string()];

@@ -20,6 +20,7 @@ pub struct BenchSpec {
     pub(super) baseline_ops: Option<f64>,
     pub(super) baseline_bytes: Option<f64>,
     pub(super) time_bench: bool,
+    pub(super) gpu_only: bool,
 }
 
 impl BenchSpec {
@@ -37,7 +38,18 @@ impl BenchSpec {
             baseline_ops: None,
             baseline_bytes: None,
             time_bench: true,
+            gpu_only: false,
         }
+    }
+
+    /// Declares that its code cannot run on the checked device (raw cudarc, a library with
+    /// its own launches): without a GPU it is *not run* (one line, not a failure); with
+    /// `ENERGY_REQUIRE_GPU=1` the bench binary fails, as it does for every benchmark without
+    /// a GPU. Code that calls [`crate::Stream::cuda`] or [`crate::CudaGpu::cuda_context`] is
+    /// found out without it, on the checked device.
+    pub fn gpu_only(mut self) -> Self {
+        self.gpu_only = true;
+        self
     }
 
     /// Its name.

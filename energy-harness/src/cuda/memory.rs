@@ -25,7 +25,7 @@ impl Stream {
     pub fn cuda(&self) -> Result<&Arc<CudaStream>> {
         match &self.0 {
             StreamInner::Real(stream) => Ok(stream),
-            StreamInner::Checked => Err(no_raw_cuda("the raw cudarc stream (Stream::cuda)")),
+            StreamInner::Checked => Err(no_raw_cuda("Stream::cuda")),
         }
     }
 
@@ -112,7 +112,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     pub fn cuda_slice(&self) -> Result<&CudaSlice<T>> {
         match &self.inner {
             BufferInner::Real(slice) => Ok(slice),
-            BufferInner::Checked { .. } => Err(no_raw_cuda("a cudarc CudaSlice")),
+            BufferInner::Checked { .. } => Err(no_raw_cuda("DeviceBuffer::cuda_slice")),
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod checked;
 mod fma;
 mod kernel;
 mod memory;
+pub mod nvrtc;
 pub mod ptx_interface;
 
 pub use fma::{fma_busy_workload, FmaLoop, FMA_LOOP_PTX};
@@ -191,7 +192,7 @@ impl CudaGpu {
     pub fn cuda_context(&self) -> Result<&Arc<CudaContext>> {
         match &self.backend {
             GpuBackend::Real(ctx) => Ok(ctx),
-            GpuBackend::Checked(_) => Err(no_raw_cuda("the CUDA context")),
+            GpuBackend::Checked(_) => Err(no_raw_cuda("CudaGpu::cuda_context")),
         }
     }
 
@@ -231,6 +232,35 @@ impl CudaGpu {
             name: name.to_string(),
             properties: Arc::new(self.properties.clone()),
         })
+    }
+
+    /// Compiles CUDA C `source` (its kernels declared `extern "C" __global__`) with NVRTC
+    /// for this device's architecture and loads the PTX at the JIT's default level, as
+    /// [`CudaGpu::load_ptx`] would; `name` labels errors (`"saxpy.cu"`), `options` go to
+    /// NVRTC as they are (`&["-use_fast_math"]`). The PTX is cached under
+    /// `<target>/energy/cache/nvrtc/`. The NVRTC library is loaded at run time
+    /// (`NVRTC_LIBRARY`, else the system's). On the checked device the source is compiled
+    /// and checked like PTX where an NVRTC library is found; where none is, the module is
+    /// *checked without compiling* (said in the check line) and its kernels' launches are
+    /// accepted unchecked.
+    pub fn load_cuda_c(&self, source: &str, name: &str, options: &[&str]) -> Result<PtxModule> {
+        if let GpuBackend::Checked(gpu) = &self.backend {
+            if let Err(why) = nvrtc::nvrtc_available() {
+                gpu.record_module(checked::Assembly::NotAssembled(format!(
+                    "CUDA C `{name}` checked without compiling: {why}"
+                )));
+                return Ok(PtxModule {
+                    backend: ModuleBackend::Checked(gpu.clone()),
+                    machine_code: None,
+                    level: JitOptLevel::O4,
+                    interface: None,
+                    name: name.to_string(),
+                    properties: Arc::new(self.properties.clone()),
+                });
+            }
+        }
+        let ptx = nvrtc::compile_cuda_c(source, name, options, &self.properties.arch())?;
+        self.load_ptx(&ptx, name, JitOptLevel::O4)
     }
 
     /// Reads a PTX file and compiles it.
@@ -308,10 +338,10 @@ impl CudaGpu {
     }
 }
 
-pub(super) fn no_raw_cuda(what: &str) -> Error {
+pub(super) fn no_raw_cuda(api: &str) -> Error {
     Error::new(
-        ErrorKind::NoGpu,
-        format!("{what} exists only on a real GPU; this is the checked device (no GPU): code that needs raw cudarc runs only with a GPU"),
+        ErrorKind::NeedsGpu,
+        format!("{api} (raw cudarc) exists only on a real GPU; this is the checked device (no GPU): code that needs raw cudarc runs only with a GPU"),
     )
 }
 
