@@ -93,7 +93,7 @@ pub struct EnergyBudget {
 
 /// Windows each round measures at least: a budget decides on the interval, and fewer
 /// give one too wide to decide anything.
-pub const BUDGET_MIN_WINDOWS: usize = 5;
+pub const BUDGET_MIN_WINDOWS: usize = energy_units::bounds::BUDGET_WINDOWS_MIN;
 
 impl EnergyBudget {
     /// A budget of `limit` for `kernel`, measured with the engine's default options.
