@@ -68,10 +68,10 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
         let base_name = quote!(#base).to_string().replace(' ', "");
         steps.push(quote! { let spec = spec.baseline(#base_name, #base_factory); });
     }
-    if let Some(SimModel { seconds, watts }) = &o.sim {
+    if let Some(SimModel { seconds, watts, .. }) = &o.sim {
         steps.push(quote! { let spec = spec.sim((#seconds) as f64, (#watts) as f64); });
     }
-    if let Some((SimModel { seconds, watts }, _)) = &o.baseline_sim {
+    if let Some(SimModel { seconds, watts, .. }) = &o.baseline_sim {
         steps.push(quote! { let spec = spec.baseline_sim((#seconds) as f64, (#watts) as f64); });
     }
     let options = measure_options_literal(&o);

@@ -27,7 +27,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let launch_path: Path = launch_name.clone().into();
     let kernel_factory = factory(o.setup.as_ref(), &launch_path);
     let mut kernel = quote! { #p::KernelUnderTest::new(#name).code(#kernel_factory) };
-    if let Some(SimModel { seconds, watts }) = &o.sim {
+    if let Some(SimModel { seconds, watts, .. }) = &o.sim {
         kernel = quote! { #kernel.sim((#seconds) as f64, (#watts) as f64) };
     }
     let limit = match (&o.limit, &o.max_ratio) {
@@ -43,7 +43,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
         let reference_name = quote!(#reference).to_string().replace(' ', "");
         let reference_factory = factory(o.setup.as_ref(), reference);
         let mut r = quote! { #p::KernelUnderTest::new(#reference_name).code(#reference_factory) };
-        if let Some((SimModel { seconds, watts }, _)) = &o.reference_sim {
+        if let Some(SimModel { seconds, watts, .. }) = &o.reference_sim {
             r = quote! { #r.sim((#seconds) as f64, (#watts) as f64) };
         }
         steps.push(quote! { let budget = budget.reference(#r); });
