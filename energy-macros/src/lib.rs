@@ -30,9 +30,11 @@ use proc_macro::TokenStream;
 /// are added until the 95 % interval is that narrow); `window_s = expr` (window length aimed
 /// at, at most 60 s); `windows = expr` (exactly that many, 10 to 1000);
 /// `sim(seconds = expr, watts = expr)` and `baseline_sim(…)`, the kernel's model on the
-/// simulated GPU. Without a GPU, `setup` and the function still run on the checked device
-/// (PTX, kernel names, arguments and launch limits checked); the figures come from `sim(…)`,
-/// and a benchmark without it is "checked, not measured". Literal values are checked at compile time against the
+/// simulated GPU; `gpu_only` (a bare flag: the code cannot run on the checked device, e.g.
+/// raw cudarc or a library with its own launches; it excludes `sim(…)`). Without a GPU,
+/// `setup` and the function still run on the checked device (PTX, kernel names, arguments
+/// and launch limits checked); the figures come from `sim(…)`, and a benchmark without it
+/// is "checked, not measured". Literal values are checked at compile time against the
 /// bounds the harness checks at run time (`energy_units::bounds`).
 #[proc_macro_attribute]
 pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -53,7 +55,8 @@ pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
 /// max_ratio = 1.10` (at most 1.10 × the reference launch; `reference_sim(…)` models it).
 /// Units: J, mJ, uJ/µJ, nJ, pJ; W, mW, kW. Also: `setup`, `ops`, `bytes`, `device`, `source`,
 /// `precision`, `window_s`, `windows` (5 to 1000), `max_rounds` (re-measurements when the interval straddles the
-/// budget), `inconclusive = "fail" | "pass"`, `sim(seconds = …, watts = …)`. The test passes
+/// budget), `inconclusive = "fail" | "pass"`, `sim(seconds = …, watts = …)`, `gpu_only` (as for
+/// `#[energy_bench]`). The test passes
 /// when the upper end of the 95 % interval is within the budget and fails when the lower end
 /// exceeds it. Without a GPU, `setup` and the function run on the checked device (a wrong
 /// kernel name, argument list, launch configuration or PTX fails the test), then the budget

@@ -32,10 +32,10 @@ impl Attribute {
     fn options(self) -> &'static str {
         match self {
             Attribute::Bench => {
-                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, sim(...), baseline_sim(...)"
+                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, gpu_only, sim(...), baseline_sim(...)"
             }
             Attribute::Test => {
-                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, sim(...), reference_sim(...)"
+                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, gpu_only, sim(...), reference_sim(...)"
             }
         }
     }
@@ -109,6 +109,9 @@ pub struct Options {
     pub reference_sim: Option<SimModel>,
     pub max_rounds: Option<Expr>,
     pub inconclusive_passes: Option<bool>,
+    /// `gpu_only`: the code cannot run on the checked device (raw cudarc, a library with
+    /// its own launches); where the flag was given.
+    pub gpu_only: Option<Span>,
 }
 
 /// Why `device = all` is refused, and what to use.
@@ -514,10 +517,28 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 let model = parse_sim(&meta, "baseline_sim")?;
                 once(&mut o.baseline_sim, &meta, model)
             }
+            "gpu_only" => {
+                if !(meta.input.is_empty() || meta.input.peek(Token![,])) {
+                    return Err(meta.error("`gpu_only` is a bare flag: write `gpu_only`, without a value"));
+                }
+                once(&mut o.gpu_only, &meta, meta.path.span())
+            }
             _ => Err(meta.error(format!("unknown option `{key}`: expected one of {}", attribute.options()))),
         }
     });
     syn::parse::Parser::parse2(parser, args)?;
+    if o.gpu_only.is_some() {
+        let models = [("sim", &o.sim), ("baseline_sim", &o.baseline_sim), ("reference_sim", &o.reference_sim)];
+        if let Some((option, model)) = models.into_iter().find_map(|(n, m)| m.as_ref().map(|m| (n, m))) {
+            return Err(syn::Error::new(
+                model.span,
+                format!(
+                    "`gpu_only` code never runs without a GPU, so a `{option}(…)` model would simulate figures for \
+                     code nobody checked: remove one"
+                ),
+            ));
+        }
+    }
     for (option, span) in [("baseline_ops", &o.baseline_ops), ("baseline_bytes", &o.baseline_bytes)]
         .into_iter()
         .filter_map(|(n, v)| v.as_ref().map(|(_, s)| (n, *s)))

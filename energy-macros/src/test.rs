@@ -59,6 +59,9 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     if let Some(passes) = o.inconclusive_passes {
         steps.push(quote! { let budget = budget.inconclusive_passes(#passes); });
     }
+    if let Some(flag) = o.gpu_only {
+        steps.push(quote_spanned! { flag => let budget = budget.gpu_only(); });
+    }
     let attrs: Vec<_> = item.attrs.iter().filter(|a| a.path().is_ident("ignore") || a.path().is_ident("doc")).collect();
     Ok(quote! {
         #[allow(dead_code)]
@@ -70,4 +73,24 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
             #p::assert_budget(&budget);
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// The expansion of `#[energy_test(args)] fn kernel(stream: &Stream) -> Result<()>`,
+    /// as text (a failing case's text holds `compile_error`).
+    fn expand_text(args: proc_macro2::TokenStream) -> String {
+        let item = quote! { fn kernel(stream: &Stream) -> Result<()> { Ok(()) } };
+        super::expand(args, item).to_string()
+    }
+
+    #[test]
+    fn gpu_only_declares_the_budget_gpu_only() {
+        let text = expand_text(quote! { max = "5 mJ", gpu_only });
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(text.contains("let budget = budget . gpu_only () ;"), "{text}");
+        assert!(!expand_text(quote! { max = "5 mJ" }).contains("gpu_only"));
+    }
 }
