@@ -454,6 +454,7 @@ pub enum Verdict {
 
 /// Checks a budget and panics unless it passes (what `#[energy_test]` and
 /// [`assert_energy!`](crate::assert_energy) call). A skip prints one line to stderr.
+#[track_caller]
 pub fn assert_budget(budget: &EnergyBudget) {
     match budget.check() {
         Ok(Verdict::Pass(report)) => eprintln!("energy budget met: {report}"),

@@ -56,7 +56,7 @@ pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Units: J, mJ, uJ/µJ, nJ, pJ; W, mW, kW. Also: `setup`, `ops`, `bytes`, `device`, `source`,
 /// `precision`, `window_s`, `windows` (5 to 1000), `max_rounds` (re-measurements when the interval straddles the
 /// budget), `inconclusive = "fail" | "pass"`, `sim(seconds = …, watts = …)`, `gpu_only` (as for
-/// `#[energy_bench]`). The test passes
+/// `#[energy_bench]`). A failed budget panics at the test's line. The test passes
 /// when the upper end of the 95 % interval is within the budget and fails when the lower end
 /// exceeds it. Without a GPU, `setup` and the function run on the checked device (a wrong
 /// kernel name, argument list, launch configuration or PTX fails the test), then the budget

@@ -62,6 +62,9 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     if let Some(flag) = o.gpu_only {
         steps.push(quote_spanned! { flag => let budget = budget.gpu_only(); });
     }
+    // `assert_budget` is `#[track_caller]`: spanned by the user's function, a failed
+    // budget's panic points at the test's line, not at the harness.
+    let assert = quote_spanned! { test_name.span() => ::energy_harness::__private::assert_budget(&budget); };
     let attrs: Vec<_> = item.attrs.iter().filter(|a| a.path().is_ident("ignore") || a.path().is_ident("doc")).collect();
     Ok(quote! {
         #[allow(dead_code)]
@@ -70,7 +73,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
         #(#attrs)*
         fn #test_name() {
             #(#steps)*
-            #p::assert_budget(&budget);
+            #assert
         }
     })
 }
@@ -92,5 +95,11 @@ mod tests {
         assert!(!text.contains("compile_error"), "{text}");
         assert!(text.contains("let budget = budget . gpu_only () ;"), "{text}");
         assert!(!expand_text(quote! { max = "5 mJ" }).contains("gpu_only"));
+    }
+
+    #[test]
+    fn the_expansion_asserts_the_budget() {
+        let text = expand_text(quote! { max = "5 mJ" });
+        assert!(text.contains(":: energy_harness :: __private :: assert_budget (& budget) ;"), "{text}");
     }
 }
