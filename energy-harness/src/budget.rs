@@ -94,7 +94,7 @@ pub struct EnergyBudget {
 
 /// Windows each round measures at least: a budget decides on the interval, and fewer
 /// give one too wide to decide anything.
-pub const BUDGET_MIN_WINDOWS: usize = 5;
+pub const BUDGET_MIN_WINDOWS: usize = energy_units::bounds::BUDGET_WINDOWS_MIN;
 
 impl EnergyBudget {
     /// A budget of `limit` for `kernel`, measured with the engine's default options.
@@ -491,6 +491,7 @@ pub(crate) fn needs_gpu_reason(e: &Error) -> String {
 
 /// Checks a budget and panics unless it passes (what `#[energy_test]` and
 /// [`assert_energy!`](crate::assert_energy) call). A skip prints one line to stderr.
+#[track_caller]
 pub fn assert_budget(budget: &EnergyBudget) {
     match budget.check() {
         Ok(Verdict::Pass(report)) => eprintln!("energy budget met: {report}"),

@@ -1,6 +1,7 @@
 //! Energy budgets decided on the simulated H100 (virtual clock, deterministic seeds): a
 //! budget above the truth passes, one below fails with a full message, one inside the
-//! noise is inconclusive, a relative budget catches a 20 % costlier variant. Simulated.
+//! noise is inconclusive, a relative budget catches a 20 % costlier variant, and a failed
+//! `#[energy_test]` panics at the test's own line. Simulated.
 
 use energy_harness::units::{Joules, Watts};
 use energy_harness::virtual_sim_device;
@@ -124,4 +125,45 @@ fn a_result_file_carries_every_figure_of_its_measurement() {
     let text = serde_json::to_string(&file).unwrap();
     let read = ResultFile::parse(&text, std::path::Path::new("r.json")).expect("a written result reads back");
     assert_eq!(serde_json::to_value(&read).unwrap().as_object(), Some(written), "the file reads back as written");
+}
+
+/// A precision the macro cannot see (a constant, not a literal) and outside the bounds:
+/// `MeasureOptions::resolve` refuses it when the budget is checked, before anything is
+/// measured, so the budget below fails at once (on a GPU or without one).
+const PRECISION_OUT_OF_BOUNDS: f64 = 0.7;
+
+/// The line of `fn over_loose_precision` below: a failed budget's panic points there.
+const OVER_LOOSE_PRECISION_LINE: u32 = line!() + 4;
+
+#[energy_harness::energy_test(max = "1 J", precision = PRECISION_OUT_OF_BOUNDS, sim(seconds = KERNEL_S, watts = WATTS))]
+#[ignore = "called by a_failed_budget_points_at_the_test_not_the_harness"]
+fn over_loose_precision(_stream: &energy_harness::Stream) -> energy_harness::Result<()> {
+    Ok(())
+}
+
+#[test]
+fn a_failed_budget_points_at_the_test_not_the_harness() {
+    use std::cell::RefCell;
+    use std::sync::Arc;
+    thread_local! {
+        /// The location of this thread's panic, when it is the one under test.
+        static CAUGHT: RefCell<Option<(String, u32)>> = const { RefCell::new(None) };
+    }
+    // Panics of other tests' threads go to the usual hook.
+    let usual: Arc<dyn Fn(&std::panic::PanicHookInfo<'_>) + Send + Sync> = Arc::from(std::panic::take_hook());
+    let others = usual.clone();
+    let this_thread = std::thread::current().id();
+    std::panic::set_hook(Box::new(move |info| match info.location() {
+        Some(at) if std::thread::current().id() == this_thread => {
+            CAUGHT.with(|c| *c.borrow_mut() = Some((at.file().to_string(), at.line())));
+        }
+        _ => others(info),
+    }));
+    let outcome = std::panic::catch_unwind(over_loose_precision);
+    std::panic::set_hook(Box::new(move |info| usual(info)));
+    let message = outcome.expect_err("a budget whose options are out of bounds fails");
+    let message = message.downcast_ref::<String>().expect("a formatted panic message");
+    assert!(message.contains("precision") && message.contains("0.0001 … 0.5"), "{message}");
+    let caught = CAUGHT.with(|c| c.borrow_mut().take());
+    assert_eq!(caught, Some((file!().to_string(), OVER_LOOSE_PRECISION_LINE)), "the panic's location");
 }

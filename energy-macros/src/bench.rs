@@ -68,16 +68,19 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
         let base_name = quote!(#base).to_string().replace(' ', "");
         steps.push(quote! { let spec = spec.baseline(#base_name, #base_factory); });
     }
-    if let Some(SimModel { seconds, watts }) = &o.sim {
+    if let Some(SimModel { seconds, watts, .. }) = &o.sim {
         steps.push(quote! { let spec = spec.sim((#seconds) as f64, (#watts) as f64); });
     }
-    if let Some((SimModel { seconds, watts }, _)) = &o.baseline_sim {
+    if let Some(SimModel { seconds, watts, .. }) = &o.baseline_sim {
         steps.push(quote! { let spec = spec.baseline_sim((#seconds) as f64, (#watts) as f64); });
     }
     let options = measure_options_literal(&o);
     steps.push(quote! { let spec = spec.options(#options); });
     if let Some(uuid) = &o.device_uuid {
         steps.push(quote! { let spec = spec.device_uuid(#uuid); });
+    }
+    if let Some(flag) = o.gpu_only {
+        steps.push(quote_spanned! { flag => let spec = spec.gpu_only(); });
     }
     if let Some((ops, _)) = &o.baseline_ops {
         steps.push(quote_spanned! { ops.span() => let spec = spec.baseline_ops((#ops) as f64); });
@@ -98,4 +101,24 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
             #p::BenchDef { build: #builder }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// The expansion of `#[energy_bench(args)] fn kernel(stream: &Stream) -> Result<()>`,
+    /// as text (a failing case's text holds `compile_error`).
+    fn expand_text(args: proc_macro2::TokenStream) -> String {
+        let item = quote! { fn kernel(stream: &Stream) -> Result<()> { Ok(()) } };
+        super::expand(args, item).to_string()
+    }
+
+    #[test]
+    fn gpu_only_declares_the_spec_gpu_only() {
+        let text = expand_text(quote! { gpu_only, ops = 1024 });
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(text.contains("let spec = spec . gpu_only () ;"), "{text}");
+        assert!(!expand_text(quote! { ops = 1024 }).contains("gpu_only"));
+    }
 }

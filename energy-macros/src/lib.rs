@@ -27,12 +27,16 @@ use proc_macro::TokenStream;
 /// `device = "GPU-…"` (a UUID as `cargo energy info` prints it; `all` is refused: `cargo
 /// energy run --gpus all` runs one process per GPU);
 /// `source = "counter" | "samples" | "average" | "power" | "instant"`;
-/// `precision = expr` (relative, e.g. 0.01: windows are added until the 95 % interval is
-/// that narrow); `window_s = expr` (window length aimed at); `windows = expr` (exactly
-/// that many, at least 10); `sim(seconds = expr, watts = expr)` and `baseline_sim(…)`, the kernel's
-/// model on the simulated GPU. Without a GPU, `setup` and the function still run on the
-/// checked device (PTX, kernel names, arguments and launch limits checked); the figures
-/// come from `sim(…)`, and a benchmark without it is "checked, not measured".
+/// `precision = expr` (a fraction of the estimate, 0.0001 to 0.5, e.g. 0.01 for ±1 %: windows
+/// are added until the 95 % interval is that narrow); `window_s = expr` (window length aimed
+/// at, at most 60 s); `windows = expr` (exactly that many, 10 to 1000);
+/// `sim(seconds = expr, watts = expr)` and `baseline_sim(…)`, the kernel's model on the
+/// simulated GPU; `gpu_only` (a bare flag: the code cannot run on the checked device, e.g.
+/// raw cudarc or a library with its own launches; it excludes `sim(…)`). Without a GPU,
+/// `setup` and the function still run on the checked device (PTX, kernel names, arguments
+/// and launch limits checked); the figures come from `sim(…)`, and a benchmark without it
+/// is "checked, not measured". Literal values are checked at compile time against the
+/// bounds the harness checks at run time (`energy_units::bounds`).
 #[proc_macro_attribute]
 pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
     let ident = syn::parse::<syn::ItemFn>(item.clone()).ok().map(|f| f.sig.ident);
@@ -73,8 +77,9 @@ pub fn energy_bench(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `max_per_byte = "…"` (with `bytes`), `max_power = "300 W"`, or `relative_to = path,
 /// max_ratio = 1.10` (at most 1.10 × the reference launch; `reference_sim(…)` models it).
 /// Units: J, mJ, uJ/µJ, nJ, pJ; W, mW, kW. Also: `setup`, `ops`, `bytes`, `device`, `source`,
-/// `precision`, `window_s`, `windows` (at least 5), `max_rounds` (re-measurements when the interval straddles the
-/// budget), `inconclusive = "fail" | "pass"`, `sim(seconds = …, watts = …)`. The test passes
+/// `precision`, `window_s`, `windows` (5 to 1000), `max_rounds` (re-measurements when the interval straddles the
+/// budget), `inconclusive = "fail" | "pass"`, `sim(seconds = …, watts = …)`, `gpu_only` (as for
+/// `#[energy_bench]`). A failed budget panics at the test's line. The test passes
 /// when the upper end of the 95 % interval is within the budget and fails when the lower end
 /// exceeds it. Without a GPU, `setup` and the function run on the checked device (a wrong
 /// kernel name, argument list, launch configuration or PTX fails the test), then the budget

@@ -2,10 +2,15 @@
 //! with `syn::meta` so unknown, repeated or malformed options get precise spans.
 #![allow(missing_docs)]
 
+use energy_units::bounds::{
+    BENCH_WINDOWS_MIN, BUDGET_WINDOWS_MIN, PRECISION_MAX, PRECISION_MIN, WINDOWS_MAX, WINDOW_MAX_S,
+};
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
+use syn::parse::ParseStream;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, ItemFn, Lit, LitStr, Path, ReturnType};
+use syn::{Expr, ExprLit, ItemFn, Lit, LitStr, Path, ReturnType, Token, UnOp};
 
 /// Which attribute is being parsed: some options belong to one of them only.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -27,10 +32,10 @@ impl Attribute {
     fn options(self) -> &'static str {
         match self {
             Attribute::Bench => {
-                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, sim(...), baseline_sim(...)"
+                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, gpu_only, sim(...), baseline_sim(...)"
             }
             Attribute::Test => {
-                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, sim(...), reference_sim(...)"
+                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, gpu_only, sim(...), reference_sim(...)"
             }
         }
     }
@@ -63,6 +68,8 @@ pub struct SimModel {
     pub seconds: Expr,
     /// Board power, W.
     pub watts: Expr,
+    /// Where it was given: the option's name (`sim`, `baseline_sim`, `reference_sim`).
+    pub span: Span,
 }
 
 /// A budget limit, parsed and checked at compile time.
@@ -95,13 +102,16 @@ pub struct Options {
     pub window_s: Option<Expr>,
     pub windows: Option<Expr>,
     pub sim: Option<SimModel>,
-    pub baseline_sim: Option<(SimModel, Span)>,
+    pub baseline_sim: Option<SimModel>,
     pub limit: Option<(LimitOption, Span)>,
     pub relative_to: Option<Path>,
     pub max_ratio: Option<(f64, Span)>,
-    pub reference_sim: Option<(SimModel, Span)>,
+    pub reference_sim: Option<SimModel>,
     pub max_rounds: Option<Expr>,
     pub inconclusive_passes: Option<bool>,
+    /// `gpu_only`: the code cannot run on the checked device (raw cudarc, a library with
+    /// its own launches); where the flag was given.
+    pub gpu_only: Option<Span>,
 }
 
 /// Why `device = all` is refused, and what to use.
@@ -117,50 +127,151 @@ fn once<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::R
     Ok(())
 }
 
-/// A literal number in an expression, if it is one.
+/// A literal number in an expression (`0.015`, `-2`, `(1e-3)`), if it is one.
 fn literal_number(expr: &Expr) -> Option<f64> {
     match expr {
         Expr::Lit(ExprLit { lit: Lit::Float(f), .. }) => f.base10_parse::<f64>().ok(),
         Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<f64>().ok(),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => literal_number(&u.expr).map(|v| -v),
+        Expr::Paren(p) => literal_number(&p.expr),
+        Expr::Group(g) => literal_number(&g.expr),
         _ => None,
     }
 }
 
-fn positive(expr: Expr, what: &str) -> syn::Result<Expr> {
+/// A number option that must be positive. `example` is the option written right
+/// (`watts = 350.0`), shown when a string is given instead.
+fn positive(expr: Expr, what: &str, example: &str) -> syn::Result<Expr> {
     if let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &expr {
         return Err(syn::Error::new(
             s.span(),
-            format!("{what} is a number (an expression), not a string: write it in SI units, e.g. 20e-6"),
+            format!("{what} is a number (an expression), not a string: write it in SI units, e.g. {example}"),
         ));
     }
     if literal_number(&expr).is_some_and(|v| v <= 0.0) {
-        return Err(syn::Error::new(expr.span(), format!("{what} must be positive")));
+        return Err(syn::Error::new_spanned(&expr, format!("{what} must be positive")));
     }
     Ok(expr)
 }
 
-fn parse_sim(meta: &ParseNestedMeta<'_>) -> syn::Result<SimModel> {
+/// `value` (in the base unit `unit`) as a budget string, with an SI prefix and no
+/// trailing zeros: 0.015 J is "15 mJ".
+fn quantity_text(value: f64, unit: &str) -> String {
+    let text = energy_units::format_si(value, unit, 6);
+    match text.split_once(' ') {
+        Some((number, unit)) if number.contains('.') => {
+            format!("{} {unit}", number.trim_end_matches('0').trim_end_matches('.'))
+        }
+        _ => text,
+    }
+}
+
+/// `precision = …` written right, with the ± percentage it asks for: from `percent` when
+/// that fits the bounds (what the user seems to have meant), else ±1 %.
+fn precision_example(percent: Option<f64>) -> String {
+    let percent = percent.filter(|p| (PRECISION_MIN..=PRECISION_MAX).contains(&(p / 100.0))).unwrap_or(1.0);
+    // Rounded so that 1.1 % reads 0.011, not 0.011000000000000001.
+    let fraction = (percent / 100.0 * 1e12).round() / 1e12;
+    format!("precision = {fraction} for ±{percent} %")
+}
+
+/// Checks a `precision` value: a number (not a string such as "1 %") and, when it is a
+/// literal, within the bounds the harness checks at run time.
+fn precision_value(e: Expr) -> syn::Result<Expr> {
+    if let Expr::Lit(ExprLit { lit, .. }) = &e {
+        if !matches!(lit, Lit::Float(_) | Lit::Int(_)) {
+            let percent = match lit {
+                Lit::Str(s) => s.value().trim().strip_suffix('%').and_then(|p| p.trim().parse::<f64>().ok()),
+                _ => None,
+            };
+            return Err(syn::Error::new(
+                lit.span(),
+                format!("`precision` is a fraction of the estimate: {}", precision_example(percent)),
+            ));
+        }
+    }
+    match literal_number(&e) {
+        Some(v) if !(PRECISION_MIN..=PRECISION_MAX).contains(&v) => Err(syn::Error::new_spanned(
+            &e,
+            format!(
+                "`precision` is between {PRECISION_MIN} and {PRECISION_MAX}, a fraction of the estimate (the \
+                 half-width of its 95 % interval over the mean): {}",
+                // 5.0 is most likely ±5 %.
+                precision_example(Some(v).filter(|v| *v >= 1.0))
+            ),
+        )),
+        _ => Ok(e),
+    }
+}
+
+/// The values inside `name(…)`, if it is a parenthesized list of expressions.
+fn parenthesized_values(input: ParseStream<'_>) -> syn::Result<Vec<Expr>> {
+    let content;
+    syn::parenthesized!(content in input);
+    Ok(Punctuated::<Expr, Token![,]>::parse_terminated(&content)?.into_iter().collect())
+}
+
+/// Parses `sim(seconds = …, watts = …)` (or `baseline_sim`, `reference_sim`: `option`).
+fn parse_sim(meta: &ParseNestedMeta<'_>, option: &str) -> syn::Result<SimModel> {
+    // `sim(22e-6, 350.0)`: syn would say "expected identifier"; say which name goes where.
+    if let Ok(values) = parenthesized_values(&meta.input.fork()) {
+        if let Some(positional) = values.iter().find(|v| !matches!(v, Expr::Assign(_))) {
+            // The values by position (seconds, then watts), as written; an example for a missing one.
+            let written = |i: usize, default: &str| match values.get(i) {
+                Some(Expr::Assign(a)) => quote::ToTokens::to_token_stream(&a.right).to_string(),
+                Some(v) => quote::ToTokens::to_token_stream(v).to_string(),
+                None => default.to_string(),
+            };
+            return Err(syn::Error::new_spanned(
+                positional,
+                format!(
+                    "`{option}` takes named values: {option}(seconds = {}, watts = {})",
+                    written(0, "20e-6"),
+                    written(1, "350.0")
+                ),
+            ));
+        }
+    }
     let mut seconds = None;
     let mut watts = None;
     meta.parse_nested_meta(|inner| {
         if inner.path.is_ident("seconds") {
-            let e = positive(inner.value()?.parse()?, "`seconds` (simulated duration of one launch)")?;
+            let e =
+                positive(inner.value()?.parse()?, "`seconds` (simulated duration of one launch)", "seconds = 20e-6")?;
             once(&mut seconds, &inner, e)
         } else if inner.path.is_ident("watts") {
-            let e = positive(inner.value()?.parse()?, "`watts` (simulated board power while it runs)")?;
+            let e =
+                positive(inner.value()?.parse()?, "`watts` (simulated board power while it runs)", "watts = 350.0")?;
             once(&mut watts, &inner, e)
         } else {
             Err(inner.error("unknown simulation parameter: expected `seconds = …` and `watts = …`"))
         }
     })?;
     match (seconds, watts) {
-        (Some(seconds), Some(watts)) => Ok(SimModel { seconds, watts }),
+        (Some(seconds), Some(watts)) => Ok(SimModel { seconds, watts, span: meta.path.span() }),
         _ => Err(meta.error("the simulated kernel needs both `seconds = …` and `watts = …`")),
     }
 }
 
-/// Parses a budget string such as "5 mJ" or "300 W" with the shared unit parser.
-fn budget_value(lit: &LitStr, watts: bool) -> syn::Result<f64> {
+/// Parses the value of budget option `key`, a string such as "5 mJ" or "300 W", with the
+/// shared unit parser. A number is refused with the string it means in SI units
+/// (`max = 0.015` → `max = "15 mJ"`), anything else with an example.
+fn budget_value(key: &str, e: &Expr) -> syn::Result<f64> {
+    let watts = key == "max_power";
+    let Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) = e else {
+        let example = match literal_number(e) {
+            Some(v) if v > 0.0 && v.is_finite() => quantity_text(v, if watts { "W" } else { "J" }),
+            _ => match key {
+                "max" => "5 mJ".to_string(),
+                "max_power" => "300 W".to_string(),
+                _ => "2 nJ".to_string(),
+            },
+        };
+        return Err(syn::Error::new_spanned(
+            e,
+            format!("`{key}` takes a quantity with a unit as a string: {key} = \"{example}\""),
+        ));
+    };
     let parsed = if watts {
         energy_units::parse_watts(&lit.value()).map(|w| w.0)
     } else {
@@ -230,20 +341,20 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
         };
         match key.as_str() {
             "max" => {
-                let lit: LitStr = meta.value()?.parse()?;
-                set_limit(LimitOption::PerLaunch(budget_value(&lit, false)?), &meta)
+                let e: Expr = meta.value()?.parse()?;
+                set_limit(LimitOption::PerLaunch(budget_value(&key, &e)?), &meta)
             }
             "max_per_op" => {
-                let lit: LitStr = meta.value()?.parse()?;
-                set_limit(LimitOption::PerOp(budget_value(&lit, false)?), &meta)
+                let e: Expr = meta.value()?.parse()?;
+                set_limit(LimitOption::PerOp(budget_value(&key, &e)?), &meta)
             }
             "max_per_byte" => {
-                let lit: LitStr = meta.value()?.parse()?;
-                set_limit(LimitOption::PerByte(budget_value(&lit, false)?), &meta)
+                let e: Expr = meta.value()?.parse()?;
+                set_limit(LimitOption::PerByte(budget_value(&key, &e)?), &meta)
             }
             "max_power" => {
-                let lit: LitStr = meta.value()?.parse()?;
-                set_limit(LimitOption::Power(budget_value(&lit, true)?), &meta)
+                let e: Expr = meta.value()?.parse()?;
+                set_limit(LimitOption::Power(budget_value(&key, &e)?), &meta)
             }
             "relative_to" => {
                 let path: Path = meta.value()?.parse()?;
@@ -253,18 +364,17 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 let e: Expr = meta.value()?.parse()?;
                 match literal_number(&e) {
                     Some(v) if v > 0.0 => once(&mut o.max_ratio, &meta, (v, e.span())),
-                    _ => Err(syn::Error::new(e.span(), "`max_ratio` is a positive number, e.g. 1.10")),
+                    _ => Err(syn::Error::new_spanned(&e, "`max_ratio` is a positive number, e.g. 1.10")),
                 }
             }
             "reference_sim" => {
-                let span = meta.path.span();
-                let model = parse_sim(&meta)?;
-                once(&mut o.reference_sim, &meta, (model, span))
+                let model = parse_sim(&meta, "reference_sim")?;
+                once(&mut o.reference_sim, &meta, model)
             }
             "max_rounds" => {
                 let e: Expr = meta.value()?.parse()?;
                 if literal_number(&e).is_some_and(|v| v < 1.0) {
-                    return Err(syn::Error::new(e.span(), "`max_rounds` must be at least 1"));
+                    return Err(syn::Error::new_spanned(&e, "`max_rounds` must be at least 1"));
                 }
                 once(&mut o.max_rounds, &meta, e)
             }
@@ -298,19 +408,27 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 once(&mut o.baseline, &meta, path)
             }
             "ops" => {
-                let e = positive(meta.value()?.parse()?, "`ops` (operations per launch)")?;
+                let e = positive(meta.value()?.parse()?, "`ops` (operations per launch)", "ops = 1048576")?;
                 once(&mut o.ops, &meta, e)
             }
             "bytes" => {
-                let e = positive(meta.value()?.parse()?, "`bytes` (bytes per launch)")?;
+                let e = positive(meta.value()?.parse()?, "`bytes` (bytes per launch)", "bytes = 4096")?;
                 once(&mut o.bytes, &meta, e)
             }
             "baseline_ops" => {
-                let e = positive(meta.value()?.parse()?, "`baseline_ops` (the baseline's operations per launch)")?;
+                let e = positive(
+                    meta.value()?.parse()?,
+                    "`baseline_ops` (the baseline's operations per launch)",
+                    "baseline_ops = 1048576",
+                )?;
                 once(&mut o.baseline_ops, &meta, (e, meta.path.span()))
             }
             "baseline_bytes" => {
-                let e = positive(meta.value()?.parse()?, "`baseline_bytes` (the baseline's bytes per launch)")?;
+                let e = positive(
+                    meta.value()?.parse()?,
+                    "`baseline_bytes` (the baseline's bytes per launch)",
+                    "baseline_bytes = 4096",
+                )?;
                 once(&mut o.baseline_bytes, &meta, (e, meta.path.span()))
             }
             "device" => {
@@ -337,7 +455,7 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                         o.device_uuid = Some(lit.clone());
                         Ok(())
                     }
-                    Expr::Path(path) if path.path.is_ident("all") => Err(syn::Error::new(e.span(), DEVICE_ALL)),
+                    Expr::Path(path) if path.path.is_ident("all") => Err(syn::Error::new_spanned(&e, DEVICE_ALL)),
                     _ => once(&mut o.device, &meta, e),
                 }
             }
@@ -353,46 +471,74 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 once(&mut o.source, &meta, (value, lit.span()))
             }
             "precision" => {
-                let e: Expr = meta.value()?.parse()?;
-                if literal_number(&e).is_some_and(|v| !(v > 0.0 && v < 1.0)) {
-                    return Err(syn::Error::new(
-                        e.span(),
-                        "`precision` is relative (the half-width of the 95 % interval over the mean): between 0 and 1, e.g. 0.01",
-                    ));
-                }
+                let e = precision_value(meta.value()?.parse()?)?;
                 once(&mut o.precision, &meta, e)
             }
             "min_window_s" => Err(meta.error(
                 "`min_window_s` is now `window_s`: the window length aimed at, in seconds (each window holds as many launches as fit)",
             )),
             "window_s" => {
-                let e = positive(meta.value()?.parse()?, "`window_s` (window length, seconds)")?;
+                let e = positive(meta.value()?.parse()?, "`window_s` (window length, seconds)", "window_s = 0.5")?;
+                if literal_number(&e).is_some_and(|v| v > WINDOW_MAX_S) {
+                    return Err(syn::Error::new_spanned(
+                        &e,
+                        format!("`window_s` must be at most {WINDOW_MAX_S} s (windows are seconds long at most)"),
+                    ));
+                }
                 once(&mut o.window_s, &meta, e)
             }
             "windows" => {
                 let e: Expr = meta.value()?.parse()?;
                 let (least, why) = match attribute {
-                    Attribute::Bench => (10.0, "criterion's minimum sample count"),
-                    Attribute::Test => (5.0, "a budget decides on an interval, and fewer windows give one too wide"),
+                    Attribute::Bench => (BENCH_WINDOWS_MIN, "criterion's minimum sample count"),
+                    Attribute::Test => {
+                        (BUDGET_WINDOWS_MIN, "a budget decides on an interval, and fewer windows give one too wide")
+                    }
                 };
-                if literal_number(&e).is_some_and(|v| v < least) {
-                    return Err(syn::Error::new(e.span(), format!("`windows` must be at least {least} ({why})")));
+                match literal_number(&e) {
+                    Some(v) if v < least as f64 => {
+                        return Err(syn::Error::new_spanned(&e, format!("`windows` must be at least {least} ({why})")));
+                    }
+                    Some(v) if v > WINDOWS_MAX as f64 => {
+                        return Err(syn::Error::new_spanned(
+                            &e,
+                            format!("`windows` must be at most {WINDOWS_MAX} (between {least} and {WINDOWS_MAX} here)"),
+                        ));
+                    }
+                    _ => {}
                 }
                 once(&mut o.windows, &meta, e)
             }
             "sim" => {
-                let model = parse_sim(&meta)?;
+                let model = parse_sim(&meta, "sim")?;
                 once(&mut o.sim, &meta, model)
             }
             "baseline_sim" => {
-                let span = meta.path.span();
-                let model = parse_sim(&meta)?;
-                once(&mut o.baseline_sim, &meta, (model, span))
+                let model = parse_sim(&meta, "baseline_sim")?;
+                once(&mut o.baseline_sim, &meta, model)
+            }
+            "gpu_only" => {
+                if !(meta.input.is_empty() || meta.input.peek(Token![,])) {
+                    return Err(meta.error("`gpu_only` is a bare flag: write `gpu_only`, without a value"));
+                }
+                once(&mut o.gpu_only, &meta, meta.path.span())
             }
             _ => Err(meta.error(format!("unknown option `{key}`: expected one of {}", attribute.options()))),
         }
     });
     syn::parse::Parser::parse2(parser, args)?;
+    if o.gpu_only.is_some() {
+        let models = [("sim", &o.sim), ("baseline_sim", &o.baseline_sim), ("reference_sim", &o.reference_sim)];
+        if let Some((option, model)) = models.into_iter().find_map(|(n, m)| m.as_ref().map(|m| (n, m))) {
+            return Err(syn::Error::new(
+                model.span,
+                format!(
+                    "`gpu_only` code never runs without a GPU, so a `{option}(…)` model would simulate figures for \
+                     code nobody checked: remove one"
+                ),
+            ));
+        }
+    }
     for (option, span) in [("baseline_ops", &o.baseline_ops), ("baseline_bytes", &o.baseline_bytes)]
         .into_iter()
         .filter_map(|(n, v)| v.as_ref().map(|(_, s)| (n, *s)))
@@ -404,8 +550,8 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
             ));
         }
     }
-    if let (Some((_, span)), None) = (&o.baseline_sim, &o.baseline) {
-        return Err(syn::Error::new(*span, "`baseline_sim` describes a baseline kernel: add `baseline = …` too"));
+    if let (Some(model), None) = (&o.baseline_sim, &o.baseline) {
+        return Err(syn::Error::new(model.span, "`baseline_sim` describes a baseline kernel: add `baseline = …` too"));
     }
     if attribute == Attribute::Test {
         match (&o.relative_to, &o.max_ratio, &o.limit) {
@@ -426,9 +572,9 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
             }
             _ => {}
         }
-        if let (Some((_, span)), None) = (&o.reference_sim, &o.relative_to) {
+        if let (Some(model), None) = (&o.reference_sim, &o.relative_to) {
             return Err(syn::Error::new(
-                *span,
+                model.span,
                 "`reference_sim` describes the reference kernel: add `relative_to = …` too",
             ));
         }

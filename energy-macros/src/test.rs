@@ -27,7 +27,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let launch_path: Path = launch_name.clone().into();
     let kernel_factory = factory(o.setup.as_ref(), &launch_path);
     let mut kernel = quote! { #p::KernelUnderTest::new(#name).code(#kernel_factory) };
-    if let Some(SimModel { seconds, watts }) = &o.sim {
+    if let Some(SimModel { seconds, watts, .. }) = &o.sim {
         kernel = quote! { #kernel.sim((#seconds) as f64, (#watts) as f64) };
     }
     let limit = match (&o.limit, &o.max_ratio) {
@@ -43,7 +43,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
         let reference_name = quote!(#reference).to_string().replace(' ', "");
         let reference_factory = factory(o.setup.as_ref(), reference);
         let mut r = quote! { #p::KernelUnderTest::new(#reference_name).code(#reference_factory) };
-        if let Some((SimModel { seconds, watts }, _)) = &o.reference_sim {
+        if let Some(SimModel { seconds, watts, .. }) = &o.reference_sim {
             r = quote! { #r.sim((#seconds) as f64, (#watts) as f64) };
         }
         steps.push(quote! { let budget = budget.reference(#r); });
@@ -59,6 +59,12 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     if let Some(passes) = o.inconclusive_passes {
         steps.push(quote! { let budget = budget.inconclusive_passes(#passes); });
     }
+    if let Some(flag) = o.gpu_only {
+        steps.push(quote_spanned! { flag => let budget = budget.gpu_only(); });
+    }
+    // `assert_budget` is `#[track_caller]`: spanned by the user's function, a failed
+    // budget's panic points at the test's line, not at the harness.
+    let assert = quote_spanned! { test_name.span() => ::energy_harness::__private::assert_budget(&budget); };
     let attrs: Vec<_> = item.attrs.iter().filter(|a| a.path().is_ident("ignore") || a.path().is_ident("doc")).collect();
     Ok(quote! {
         #[allow(dead_code)]
@@ -67,7 +73,33 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
         #(#attrs)*
         fn #test_name() {
             #(#steps)*
-            #p::assert_budget(&budget);
+            #assert
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// The expansion of `#[energy_test(args)] fn kernel(stream: &Stream) -> Result<()>`,
+    /// as text (a failing case's text holds `compile_error`).
+    fn expand_text(args: proc_macro2::TokenStream) -> String {
+        let item = quote! { fn kernel(stream: &Stream) -> Result<()> { Ok(()) } };
+        super::expand(args, item).to_string()
+    }
+
+    #[test]
+    fn gpu_only_declares_the_budget_gpu_only() {
+        let text = expand_text(quote! { max = "5 mJ", gpu_only });
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(text.contains("let budget = budget . gpu_only () ;"), "{text}");
+        assert!(!expand_text(quote! { max = "5 mJ" }).contains("gpu_only"));
+    }
+
+    #[test]
+    fn the_expansion_asserts_the_budget() {
+        let text = expand_text(quote! { max = "5 mJ" });
+        assert!(text.contains(":: energy_harness :: __private :: assert_budget (& budget) ;"), "{text}");
+    }
 }

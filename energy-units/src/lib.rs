@@ -1,6 +1,7 @@
 //! Physical quantities with their unit in the type: [`Joules`] and [`Watts`], their SI
 //! formatting and their parsing from text ("5 mJ"). One crate so that `energy-harness`
-//! (at run time) and `energy-macros` (at compile time, for budgets) share one parser.
+//! (at run time) and `energy-macros` (at compile time, for budgets) share one parser, and
+//! one set of limits on the measurement options ([`bounds`]).
 //!
 //! Times stay `f64` seconds named `*_s` inside traces (they are positions on one
 //! monotonic clock, not durations) and [`std::time::Duration`] at API edges.
@@ -11,6 +12,8 @@ use std::fmt;
 use std::ops::{Add, Div, Mul, Sub};
 
 use serde::{Deserialize, Serialize};
+
+pub mod bounds;
 
 /// An amount of energy in joules.
 #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, Serialize, Deserialize)]

@@ -60,7 +60,7 @@ use crate::trace::Trace;
 use crate::workload::Workload;
 
 /// The samples criterion needs at least (it refuses fewer).
-pub const CRITERION_MIN_SAMPLES: usize = 10;
+pub const CRITERION_MIN_SAMPLES: usize = energy_units::bounds::BENCH_WINDOWS_MIN;
 
 /// The payload of the panic that aborts one benchmark from inside criterion's loop; the
 /// runner catches it and goes on with the next benchmark.

@@ -2,6 +2,7 @@
 //! budgets and the suites may ask, all optional, resolved and validated once here, and
 //! the resolved values written into every result.
 
+use energy_units::bounds::{PRECISION_MAX, PRECISION_MIN, WINDOWS_MAX, WINDOW_MAX_S};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -50,7 +51,7 @@ impl MeasureOptions {
     /// The default precision: ±1 % (95 % interval) on the energy per launch.
     pub const DEFAULT_PRECISION: f64 = 0.01;
     /// Fewest windows a measurement may have: fewer give no useful interval.
-    pub const MIN_WINDOWS: usize = 3;
+    pub const MIN_WINDOWS: usize = energy_units::bounds::WINDOWS_MIN;
     /// Windows at most when the precision is not reached sooner.
     pub const MAX_WINDOWS: usize = 40;
     /// Busy time at most a measurement spends in its windows when the precision is not
@@ -78,14 +79,16 @@ impl MeasureOptions {
         positive("bytes", self.bytes)?;
         positive("window_s", self.window_s)?;
         let precision = self.precision.unwrap_or(Self::DEFAULT_PRECISION);
-        if !(1e-4..=0.5).contains(&precision) {
+        if !(PRECISION_MIN..=PRECISION_MAX).contains(&precision) {
             return bad(
                 "precision",
-                format!("{precision} is outside 0.0001 … 0.5 (a relative half-width: 0.01 asks for ±1 %)"),
+                format!(
+                    "{precision} is outside {PRECISION_MIN} … {PRECISION_MAX} (a relative half-width: 0.01 asks for ±1 %)"
+                ),
             );
         }
         if let Some(w) = self.window_s {
-            if w > 60.0 {
+            if w > WINDOW_MAX_S {
                 return bad("window_s", format!("{w} s is longer than a minute; windows are seconds at most"));
             }
         }
@@ -94,7 +97,7 @@ impl MeasureOptions {
             Some(n) if n < floor => {
                 return bad("windows", format!("{n} windows are too few here: at least {floor} are needed"));
             }
-            Some(n) if n > 1000 => return bad("windows", format!("{n} windows are more than 1000")),
+            Some(n) if n > WINDOWS_MAX => return bad("windows", format!("{n} windows are more than {WINDOWS_MAX}")),
             Some(n) => (n, n),
             None => (floor, Self::MAX_WINDOWS.max(floor)),
         };

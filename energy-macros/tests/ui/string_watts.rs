@@ -1,0 +1,8 @@
+use energy_harness::{energy_bench, Stream, Result};
+
+#[energy_bench(sim(seconds = 20e-6, watts = "350 W"))]
+fn kernel(_stream: &Stream) -> Result<()> {
+    Ok(())
+}
+
+fn main() {}
