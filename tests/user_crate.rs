@@ -1,0 +1,194 @@
+//! A GPU crate outside this workspace adopts the harness as a user would (issue 29).
+//!
+//! The crates are packaged (`cargo package`, what a registry would serve), unpacked, and a
+//! fresh crate in a temporary folder depends on `energy-harness = "0.1"` with
+//! `[patch.crates-io]` pointing at the packages: every file the harness needs must be in its
+//! package. The crate (`tests/user_crate/`) has a PTX benchmark, a CUDA C benchmark, a raw
+//! cudarc benchmark, five interleaved rounds of the three (`gpu_only`) and three budgets.
+//! Without a GPU (`ENERGY_DEVICE=sim`, so a GPU machine gives the same answers):
+//! - `cargo bench` exits 0: PTX and CUDA C measured on the simulated GPU, the raw cudarc one
+//!   "not run: needs a GPU (uses raw cudarc: …)", the `gpu_only` rounds "not run";
+//! - `cargo test` exits 0: two budgets met (simulated), the `gpu_only` one "not run";
+//! - `ENERGY_REQUIRE_GPU=1 cargo bench` exits 1 with the reason;
+//! - a bench target without `harness = false` fails at start saying to add it;
+//! - a bench file without `energy_main!()`, and `#[energy_bench]` in a test file, are
+//!   compile errors naming the fix.
+//!
+//! The first run builds the harness twice (release for benches, debug for tests) in
+//! `target/user-crate/`: a few minutes on 2 cores; later runs reuse it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    // The outer `cargo test` sets these for its own crate; the user's cargo finds its own.
+    for var in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_PRIMARY_PACKAGE", "RUSTC_WRAPPER", "ENERGY_RUN_ID"] {
+        c.env_remove(var);
+    }
+    c
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn run(what: &str, cmd: &mut Command) -> (Option<i32>, String) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: could not start cargo: {e}"));
+    (out.status.code(), text(&out))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Packages the three library crates and unpacks them under `vendor`.
+fn package_into(vendor: &Path, target: &Path) {
+    let (code, out) = run(
+        "cargo package",
+        cargo()
+            .current_dir(repo())
+            .args(["package", "--offline", "--no-verify", "--allow-dirty", "--target-dir"])
+            .arg(target)
+            .args(["-p", "energy-units", "-p", "energy-macros", "-p", "energy-harness"]),
+    );
+    assert_eq!(code, Some(0), "cargo package failed:\n{out}");
+    std::fs::create_dir_all(vendor).unwrap();
+    for name in ["energy-units", "energy-macros", "energy-harness"] {
+        let krate = target.join("package").join(format!("{name}-0.1.0.crate"));
+        let status = Command::new("tar").arg("xzf").arg(&krate).arg("-C").arg(vendor).status().unwrap();
+        assert!(status.success(), "could not unpack {}", krate.display());
+    }
+}
+
+/// The user's crate in `dir`: the template with its manifest, the dependency as on a
+/// registry, patched to the unpacked packages.
+fn write_user_crate(dir: &Path, vendor: &Path) {
+    let template = repo().join("tests/user_crate");
+    copy_dir(&template, dir);
+    std::fs::remove_file(dir.join("Cargo.toml.in")).unwrap();
+    let mut manifest = std::fs::read_to_string(template.join("Cargo.toml.in")).unwrap();
+    manifest.push_str("\n[patch.crates-io]\n");
+    for name in ["energy-harness", "energy-macros", "energy-units"] {
+        let path = vendor.join(format!("{name}-0.1.0"));
+        manifest.push_str(&format!("{name} = {{ path = {:?} }}\n", path.display().to_string()));
+    }
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    // The workspace's lock: the same dependency versions, resolved offline.
+    std::fs::copy(repo().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+}
+
+fn user_cargo(dir: &Path, target: &Path, args: &[&str]) -> Command {
+    let mut c = cargo();
+    c.current_dir(dir).env("CARGO_TARGET_DIR", target).env("ENERGY_DEVICE", "sim").arg(args[0]).arg("--offline");
+    c.args(&args[1..]);
+    c.env_remove("ENERGY_REQUIRE_GPU");
+    c
+}
+
+#[test]
+fn a_crate_outside_the_workspace_adopts_the_harness_without_a_gpu() {
+    let scratch = tempfile::tempdir().unwrap();
+    let vendor = scratch.path().join("vendor");
+    package_into(&vendor, &scratch.path().join("package-target"));
+    let dir = scratch.path().join("userkern");
+    write_user_crate(&dir, &vendor);
+    // Built once per checkout and reused: the deps do not change between runs.
+    let target = repo().join("target").join("user-crate");
+    let _ = std::fs::remove_dir_all(target.join("energy"));
+    let nvrtc = std::env::var_os("NVRTC_LIBRARY").is_some_and(|p| !p.is_empty());
+
+    // cargo bench: PTX and CUDA C simulated, raw cudarc not run, exit 0.
+    let (code, out) = run("cargo bench", &mut user_cargo(&dir, &target, &["bench"]));
+    assert_eq!(code, Some(0), "cargo bench in the user's crate:\n{out}");
+    assert!(out.contains("saxpy_ptx/energy (simulated)") && out.contains("saxpy_cuda_c/energy (simulated)"), "{out}");
+    assert!(out.contains("saxpy_cudarc: not run: needs a GPU (uses raw cudarc: CudaGpu::cuda_context)"), "{out}");
+    assert!(!out.contains("the same code fails on a GPU"), "{out}");
+    for round in 1..=5 {
+        for path in ["ptx", "cuda_c", "cudarc"] {
+            let line = format!("r{round}_{path}: not run: needs a GPU (declared gpu_only)");
+            assert!(out.contains(&line), "missing `{line}`:\n{out}");
+        }
+    }
+    let cuda_c_line = out.lines().find(|l| l.starts_with("saxpy_cuda_c: kernel code checked")).unwrap_or_default();
+    if nvrtc {
+        assert!(cuda_c_line.contains("assembled by ptxas") || cuda_c_line.contains("PTX module(s) read"), "{out}");
+        assert!(!cuda_c_line.contains("checked without compiling"), "NVRTC_LIBRARY is set:\n{cuda_c_line}");
+    } else {
+        assert!(cuda_c_line.contains("checked without compiling: "), "{out}");
+    }
+    let results = target.join("energy").join("new");
+    for id in ["saxpy_ptx_energy__simulated_.json", "saxpy_cuda_c_energy__simulated_.json"] {
+        assert!(results.join(id).is_file(), "no {id} in {}:\n{out}", results.display());
+    }
+
+    // `cargo bench -- --test` after a real run keeps the run.
+    let (code, out) =
+        run("cargo bench -- --test", &mut user_cargo(&dir, &target, &["bench", "--bench", "kernels", "--", "--test"]));
+    assert_eq!(code, Some(0), "{out}");
+    assert!(results.join("saxpy_ptx_energy__simulated_.json").is_file(), "--test emptied the last run:\n{out}");
+
+    // cargo test: two budgets met on the simulated GPU, the gpu_only one not run.
+    let (code, out) = run("cargo test", &mut user_cargo(&dir, &target, &["test"]));
+    assert_eq!(code, Some(0), "cargo test in the user's crate:\n{out}");
+    assert!(out.contains("test result: ok. 3 passed"), "{out}");
+    assert!(
+        out.contains("not run: energy budget cudarc_saxpy_stays_under_40_mj: needs a GPU (declared gpu_only)"),
+        "{out}"
+    );
+
+    // A GPU runner's job: without a GPU it fails with the reason.
+    let (code, out) =
+        run("ENERGY_REQUIRE_GPU=1 cargo bench", user_cargo(&dir, &target, &["bench"]).env("ENERGY_REQUIRE_GPU", "1"));
+    assert!(matches!(code, Some(c) if c != 0), "cargo bench under ENERGY_REQUIRE_GPU=1 must fail:\n{out}");
+    assert!(out.contains("ENERGY_REQUIRE_GPU=1 requires a real NVIDIA GPU"), "{out}");
+
+    // Without `harness = false`: libtest would run 0 tests and pass; the binary refuses.
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let libtest = manifest.replacen("name = \"kernels\"\nharness = false", "name = \"kernels\"", 1);
+    assert_ne!(libtest, manifest);
+    std::fs::write(dir.join("Cargo.toml"), &libtest).unwrap();
+    let (code, out) = run("cargo bench (libtest)", &mut user_cargo(&dir, &target, &["bench", "--bench", "kernels"]));
+    assert_ne!(code, Some(0), "{out}");
+    assert!(out.contains("add `harness = false` to the target in Cargo.toml"), "{out}");
+    assert!(out.contains("[[bench]]\nname = \"kernels\"\nharness = false"), "{out}");
+    std::fs::write(dir.join("Cargo.toml"), &manifest).unwrap();
+
+    // A bench file without energy_main!(), and #[energy_bench] in an integration test:
+    // compile errors naming the fix (rustc alone says only "`main` function not found").
+    let bench = std::fs::read_to_string(dir.join("benches/kernels.rs")).unwrap();
+    std::fs::write(dir.join("benches/kernels.rs"), bench.replace("energy_main!();", "")).unwrap();
+    let (code, out) = run(
+        "cargo build (no energy_main)",
+        &mut user_cargo(&dir, &target, &["bench", "--no-run", "--bench", "kernels"]),
+    );
+    assert_ne!(code, Some(0), "{out}");
+    assert!(out.contains("but no `energy_main!()`") && out.contains("add `energy_harness::energy_main!();`"), "{out}");
+    std::fs::write(dir.join("benches/kernels.rs"), bench).unwrap();
+    std::fs::write(
+        dir.join("tests/misplaced.rs"),
+        "mod common { include!(\"../benches/common/mod.rs\"); }\nuse common::*;\nuse energy_harness::prelude::*;\n\
+         #[energy_bench(setup = ptx_setup)]\nfn misplaced(s: &mut Saxpy, stream: &Stream) -> Result<()> { launch(s, stream) }\n",
+    )
+    .unwrap();
+    let (code, out) =
+        run("cargo test (misplaced)", &mut user_cargo(&dir, &target, &["test", "--no-run", "--test", "misplaced"]));
+    assert_ne!(code, Some(0), "{out}");
+    assert!(
+        out.contains("an integration test: a benchmark there never runs") && out.contains("#[energy_test]"),
+        "{out}"
+    );
+}

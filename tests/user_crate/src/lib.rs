@@ -1,0 +1,1 @@
+//! A GPU crate: its kernels live in kernels/ (PTX and CUDA C).
