@@ -4,7 +4,7 @@ use super::*;
 use crate::cuda::ptx_interface::parse_interface;
 use std::sync::Arc;
 
-const SAXPY: &str = include_str!("../../../ptx/examples/saxpy.ptx");
+const SAXPY: &str = include_str!("saxpy.ptx");
 
 fn check_config_(kernel: &str, config: &LaunchConfig, properties: &GpuProperties) -> Result<()> {
     check_config(kernel, config, properties, None)

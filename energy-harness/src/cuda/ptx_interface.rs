@@ -292,7 +292,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
 
-    const SAXPY: &str = include_str!("../../../ptx/examples/saxpy.ptx");
+    const SAXPY: &str = include_str!("saxpy.ptx");
 
     #[test]
     fn reads_the_saxpy_interface() {
