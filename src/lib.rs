@@ -6,6 +6,7 @@ pub mod common;
 pub mod costs;
 pub mod generated;
 pub mod instructions;
+pub mod launch_paths;
 pub mod memory;
 pub mod model;
 pub mod sass;
