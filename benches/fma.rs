@@ -1,7 +1,7 @@
 //! An FMA loop over every SM (the calibration kernel), about 1 ms per launch: the
 //! compute-bound counterpart of the saxpy bench.
 
-use energy_harness::FMA_LOOP_PTX;
+use energy_harness::unstable::cuda::FMA_LOOP_PTX;
 use energy_harness::{
     energy_bench, energy_main, CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
 };

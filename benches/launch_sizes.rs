@@ -3,7 +3,7 @@
 //! the range the engine plans for (docs/VALIDATION.md, "wall time per benchmark").
 
 use energy_harness::prelude::*;
-use energy_harness::FMA_LOOP_PTX;
+use energy_harness::unstable::cuda::FMA_LOOP_PTX;
 
 /// A fixed grid (8 blocks of 256 threads per SM of an H100).
 const BLOCKS: u32 = 132 * 8;

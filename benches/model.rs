@@ -19,7 +19,8 @@
 use std::sync::Arc;
 
 use energy_harness::prelude::*;
-use energy_harness::{run_collect, BenchSpec, Error, ErrorKind, KernelCode, Launcher, RunSettings};
+use energy_harness::unstable::bench::{run_collect, BenchSpec, RunSettings};
+use energy_harness::{Error, ErrorKind, KernelCode, Launcher};
 use energy_suites::common::suite_measure_options;
 use half::f16;
 

@@ -19,7 +19,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use energy_harness::{explanation_svg, render_explanation, write_atomically, EnergyModel, Explanation, Result};
+use energy_harness::unstable::explain::{
+    render_markdown as render_explanation, render_svg as explanation_svg, EnergyModel, Explanation,
+};
+use energy_harness::unstable::trace::write_atomically;
+use energy_harness::Result;
 use energy_suites::model::{
     clock_range, fit, mape_pct, SuiteRun, CLASSES, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS,
 };

@@ -14,7 +14,8 @@
 
 use std::path::PathBuf;
 
-use energy_harness::{read_ncu_csv, ResultFile};
+use energy_harness::unstable::explain::read_ncu_csv;
+use energy_harness::ResultFile;
 use energy_suites::memory::model::BREAKDOWN_METRICS;
 use energy_suites::memory::suite::load_table;
 use energy_suites::memory::{breakdown, AccessCounts, Level, SectorEnergies};
@@ -30,7 +31,7 @@ fn run() -> Result<String, String> {
     };
     let table = load_table(&memory).map_err(|e| e.to_string())?;
     let launches = read_ncu_csv(&ncu).map_err(|e| e.to_string())?;
-    let chosen: Vec<&energy_harness::NcuKernel> = match args.get(3) {
+    let chosen: Vec<&energy_harness::unstable::explain::NcuKernel> = match args.get(3) {
         Some(name) => launches.iter().filter(|k| k.base_name() == name.as_str()).collect(),
         None => launches.iter().filter(|k| k.name == launches[0].name).collect(),
     };

@@ -16,9 +16,15 @@ use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 use std::sync::Arc;
 
-use energy_harness::{compare_change, measure, CompareVerdict, MeasureOptions, MeasureRequest};
-use energy_harness::{default_calibration_dir, Calibration, Estimate};
-use energy_harness::{CudaGpu, Device, DeviceRequest, FmaLoop, SimKernel, SimWorkload, Workload};
+use energy_harness::unstable::cuda::FmaLoop;
+use energy_harness::unstable::device::{Device, DeviceRequest, SimKernel};
+use energy_harness::unstable::engine::{default_calibration_dir, Calibration};
+use energy_harness::unstable::engine::{measure, MeasureRequest};
+use energy_harness::unstable::engine::{SimWorkload, Workload};
+use energy_harness::unstable::report::{change as compare_change, Verdict as CompareVerdict};
+use energy_harness::CudaGpu;
+use energy_harness::Estimate;
+use energy_harness::MeasureOptions;
 use energy_harness::{Error, ErrorKind, Result};
 use serde::{Deserialize, Serialize};
 

@@ -17,9 +17,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use energy_harness::{default_calibration_dir, linear_fit, Calibration};
-use energy_harness::{measure, MeasureOptions, MeasureRequest};
-use energy_harness::{Device, DeviceRequest, Result};
+use energy_harness::unstable::device::{Device, DeviceRequest};
+use energy_harness::unstable::engine::{default_calibration_dir, linear_fit, Calibration};
+use energy_harness::unstable::engine::{measure, MeasureRequest};
+use energy_harness::MeasureOptions;
+use energy_harness::Result;
 use serde::Serialize;
 
 #[path = "support/output.rs"]
@@ -51,7 +53,7 @@ struct Drift {
 
 #[derive(Serialize)]
 struct Report {
-    device: energy_harness::DeviceFacts,
+    device: energy_harness::unstable::device::DeviceFacts,
     simulated: bool,
     steps: Vec<Step>,
     drift: Vec<Drift>,
@@ -114,7 +116,7 @@ fn run(cycles: usize, reference_s: f64) -> Result<Report> {
                 .collect();
             let mean_j = points.iter().map(|p| p.1).sum::<f64>() / points.len().max(1) as f64;
             let mean_t = points.iter().map(|p| p.0).sum::<f64>() / points.len().max(1) as f64;
-            let t = energy_harness::student_t_975(points.len().saturating_sub(2));
+            let t = energy_harness::unstable::engine::student_t_975(points.len().saturating_sub(2));
             let (slope, half, at) = match linear_fit(&points) {
                 Some(f) => (f.slope, t * f.slope_std_err, f.intercept + f.slope * common),
                 None => (0.0, f64::INFINITY, mean_j),

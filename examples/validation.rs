@@ -19,15 +19,17 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use energy_harness::record;
-use energy_harness::sorted_finite;
+use energy_harness::unstable::device::{Device, DeviceRequest};
+use energy_harness::unstable::device::{Sampler, SamplerConfig};
+use energy_harness::unstable::engine::record;
+use energy_harness::unstable::engine::sorted_finite;
+use energy_harness::unstable::engine::{analyze_windows, AnalysisOptions, ModelChoice};
+use energy_harness::unstable::engine::{busy_intervals, calibrate, StepPlan};
+use energy_harness::unstable::engine::{measure, MeasureRequest};
+use energy_harness::unstable::trace::{Channel, Trace};
 use energy_harness::Estimate;
-use energy_harness::{analyze_windows, AnalysisOptions, ModelChoice};
-use energy_harness::{busy_intervals, calibrate, StepPlan};
-use energy_harness::{measure, MeasureOptions, MeasureRequest};
-use energy_harness::{Channel, Result, SourceKind, Trace};
-use energy_harness::{Device, DeviceRequest};
-use energy_harness::{Sampler, SamplerConfig};
+use energy_harness::MeasureOptions;
+use energy_harness::{Result, SourceKind};
 use serde::Serialize;
 
 #[path = "support/output.rs"]
@@ -76,7 +78,7 @@ struct SizeFigures {
 #[derive(Serialize)]
 struct Report {
     simulated: bool,
-    device: energy_harness::DeviceFacts,
+    device: energy_harness::unstable::device::DeviceFacts,
     date: String,
     repeats: usize,
     sizes: Vec<SizeFigures>,
@@ -85,7 +87,7 @@ struct Report {
     back_to_back_ratio: f64,
     back_to_back_values: (f64, f64),
     sampler_overhead_pct: Vec<(f64, f64)>,
-    calibration: energy_harness::Calibration,
+    calibration: energy_harness::unstable::engine::Calibration,
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -111,7 +113,8 @@ fn figures(method: &'static str, values: Vec<f64>, reference: f64, wall_s: f64) 
 /// (b), (c), (d) on the windows of a harness trace: per window, joules per launch.
 fn naive_methods(trace: &Trace, launches: u64) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
     // The measured windows (not the auxiliary warm-up stretch), marked and GPU-timed.
-    let measured = |w: &energy_harness::Window| w.index != energy_harness::AUXILIARY_WINDOW;
+    let measured =
+        |w: &energy_harness::unstable::trace::Window| w.index != energy_harness::unstable::trace::AUXILIARY_WINDOW;
     let windows: Vec<_> = busy_intervals(trace)?.into_iter().filter(measured).collect();
     let marks: Vec<_> = trace.windows()?.into_iter().filter(measured).collect();
     let counter = sorted_finite(trace.series(&Channel::CounterMj));

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use energy_harness::energy_dir;
-use energy_harness::write_atomically;
-use energy_harness::{run_collect, BenchSpec, CollectedBench, RunSettings};
-use energy_harness::{Device, DeviceRequest};
+use energy_harness::unstable::bench::{run_collect, BenchSpec, CollectedBench, RunSettings};
+use energy_harness::unstable::device::{Device, DeviceRequest};
+use energy_harness::unstable::report::energy_dir;
+use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 use serde::de::DeserializeOwned;
 use serde::Serialize;

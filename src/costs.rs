@@ -7,7 +7,8 @@
 //! counting). Only steps whose machine code was read and that hold no branch or call enter
 //! the fit (the others run data-dependent instructions).
 
-use energy_harness::{nnls, Error, ErrorKind, Result};
+use energy_harness::unstable::explain::nnls;
+use energy_harness::{Error, ErrorKind, Result};
 use serde::Serialize;
 
 use crate::instructions::suite::InstructionTable;

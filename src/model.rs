@@ -11,10 +11,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use energy_harness::{
-    explain, nnls, read_ncu_csv, EnergyModel, Error, ErrorKind, Explanation, ModelClass, NcuKernel, Result, ResultFile,
-    ResultSet, MODEL_FORMAT,
+use energy_harness::unstable::explain::{
+    explain, nnls, read_ncu_csv, EnergyModel, Explanation, ModelClass, NcuKernel, MODEL_FORMAT,
 };
+use energy_harness::unstable::report::ResultSet;
+use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use serde::Serialize;
 
 /// One term of the model: its name, kind, unit, the ncu metrics that count it (less those

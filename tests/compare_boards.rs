@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use energy_harness::compare_across_boards as across;
-use energy_harness::{compare, CompareVerdict, ResultFile, ResultSet};
+use energy_harness::unstable::report::compare_across_boards as across;
+use energy_harness::unstable::report::{compare, ResultSet, Verdict as CompareVerdict};
+use energy_harness::ResultFile;
 
 fn result(path: &str) -> ResultFile {
     ResultFile::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(path)).unwrap()

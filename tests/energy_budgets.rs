@@ -96,7 +96,7 @@ fn a_gpu_named_by_uuid_is_looked_up_where_there_are_gpus() {
         .output()
         .unwrap();
     let out = format!("{}{}", String::from_utf8_lossy(&child.stdout), String::from_utf8_lossy(&child.stderr));
-    if energy_harness::gpu_count().is_ok_and(|n| n > 0) {
+    if energy_harness::unstable::device::gpu_count().is_ok_and(|n| n > 0) {
         assert!(!child.status.success(), "a UUID no GPU has must fail: {out}");
         assert!(out.contains("no CUDA device has the UUID GPU-00000000"), "{out}");
     } else {
@@ -106,7 +106,7 @@ fn a_gpu_named_by_uuid_is_looked_up_where_there_are_gpus() {
 }
 
 fn has_gpu() -> bool {
-    energy_harness::gpu_count().is_ok_and(|n| n > 0) || std::env::var_os("ENERGY_DEVICE").is_some()
+    energy_harness::unstable::device::gpu_count().is_ok_and(|n| n > 0) || std::env::var_os("ENERGY_DEVICE").is_some()
 }
 
 /// Runs one test of this binary in a child process with `env` set, output captured by the

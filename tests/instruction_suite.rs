@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 
+use energy_harness::unstable::device::{SimKernel, SimPreset};
+use energy_harness::unstable::engine::{measure, MeasureRequest};
+use energy_harness::unstable::engine::{virtual_sim_device, SimWorkload};
 use energy_harness::Estimate;
 use energy_harness::JitOptLevel;
-use energy_harness::{measure, MeasureRequest};
-use energy_harness::{virtual_sim_device, SimWorkload};
-use energy_harness::{SimKernel, SimPreset};
 use energy_suites::instructions::suite::{
     build_table, checks, load_records, plan, ptx_hash, read_table, save_record, slope_of, table_from_records,
     write_table, InstructionTable, KernelRecord, KernelRun, LaunchFacts, MachineCode, SuiteOptions, RECORD_FORMAT,
@@ -326,17 +326,19 @@ fn records_of_separate_runs_make_one_table_of_one_gpu_and_current_kernels() {
     let table = synthetic_table(&[("add_u32", 2.0)]);
     let options = options_o4();
     let list = catalog();
-    let (this_gpu, _) = energy_harness::virtual_sim_device(SimPreset::h100());
+    let (this_gpu, _) = energy_harness::unstable::engine::virtual_sim_device(SimPreset::h100());
     let mut other_gpu = this_gpu.facts().clone();
     other_gpu.uuid = "GPU-another-board".into();
     let dir = tempfile::tempdir().unwrap();
-    let record = |run: &KernelRun, device: energy_harness::DeviceFacts, hash: String, time: &str| KernelRecord {
-        format: RECORD_FORMAT.into(),
-        device,
-        ptx_hash: hash,
-        threads_mode: "full".into(),
-        timestamp: time.into(),
-        run: run.clone(),
+    let record = |run: &KernelRun, device: energy_harness::unstable::device::DeviceFacts, hash: String, time: &str| {
+        KernelRecord {
+            format: RECORD_FORMAT.into(),
+            device,
+            ptx_hash: hash,
+            threads_mode: "full".into(),
+            timestamp: time.into(),
+            run: run.clone(),
+        }
     };
     let hash_of = |name: &str| {
         let k = plan(&options, &list).into_iter().find(|k| k.name == name).unwrap();

@@ -78,7 +78,7 @@ fn each_mistake_fails_its_test_naming_the_test_the_kernel_and_the_fix() {
 
 #[test]
 fn a_correct_kernel_without_a_model_is_checked_not_measured() {
-    if energy_harness::gpu_count().is_ok_and(|n| n > 0) {
+    if energy_harness::unstable::device::gpu_count().is_ok_and(|n| n > 0) {
         eprintln!("skipped: this machine has a GPU (the budget is measured there)");
         return;
     }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_harness::{parse_ncu_csv, read_ncu_csv};
+use energy_harness::unstable::explain::{parse_ncu_csv, read_ncu_csv};
 use energy_suites::memory::suite::{hit_rates, load_profile};
 use energy_suites::memory::{AccessCounts, Level};
 

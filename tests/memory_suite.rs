@@ -3,10 +3,10 @@
 //! the level check flags a level whose latency does not fit; layouts follow the device's own
 //! cache sizes; the table, its markdown and the thread-sweep SVG are written. Simulated.
 
+use energy_harness::unstable::device::{SimKernel, SimPreset};
+use energy_harness::unstable::engine::{measure, MeasureRequest};
+use energy_harness::unstable::engine::{virtual_sim_device, SimWorkload};
 use energy_harness::GpuProperties;
-use energy_harness::{measure, MeasureRequest};
-use energy_harness::{virtual_sim_device, SimWorkload};
-use energy_harness::{SimKernel, SimPreset};
 use energy_suites::memory::suite::{
     build_table, layout, load_points, plan, render_markdown, render_thread_svg, save_points, Blocks, Config, Layout,
     PointFacts, PointRun, PointsFile, Sweep, POINTS_FORMAT,
@@ -53,7 +53,7 @@ fn point(c: &Config, l: Layout, p: u32, unit: u32, warm_j: f64, per_sector_j: f6
     PointRun::new(&c.point_name(p), c, p, facts, &m)
 }
 
-fn sim_device() -> energy_harness::DeviceFacts {
+fn sim_device() -> energy_harness::unstable::device::DeviceFacts {
     virtual_sim_device(SimPreset::h100()).0.facts().clone()
 }
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use energy_harness::{EnergyModel, NcuKernel};
+use energy_harness::unstable::explain::{EnergyModel, NcuKernel};
 use energy_suites::model::{
     fit, mape_pct, measured_launches, model_classes, Observation, SuiteRun, CLASSES, HELD_OUT_APPS, SELECTION_APPS,
 };

@@ -4,10 +4,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use energy_harness::write_trace;
-use energy_harness::{calibrate, StepPlan};
-use energy_harness::{default_calibration_dir, Calibration};
-use energy_harness::{Device, DeviceRequest};
+use energy_harness::unstable::device::{Device, DeviceRequest};
+use energy_harness::unstable::engine::{calibrate, StepPlan};
+use energy_harness::unstable::engine::{default_calibration_dir, Calibration};
+use energy_harness::unstable::trace::write_trace;
 use energy_harness::{Error, ErrorKind, Result};
 
 /// Launch length of the busy kernel: short enough for 40 ms pulses, long enough that

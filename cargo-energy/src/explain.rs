@@ -1,12 +1,13 @@
 //! `cargo energy explain`: a measured result and its Nsight Compute profile priced with a
-//! GPU model's fitted costs (`energy_harness::EnergyModel`).
+//! GPU model's fitted costs (`energy_harness::unstable::explain::EnergyModel`).
 
 use std::path::Path;
 
-use energy_harness::{
-    explain, explanation_svg, read_ncu_csv, render_explanation, write_atomically, EnergyModel, Error, ErrorKind,
-    NcuKernel, Result, ResultFile,
+use energy_harness::unstable::explain::{
+    explain, read_ncu_csv, render_markdown as render_explanation, render_svg as explanation_svg, EnergyModel, NcuKernel,
 };
+use energy_harness::unstable::trace::write_atomically;
+use energy_harness::{Error, ErrorKind, Result, ResultFile};
 
 /// Prints (and with `output` writes `explain.md`, `.json`, `.svg` in that folder) the
 /// explanation of `result` with `model`; without `ncu`, says which command produces it.

@@ -58,8 +58,9 @@ pub(super) fn select(spec: &str) -> Result<Vec<String>> {
         uuids.dedup();
         return Ok(uuids);
     }
-    let gpus = energy_harness::list_gpus()?;
-    let visible: Vec<&energy_harness::GpuListing> = gpus.iter().filter(|g| g.cuda_ordinal.is_some()).collect();
+    let gpus = energy_harness::unstable::device::list_gpus()?;
+    let visible: Vec<&energy_harness::unstable::device::GpuListing> =
+        gpus.iter().filter(|g| g.cuda_ordinal.is_some()).collect();
     if spec.trim() == "all" {
         if visible.is_empty() {
             return Err(Error::new(ErrorKind::NoGpu, "no GPU is visible to CUDA here (CUDA_VISIBLE_DEVICES?)"));
@@ -175,7 +176,10 @@ fn build(cargo_args: &[String]) -> Result<Vec<BenchExe>> {
 
 /// Runs `exes` on every GPU of `uuids` in parallel, one shard each.
 fn run_executables(uuids: &[String], exes: &[BenchExe], bench_args: &[String]) -> Result<bool> {
-    let target = energy_harness::energy_dir().parent().map(Path::to_path_buf).unwrap_or_else(|| "target".into());
+    let target = energy_harness::unstable::report::energy_dir()
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| "target".into());
     let target = std::path::absolute(&target).unwrap_or(target);
     let runs = plan(uuids, &target);
     let run_id = format!(

@@ -3,11 +3,12 @@
 use serde::Serialize;
 
 use energy_harness::units::format_si;
-use energy_harness::DeviceFacts;
-use energy_harness::Reading;
-use energy_harness::{Device, DeviceRequest};
+use energy_harness::unstable::device::DeviceFacts;
+use energy_harness::unstable::device::SourceError;
+use energy_harness::unstable::device::{Device, DeviceRequest};
+use energy_harness::unstable::trace::Reading;
+use energy_harness::SourceKind;
 use energy_harness::{Error, ErrorKind, Result};
-use energy_harness::{SourceError, SourceKind};
 
 /// What one read of a source gave.
 #[derive(Debug, Serialize)]
@@ -27,7 +28,7 @@ struct SourceProbe {
 #[derive(Debug, Serialize)]
 struct InfoReport<'a> {
     /// Every GPU of the machine (real GPUs only).
-    gpus: Vec<energy_harness::GpuListing>,
+    gpus: Vec<energy_harness::unstable::device::GpuListing>,
     device: &'a DeviceFacts,
     simulated_because: Option<&'a str>,
     sources: Vec<SourceProbe>,
@@ -55,7 +56,11 @@ pub(super) fn run(device: Option<u32>, json: bool) -> Result<()> {
         }
     })?;
     let sources = SourceKind::ALL.iter().map(|&kind| probe(&device, kind)).collect();
-    let gpus = if device.is_simulated() { Vec::new() } else { energy_harness::list_gpus().unwrap_or_default() };
+    let gpus = if device.is_simulated() {
+        Vec::new()
+    } else {
+        energy_harness::unstable::device::list_gpus().unwrap_or_default()
+    };
     let report = InfoReport { gpus, device: device.facts(), simulated_because: device.sim_reason(), sources };
     if json {
         let text = serde_json::to_string_pretty(&report)

@@ -73,7 +73,7 @@ enum Command {
         /// gated:GATE_S/PERIOD_S, default, or calibrated. Without it: the GPU's cached
         /// calibration if there is one, else the source's default.
         #[arg(long = "sensor-model", value_parser = analyze::parse_model)]
-        sensor_model: Option<energy_harness::ModelChoice>,
+        sensor_model: Option<energy_harness::unstable::engine::ModelChoice>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -96,8 +96,8 @@ enum Command {
         baseline: Option<String>,
         /// markdown (for a pull-request comment), json, html (with the power traces), bmf
         /// (Bencher Metric Format) or github-action-benchmark (customSmallerIsBetter).
-        #[arg(long, default_value = "markdown", value_parser = clap::value_parser!(energy_harness::TableFormat))]
-        format: energy_harness::TableFormat,
+        #[arg(long, default_value = "markdown", value_parser = clap::value_parser!(energy_harness::unstable::report::Format))]
+        format: energy_harness::unstable::report::Format,
         /// Regression threshold, percent (for the change column).
         #[arg(long, default_value_t = 5.0)]
         threshold: f64,
@@ -208,10 +208,13 @@ enum Command {
 /// The FMA loop sized to `launch_s` per launch on the device's GPU, or the simulated
 /// GPU's busy kernel of that length: what calibration and the selftest run.
 fn busy_workload(
-    device: &energy_harness::Device,
+    device: &energy_harness::unstable::device::Device,
     launch_s: f64,
-) -> energy_harness::Result<Box<dyn energy_harness::Workload>> {
-    use energy_harness::{fma_busy_workload, CudaGpu, SimKernel, SimWorkload};
+) -> energy_harness::Result<Box<dyn energy_harness::unstable::engine::Workload>> {
+    use energy_harness::unstable::cuda::fma_busy_workload;
+    use energy_harness::unstable::device::SimKernel;
+    use energy_harness::unstable::engine::SimWorkload;
+    use energy_harness::CudaGpu;
     if let Some(gpu) = device.sim() {
         return Ok(Box::new(SimWorkload::new(gpu.clone(), SimKernel::new(launch_s, gpu.preset().busy_kernel_w))));
     }
@@ -239,7 +242,7 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 /// The `--dir` values, or the one directory found as cargo finds it.
 fn dirs_or_default(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
     if dirs.is_empty() {
-        vec![energy_harness::energy_dir()]
+        vec![energy_harness::unstable::report::energy_dir()]
     } else {
         dirs
     }

@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use energy_harness::units::format_si;
-use energy_harness::write_atomically;
-use energy_harness::{compare as compare_sets, CompareVerdict as Verdict, ResultSet};
-use energy_harness::{render_table as render, TableFormat as Format};
+use energy_harness::unstable::report::{compare as compare_sets, ResultSet, Verdict};
+use energy_harness::unstable::report::{render, Format};
+use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 
 fn check_threshold(threshold: f64) -> Result<()> {
@@ -65,9 +65,9 @@ fn render_several(sets: &[(ResultSet, Option<ResultSet>)], threshold: f64, forma
             for (current, _) in sets {
                 let tag = gpu_tag(current);
                 let value = if format == Format::Bmf {
-                    energy_harness::bmf(current)
+                    energy_harness::unstable::report::bmf(current)
                 } else {
-                    energy_harness::github_action_benchmark(current)
+                    energy_harness::unstable::report::github_action_benchmark(current)
                 };
                 match value {
                     serde_json::Value::Object(map) => {
@@ -152,7 +152,7 @@ fn compare_one(dir: &Path, baseline: &str, candidate: &str, threshold: f64, acro
     let base = ResultSet::read(&dir.join(baseline))?;
     let cand = ResultSet::read(&dir.join(candidate))?;
     let comparison = if across_boards {
-        energy_harness::compare_across_boards(&base, &cand, threshold)?
+        energy_harness::unstable::report::compare_across_boards(&base, &cand, threshold)?
     } else {
         compare_sets(&base, &cand, threshold)?
     };

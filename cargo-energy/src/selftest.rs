@@ -3,10 +3,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use energy_harness::{default_calibration_dir, Calibration};
-use energy_harness::{render_selftest, run_selftest, SelftestPlan};
-use energy_harness::{virtual_sim_device, write_atomically};
-use energy_harness::{Device, DeviceRequest};
+use energy_harness::unstable::device::{Device, DeviceRequest};
+use energy_harness::unstable::engine::virtual_sim_device;
+use energy_harness::unstable::engine::{default_calibration_dir, Calibration};
+use energy_harness::unstable::selftest::{render as render_selftest, run_selftest, SelftestPlan};
+use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 
 /// Launch length of the test kernel: a thousand launches make a 0.1 s window.

@@ -12,9 +12,9 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use energy_harness::unstable::bench::{run_collect, BenchSpec, RunSettings};
+use energy_harness::unstable::report::{RunManifest, TargetStatus};
 use energy_harness::MeasureOptions;
-use energy_harness::{run_collect, BenchSpec, RunSettings};
-use energy_harness::{RunManifest, TargetStatus};
 
 fn child_specs() -> Vec<BenchSpec> {
     ["alpha", "beta"]

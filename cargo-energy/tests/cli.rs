@@ -2,8 +2,8 @@
 
 use std::process::{Command, Output};
 
-use energy_harness::read_trace;
-use energy_harness::Channel;
+use energy_harness::unstable::trace::read_trace;
+use energy_harness::unstable::trace::Channel;
 
 fn cargo_energy(args: &[&str], device: Option<&str>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-energy"));
@@ -20,7 +20,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn has_gpu() -> bool {
-    energy_harness::gpu_count().is_ok_and(|n| n > 0)
+    energy_harness::unstable::device::gpu_count().is_ok_and(|n| n > 0)
 }
 
 #[test]

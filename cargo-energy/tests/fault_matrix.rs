@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use energy_harness::unstable::report::{Invocation, RunWriter};
 use energy_harness::ResultDevice;
-use energy_harness::{Invocation, RunWriter};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------------------------------

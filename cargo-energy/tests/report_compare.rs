@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use energy_harness::unstable::report::{Invocation, RunWriter};
 use energy_harness::ResultDevice;
-use energy_harness::{Invocation, RunWriter};
 use serde_json::{json, Value};
 
 fn estimate(mean: f64, rel_half: f64) -> Value {

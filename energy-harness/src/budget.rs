@@ -32,9 +32,6 @@ use crate::trace::format::write_trace;
 use crate::units::{format_si, Joules, Watts};
 use crate::workload::Workload;
 
-/// The environment variable that makes a missing GPU fail budget tests instead of skipping them.
-pub use crate::gpu::REQUIRE_GPU_ENV;
-
 /// What the budget limits.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Limit {

@@ -3,26 +3,43 @@
 //! A sampler thread reads the GPU's on-board sensors while the kernel runs back to back in
 //! marked windows, all on one clock (**window-synchronized**); active idle measured around
 //! the busy stretch is subtracted (**baseline-subtracted**); each sensor's lag or averaging
-//! is undone with a model calibrated per GPU (**capacitor-corrected**). The README of the
-//! repository is the guide: how to write `#[energy_bench]` and `#[energy_test]`, the
-//! `cargo energy` command, the result files, and what was measured on real GPUs.
+//! is undone with a model calibrated per GPU (**capacitor-corrected**). Without an NVIDIA
+//! GPU the kernel code is checked (PTX assembled, launches checked) and the figures come
+//! from a simulated H100, labelled `simulated`.
 //!
-//! Bench and test authors need one import, [`prelude`]:
+//! A bench file (`benches/saxpy.rs`, with `harness = false` for its `[[bench]]` target)
+//! needs one import, [`prelude`]; `cargo bench` then prints joules beside time:
 //!
-//! ```ignore
+//! ```no_run
 //! use energy_harness::prelude::*;
 //!
+//! const N: usize = 1 << 24;
+//! # const SAXPY_PTX: &str = "";
+//! // const SAXPY_PTX: &str = include_str!("../kernels/saxpy.ptx");
+//!
+//! struct Saxpy { kernel: Kernel, args: KernelArgs, _x: DeviceBuffer<f32>, _y: DeviceBuffer<f32> }
+//!
+//! fn setup(gpu: &CudaGpu) -> Result<Saxpy> {
+//!     let kernel = gpu.load_ptx(SAXPY_PTX, "saxpy.ptx", JitOptLevel::O4)?.kernel("saxpy")?;
+//!     let (x, y) = (gpu.upload(&vec![1.0f32; N])?, gpu.upload(&vec![2.0f32; N])?);
+//!     let args = KernelArgs::new().u32(N as u32).f32(1e-3).buffer(&x).buffer(&y);
+//!     Ok(Saxpy { kernel, args, _x: x, _y: y })
+//! }
+//!
+//! /// One launch, on the stream the harness hands in.
 //! #[energy_bench(setup = setup, bytes = 12 * N, sim(seconds = 67e-6, watts = 400.0))]
 //! fn saxpy(s: &mut Saxpy, stream: &Stream) -> Result<()> {
-//!     s.kernel.launch(stream, s.config, &s.args)
+//!     s.kernel.launch(stream, LaunchConfig::linear(N.div_ceil(256) as u32, 256), &s.args)
 //! }
+//!
 //! energy_main!();
 //! ```
 //!
-//! Everything else is one flat list of names below, grouped by what it serves: the
-//! measurement and its options, the devices and sensors, traces and result files, and what
-//! `cargo energy` and the suites build on. The modules are private; `docs/ARCHITECTURE.md`
-//! maps them.
+//! The crate root holds what bench and test authors use: the macros, the CUDA types a
+//! kernel's code needs ([`CudaGpu`], [`Stream`], [`PtxModule`] from PTX or CUDA C, …), budgets
+//! ([`EnergyBudget`]), the options ([`MeasureOptions`]), the result file ([`ResultFile`]) and
+//! the errors. A crate's own cudarc code uses the re-exported [`cudarc`]. What `cargo energy`
+//! and the suites build on is in [`unstable`], outside the stable API.
 #![deny(missing_docs)]
 
 mod bench;
@@ -44,87 +61,177 @@ mod sim;
 mod trace;
 mod workload;
 
-/// cudarc, for code that needs raw CUDA on a real GPU ([`Stream::cuda`], [`DeviceBuffer::cuda_slice`]).
+/// cudarc (with its `driver` and `nvrtc` features, loaded at run time), for a crate's own
+/// CUDA code on a real GPU ([`Stream::cuda`], [`CudaGpu::cuda_context`],
+/// [`DeviceBuffer::cuda_slice`]): make it your only cudarc, or depend on the same cudarc
+/// version with the same CUDA feature.
 pub use cudarc;
-pub use energy_macros::{energy_bench, energy_test};
+/// # Examples
+///
+/// What `#[energy_bench]` expands to: the function itself, a builder of its
+/// `BenchSpec` and its registration, which `energy_main!()` runs. The same, written out
+/// (the hidden `__private` module is the macros' alone, not an API):
+///
+/// ```no_run
+/// use energy_harness::prelude::*;
+/// use energy_harness::__private as p;
+///
+/// // #[energy_bench(bytes = 4096, sim(seconds = 20e-6, watts = 350.0))]
+/// fn copy_kernel(_stream: &Stream) -> Result<()> {
+///     Ok(())
+/// }
+///
+/// fn __energy_bench_spec_copy_kernel() -> p::BenchSpec {
+///     let spec = p::BenchSpec::new("copy_kernel", file!(), line!());
+///     let spec = spec.code(p::code_launch(copy_kernel));
+///     let spec = spec.sim(20e-6, 350.0);
+///     spec.options(p::MeasureOptions { bytes: Some(4096.0), ..p::MeasureOptions::DEFAULT })
+/// }
+/// p::inventory::submit! { p::BenchDef { build: __energy_bench_spec_copy_kernel } }
+///
+/// energy_main!();
+/// ```
+///
+/// It also emits a `#[test]` function that exists only where the target is built with the
+/// test harness, which stops such a binary at start (a bench target needs
+/// `harness = false`), and a compile error when the target's root file has no
+/// `energy_main!()`.
+#[doc(inline)]
+pub use energy_macros::energy_bench;
+/// # Examples
+///
+/// A budget in `tests/`: the test passes when the upper end of the 95 % interval of the
+/// energy per launch is within 40 mJ, and fails when its lower end exceeds it.
+///
+/// ```no_run
+/// use energy_harness::prelude::*;
+///
+/// struct Saxpy { kernel: Kernel, args: KernelArgs, _x: DeviceBuffer<f32>, _y: DeviceBuffer<f32> }
+/// # const SAXPY_PTX: &str = "";
+///
+/// fn setup(gpu: &CudaGpu) -> Result<Saxpy> {
+///     let kernel = gpu.load_ptx(SAXPY_PTX, "saxpy.ptx", JitOptLevel::O4)?.kernel("saxpy")?;
+///     let (x, y) = (gpu.upload(&vec![1.0f32; 1 << 24])?, gpu.upload(&vec![2.0f32; 1 << 24])?);
+///     let args = KernelArgs::new().u32(1 << 24).f32(1e-3).buffer(&x).buffer(&y);
+///     Ok(Saxpy { kernel, args, _x: x, _y: y })
+/// }
+///
+/// #[energy_test(setup = setup, max = "40 mJ", sim(seconds = 67e-6, watts = 400.0))]
+/// fn saxpy_stays_under_40_mj(s: &mut Saxpy, stream: &Stream) -> Result<()> {
+///     s.kernel.launch(stream, LaunchConfig::linear(1 << 16, 256), &s.args)
+/// }
+/// ```
+#[doc(inline)]
+pub use energy_macros::energy_test;
 /// Joules and watts, their SI formatting and parsing (the `energy-units` crate).
 pub use energy_units as units;
-pub use units::{format_si, Joules, Watts};
+pub use units::{Joules, Watts};
 
 // Errors.
 pub use error::{Error, ErrorKind, Result};
 
-// Benchmarks and budgets: what the macros build, and the same by hand.
-pub use bench::{run_collect, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter, RunSettings};
-pub use budget::{
-    assert_budget, EnergyBudget, KernelUnderTest, Limit, Report as BudgetReport, Verdict, REQUIRE_GPU_ENV,
-};
-pub use kernel_code::{CodeCheck, KernelCode, Launcher, CHECK_LAUNCHES};
-// Where a kernel's energy goes: the model file, its fit, `cargo energy explain`.
-pub use explain::nnls::{nnls, NnlsFit};
-pub use explain::{
-    explain, render_markdown as render_explanation, render_svg as explanation_svg, EnergyModel, ExplainedTerm,
-    Explanation, ModelClass, MODEL_FORMAT,
-};
-// Nsight Compute's CSV exports (the suites' hit rates, `cargo energy explain`).
-pub use ncu::{parse_ncu_csv, read_ncu_csv, NcuKernel};
-
-// The CUDA layer (a real GPU, or the checked device without one).
-pub use cuda::checked::find_ptxas;
+// A kernel under test: the CUDA layer (a real GPU, or the checked device without one).
 pub use cuda::{
-    fma_busy_workload, CudaGpu, DeviceBuffer, FmaLoop, GpuProperties, JitOptLevel, Kernel, KernelArgs, LaunchConfig,
-    PtxModule, Stream, FMA_LOOP_PTX,
+    CudaGpu, DeviceBuffer, GpuProperties, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream,
 };
+pub use kernel_code::{KernelCode, Launcher};
 
-// The measurement: options, the session, its result.
-pub use engine::analyze::{analyze_windows, GENERIC_POWER_CEILING_W, POWER_CEILING_FACTOR};
-pub use engine::options::default_window_s;
-pub use engine::run::{record, virtual_sim_device};
-pub use engine::{
-    analyze_trace, measure, AnalysisOptions, Drift, Estimate, MeasureOptions, MeasureRequest, Measurement, ModelChoice,
-    PerUnit, ResolvedOptions, Session, SimWorkload, TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
-};
-// Calibration: the cached models, the step response, its fit.
-pub use engine::calibration::{
-    busy_intervals, calibrate, default_calibration_dir, fit_calibration, Calibration, StepPlan, CALIBRATION_SCHEMA,
-    MAX_DELAY_S,
-};
-// The engine's building blocks, for tools and tests that take a trace apart.
-pub use engine::clean::{clean_buffered, clean_polled, sorted_finite};
-pub use engine::counter::{counter_ticks, interpolated_energy_j};
-pub use engine::curve::{counter_curve, power_curve};
-pub use engine::stats::{linear_fit, student_t_975};
+// Budgets in tests, and the options every measurement takes.
+pub use budget::{EnergyBudget, KernelUnderTest, Limit, Report as BudgetReport, Verdict};
+pub use engine::MeasureOptions;
+pub use sensors::SourceKind;
 
-// The selftest: does this GPU's sensor deliver what the harness assumes?
-pub use selftest::checks as selftest_checks;
-pub use selftest::{
-    render as render_selftest, run_selftest, HarnessFigure, SelftestPlan, SelftestReport, SelftestWindow,
-    SourceVerdict, SELFTEST_SCHEMA,
-};
+// What a measurement leaves: the result file and its estimates.
+pub use engine::Estimate;
+pub use report::{ResultDevice, ResultFile};
 
-// Devices, sensors, the sampler and the simulated GPU.
-pub use clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
-pub use device::{Device, DeviceRequest, GpuChoice};
-pub use gpu::{cuda_ordinal_for_named_gpu, gpu_count, list_gpus, DeviceFacts, GpuListing};
-pub use sampling::{record_until, Sampler, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE};
-pub use sensors::model::MAX_MODEL_SECONDS;
-pub use sensors::replay::ReplaySource;
-pub use sensors::{SensorModel, SensorSource, SourceError, SourceKind};
-pub use sim::{ActiveIdleTail, SensorFault, SimGpu, SimKernel, SimPreset};
-pub use workload::Workload;
-
-// Traces and result files.
-pub use report::compare::{
-    change as compare_change, compare, compare_across_boards, ResultSet, Verdict as CompareVerdict,
-    ACROSS_BOARDS_MIN_THRESHOLD_PCT,
-};
-pub use report::run::{content_hash, Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
-pub use report::svg::power_plot;
-pub use report::table::{bmf, github_action_benchmark, render as render_table, Format as TableFormat};
-pub use report::{energy_dir, file_stem, ResultDevice, ResultFile, RESULT_SCHEMA};
-pub use trace::format::{parse_trace, read_trace, render_trace, write_atomically, write_trace};
-pub use trace::legacy::convert_h100_file;
-pub use trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark, AUXILIARY_WINDOW};
+/// Building blocks of `cargo energy`, the suites and the harness's own tests: the engine,
+/// sensors and sampler, the simulated GPU, traces, runs and reports, the model behind
+/// `cargo energy explain`. **Not part of the stable API:** any release may change them. A
+/// bench or test file needs only the crate root and [`prelude`].
+pub mod unstable {
+    /// The criterion runner behind `energy_main!()`, and the same by hand.
+    pub mod bench {
+        pub use crate::bench::{
+            run_collect, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter, RunSettings,
+        };
+        pub use crate::budget::assert_budget;
+        pub use crate::kernel_code::{CodeCheck, CHECK_LAUNCHES};
+    }
+    /// The CUDA layer's tools: the checked device's ptxas, NVRTC, the FMA loop.
+    pub mod cuda {
+        pub use crate::cuda::checked::find_ptxas;
+        pub use crate::cuda::nvrtc::{compile_cuda_c, nvrtc_available, nvrtc_cache_dir, NVRTC_LIBRARY_ENV};
+        pub use crate::cuda::{fma_busy_workload, FmaLoop, FMA_LOOP_PTX};
+    }
+    /// The measurement engine: sessions, analysis, statistics, calibration.
+    pub mod engine {
+        pub use crate::engine::analyze::{analyze_windows, GENERIC_POWER_CEILING_W, POWER_CEILING_FACTOR};
+        pub use crate::engine::calibration::{
+            busy_intervals, calibrate, default_calibration_dir, fit_calibration, Calibration, StepPlan,
+            CALIBRATION_SCHEMA, MAX_DELAY_S,
+        };
+        pub use crate::engine::clean::{clean_buffered, clean_polled, sorted_finite};
+        pub use crate::engine::counter::{counter_ticks, interpolated_energy_j};
+        pub use crate::engine::curve::{counter_curve, power_curve};
+        pub use crate::engine::options::default_window_s;
+        pub use crate::engine::run::{record, virtual_sim_device};
+        pub use crate::engine::stats::{linear_fit, student_t_975};
+        pub use crate::engine::{
+            analyze_trace, measure, AnalysisOptions, Drift, MeasureRequest, Measurement, ModelChoice, PerUnit,
+            ResolvedOptions, Session, SimWorkload, TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
+        };
+        pub use crate::workload::Workload;
+    }
+    /// Devices, clocks, sensors, the sampler and the simulated GPU.
+    pub mod device {
+        pub use crate::clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
+        pub use crate::device::{Device, DeviceRequest, GpuChoice};
+        pub use crate::gpu::{
+            cuda_ordinal_for_named_gpu, gpu_count, list_gpus, DeviceFacts, GpuListing, REQUIRE_GPU_ENV,
+        };
+        pub use crate::sampling::{
+            record_until, Sampler, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE,
+        };
+        pub use crate::sensors::model::MAX_MODEL_SECONDS;
+        pub use crate::sensors::replay::ReplaySource;
+        pub use crate::sensors::{SensorModel, SensorSource, SourceError};
+        pub use crate::sim::{ActiveIdleTail, SensorFault, SimGpu, SimKernel, SimPreset};
+    }
+    /// Where a kernel's energy goes: the model file, its fit, `cargo energy explain`, and
+    /// Nsight Compute's CSV exports.
+    pub mod explain {
+        pub use crate::explain::nnls::{nnls, NnlsFit};
+        pub use crate::explain::{
+            explain, render_markdown, render_svg, EnergyModel, ExplainedTerm, Explanation, ModelClass, MODEL_FORMAT,
+        };
+        pub use crate::ncu::{parse_ncu_csv, read_ncu_csv, NcuKernel};
+    }
+    /// Runs, reports and comparisons of result files.
+    pub mod report {
+        pub use crate::report::compare::{
+            change, compare, compare_across_boards, ResultSet, Verdict, ACROSS_BOARDS_MIN_THRESHOLD_PCT,
+        };
+        pub use crate::report::run::{content_hash, Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
+        pub use crate::report::svg::power_plot;
+        pub use crate::report::table::{bmf, github_action_benchmark, render, Format};
+        pub use crate::report::{energy_dir, file_stem, RESULT_SCHEMA};
+    }
+    /// The selftest: does this GPU's sensor deliver what the harness assumes?
+    pub mod selftest {
+        pub use crate::selftest::checks;
+        pub use crate::selftest::{
+            render, run_selftest, HarnessFigure, SelftestPlan, SelftestReport, SelftestWindow, SourceVerdict,
+            SELFTEST_SCHEMA,
+        };
+    }
+    /// Sensor traces: the `energy-trace v1` format, atomic writes, the recorded H100 format.
+    pub mod trace {
+        pub use crate::trace::format::{parse_trace, read_trace, render_trace, write_atomically, write_trace};
+        pub use crate::trace::legacy::convert_h100_file;
+        pub use crate::trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark, AUXILIARY_WINDOW};
+    }
+}
 
 /// What a bench or test file of a GPU crate needs, in one import:
 /// `use energy_harness::prelude::*;`.
@@ -141,10 +248,17 @@ pub mod prelude {
 }
 
 /// The `main` of a bench target (`harness = false`) holding `#[energy_bench]` functions:
-/// runs all of them under criterion.
+/// runs all of them under criterion. Invoke it once, at the end of the target's root file.
 ///
-/// ```ignore
-/// energy_harness::energy_main!();
+/// ```no_run
+/// use energy_harness::prelude::*;
+///
+/// #[energy_bench(sim(seconds = 1e-3, watts = 300.0))]
+/// fn nothing_yet(_stream: &Stream) -> Result<()> {
+///     Ok(())
+/// }
+///
+/// energy_main!();
 /// ```
 #[macro_export]
 macro_rules! energy_main {
@@ -161,16 +275,22 @@ macro_rules! energy_main {
 /// a GPU the code runs on the checked device and the figures come from the simulated
 /// model; without one either it is "checked, not measured" (one line on stderr).
 ///
-/// ```ignore
-/// let kernel = KernelUnderTest::new("saxpy").code(KernelCode::with_setup(setup, launch)).sim(76e-6, 400.0);
-/// energy_harness::assert_energy!(EnergyBudget::new(kernel, Limit::PerLaunch(Joules(0.04))));
+/// ```no_run
+/// use energy_harness::prelude::*;
+///
+/// fn launch(_stream: &Stream) -> Result<()> {
+///     Ok(()) // enqueue one launch of the kernel under test
+/// }
+///
+/// let kernel = KernelUnderTest::new("saxpy").code(KernelCode::launch(launch)).sim(76e-6, 400.0);
+/// assert_energy!(EnergyBudget::new(kernel, Limit::PerLaunch(Joules(0.04))));
 /// ```
 ///
 /// [`KernelCode`] documents a complete example.
 #[macro_export]
 macro_rules! assert_energy {
     ($budget:expr) => {
-        $crate::assert_budget(&$budget)
+        $crate::__private::assert_budget(&$budget)
     };
 }
 

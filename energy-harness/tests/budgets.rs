@@ -4,9 +4,9 @@
 //! `#[energy_test]` panics at the test's own line. Simulated.
 
 use energy_harness::units::{Joules, Watts};
-use energy_harness::virtual_sim_device;
+use energy_harness::unstable::device::SimPreset;
+use energy_harness::unstable::engine::virtual_sim_device;
 use energy_harness::MeasureOptions;
-use energy_harness::SimPreset;
 use energy_harness::{EnergyBudget, KernelUnderTest, Limit, Verdict};
 
 const KERNEL_S: f64 = 1e-3;

@@ -1,12 +1,14 @@
 //! Calibration recovers the simulator's sensor parameters; measurements on the simulated
 //! GPU land on the truth. Simulated (virtual clock), and one check on the recorded H100 step.
 
-use energy_harness::read_trace;
-use energy_harness::{calibrate, fit_calibration, StepPlan};
-use energy_harness::{measure, MeasureOptions, MeasureRequest};
-use energy_harness::{virtual_sim_device, SimWorkload};
-use energy_harness::{DeviceFacts, SensorModel, SourceKind};
-use energy_harness::{SimKernel, SimPreset};
+use energy_harness::unstable::device::{DeviceFacts, SensorModel};
+use energy_harness::unstable::device::{SimKernel, SimPreset};
+use energy_harness::unstable::engine::{calibrate, fit_calibration, StepPlan};
+use energy_harness::unstable::engine::{measure, MeasureRequest};
+use energy_harness::unstable::engine::{virtual_sim_device, SimWorkload};
+use energy_harness::unstable::trace::read_trace;
+use energy_harness::MeasureOptions;
+use energy_harness::SourceKind;
 
 fn within(value: f64, expected: f64, relative: f64) -> bool {
     (value - expected).abs() <= relative * expected.abs()
@@ -100,7 +102,7 @@ fn the_recorded_h100_step_calibrates_to_its_known_behaviour() {
     assert!((118.0..122.0).contains(&cal.idle_before_w) && (265.0..280.0).contains(&cal.busy_w), "{cal:?}");
 }
 
-fn measure_sim(kernel_s: f64, seed: u64) -> (energy_harness::Measurement, f64) {
+fn measure_sim(kernel_s: f64, seed: u64) -> (energy_harness::unstable::engine::Measurement, f64) {
     let preset = SimPreset::h100().with_seed(seed);
     let busy = preset.busy_kernel_w;
     let (mut device, gpu) = virtual_sim_device(preset);
@@ -178,7 +180,7 @@ fn doubling_the_work_doubles_the_energy_and_back_to_back_windows_are_not_inflate
 
 #[test]
 fn a_tighter_precision_takes_more_windows_and_a_miss_is_a_warning() {
-    use energy_harness::WarningKind;
+    use energy_harness::unstable::engine::WarningKind;
     let preset = SimPreset::h100().with_seed(31);
     let busy = preset.busy_kernel_w;
     let (mut device, gpu) = virtual_sim_device(preset);

@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use energy_harness::record_until;
-use energy_harness::WindowEnergy;
-use energy_harness::{analyze_trace, AnalysisOptions, ModelChoice};
-use energy_harness::{
-    SamplerConfig, SensorModel, SensorSource, SourceKind, Trace, VirtualClock, WindowEdge, WindowMark,
-};
-use energy_harness::{SimGpu, SimKernel, SimPreset};
+use energy_harness::unstable::device::record_until;
+use energy_harness::unstable::device::{SamplerConfig, SensorModel, SensorSource, VirtualClock};
+use energy_harness::unstable::device::{SimGpu, SimKernel, SimPreset};
+use energy_harness::unstable::engine::WindowEnergy;
+use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice};
+use energy_harness::unstable::trace::{Trace, WindowEdge, WindowMark};
+use energy_harness::SourceKind;
 
 /// A simulated run: kernels placed at given times, each one window, the sources read
 /// throughout on a virtual clock.

@@ -11,11 +11,12 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use energy_harness::parse_trace;
+use energy_harness::unstable::device::SensorModel;
+use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice};
+use energy_harness::unstable::report::{compare, ResultSet};
+use energy_harness::unstable::trace::parse_trace;
 use energy_harness::ResultFile;
-use energy_harness::{analyze_trace, AnalysisOptions, ModelChoice};
-use energy_harness::{compare, ResultSet};
-use energy_harness::{SensorModel, SourceKind};
+use energy_harness::SourceKind;
 
 /// xorshift64*: deterministic, no dependency.
 struct Rng(u64);

@@ -6,12 +6,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use energy_harness::convert_h100_file;
-use energy_harness::record_until;
-use energy_harness::ReplaySource;
-use energy_harness::{counter_ticks, interpolated_energy_j};
-use energy_harness::{read_trace, render_trace, write_trace};
-use energy_harness::{Channel, SamplerConfig, SensorSource, SourceKind, Trace, VirtualClock};
+use energy_harness::unstable::device::record_until;
+use energy_harness::unstable::device::ReplaySource;
+use energy_harness::unstable::device::{SamplerConfig, SensorSource, VirtualClock};
+use energy_harness::unstable::engine::{counter_ticks, interpolated_energy_j};
+use energy_harness::unstable::trace::convert_h100_file;
+use energy_harness::unstable::trace::{read_trace, render_trace, write_trace};
+use energy_harness::unstable::trace::{Channel, Trace};
+use energy_harness::SourceKind;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -131,8 +133,8 @@ fn replaying_gives_each_kernel_windows_counter_energy() {
 /// within 3 % over every kernel window; integrated raw, it misses by up to ~27 %.
 #[test]
 fn corrected_power_agrees_with_the_counter_on_every_recorded_window() {
-    use energy_harness::SensorModel;
-    use energy_harness::{analyze_trace, AnalysisOptions, ModelChoice};
+    use energy_harness::unstable::device::SensorModel;
+    use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice};
     let boxcar = ModelChoice::Explicit(SensorModel::Boxcar { width_s: 1.0 });
     let raw = ModelChoice::Explicit(SensorModel::Identity);
     for name in ["trace_step3s.csv", "trace_b2b.csv"] {

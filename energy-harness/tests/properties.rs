@@ -3,11 +3,13 @@
 
 use std::path::Path;
 
-use energy_harness::parse_trace;
-use energy_harness::{analyze_trace, AnalysisOptions, ModelChoice};
-use energy_harness::{clean_buffered, clean_polled};
-use energy_harness::{counter_curve, power_curve};
-use energy_harness::{Channel, Reading, SensorModel, SourceKind, Trace, WindowEdge, WindowMark};
+use energy_harness::unstable::device::SensorModel;
+use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice};
+use energy_harness::unstable::engine::{clean_buffered, clean_polled};
+use energy_harness::unstable::engine::{counter_curve, power_curve};
+use energy_harness::unstable::trace::parse_trace;
+use energy_harness::unstable::trace::{Channel, Reading, Trace, WindowEdge, WindowMark};
+use energy_harness::SourceKind;
 use proptest::prelude::*;
 
 fn reading() -> impl Strategy<Value = Reading> {

@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use energy_harness::{render_table, ResultFile, ResultSet, TableFormat};
+use energy_harness::unstable::report::{render as render_table, Format as TableFormat, ResultSet};
+use energy_harness::ResultFile;
 
 fn h100_result() -> ResultFile {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -3,14 +3,19 @@
 
 use std::sync::Arc;
 
-use energy_harness::{counter_curve, record, sorted_finite, Sampler, SamplerConfig, WindowMarker, STATE_TEMPERATURE};
-use energy_harness::{Channel, Error, ErrorKind, Result, SourceKind};
-use energy_harness::{CudaGpu, Device, FmaLoop, SimKernel, SimWorkload, Workload};
+use energy_harness::unstable::cuda::FmaLoop;
+use energy_harness::unstable::device::{Device, SimKernel};
+use energy_harness::unstable::device::{Sampler, SamplerConfig, WindowMarker, STATE_TEMPERATURE};
+use energy_harness::unstable::engine::{counter_curve, record, sorted_finite};
+use energy_harness::unstable::engine::{SimWorkload, Workload};
+use energy_harness::unstable::trace::Channel;
+use energy_harness::CudaGpu;
+use energy_harness::{Error, ErrorKind, Result, SourceKind};
 
 /// What makes workloads of a given launch length.
 pub enum Kernels {
     Real(FmaLoop),
-    Sim(energy_harness::SimGpu),
+    Sim(energy_harness::unstable::device::SimGpu),
 }
 
 impl Kernels {

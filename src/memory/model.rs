@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use energy_harness::{linear_fit, student_t_975};
+use energy_harness::unstable::engine::{linear_fit, student_t_975};
 
 /// The memory levels the suite targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -277,7 +277,7 @@ impl AccessCounts {
     /// sectors, split into those DRAM wrote back during the launch (DRAM bytes written / 32,
     /// at most the stored sectors) and the rest, which stayed in L2. Every metric of
     /// [`BREAKDOWN_METRICS`] must be in the export.
-    pub fn from_ncu(kernel: &energy_harness::NcuKernel) -> energy_harness::Result<AccessCounts> {
+    pub fn from_ncu(kernel: &energy_harness::unstable::explain::NcuKernel) -> energy_harness::Result<AccessCounts> {
         let m = |i: usize| kernel.metric(BREAKDOWN_METRICS[i]);
         let sector = super::ptx::SECTOR_BYTES as f64;
         let stored = m(5)?;
@@ -362,7 +362,7 @@ mod tests {
         for (name, v) in BREAKDOWN_METRICS.iter().zip([10.0, 5.0, 7.0, 100.0, 3200.0, 50.0, 640.0]) {
             metrics.insert(name.to_string(), v);
         }
-        let k = energy_harness::NcuKernel {
+        let k = energy_harness::unstable::explain::NcuKernel {
             id: 0,
             name: "saxpy".into(),
             block: String::new(),

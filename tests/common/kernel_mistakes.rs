@@ -90,6 +90,6 @@ pub const MISTAKES: &[(&str, &[&str], bool)] = &[
 /// Whether a mistake can be checked here: with a GPU always; without one, the PTX syntax
 /// error needs ptxas.
 pub fn checkable(needs_ptxas: bool) -> bool {
-    let gpu = energy_harness::gpu_count().is_ok_and(|n| n > 0);
-    gpu || !needs_ptxas || energy_harness::find_ptxas().is_some()
+    let gpu = energy_harness::unstable::device::gpu_count().is_ok_and(|n| n > 0);
+    gpu || !needs_ptxas || energy_harness::unstable::cuda::find_ptxas().is_some()
 }

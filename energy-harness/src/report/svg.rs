@@ -222,7 +222,7 @@ mod tests {
         trace.push_mark(WindowMark { time_s: 4.0, index: 0, edge: WindowEdge::End });
         // A step with no lag: analyzed as such.
         let options = AnalysisOptions {
-            model: ModelChoice::Explicit(crate::SensorModel::Identity),
+            model: ModelChoice::Explicit(crate::sensors::SensorModel::Identity),
             ..AnalysisOptions::default()
         };
         let svg = power_plot(&trace, &options, "fma <sim>");

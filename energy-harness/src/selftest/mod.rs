@@ -22,7 +22,7 @@
 //!
 //! A source is trusted when every check it takes part in passes. The thresholds are in
 //! [`checks`]. On the simulated GPU the checks must pass, and must fail on a simulated
-//! sensor given a [`crate::SensorFault`].
+//! sensor given a [`crate::sim::SensorFault`].
 
 pub mod checks;
 mod render;

@@ -44,7 +44,7 @@ pub(super) fn read_machine_code(
     let Some(cubin) = cubin else {
         return MachineCode { not_read: Some("the module gave no machine code".into()), ..MachineCode::default() };
     };
-    let hash = energy_harness::content_hash(cubin);
+    let hash = energy_harness::unstable::report::content_hash(cubin);
     let mut code = MachineCode { source: source.to_string(), cubin_hash: Some(hash.clone()), ..MachineCode::default() };
     if let Some(path) = &keep_as {
         if !path.exists() {

@@ -23,14 +23,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use energy_harness::write_atomically;
-use energy_harness::BenchSpec;
+use energy_harness::unstable::bench::BenchSpec;
+use energy_harness::unstable::device::DeviceFacts;
+use energy_harness::unstable::engine::Measurement;
+use energy_harness::unstable::trace::write_atomically;
 use energy_harness::Estimate;
 use energy_harness::GpuProperties;
 use energy_harness::MeasureOptions;
-use energy_harness::Measurement;
 use energy_harness::{
-    CudaGpu, DeviceBuffer, DeviceFacts, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
+    CudaGpu, DeviceBuffer, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
 };
 use energy_harness::{KernelCode, Launcher};
 use serde::{Deserialize, Serialize};

@@ -12,7 +12,7 @@
 //! configuration, the share of its accesses that the targeted level served; a share below
 //! [`SERVED_THRESHOLD`] flags the level row: its figure is not published as that level.
 
-use energy_harness::NcuKernel;
+use energy_harness::unstable::explain::NcuKernel;
 
 use super::*;
 
@@ -262,7 +262,7 @@ pub fn read_hit_rates(dir: &Path) -> Option<Result<Vec<HitRow>>> {
     if !profile.exists() || !csv.exists() {
         return None;
     }
-    Some(load_profile(&profile).and_then(|p| hit_rates(&p, &energy_harness::read_ncu_csv(&csv)?)))
+    Some(load_profile(&profile).and_then(|p| hit_rates(&p, &energy_harness::unstable::explain::read_ncu_csv(&csv)?)))
 }
 
 /// Sets the table's hit rates and flags each level row whose main configuration's level
