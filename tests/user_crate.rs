@@ -101,13 +101,16 @@ fn user_cargo(dir: &Path, target: &Path, args: &[&str]) -> Command {
 
 #[test]
 fn a_crate_outside_the_workspace_adopts_the_harness_without_a_gpu() {
+    // The packages and the build stay under target/user-crate/ (at one path, so a later
+    // run rebuilds only what changed); the user's crate is in a temporary folder, outside
+    // any workspace.
+    let target = repo().join("target").join("user-crate");
+    let vendor = target.join("vendor");
+    let _ = std::fs::remove_dir_all(&vendor);
+    package_into(&vendor, &target.join("package"));
     let scratch = tempfile::tempdir().unwrap();
-    let vendor = scratch.path().join("vendor");
-    package_into(&vendor, &scratch.path().join("package-target"));
     let dir = scratch.path().join("userkern");
     write_user_crate(&dir, &vendor);
-    // Built once per checkout and reused: the deps do not change between runs.
-    let target = repo().join("target").join("user-crate");
     let _ = std::fs::remove_dir_all(target.join("energy"));
     let nvrtc = std::env::var_os("NVRTC_LIBRARY").is_some_and(|p| !p.is_empty());
 
