@@ -7,7 +7,8 @@
 //! cudarc benchmark, five interleaved rounds of the three (`gpu_only`) and three budgets.
 //! Without a GPU (`ENERGY_DEVICE=sim`, so a GPU machine gives the same answers):
 //! - `cargo bench` exits 0: PTX and CUDA C measured on the simulated GPU, the raw cudarc one
-//!   "not run: needs a GPU (uses raw cudarc: …)", the `gpu_only` rounds "not run";
+//!   "not run: needs a GPU (uses raw cudarc: …)", the `gpu_only` rounds "not run"; the
+//!   README's two complete bench files (saxpy, your own cudarc code) build and run as copied;
 //! - `cargo test` exits 0: two budgets met (simulated), the `gpu_only` one "not run";
 //! - `ENERGY_REQUIRE_GPU=1 cargo bench` exits 1 with the reason;
 //! - a bench target without `harness = false` fails at start saying to add it;
@@ -86,9 +87,25 @@ fn write_user_crate(dir: &Path, vendor: &Path) {
         let path = vendor.join(format!("{name}-0.1.0"));
         manifest.push_str(&format!("{name} = {{ path = {:?} }}\n", path.display().to_string()));
     }
+    // The README's complete bench files, as a reader copies them (with the PTX they include).
+    for (section, bench) in [("## A benchmark", "readme_saxpy"), ("## Your own cudarc code", "readme_cudarc")] {
+        std::fs::write(dir.join("benches").join(format!("{bench}.rs")), readme_block(section)).unwrap();
+        manifest.push_str(&format!("\n[[bench]]\nname = \"{bench}\"\nharness = false\n"));
+    }
+    std::fs::create_dir_all(dir.join("ptx/examples")).unwrap();
+    std::fs::copy(repo().join("ptx/examples/saxpy.ptx"), dir.join("ptx/examples/saxpy.ptx")).unwrap();
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
     // The workspace's lock: the same dependency versions, resolved offline.
     std::fs::copy(repo().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+}
+
+/// The first ```rust block of the README section whose heading starts with `heading`.
+fn readme_block(heading: &str) -> String {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let section = readme.split("\n## ").find(|s| format!("## {s}").starts_with(heading));
+    let section = section.unwrap_or_else(|| panic!("README has no section `{heading}`"));
+    let code = section.split("```rust\n").nth(1).unwrap_or_else(|| panic!("README `{heading}` has no rust block"));
+    code.split("\n```").next().unwrap().to_string() + "\n"
 }
 
 fn user_cargo(dir: &Path, target: &Path, args: &[&str]) -> Command {
@@ -120,6 +137,9 @@ fn a_crate_outside_the_workspace_adopts_the_harness_without_a_gpu() {
     assert!(out.contains("saxpy_ptx/energy (simulated)") && out.contains("saxpy_cuda_c/energy (simulated)"), "{out}");
     assert!(out.contains("saxpy_cudarc: not run: needs a GPU (uses raw cudarc: CudaGpu::cuda_context)"), "{out}");
     assert!(!out.contains("the same code fails on a GPU"), "{out}");
+    // The README's two bench files, unchanged: saxpy simulated, the cudarc one not run.
+    assert!(out.contains("saxpy/energy (simulated)"), "README's benchmark:\n{out}");
+    assert!(out.contains("saxpy_cudarc: not run: needs a GPU (declared gpu_only)"), "README's cudarc file:\n{out}");
     for round in 1..=5 {
         for path in ["ptx", "cuda_c", "cudarc"] {
             let line = format!("r{round}_{path}: not run: needs a GPU (declared gpu_only)");
