@@ -1,12 +1,12 @@
-//! What both suites share: the skeleton of their `main` (the GPU gate, the benchmarks run
-//! with each measured one saved at once, the table published at the end), where they write,
-//! how they read and write their JSON files, which threads' results they check, and how
-//! their loops are sized and measured.
+//! What the suites share: the skeleton of their `main` (the GPU gate, the benchmarks run
+//! with each measured one saved at once, the table published at the end, or without a GPU
+//! one line for the kernels checked), where they write, how they read and write their JSON
+//! files, which threads' results they check, and how their loops are sized and measured.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use energy_harness::unstable::bench::{run_collect, BenchSpec, CollectedBench, RunSettings};
+use energy_harness::unstable::bench::{run_collect, BenchSpec, Collected, CollectedBench, RunSettings};
 use energy_harness::unstable::device::{Device, DeviceRequest};
 use energy_harness::unstable::report::energy_dir;
 use energy_harness::unstable::trace::write_atomically;
@@ -27,13 +27,21 @@ pub fn sample_threads(threads: u64) -> Vec<u64> {
     list
 }
 
-/// The start of a suite's `main`. A suite's figures only mean something measured: without
-/// a GPU (or with `ENERGY_DEVICE=sim`) it says so in one line and goes on, so that its
-/// kernels are listed (`--list`) and each kernel's PTX, name, arguments and launch are
-/// checked on the checked device (every benchmark then says "checked, not measured"); with
-/// `ENERGY_REQUIRE_GPU=1` that is a failure. A bad `ENERGY_DEVICE` exits 2 and a GPU that
+/// Whether criterion's `--verbose` (or `-v`) is on the command line (as the harness reads
+/// it): without a GPU, a suite prints its plan and a line per kernel checked only then.
+pub fn verbose() -> bool {
+    std::env::args().skip(1).any(|a| a == "--verbose" || a == "-v")
+}
+
+/// The start of a suite's `main`; `Ok(true)` when the device is the simulated one. A
+/// suite's figures only mean something measured: without a GPU (or with
+/// `ENERGY_DEVICE=sim`) it goes on, so that its kernels are listed (`--list`) and each
+/// kernel's PTX, name, arguments and launch are checked on the checked device, and its
+/// `main` ends with one line for them ([`SuiteOutcome::finish`]); `--verbose` adds a line
+/// here saying why nothing is measured, and one per kernel checked. With
+/// `ENERGY_REQUIRE_GPU=1` no GPU is a failure. A bad `ENERGY_DEVICE` exits 2 and a GPU that
 /// cannot be opened 1, each after saying why.
-pub fn gpu_gate(suite: &str) -> std::result::Result<(), ExitCode> {
+pub fn gpu_gate(suite: &str) -> std::result::Result<bool, ExitCode> {
     let request = DeviceRequest::from_env().map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
@@ -45,15 +53,17 @@ pub fn gpu_gate(suite: &str) -> std::result::Result<(), ExitCode> {
                 eprintln!("error: {e}");
                 return Err(ExitCode::FAILURE);
             }
-            println!(
-                "{suite}: nothing is measured: the {suite} suite's figures need an NVIDIA GPU ({}); each kernel's \
-                 setup and launches run on the checked device instead (PTX assembled where ptxas is found, names, \
-                 arguments and launch limits checked)",
-                device.sim_reason().unwrap_or("simulated device requested")
-            );
-            Ok(())
+            if verbose() {
+                println!(
+                    "{suite}: nothing is measured: the {suite} suite's figures need an NVIDIA GPU ({}); each \
+                     kernel's setup and launches run on the checked device instead (PTX assembled where ptxas is \
+                     found, names, arguments and launch limits checked)",
+                    device.sim_reason().unwrap_or("simulated device requested")
+                );
+            }
+            Ok(true)
         }
-        Ok(_) => Ok(()),
+        Ok(_) => Ok(false),
         Err(e) => {
             eprintln!("error: {e}");
             Err(ExitCode::FAILURE)
@@ -121,8 +131,96 @@ pub fn write_json<T: Serialize>(path: &Path, what: &str, value: &T) -> Result<()
     write_atomically(path, text.as_bytes())
 }
 
+/// What a run without a GPU checked: the suite's one line in place of a line per kernel.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckedSummary {
+    /// Benchmarks checked, not measured (their checks passed).
+    pub benchmarks: usize,
+    /// Benchmarks (and saves) that failed, each error printed in full when it happened.
+    pub failed: usize,
+    /// PTX modules read on the checked device.
+    pub modules: u64,
+    /// Of those, modules ptxas assembled.
+    pub assembled: u64,
+    /// Why the last module not assembled was not.
+    pub not_assembled_reason: Option<String>,
+    /// Whether modules went unassembled for want of ptxas (said once above, with the fix).
+    pub lacks_ptxas: bool,
+    /// Launches checked.
+    pub launches: u64,
+    /// The architecture the checked device assembles for (`sm_90`).
+    pub arch: String,
+}
+
+impl CheckedSummary {
+    /// Adds up the checks of a run; `other_failures` counts failures the run did not
+    /// (a suite's saves).
+    pub fn of(collected: &Collected, other_failures: usize) -> CheckedSummary {
+        let mut summary = CheckedSummary {
+            benchmarks: collected.checked,
+            failed: collected.failures + other_failures,
+            ..CheckedSummary::default()
+        };
+        for check in &collected.checks {
+            let a = &check.activity;
+            summary.modules += a.modules;
+            summary.assembled += a.assembled;
+            summary.launches += a.launches;
+            summary.lacks_ptxas |= check.lacks_ptxas();
+            if a.assembled < a.modules {
+                summary.not_assembled_reason.clone_from(&a.not_assembled_reason);
+            }
+            if summary.arch.is_empty() {
+                summary.arch.clone_from(&check.arch);
+            }
+        }
+        summary
+    }
+
+    /// The line: `SUITE: N NOUNs checked on the checked device (PTX assembled by ptxas for
+    /// sm_90, launches checked, ALSO…), nothing measured without a GPU — --verbose lists
+    /// each`; `also` adds what the suite's setup does besides (e.g. "host references
+    /// evaluated"), `listed` says the lines were printed (`--verbose`).
+    pub fn line(&self, suite: &str, noun: &str, also: &[&str], listed: bool) -> String {
+        let plural = |n: usize| if n == 1 { noun.to_string() } else { format!("{noun}s") };
+        let mut what = Vec::new();
+        if self.modules > 0 {
+            what.push(if self.assembled == self.modules {
+                format!("PTX assembled by ptxas for {}", self.arch)
+            } else if self.assembled == 0 && self.lacks_ptxas {
+                "PTX read, not assembled: no ptxas found".to_string()
+            } else {
+                format!(
+                    "PTX assembled by ptxas for {} ({} of {} modules; not the rest: {})",
+                    self.arch,
+                    self.assembled,
+                    self.modules,
+                    if self.lacks_ptxas {
+                        "no ptxas found"
+                    } else {
+                        self.not_assembled_reason.as_deref().unwrap_or("reason not given")
+                    }
+                )
+            });
+        }
+        if self.launches > 0 {
+            what.push("launches checked".to_string());
+        }
+        what.extend(also.iter().map(|a| a.to_string()));
+        let what = if what.is_empty() { String::new() } else { format!(" ({})", what.join(", ")) };
+        let failed =
+            if self.failed > 0 { format!("; {} failed (each error above)", self.failed) } else { String::new() };
+        format!(
+            "{suite}: {} {} checked on the checked device{what}, nothing measured without a GPU{failed} — {}",
+            self.benchmarks,
+            plural(self.benchmarks),
+            if listed { "each listed above" } else { "--verbose lists each" }
+        )
+    }
+}
+
 /// How a suite's benchmarks went: what `main` needs to finish.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SuiteOutcome {
     /// Whether any benchmark was measured and saved.
     pub measured: bool,
@@ -130,48 +228,75 @@ pub struct SuiteOutcome {
     pub failed: bool,
     /// Whether the device was the simulated one.
     pub simulated: bool,
+    /// What was checked without being measured (no GPU).
+    pub checked: CheckedSummary,
 }
 
 /// Runs a suite's benchmarks under criterion (its HTML plots off: they would add ~3.5 s to
 /// each of hundreds of kernels; `--plotting-backend` turns them on) and hands each measured
 /// benchmark to `save` at once, so a long run interrupted keeps what it measured. `save`
-/// returns whether it saved anything; its errors are printed and counted.
+/// returns whether it saved anything; its errors are printed and counted. Without a GPU
+/// the kernels checked get no line each unless `--verbose` is given
+/// ([`SuiteOutcome::finish`] prints one for them all).
 pub fn run_benchmarks(specs: Vec<BenchSpec>, mut save: impl FnMut(&CollectedBench) -> Result<bool>) -> SuiteOutcome {
     let mut measured = false;
     let mut save_failures = 0;
-    let collected = run_collect(specs, &RunSettings::default(), |bench| match save(bench) {
+    let settings = RunSettings { summarize_checked: true, ..RunSettings::default() };
+    let collected = run_collect(specs, &settings, |bench| match save(bench) {
         Ok(saved) => measured |= saved,
         Err(e) => {
             eprintln!("error: {e}");
             save_failures += 1;
         }
     });
-    SuiteOutcome { measured, failed: collected.failures > 0 || save_failures > 0, simulated: collected.simulated }
+    SuiteOutcome {
+        measured,
+        failed: collected.failures > 0 || save_failures > 0,
+        simulated: collected.simulated,
+        checked: CheckedSummary::of(&collected, save_failures),
+    }
 }
 
 impl SuiteOutcome {
-    /// The end of a suite's `main`: when something was measured, `publish` builds and writes
-    /// the table; otherwise one line says why there is none. Exit status 1 when a benchmark,
-    /// a save or the table failed. `suite` and `noun` ("kernel", "point") name them.
-    pub fn finish(self, suite: &str, noun: &str, publish: impl FnOnce() -> Result<()>) -> ExitCode {
-        if !self.measured {
-            if self.simulated {
-                println!(
-                    "{suite}: no {noun} was measured (no GPU: the {noun}s that ran were checked only): no table written"
-                );
-            } else {
-                println!("{suite}: no {noun} was measured (a filter, --test or --list): no table written");
-            }
-            return if self.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS };
+    /// Without a GPU, prints the suite's one line for the kernels checked (or failed) and
+    /// returns `true`; `false` (nothing printed) on a real GPU or when none ran. `also`
+    /// as in [`CheckedSummary::line`].
+    pub fn say_checked(&self, suite: &str, noun: &str, also: &[&str]) -> bool {
+        if !self.simulated || self.checked.benchmarks + self.checked.failed == 0 {
+            return false;
         }
-        if let Err(e) = publish() {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
+        println!("{}", self.checked.line(suite, noun, also, verbose()));
+        true
+    }
+
+    /// The exit status: 1 when a benchmark or a save failed.
+    pub fn exit_code(&self) -> ExitCode {
         if self.failed {
             ExitCode::FAILURE
         } else {
             ExitCode::SUCCESS
         }
+    }
+
+    /// The end of a suite's `main`: when something was measured, `publish` builds and writes
+    /// the table; otherwise one line says why there is none (without a GPU, the line of
+    /// [`SuiteOutcome::say_checked`]). Exit status 1 when a benchmark, a save or the table
+    /// failed. `suite` and `noun` ("kernel", "point") name them; `also` as in
+    /// [`CheckedSummary::line`].
+    pub fn finish(self, suite: &str, noun: &str, also: &[&str], publish: impl FnOnce() -> Result<()>) -> ExitCode {
+        if !self.measured {
+            let said = self.say_checked(suite, noun, also);
+            if !said && self.simulated {
+                println!("{suite}: no {noun} was checked or measured (--list, or a filter that selects none)");
+            } else if !said {
+                println!("{suite}: no {noun} was measured (a filter, --test or --list): no table written");
+            }
+            return self.exit_code();
+        }
+        if let Err(e) = publish() {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+        self.exit_code()
     }
 }

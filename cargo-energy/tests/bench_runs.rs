@@ -176,7 +176,7 @@ fn a_baseline_has_its_own_ops_not_the_kernels() {
 fn main() {
     if std::env::var_os("BENCH_RUNS_CHILD").is_some() {
         let specs = if std::env::var_os("BENCH_RUNS_BASELINE").is_some() { baseline_specs() } else { child_specs() };
-        let collected = run_collect(specs, &RunSettings { criterion_plots: false }, |_| {});
+        let collected = run_collect(specs, &RunSettings::default(), |_| {});
         std::process::exit(if collected.failures > 0 { 1 } else { 0 });
     }
     // `cargo test -- --list` and filters: this binary's cases are not filterable.

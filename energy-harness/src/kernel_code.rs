@@ -31,6 +31,7 @@
 
 use std::sync::Arc;
 
+use crate::cuda::checked::NO_PTXAS;
 use crate::cuda::{CheckedActivity, CudaGpu, CudaWorkload, Stream};
 use crate::device::Device;
 use crate::error::Result;
@@ -143,19 +144,38 @@ pub struct CodeCheck {
     pub activity: CheckedActivity,
 }
 
-impl std::fmt::Display for CodeCheck {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl CodeCheck {
+    /// Whether modules went unassembled because no `ptxas` was found (the fix: `pip install
+    /// nvidia-cuda-nvcc-cu12`, then `PTXAS` set to the ptxas it installs, or ptxas on `PATH`).
+    pub fn lacks_ptxas(&self) -> bool {
         let a = &self.activity;
+        a.assembled < a.modules && a.not_assembled_reason.as_deref().is_some_and(|r| r.starts_with(NO_PTXAS))
+    }
+
+    /// The check in one line as its `Display` gives it, but a missing `ptxas` said in three
+    /// words, not with how to get one: for runners that say that once (a bench binary
+    /// checks hundreds of kernels).
+    pub fn brief(&self) -> String {
+        let mut line = String::new();
+        let _ = self.write(&mut line, self.lacks_ptxas());
+        line
+    }
+
+    fn write(&self, f: &mut impl std::fmt::Write, brief_ptxas: bool) -> std::fmt::Result {
+        let a = &self.activity;
+        let reason = if brief_ptxas { Some(NO_PTXAS) } else { a.not_assembled_reason.as_deref() };
         let assembly = if a.modules == 0 {
             String::new()
         } else if a.assembled == a.modules {
             format!(", assembled by ptxas for {}", self.arch)
+        } else if a.assembled == 0 && brief_ptxas {
+            format!(", not assembled ({NO_PTXAS})")
         } else {
             format!(
                 ", {} of them assembled by ptxas for {} (not the rest: {})",
                 a.assembled,
                 self.arch,
-                a.not_assembled_reason.as_deref().unwrap_or("no ptxas")
+                reason.unwrap_or("no ptxas")
             )
         };
         write!(
@@ -167,5 +187,11 @@ impl std::fmt::Display for CodeCheck {
             a.buffers,
             a.buffer_bytes as f64 / (1u64 << 20) as f64
         )
+    }
+}
+
+impl std::fmt::Display for CodeCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.write(f, false)
     }
 }

@@ -25,7 +25,11 @@
 //!
 //! On a machine without an NVIDIA GPU (or with `ENERGY_DEVICE=sim`) the benchmarks run on
 //! the simulated H100, using each benchmark's declared simulated kernel; every id, line and
-//! file then says `simulated`. A benchmark without one is skipped with a line saying why.
+//! file then says `simulated`. A benchmark without one is checked, not measured: its code
+//! runs on the checked device and one line says so (a suite of hundreds of kernels asks
+//! for one summary instead, [`RunSettings::summarize_checked`]: the lines come back with
+//! `--verbose`). A check that fails is an error, printed in full either way; a missing
+//! `ptxas` is said once per binary, with how to get one.
 
 mod criterion_energy;
 mod quiet;
@@ -36,6 +40,7 @@ use run_options::RunOptions;
 pub use spec::BenchSpec;
 
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -52,7 +57,7 @@ use crate::engine::result::{net_per_op, Measurement};
 use crate::engine::run::SimWorkload;
 use crate::engine::session::{MeasureRequest, Session};
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernel_code::KernelCode;
+use crate::kernel_code::{CodeCheck, KernelCode};
 use crate::report::run::RunWriter;
 use crate::report::{render_summary, write_outputs, NetEnergy, ResultFile};
 use crate::sim::SimKernel;
@@ -231,6 +236,11 @@ pub struct Collected {
     /// Per benchmark that ran: its name, and the measurements of its kernel and of its
     /// baseline (each `None` when criterion ran no window: a filter, `--test`, `--list`).
     pub measured: Vec<CollectedBench>,
+    /// Benchmarks checked, not measured: without a GPU, those without a simulated model
+    /// ran on the checked device only (and passed: a failed check is counted in `failures`).
+    pub checked: usize,
+    /// The checks of those benchmarks' code (their kernel's, and their baseline's if any).
+    pub checks: Vec<CodeCheck>,
     /// Benchmarks that failed (each was reported on stderr).
     pub failures: usize,
     /// Whether the device was the simulated one.
@@ -254,6 +264,12 @@ pub struct RunSettings {
     /// Criterion's HTML report plots (about 3.5 s per benchmark, so off by default;
     /// `--plotting-backend` on the command line turns them on regardless).
     pub criterion_plots: bool,
+    /// Without a GPU, benchmarks checked but not measured get no line each (nor the note
+    /// on the simulated device): they are counted in [`Collected::checked`] for the caller's
+    /// one summary line, as a suite of hundreds of kernels wants. `--verbose` prints the
+    /// lines regardless; a failed check is printed in full either way. On a real GPU this
+    /// changes nothing.
+    pub summarize_checked: bool,
 }
 
 /// Runs benchmarks as `energy_main!()` does and returns their measurements, for suites
@@ -297,6 +313,7 @@ pub fn run_collect(
         }
     }));
     let mut collected = Collected::default();
+    let quiet_checks = settings.summarize_checked && !quiet::verbose();
     let mut rigs: Vec<(Option<u32>, Result<Rig>)> = Vec::new();
     for spec in specs {
         // A benchmark the filter or the shard leaves out opens no device and reports no
@@ -320,20 +337,25 @@ pub fn run_collect(
         let index = match rigs.iter().position(|(i, _)| *i == device) {
             Some(i) => i,
             None => {
-                rigs.push((device, open_rig(device)));
+                rigs.push((device, open_rig(device, quiet_checks)));
                 rigs.len() - 1
             }
         };
         match &mut rigs[index].1 {
             Ok(rig) => {
                 collected.simulated = rig.device.is_simulated();
-                match run_spec(&spec, rig, &mut energy_c, &mut time_c, &runs, &options) {
-                    Ok(Some((kernel, baseline))) => {
+                match run_spec(&spec, rig, &mut energy_c, &mut time_c, &runs, &options, quiet_checks) {
+                    Ok(SpecOutcome::Ran(ran)) => {
+                        let (kernel, baseline) = *ran;
                         let bench = CollectedBench { name: spec.name.clone(), kernel, baseline };
                         on_measured(&bench);
                         collected.measured.push(bench);
                     }
-                    Ok(None) => {}
+                    Ok(SpecOutcome::Checked(checks)) => {
+                        collected.checked += 1;
+                        collected.checks.extend(checks);
+                    }
+                    Ok(SpecOutcome::Skipped) => {}
                     Err(e) => {
                         eprintln!("error: benchmark {} ({}:{}): {e}", spec.name, spec.location.0, spec.location.1);
                         collected.failures += 1;
@@ -378,7 +400,9 @@ fn may_run(spec: &BenchSpec, options: &RunOptions) -> bool {
     options.filter.runs_any(&ids)
 }
 
-fn open_rig(device: Option<u32>) -> Result<Rig> {
+/// Opens a device for the benchmarks; `quiet` (checks summarized, no `--verbose`) leaves
+/// out the note on the simulated device (the caller's summary says nothing was measured).
+fn open_rig(device: Option<u32>, quiet: bool) -> Result<Rig> {
     let request = DeviceRequest::from_env()?;
     let device = Device::open(&request, device).map_err(|e| {
         if request == DeviceRequest::Nvml {
@@ -388,7 +412,7 @@ fn open_rig(device: Option<u32>) -> Result<Rig> {
         }
     })?;
     device.check_gpu_required("benchmarks")?;
-    if let Some(reason) = device.sim_reason() {
+    if let Some(reason) = device.sim_reason().filter(|_| !quiet) {
         eprintln!("note: running on the simulated H100 ({reason}); every figure below is simulated");
     }
     let calibration = Calibration::load_cached(&default_calibration_dir(), &device.facts().uuid).unwrap_or_else(|e| {
@@ -401,8 +425,32 @@ fn open_rig(device: Option<u32>) -> Result<Rig> {
 /// The measurements of a benchmark's kernel and baseline.
 type SpecMeasurements = (Option<Measurement>, Option<Measurement>);
 
-/// Runs one benchmark; `Ok(None)` when it was skipped (a filter, `--list`, or no GPU and
-/// no simulated model).
+/// What became of one benchmark that did not fail.
+enum SpecOutcome {
+    /// Not run: a filter or `--list`.
+    Skipped,
+    /// No GPU and no simulated model: its code ran on the checked device only.
+    Checked(Vec<CodeCheck>),
+    /// Measured (or, with `--test`, launched).
+    Ran(Box<SpecMeasurements>),
+}
+
+/// Says once per process that no `ptxas` was found and how to get one (every check
+/// after it says "no ptxas found" in three words).
+fn note_missing_ptxas(check: &CodeCheck) {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if check.lacks_ptxas() && !SAID.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "note: no ptxas found: PTX is read and its kernels, arguments and launches checked, but not assembled \
+             for {} (an error only the JIT would find goes unseen); to assemble it: {}",
+            check.arch,
+            crate::cuda::checked::PTXAS_HOWTO
+        );
+    }
+}
+
+/// Runs one benchmark. Without a GPU its code is checked first; `quiet` (checks
+/// summarized) prints no line for a benchmark only checked.
 fn run_spec(
     spec: &BenchSpec,
     rig: &mut Rig,
@@ -410,7 +458,8 @@ fn run_spec(
     time_c: &mut Criterion,
     runs: &[RunWriter],
     options: &RunOptions,
-) -> Result<Option<SpecMeasurements>> {
+    quiet: bool,
+) -> Result<SpecOutcome> {
     let simulated = rig.device.is_simulated();
     let suffix = if simulated { " (simulated)" } else { "" };
     let (energy_fn, baseline_fn, time_fn) =
@@ -428,32 +477,40 @@ fn run_spec(
                 g.finish();
             }
         }
-        return Ok(None);
+        return Ok(SpecOutcome::Skipped);
     }
     let runs_energy = options.filter.runs_any(&[id(&energy_fn)]);
     let runs_time = spec.time_bench && options.filter.runs_any(&[id(&time_fn)]);
     let runs_baseline = spec.baseline.is_some() && options.filter.runs_any(&[id(&baseline_fn)]);
     if !(runs_energy || runs_time || runs_baseline) {
-        return Ok(None);
+        return Ok(SpecOutcome::Skipped);
     }
     if simulated && spec.gpu_only {
         println!("{}: not run: needs a GPU (declared gpu_only)", spec.name);
-        return Ok(None);
+        return Ok(SpecOutcome::Skipped);
     }
     if simulated {
         // Without a GPU the kernel code runs on the checked device first.
         let mut checks = Vec::new();
+        let mut lines = Vec::new();
         let codes = spec.code.iter().map(|c| ("kernel code".to_string(), c));
         let baseline = spec.baseline.iter().map(|(name, c)| (format!("baseline {name}'s code"), c));
         for (what, code) in codes.chain(baseline) {
             match code.check_on_sim(&rig.device, &mut rig.checked) {
-                Ok(Some(check)) if what == "kernel code" => checks.push(check.to_string()),
-                Ok(Some(check)) => checks.push(format!("{what}: {check}")),
+                Ok(Some(check)) => {
+                    note_missing_ptxas(&check);
+                    lines.push(if what == "kernel code" {
+                        check.brief()
+                    } else {
+                        format!("{what}: {}", check.brief())
+                    });
+                    checks.push(check);
+                }
                 Ok(None) => {}
                 // Raw cudarc exists only on a GPU: the code is not wrong, it cannot be checked.
                 Err(e) if e.kind() == ErrorKind::NeedsGpu => {
                     println!("{}: not run: needs a GPU ({})", spec.name, crate::budget::needs_gpu_reason(&e));
-                    return Ok(None);
+                    return Ok(SpecOutcome::Skipped);
                 }
                 Err(e) => {
                     return Err(e.context(format!(
@@ -462,17 +519,20 @@ fn run_spec(
                 }
             }
         }
-        let checked = if checks.is_empty() { "no kernel code to check".to_string() } else { checks.join("; ") };
+        let checked = if lines.is_empty() { "no kernel code to check".to_string() } else { lines.join("; ") };
         if spec.sim.is_none() {
-            if !rig.unmeasured_note_shown {
-                rig.unmeasured_note_shown = true;
-                println!(
-                    "note: without a GPU, a benchmark without a simulated model (sim(seconds = …, watts = …) in its \
-                     #[energy_bench]) is checked, not measured: its setup and launches run on the checked device"
-                );
+            if !quiet {
+                if !rig.unmeasured_note_shown {
+                    rig.unmeasured_note_shown = true;
+                    println!(
+                        "note: without a GPU, a benchmark without a simulated model (sim(seconds = …, watts = …) in \
+                         its #[energy_bench]) is checked, not measured: its setup and launches run on the checked \
+                         device"
+                    );
+                }
+                println!("{}: checked, not measured: {checked}", spec.name);
             }
-            println!("{}: checked, not measured: {checked}", spec.name);
-            return Ok(None);
+            return Ok(SpecOutcome::Checked(checks));
         }
         println!(
             "{}: kernel code checked without a GPU: {checked}; its figures below are simulated from its sim(…) model",
@@ -499,7 +559,7 @@ fn run_spec(
             let mut w = rig.workload(code, spec.baseline_sim, 2)?;
             test_kernel(energy_c, &spec.name, &baseline_fn, w.as_mut())?;
         }
-        return Ok(Some((None, None)));
+        return Ok(SpecOutcome::Ran(Box::new((None, None))));
     }
 
     let main = if runs_energy || runs_time {
@@ -572,17 +632,17 @@ fn run_spec(
                 energy_j: e,
             });
             report(&mut main, (spec.options.ops, spec.options.bytes), net)?;
-            Ok(Some((Some(main.measurement), Some(base.measurement))))
+            Ok(SpecOutcome::Ran(Box::new((Some(main.measurement), Some(base.measurement)))))
         }
         (Some(mut m), None) => {
             report(&mut m, (spec.options.ops, spec.options.bytes), None)?;
-            Ok(Some((Some(m.measurement), None)))
+            Ok(SpecOutcome::Ran(Box::new((Some(m.measurement), None))))
         }
         (None, Some(mut b)) => {
             report(&mut b, (spec.baseline_ops, spec.baseline_bytes), None)?;
-            Ok(Some((None, Some(b.measurement))))
+            Ok(SpecOutcome::Ran(Box::new((None, Some(b.measurement)))))
         }
-        (None, None) => Ok(Some((None, None))),
+        (None, None) => Ok(SpecOutcome::Ran(Box::new((None, None)))),
     }
 }
 

@@ -8,9 +8,14 @@
 
 use std::io::Write as _;
 
+/// Whether criterion's `--verbose` (or `-v`) is on the command line.
+pub(super) fn verbose() -> bool {
+    std::env::args().skip(1).any(|a| a == "--verbose" || a == "-v")
+}
+
 /// Runs `f` with stderr silenced, unless `--verbose` (or `-v`) is on the command line.
 pub(super) fn stderr_unless_verbose<R>(f: impl FnOnce() -> R) -> R {
-    if std::env::args().skip(1).any(|a| a == "--verbose" || a == "-v") {
+    if verbose() {
         return f();
     }
     silenced(f)

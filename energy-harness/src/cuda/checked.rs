@@ -19,6 +19,14 @@ use crate::error::{Error, ErrorKind, Result};
 /// The environment variable naming the `ptxas` the checked device assembles PTX with.
 pub const PTXAS_ENV: &str = "PTXAS";
 
+/// Why a module was not assembled when no `ptxas` was found: the start of
+/// [`CheckedActivity::not_assembled_reason`] then (the rest is [`PTXAS_HOWTO`]).
+pub const NO_PTXAS: &str = "no ptxas found";
+
+/// How to get a `ptxas` for the checked device: NVIDIA's PyPI wheel, then `PTXAS` or `PATH`.
+pub const PTXAS_HOWTO: &str = "`pip install nvidia-cuda-nvcc-cu12`, then set PTXAS to the \
+                               nvidia/cuda_nvcc/bin/ptxas it installs, or put ptxas on PATH";
+
 /// Dynamic shared memory a block gets without opting in (`cuFuncSetAttribute`), bytes.
 pub const DEFAULT_SHARED_PER_BLOCK_BYTES: u32 = 48 * 1024;
 
@@ -138,7 +146,7 @@ pub(crate) enum Assembly {
 /// the driver's JIT error is.
 pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) -> Result<Assembly> {
     let Some(ptxas) = find_ptxas() else {
-        return Ok(Assembly::NotAssembled(format!("no ptxas found: set {PTXAS_ENV} or put ptxas on PATH")));
+        return Ok(Assembly::NotAssembled(format!("{NO_PTXAS}: {PTXAS_HOWTO}")));
     };
     let key = (crate::report::run::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
     if ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|s| s.contains_key(&key)) {

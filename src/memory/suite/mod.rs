@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::common::suite_dir;
 use crate::common::{
-    gpu_gate, read_tagged_json, run_benchmarks, sample_threads, size_loop, suite_measure_options, write_json,
+    gpu_gate, read_tagged_json, run_benchmarks, sample_threads, size_loop, suite_measure_options, verbose, write_json,
     SUITE_SECONDS_PER_BENCHMARK,
 };
 
@@ -179,9 +179,10 @@ pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Ve
 /// `cargo bench --bench memory`: measures every point, then writes the table; exit status 1
 /// when a benchmark failed (wrong result, CUDA error), 2 for bad options.
 pub fn main() -> std::process::ExitCode {
-    if let Err(exit) = gpu_gate("memory") {
-        return exit;
-    }
+    let simulated = match gpu_gate("memory") {
+        Ok(simulated) => simulated,
+        Err(exit) => return exit,
+    };
     if std::env::var_os(PROFILE_ENV).is_some_and(|v| v == "1") {
         return profile_main(&suite_dir());
     }
@@ -189,11 +190,14 @@ pub fn main() -> std::process::ExitCode {
     let configs = plan();
     let points: usize = configs.iter().map(|c| c.points.len()).sum();
     let per_point_s = SUITE_SECONDS_PER_BENCHMARK;
-    println!(
-        "memory: {} configurations, {points} points; about {per_point_s:.0} s per point, {:.0} min for all (criterion filters select a part)",
-        configs.len(),
-        points as f64 * per_point_s / 60.0
-    );
+    // Without a GPU the plan's times mean nothing here: the line ending the run says what ran.
+    if !simulated || verbose() {
+        println!(
+            "memory: {} configurations, {points} points; about {per_point_s:.0} s per point, {:.0} min for all (criterion filters select a part)",
+            configs.len(),
+            points as f64 * per_point_s / 60.0
+        );
+    }
     let book: FactsBook = Arc::new(Mutex::new(BTreeMap::new()));
     let dir = suite_dir();
     let mut file: Option<PointsFile> = None;
@@ -211,5 +215,5 @@ pub fn main() -> std::process::ExitCode {
         f.points.push(PointRun::new(&bench.name, &config, p, facts, m));
         save_points(&dir, f).map(|_| true)
     });
-    outcome.finish("memory", "point", || publish_table(&dir).map(|_| ()))
+    outcome.finish("memory", "point", &[], || publish_table(&dir).map(|_| ()))
 }
