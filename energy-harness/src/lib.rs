@@ -15,7 +15,7 @@
 //!
 //! const N: usize = 1 << 24;
 //! # const SAXPY_PTX: &str = "";
-//! // const SAXPY_PTX: &str = include_str!("../kernels/saxpy.ptx");
+//! // SAXPY_PTX: your PTX text, e.g. kernels/saxpy.ptx through include_str!
 //!
 //! struct Saxpy { kernel: Kernel, args: KernelArgs, _x: DeviceBuffer<f32>, _y: DeviceBuffer<f32> }
 //!
