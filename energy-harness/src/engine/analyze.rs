@@ -112,45 +112,9 @@ pub struct TraceAnalysis {
     pub curve: EnergyCurve,
 }
 
-/// The model a source is corrected with when nothing else is known: the H100
-/// measurements (DESIGN.md §1; `shared/traces/h100`).
-pub fn default_model(kind: SourceKind) -> SensorModel {
-    match kind {
-        SourceKind::Counter => SensorModel::Counter { period_s: 0.1 },
-        SourceKind::AverageField => SensorModel::Boxcar { width_s: 1.0 },
-        SourceKind::InstantField => SensorModel::Gated { gate_s: 0.025, period_s: 0.1 },
-        SourceKind::SampleBuffer => SensorModel::FirstOrder { tau_s: 0.014 },
-        // A reading of unstated kind: integrate it as it is unless calibrated or told.
-        SourceKind::PowerUsage => SensorModel::Identity,
-    }
-}
-
-/// How long after the instant it describes a source reports it, when nothing else is
-/// known: `cargo energy calibrate` on an H100 (docs/results/2026-11-22-h100-calibrate)
-/// found 12.2-12.5 ms for the counter at both edges of a step, 15-20 ms for the average
-/// field, 12-16 ms for the instant field and 6 ms for the sample buffer.
-pub fn default_delay_s(kind: SourceKind) -> f64 {
-    match kind {
-        SourceKind::Counter => 0.012,
-        SourceKind::AverageField | SourceKind::PowerUsage => 0.017,
-        SourceKind::InstantField => 0.013,
-        SourceKind::SampleBuffer => 0.006,
-    }
-}
-
-/// The order in which sources are preferred: the counter (exact integral), the sample
-/// buffer (20 ms, short lag), the 1 s average (invertible), power usage, the gated field.
-pub const SOURCE_PREFERENCE: [SourceKind; 5] = [
-    SourceKind::Counter,
-    SourceKind::SampleBuffer,
-    SourceKind::AverageField,
-    SourceKind::PowerUsage,
-    SourceKind::InstantField,
-];
-
 /// Picks the best source the trace holds enough readings of.
 pub fn choose_source(trace: &Trace) -> Result<SourceKind> {
-    for kind in SOURCE_PREFERENCE {
+    for kind in SourceKind::PREFERENCE {
         let readings = trace.series(&kind.channel());
         let usable = match kind {
             SourceKind::Counter => readings.windows(2).filter(|w| w[1].value != w[0].value).count() >= 2,
@@ -173,7 +137,7 @@ fn resolve_model(kind: SourceKind, options: &AnalysisOptions) -> Result<(SensorM
             model.validate().map_err(|e| Error::new(ErrorKind::InvalidInput, format!("sensor model `{model}`: {e}")))?;
             Ok((*model, 0.0, "given".into()))
         }
-        ModelChoice::Default => Ok((default_model(kind), default_delay_s(kind), "default for the source (H100 measurements)".into())),
+        ModelChoice::Default => Ok((kind.default_model(), kind.default_delay_s(), "default for the source (H100 measurements)".into())),
         ModelChoice::Calibrated => match calibrated {
             Some((m, d, c)) => Ok((m, d, format!("calibrated for {} ({})", c.uuid, c.created_at))),
             None => Err(Error::new(
@@ -185,7 +149,7 @@ fn resolve_model(kind: SourceKind, options: &AnalysisOptions) -> Result<(SensorM
         },
         ModelChoice::Auto => Ok(match calibrated {
             Some((m, d, c)) => (m, d, format!("calibrated for {} ({})", c.uuid, c.created_at)),
-            None => (default_model(kind), default_delay_s(kind), "default for the source (H100 measurements)".into()),
+            None => (kind.default_model(), kind.default_delay_s(), "default for the source (H100 measurements)".into()),
         }),
     }
 }

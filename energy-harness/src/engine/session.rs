@@ -26,7 +26,7 @@
 //! measurement, the warm-up is the kernel itself. The SM clock and temperature are read by
 //! the sampler alongside the sensors and reported per window, with their drift.
 
-use super::analyze::{analyze_windows, default_model, AnalysisOptions, ModelChoice};
+use super::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
 use super::calibration::Calibration;
 use super::options::{MeasureOptions, ResolvedOptions};
 use super::result::Measurement;
@@ -427,11 +427,9 @@ fn choose(
             sources.push(extra);
         }
     }
-    let primary = options.source.unwrap_or(if sources.contains(&SourceKind::Counter) {
-        SourceKind::Counter
-    } else {
-        sources.first().copied().unwrap_or(SourceKind::PowerUsage)
-    });
+    // The source analysis will read the trace with (the same one preference order), so the
+    // windows are planned for the source that measures them.
+    let primary = options.source.or_else(|| SourceKind::preferred(&sources)).unwrap_or(SourceKind::PowerUsage);
     let analysis = AnalysisOptions {
         source: options.source,
         model: request.model.clone(),
@@ -445,7 +443,7 @@ fn choose(
             .calibration
             .as_ref()
             .and_then(|c| c.model_for(primary).map(|m| m.0))
-            .unwrap_or_else(|| default_model(primary)),
+            .unwrap_or_else(|| primary.default_model()),
     };
     (sources, analysis, primary, model)
 }

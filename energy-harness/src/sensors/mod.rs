@@ -67,6 +67,49 @@ impl SourceKind {
         }
     }
 
+    /// The order in which sources are preferred, by planning (which source a session's
+    /// windows are sized for) and by analysis (which source a trace is read with) alike:
+    /// the counter (an exact integral), the sample buffer (20 ms, short lag), the 1 s
+    /// average (invertible), power usage, the gated instant field (never trusted).
+    pub const PREFERENCE: [SourceKind; 5] = [
+        SourceKind::Counter,
+        SourceKind::SampleBuffer,
+        SourceKind::AverageField,
+        SourceKind::PowerUsage,
+        SourceKind::InstantField,
+    ];
+
+    /// The most preferred of `kinds` ([`SourceKind::PREFERENCE`]).
+    pub fn preferred(kinds: &[SourceKind]) -> Option<SourceKind> {
+        SourceKind::PREFERENCE.into_iter().find(|k| kinds.contains(k))
+    }
+
+    /// The model it is corrected with when nothing else is known: the H100 measurements
+    /// (DESIGN.md §1; `shared/traces/h100`).
+    pub fn default_model(self) -> SensorModel {
+        match self {
+            SourceKind::Counter => SensorModel::Counter { period_s: 0.1 },
+            SourceKind::AverageField => SensorModel::Boxcar { width_s: 1.0 },
+            SourceKind::InstantField => SensorModel::Gated { gate_s: 0.025, period_s: 0.1 },
+            SourceKind::SampleBuffer => SensorModel::FirstOrder { tau_s: 0.014 },
+            // A reading of unstated kind: integrate it as it is unless calibrated or told.
+            SourceKind::PowerUsage => SensorModel::Identity,
+        }
+    }
+
+    /// How long after the instant it describes it reports it, s, when nothing else is
+    /// known: `cargo energy calibrate` on an H100 (docs/results/2026-11-22-h100-calibrate)
+    /// found 12.2-12.5 ms for the counter at both edges of a step, 15-20 ms for the average
+    /// field, 12-16 ms for the instant field and 6 ms for the sample buffer.
+    pub fn default_delay_s(self) -> f64 {
+        match self {
+            SourceKind::Counter => 0.012,
+            SourceKind::AverageField | SourceKind::PowerUsage => 0.017,
+            SourceKind::InstantField => 0.013,
+            SourceKind::SampleBuffer => 0.006,
+        }
+    }
+
     /// The NVML call behind it.
     pub fn nvml_call(self) -> &'static str {
         match self {

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use super::sensor::{CallLatency, Response, SensorFault, SensorSpec, UpdateTicks};
 use super::truth::ActiveIdleTail;
-use crate::engine::analyze::default_delay_s;
 use crate::sensors::SourceKind;
 
 /// A simulated GPU model: its truth parameters and its sensors.
@@ -101,7 +100,7 @@ impl SimPreset {
         let average = SensorSpec {
             response: Response::WindowMean { width_s: 1.0 },
             ticks: UpdateTicks { period_s: 0.1, phase_s: 0.0612, jitter_s: 0.002 },
-            report_delay_s: default_delay_s(SourceKind::AverageField),
+            report_delay_s: SourceKind::AverageField.default_delay_s(),
             noise_w: 0.15,
             resolution: 1.0,
             offset_mj: 0.0,
@@ -116,7 +115,7 @@ impl SimPreset {
             SensorSpec {
                 response: Response::Integral,
                 ticks: UpdateTicks { period_s: 0.1, phase_s: 0.0371, jitter_s: 0.0003 },
-                report_delay_s: default_delay_s(SourceKind::Counter),
+                report_delay_s: SourceKind::Counter.default_delay_s(),
                 noise_w: 0.0,
                 resolution: 1.0,
                 offset_mj: 2.5e6,
@@ -133,7 +132,7 @@ impl SimPreset {
             SensorSpec {
                 response: Response::WindowMean { width_s: 0.025 },
                 noise_w: 0.6,
-                report_delay_s: default_delay_s(SourceKind::InstantField),
+                report_delay_s: SourceKind::InstantField.default_delay_s(),
                 stream: 3,
                 ..average
             },
@@ -143,7 +142,7 @@ impl SimPreset {
             SensorSpec {
                 response: Response::FirstOrder { tau_s: 0.014 },
                 ticks: UpdateTicks { period_s: 0.02, phase_s: 0.0043, jitter_s: 0.003 },
-                report_delay_s: default_delay_s(SourceKind::SampleBuffer),
+                report_delay_s: SourceKind::SampleBuffer.default_delay_s(),
                 noise_w: 0.25,
                 resolution: 325.0,
                 offset_mj: 0.0,
