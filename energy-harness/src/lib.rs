@@ -189,7 +189,7 @@ pub mod unstable {
         pub use crate::clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
         pub use crate::device::{Device, DeviceRequest, GpuChoice};
         pub use crate::gpu::{
-            cuda_ordinal_for_named_gpu, gpu_count, list_gpus, DeviceFacts, GpuListing, REQUIRE_GPU_ENV,
+            cuda_ordinal_for_named_gpu, gpu_count, list_gpus, DeviceFacts, GpuListing, NO_GPU_HINT, REQUIRE_GPU_ENV,
         };
         pub use crate::sampling::{
             record_until, Sampler, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE,
@@ -214,6 +214,7 @@ pub mod unstable {
             change, compare, compare_across_boards, ResultSet, Verdict, ACROSS_BOARDS_MIN_THRESHOLD_PCT,
         };
         pub use crate::report::escape;
+        pub use crate::report::run::MANIFEST_FILE;
         pub use crate::report::run::{content_hash, Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
         pub use crate::report::svg::power_plot;
         pub use crate::report::table::{
