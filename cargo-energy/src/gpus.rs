@@ -8,11 +8,64 @@
 //! directory of its own: `<target>/energy-gpus/<label>/energy/new`). Its output goes to
 //! `bench.log` there. At the end one line per GPU, and the `report` command that puts the
 //! results side by side, never averaged.
+//!
+//! A GPU's run succeeds only when every executable exits 0 **and** the run they wrote in
+//! its folder is this invocation's (its `ENERGY_RUN_ID`), complete and intact; a run that
+//! measured nothing on every GPU is a failure too (`/bin/true` exits 0 and measures
+//! nothing). A failure names its reason: the exit code or signal and the end of the
+//! executable's stderr, or what is wrong with its run. Each executable has a time limit
+//! (`--timeout`, two hours by default): one still running then gets SIGTERM, 5 s later
+//! SIGKILL, its whole process group, and the GPU's run fails saying so. Each executable
+//! runs in a process group of its own; Ctrl-C (SIGINT) or SIGTERM to `cargo energy run` is
+//! passed on to every one of them.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use energy_harness::unstable::device::NO_GPU_HINT;
+use energy_harness::unstable::report::escape::visible;
+use energy_harness::unstable::report::{RunManifest, MANIFEST_FILE};
 use energy_harness::{Error, ErrorKind, Result};
+
+/// The default of `--timeout`: the longest one bench executable may run on one GPU.
+pub(super) const DEFAULT_TIMEOUT: &str = "2h";
+/// How long a stopped executable has between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_secs(5);
+/// How much of an executable's stderr is kept for the message when it fails.
+const TAIL_BYTES: usize = 4096;
+/// How many of its last stderr lines the message quotes.
+const TAIL_LINES: usize = 8;
+
+/// `--timeout`: the longest one executable may run, or `None` for no limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct TimeLimit(pub Option<Duration>);
+
+/// `--timeout`: a duration (`90m`, `2h`, `600s`) or a number of seconds; `0` or `none`
+/// for no limit.
+pub(super) fn parse_timeout(text: &str) -> std::result::Result<TimeLimit, String> {
+    parse_limit(text).map(TimeLimit)
+}
+
+fn parse_limit(text: &str) -> std::result::Result<Option<Duration>, String> {
+    let text = text.trim();
+    if text == "0" || text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let limit = match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 => Duration::from_secs_f64(seconds),
+        Ok(_) => return Err(format!("`{text}` is not a time limit: give a positive number of seconds, or 0 for none")),
+        Err(_) => humantime::parse_duration(text)
+            .map_err(|e| format!("`{text}` is not a duration ({e}): give seconds, `90m`, `2h`, or 0 for none"))?,
+    };
+    if limit.is_zero() {
+        return Ok(None);
+    }
+    Ok(Some(limit))
+}
 
 /// One GPU's share of the run.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,11 +107,13 @@ pub(super) fn select(spec: &str) -> Result<Vec<String>> {
         return Err(bad("empty: give all, CUDA ordinals (0,1) or UUIDs".into()));
     }
     if parts.iter().all(|p| p.to_ascii_uppercase().starts_with("GPU-")) {
-        let mut uuids: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
-        uuids.dedup();
-        return Ok(uuids);
+        let uuids: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+        return refuse_duplicates(spec, uuids);
     }
-    let gpus = energy_harness::unstable::device::list_gpus()?;
+    let gpus = energy_harness::unstable::device::list_gpus().map_err(|e| {
+        let sim = std::env::var("ENERGY_DEVICE").is_ok_and(|v| v.trim().to_ascii_lowercase().starts_with("sim"));
+        advice_for_run(e, sim)
+    })?;
     let visible: Vec<&energy_harness::unstable::device::GpuListing> =
         gpus.iter().filter(|g| g.cuda_ordinal.is_some()).collect();
     if spec.trim() == "all" {
@@ -69,7 +124,7 @@ pub(super) fn select(spec: &str) -> Result<Vec<String>> {
         ordered.sort_by_key(|g| g.cuda_ordinal);
         return Ok(ordered.iter().map(|g| g.uuid.clone()).collect());
     }
-    parts
+    let uuids = parts
         .iter()
         .map(|p| {
             let ordinal: u32 =
@@ -80,7 +135,43 @@ pub(super) fn select(spec: &str) -> Result<Vec<String>> {
                 .map(|g| g.uuid.clone())
                 .ok_or_else(|| bad(format!("there is no CUDA device {ordinal} here ({} visible)", visible.len())))
         })
-        .collect()
+        .collect::<Result<Vec<String>>>()?;
+    refuse_duplicates(spec, uuids)
+}
+
+/// Refuses a GPU named twice (`GPU-a,GPU-b,GPU-a`, `0,0`, UUIDs in another case): two
+/// processes on one GPU would disturb each other's kernels and read each other's energy.
+fn refuse_duplicates(spec: &str, uuids: Vec<String>) -> Result<Vec<String>> {
+    for (i, uuid) in uuids.iter().enumerate() {
+        if uuids[..i].iter().any(|u| u.eq_ignore_ascii_case(uuid)) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "--gpus `{spec}`: {uuid} is named twice; two processes on one GPU would disturb each other's \
+                     kernels and read each other's energy: name each GPU once"
+                ),
+            ));
+        }
+    }
+    Ok(uuids)
+}
+
+/// The error of listing the GPUs with advice that fits `run`: it shares out the real GPUs
+/// NVML lists, so setting ENERGY_DEVICE=sim (the advice of the other commands) does not
+/// help it, and when that is set already it says so.
+fn advice_for_run(e: Error, sim: bool) -> Error {
+    let why = e.message().replace(&format!("; {NO_GPU_HINT}"), "");
+    if why == e.message() {
+        return e;
+    }
+    let advice = if sim {
+        "ENERGY_DEVICE=sim is set, but `cargo energy run` shares out the real GPUs NVML lists, one process each, and \
+         finds none here: on the simulated GPU, run `cargo bench` itself (one process)"
+    } else {
+        "`cargo energy run` shares out the real GPUs NVML lists, one process each: run it on a machine with NVIDIA \
+         GPUs and their driver; to try the benches on the simulated GPU, run `ENERGY_DEVICE=sim cargo bench` instead"
+    };
+    Error::new(e.kind(), format!("{why}; {advice}"))
 }
 
 /// A bench executable and the folder cargo runs it in (its package's).
@@ -108,16 +199,16 @@ pub(super) fn bench_executables(messages: &str) -> Vec<BenchExe> {
     out
 }
 
-/// Builds the benches, runs them on every selected GPU in parallel; `Ok(true)` when every
-/// GPU's run succeeded.
-pub(super) fn run(gpus: &str, prebuilt: &[PathBuf], args: &[String]) -> Result<bool> {
+/// Builds the benches, runs them on every selected GPU in parallel, each executable for at
+/// most `timeout`; `Ok(true)` when every GPU's run succeeded and something was measured.
+pub(super) fn run(gpus: &str, prebuilt: &[PathBuf], timeout: Option<Duration>, args: &[String]) -> Result<bool> {
     let (cargo_args, bench_args) = match args.iter().position(|a| a == "--") {
         Some(i) => (&args[..i], &args[i + 1..]),
         None => (args, &[][..]),
     };
     let uuids = select(gpus)?;
     let exes = if prebuilt.is_empty() { build(cargo_args)? } else { given(prebuilt, cargo_args)? };
-    run_executables(&uuids, &exes, bench_args)
+    run_executables(&uuids, &exes, bench_args, timeout)
 }
 
 /// Bench executables built elsewhere (a runner without a toolchain): each must exist; they
@@ -137,14 +228,25 @@ fn given(prebuilt: &[PathBuf], cargo_args: &[String]) -> Result<Vec<BenchExe>> {
     prebuilt
         .iter()
         .map(|p| {
-            if !p.is_file() {
-                return Err(Error::new(
+            let refuse = |why: &str| {
+                Err(Error::new(
                     ErrorKind::InvalidInput,
                     format!(
-                        "--exe {}: no such file (`cargo bench --no-run` prints the bench executables' paths)",
+                        "--exe {}: {why} (`cargo bench --no-run` prints the bench executables' paths)",
                         p.display()
                     ),
-                ));
+                ))
+            };
+            match std::fs::metadata(p) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return refuse("no such file"),
+                Err(e) => return refuse(&format!("cannot be read ({e})")),
+                Ok(m) if m.is_dir() => return refuse("is a directory, not a bench executable"),
+                Ok(m) if !m.is_file() => return refuse("is not a regular file"),
+                #[cfg(unix)]
+                Ok(m) if std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 == 0 => {
+                    return refuse("is not executable (chmod +x it, or give the executable itself)")
+                }
+                Ok(_) => {}
             }
             let path = std::path::absolute(p).unwrap_or_else(|_| p.clone());
             Ok(BenchExe { path, package_dir: here.clone() })
@@ -174,8 +276,149 @@ fn build(cargo_args: &[String]) -> Result<Vec<BenchExe>> {
     Ok(exes)
 }
 
+/// The signal (SIGINT, SIGTERM) `cargo energy run` received, 0 before any.
+static INTERRUPT: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_interrupt(signal: libc::c_int) {
+    INTERRUPT.store(signal, Ordering::SeqCst);
+}
+
+/// From here on SIGINT and SIGTERM are noted, not fatal: the runners pass them on to their
+/// executables' process groups (which the terminal's Ctrl-C no longer reaches).
+fn catch_interrupts() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
+        unsafe { libc::signal(signal, on_interrupt as *const () as libc::sighandler_t) };
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGTERM => "SIGTERM",
+        _ => "signal",
+    }
+}
+
+/// Why an executable did not succeed: its exit code, or the signal that ended it.
+fn exit_reason(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(signal)) => format!(
+            "was killed by signal {signal} ({}){}",
+            signal_name(signal),
+            if status.core_dumped() { ", core dumped" } else { "" }
+        ),
+        (None, None) => format!("ended with {status}"),
+    }
+}
+
+/// The last lines of what an executable wrote to stderr, each shown ([`visible`]) and cut
+/// to 240 characters, indented under the failure; empty when it wrote nothing.
+fn stderr_tail(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return "; it wrote nothing to stderr".into();
+    }
+    let mut out = String::from("; the end of its stderr:");
+    for line in &lines[lines.len().saturating_sub(TAIL_LINES)..] {
+        let shown = visible(line);
+        let cut: String = shown.chars().take(240).collect();
+        out.push_str("\n        ");
+        out.push_str(&cut);
+        if cut.len() < shown.len() {
+            out.push('…');
+        }
+    }
+    out
+}
+
+/// How a wait for an executable ended.
+enum Ended {
+    Exited(ExitStatus),
+    TimedOut,
+    Interrupted(i32),
+}
+
+/// Sends `first` to the process group `child` leads, gives it [`GRACE`] to end, then
+/// SIGKILLs the group (stragglers too) and reaps the child.
+fn stop_group(child: &mut Child, first: libc::c_int) {
+    let group = child.id() as libc::pid_t;
+    // SAFETY: kill(2) with a negative pid signals that process group and touches no memory.
+    unsafe { libc::kill(-group, first) };
+    let deadline = Instant::now() + GRACE;
+    while Instant::now() < deadline {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: as above; the group's leader is not reaped yet, so its id is not reused.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    let _ = child.wait();
+}
+
+/// Waits for `child` at most `limit`, saying every so often that it still runs (every
+/// tenth of the limit, at least each second and at most each minute).
+fn wait_with_limit(child: &mut Child, limit: Option<Duration>, label: &str, name: &str) -> std::io::Result<Ended> {
+    let start = Instant::now();
+    let every =
+        limit.map_or(Duration::from_secs(60), |l| (l / 10).clamp(Duration::from_secs(1), Duration::from_secs(60)));
+    let mut next_note = start + every;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Ended::Exited(status));
+        }
+        let signal = INTERRUPT.load(Ordering::SeqCst);
+        if signal != 0 {
+            stop_group(child, signal);
+            return Ok(Ended::Interrupted(signal));
+        }
+        let now = Instant::now();
+        if limit.is_some_and(|l| now.duration_since(start) >= l) {
+            stop_group(child, libc::SIGTERM);
+            return Ok(Ended::TimedOut);
+        }
+        if now >= next_note {
+            let limit_text =
+                limit.map_or("no time limit".to_string(), |l| format!("time limit {:.0} s", l.as_secs_f64()));
+            eprintln!(
+                "  {label}  {name}: still running after {:.0} s ({limit_text})",
+                now.duration_since(start).as_secs_f64()
+            );
+            next_note += every;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// What one GPU's share came to.
+struct GpuOutcome {
+    wall_s: f64,
+    /// Why it failed, one entry per reason (empty: it succeeded).
+    problems: Vec<String>,
+    /// Results in its run (when the run could be read).
+    results: usize,
+}
+
 /// Runs `exes` on every GPU of `uuids` in parallel, one shard each.
-fn run_executables(uuids: &[String], exes: &[BenchExe], bench_args: &[String]) -> Result<bool> {
+fn run_executables(
+    uuids: &[String],
+    exes: &[BenchExe],
+    bench_args: &[String],
+    timeout: Option<Duration>,
+) -> Result<bool> {
     let target = energy_harness::unstable::report::energy_dir()
         .parent()
         .map(Path::to_path_buf)
@@ -187,34 +430,50 @@ fn run_executables(uuids: &[String], exes: &[BenchExe], bench_args: &[String]) -
         std::process::id(),
         humantime::format_rfc3339_seconds(std::time::SystemTime::now())
     );
-    eprintln!("energy run: {} bench target(s) on {} GPU(s), one shard each", exes.len(), runs.len());
-    let outcomes: Vec<(GpuRun, Result<(bool, f64)>)> = std::thread::scope(|scope| {
+    let limit = timeout.map_or("no time limit".to_string(), |l| {
+        format!("at most {} each", humantime::format_duration(Duration::from_secs(l.as_secs().max(1))))
+    });
+    eprintln!("energy run: {} bench target(s) on {} GPU(s), one shard each, {limit}", exes.len(), runs.len());
+    catch_interrupts();
+    let outcomes: Vec<(GpuRun, Result<GpuOutcome>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = runs
             .iter()
             .map(|gpu| {
                 let (exes, bench_args, run_id) = (exes, bench_args, &run_id);
-                scope.spawn(move || (gpu.clone(), run_on_gpu(gpu, exes, bench_args, run_id)))
+                scope.spawn(move || (gpu.clone(), run_on_gpu(gpu, exes, bench_args, run_id, timeout)))
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("a GPU's runner thread")).collect()
     });
     let mut all_ok = true;
+    let mut measured = 0;
     let mut dirs = Vec::new();
     for (gpu, outcome) in &outcomes {
         let energy = gpu.target_dir.join("energy");
         match outcome {
-            Ok((ok, wall_s)) => {
+            Ok(o) => {
+                let ok = o.problems.is_empty();
                 all_ok &= ok;
+                measured += o.results;
+                let what = if !ok {
+                    "FAILED".to_string()
+                } else if o.results == 0 {
+                    "ok, nothing in its shard".to_string()
+                } else {
+                    format!("ok, {} result(s)", o.results)
+                };
                 eprintln!(
-                    "  {}  {}  shard {}  {}  {:.0} s  results {}  log {}",
+                    "  {}  {}  shard {}  {what}  {:.0} s  results {}  log {}",
                     gpu.label,
                     gpu.uuid,
                     gpu.shard,
-                    if *ok { "ok" } else { "FAILED" },
-                    wall_s,
+                    o.wall_s,
                     energy.join("new").display(),
                     gpu.target_dir.join("bench.log").display()
                 );
+                for problem in &o.problems {
+                    eprintln!("      {problem}");
+                }
             }
             Err(e) => {
                 all_ok = false;
@@ -223,33 +482,138 @@ fn run_executables(uuids: &[String], exes: &[BenchExe], bench_args: &[String]) -
         }
         dirs.push(format!("--dir {}", energy.display()));
     }
+    let signal = INTERRUPT.load(Ordering::SeqCst);
+    if signal != 0 {
+        eprintln!(
+            "energy run: interrupted ({}): the bench processes were stopped; no run is complete",
+            signal_name(signal)
+        );
+        return Ok(false);
+    }
+    if all_ok && measured == 0 {
+        eprintln!(
+            "energy run: FAILED: nothing was measured on any GPU: every executable exited 0 but no run holds a result \
+             (a filter that matches no benchmark? executables that are not energy benches?)"
+        );
+        return Ok(false);
+    }
     eprintln!("side by side, one table per GPU: cargo energy report {}", dirs.join(" "));
     Ok(all_ok)
 }
 
-/// Runs every bench executable on one GPU, one after another; (all succeeded, wall time).
-fn run_on_gpu(gpu: &GpuRun, exes: &[BenchExe], bench_args: &[String], run_id: &str) -> Result<(bool, f64)> {
+/// Runs every bench executable on one GPU, one after another, each for at most `limit`,
+/// then checks the run they wrote.
+fn run_on_gpu(
+    gpu: &GpuRun,
+    exes: &[BenchExe],
+    bench_args: &[String],
+    run_id: &str,
+    limit: Option<Duration>,
+) -> Result<GpuOutcome> {
     std::fs::create_dir_all(&gpu.target_dir).map_err(|e| Error::io(&gpu.target_dir, "create the GPU's folder", e))?;
     let log_path = gpu.target_dir.join("bench.log");
     let log = std::fs::File::create(&log_path).map_err(|e| Error::io(&log_path, "create the log", e))?;
-    let start = std::time::Instant::now();
-    let mut ok = true;
-    for exe in exes {
-        let status = Command::new(&exe.path)
+    let start = Instant::now();
+    let run_env = format!("{run_id}-{}", gpu.label);
+    let mut problems = Vec::new();
+    for (i, exe) in exes.iter().enumerate() {
+        if INTERRUPT.load(Ordering::SeqCst) != 0 {
+            break;
+        }
+        let name =
+            exe.path.file_name().map_or_else(|| exe.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        eprintln!("  {}  running {name} ({} of {}) on {}", gpu.label, i + 1, exes.len(), gpu.uuid);
+        let mut command = Command::new(&exe.path);
+        command
             .arg("--bench")
             .args(bench_args)
             .current_dir(&exe.package_dir)
             .env("CUDA_VISIBLE_DEVICES", &gpu.uuid)
             .env("ENERGY_SHARD", &gpu.shard)
             .env("CARGO_TARGET_DIR", &gpu.target_dir)
-            .env("ENERGY_RUN_ID", format!("{run_id}-{}", gpu.label))
+            .env("ENERGY_RUN_ID", &run_env)
             .stdout(log.try_clone().map_err(|e| Error::io(&log_path, "share the log", e))?)
-            .stderr(log.try_clone().map_err(|e| Error::io(&log_path, "share the log", e))?)
-            .status()
-            .map_err(|e| Error::io(&exe.path, "run the bench executable", e))?;
-        ok &= status.success();
+            .stderr(Stdio::piped());
+        // Its own process group: a time limit stops whatever it started too.
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|e| Error::io(&exe.path, "run the bench executable", e))?;
+        // Its stderr goes to the log as it comes; the end is kept for the message.
+        let tail = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let copier = {
+            let (tail, mut log) =
+                (Arc::clone(&tail), log.try_clone().map_err(|e| Error::io(&log_path, "share the log", e))?);
+            let mut stderr = child.stderr.take().expect("stderr is piped");
+            let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 8192];
+                while let Ok(n) = stderr.read(&mut buffer) {
+                    if n == 0 {
+                        break;
+                    }
+                    let _ = log.write_all(&buffer[..n]);
+                    let mut kept = tail.lock().unwrap_or_else(|p| p.into_inner());
+                    kept.extend_from_slice(&buffer[..n]);
+                    let excess = kept.len().saturating_sub(TAIL_BYTES);
+                    kept.drain(..excess);
+                }
+                let _ = done_tx.send(());
+            });
+            done_rx
+        };
+        let ended = wait_with_limit(&mut child, limit, &gpu.label, &name)
+            .map_err(|e| Error::io(&exe.path, "wait for the bench executable", e))?;
+        // A process it left behind may hold the pipe open: wait for the copy a little only.
+        let _ = copier.recv_timeout(Duration::from_secs(2));
+        let kept = tail.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        match ended {
+            Ended::Exited(status) if status.success() => {}
+            Ended::Exited(status) => problems.push(format!("{name} {}{}", exit_reason(status), stderr_tail(&kept))),
+            Ended::TimedOut => problems.push(format!(
+                "{name} was still running after the time limit of {} s (--timeout): stopped (SIGTERM to its \
+                 process group, SIGKILL {} s later){}",
+                limit.map_or(0.0, |l| l.as_secs_f64()),
+                GRACE.as_secs(),
+                stderr_tail(&kept)
+            )),
+            Ended::Interrupted(signal) => {
+                problems.push(format!("{name} was stopped: cargo energy run received {}", signal_name(signal)));
+                break;
+            }
+        }
     }
-    Ok((ok, start.elapsed().as_secs_f64()))
+    let mut results = 0;
+    if problems.is_empty() {
+        match check_run(&gpu.target_dir.join("energy").join("new"), &run_env) {
+            Ok(n) => results = n,
+            Err(why) => problems.push(why),
+        }
+    }
+    Ok(GpuOutcome { wall_s: start.elapsed().as_secs_f64(), problems, results })
+}
+
+/// Checks the run the executables of one GPU wrote in `dir`: there, this invocation's
+/// (`ENERGY_RUN_ID` = `run_env`), complete and intact. Returns how many results it holds.
+fn check_run(dir: &Path, run_env: &str) -> std::result::Result<usize, String> {
+    if !dir.join(MANIFEST_FILE).is_file() {
+        return Err(format!(
+            "every executable exited 0, but none wrote a run in {}: nothing was measured (not an energy bench \
+             executable? --list or --test among the bench arguments?)",
+            dir.display()
+        ));
+    }
+    let manifest = RunManifest::read(dir).map_err(|e| e.message().to_string())?;
+    let expected = format!("env:{run_env}");
+    if manifest.invocation.key != expected {
+        return Err(format!(
+            "every executable exited 0, but the run in {} is another one (`{}`, started {}), not this one's: nothing \
+             was measured (not an energy bench executable?)",
+            dir.display(),
+            manifest.invocation.key,
+            manifest.started
+        ));
+    }
+    let paths = manifest.check(dir).map_err(|e| e.message().to_string())?;
+    Ok(paths.len())
 }
 
 #[cfg(test)]
@@ -270,6 +634,56 @@ mod tests {
     fn uuids_are_taken_as_given_and_bad_lists_are_refused() {
         assert_eq!(select("GPU-a, GPU-b").unwrap(), vec!["GPU-a".to_string(), "GPU-b".to_string()]);
         assert!(select(" , ").unwrap_err().to_string().contains("empty"));
+    }
+
+    #[test]
+    fn a_gpu_named_twice_is_refused() {
+        for spec in ["GPU-a,GPU-b,GPU-a", "GPU-a,GPU-a", "GPU-a,gpu-A"] {
+            let err = select(spec).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidInput, "{spec}");
+            assert!(err.message().contains("is named twice"), "{err}");
+        }
+    }
+
+    #[test]
+    fn without_gpus_the_advice_fits_run_and_knows_energy_device_sim_is_set() {
+        let no_driver =
+            || Error::new(ErrorKind::NoDriver, format!("libnvidia-ml.so could not be loaded; {NO_GPU_HINT}"));
+        let set = advice_for_run(no_driver(), true).to_string();
+        assert!(set.contains("ENERGY_DEVICE=sim is set") && !set.contains("or set ENERGY_DEVICE=sim"), "{set}");
+        let unset = advice_for_run(no_driver(), false).to_string();
+        assert!(
+            unset.contains("`ENERGY_DEVICE=sim cargo bench` instead") && !unset.contains("or set ENERGY"),
+            "{unset}"
+        );
+        assert_eq!(advice_for_run(no_driver(), true).kind(), ErrorKind::NoDriver);
+        // Other errors are left as they are.
+        assert_eq!(advice_for_run(Error::new(ErrorKind::Nvml, "other"), true).to_string(), "other");
+    }
+
+    #[test]
+    fn time_limits_read_seconds_durations_and_none() {
+        assert_eq!(parse_limit("90").unwrap(), Some(Duration::from_secs(90)));
+        assert_eq!(parse_limit("1.5").unwrap(), Some(Duration::from_millis(1500)));
+        assert_eq!(parse_limit("2h").unwrap(), Some(Duration::from_secs(7200)));
+        assert_eq!(parse_limit(DEFAULT_TIMEOUT).unwrap(), Some(Duration::from_secs(7200)));
+        assert_eq!(parse_limit("0").unwrap(), None);
+        assert_eq!(parse_limit("none").unwrap(), None);
+        for bad in ["-1", "nan", "inf", "x", "", "1e300"] {
+            assert!(parse_limit(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn exit_reasons_name_the_code_or_the_signal_and_quote_stderr() {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(exit_reason(ExitStatus::from_raw(3 << 8)), "exited with code 3");
+        assert_eq!(exit_reason(ExitStatus::from_raw(libc::SIGSEGV)), "was killed by signal 11 (SIGSEGV)");
+        assert_eq!(stderr_tail(b""), "; it wrote nothing to stderr");
+        let lines: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+        let tail = stderr_tail(lines.as_bytes());
+        assert!(tail.contains("line 20") && tail.contains("line 13") && !tail.contains("line 12"), "{tail}");
+        assert!(stderr_tail(b"\x1b[2Jbad\n").contains("\\u{1b}[2Jbad"), "shown, not sent raw");
     }
 
     #[test]

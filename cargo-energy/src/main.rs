@@ -107,7 +107,9 @@ enum Command {
     },
     /// Run the benches on several GPUs of this node at once, one process and one shard per
     /// GPU: `cargo energy run --gpus all -- --bench fma -- FILTER`. Results per GPU under
-    /// <target>/energy-gpus/; exit 1 when a GPU's run failed.
+    /// <target>/energy-gpus/; exit 1 when a GPU's run failed (an executable's exit code or
+    /// signal, its time limit, or a run that is missing or incomplete) or nothing was
+    /// measured on any GPU.
     Run {
         /// The GPUs: all (every GPU CUDA sees), CUDA ordinals (0,2) or UUIDs (GPU-…,GPU-…).
         #[arg(long, default_value = "all")]
@@ -117,6 +119,11 @@ enum Command {
         /// folder; without it the benches are built here first.
         #[arg(long = "exe")]
         exes: Vec<PathBuf>,
+        /// The longest one bench executable may run on one GPU: seconds, or `90m`, `2h`; 0 for
+        /// no limit. One still running then is stopped (SIGTERM, SIGKILL 5 s later) and its
+        /// GPU's run fails.
+        #[arg(long, default_value = gpus::DEFAULT_TIMEOUT, value_parser = gpus::parse_timeout)]
+        timeout: gpus::TimeLimit,
         /// `cargo bench` arguments, then `--` and the bench binaries' own (criterion's filter).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
@@ -291,7 +298,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Explain { result, model, ncu, kernel, json, output } => {
             explain::run(&result, &model, ncu.as_deref(), kernel.as_deref(), json, output.as_deref())
         }
-        Command::Run { gpus, exes, args } => match gpus::run(&gpus, &exes, &args) {
+        Command::Run { gpus, exes, timeout, args } => match gpus::run(&gpus, &exes, timeout.0, &args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),

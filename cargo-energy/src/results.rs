@@ -63,16 +63,17 @@ fn render_several(sets: &[(ResultSet, Option<ResultSet>)], threshold: f64, forma
             let mut merged_object = serde_json::Map::new();
             let mut merged_list = Vec::new();
             for (current, _) in sets {
+                // Each name is built with its GPU (`id @ GPU-xxxxxxxx`, then ` - measure` for
+                // github-action-benchmark), never edited afterwards: an id with ` - ` stays whole.
                 let tag = gpu_tag(current);
                 let value = if format == Format::Bmf {
-                    energy_harness::unstable::report::bmf(current)
+                    energy_harness::unstable::report::bmf_on(current, Some(&tag))
                 } else {
-                    energy_harness::unstable::report::github_action_benchmark(current)
+                    energy_harness::unstable::report::github_action_benchmark_on(current, Some(&tag))
                 };
                 match value {
                     serde_json::Value::Object(map) => {
-                        for (name, measures) in map {
-                            let key = format!("{name} @ {tag}");
+                        for (key, measures) in map {
                             if merged_object.insert(key.clone(), measures).is_some() {
                                 return Err(bad(format!(
                                     "`{key}` is in two of the directories (the same benchmark on the same GPU): report them one at a time"
@@ -80,15 +81,7 @@ fn render_several(sets: &[(ResultSet, Option<ResultSet>)], threshold: f64, forma
                             }
                         }
                     }
-                    serde_json::Value::Array(list) => {
-                        for mut entry in list {
-                            if let Some(name) = entry.get("name").and_then(|n| n.as_str()).map(str::to_string) {
-                                let (id, what) = name.split_once(" - ").unwrap_or((name.as_str(), ""));
-                                entry["name"] = serde_json::Value::String(format!("{id} @ {tag} - {what}"));
-                            }
-                            merged_list.push(entry);
-                        }
-                    }
+                    serde_json::Value::Array(list) => merged_list.extend(list),
                     _ => {
                         return Err(Error::new(ErrorKind::Io, "a tracker report that is neither an object nor a list"))
                     }

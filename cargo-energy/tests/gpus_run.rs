@@ -1,14 +1,43 @@
 //! `cargo energy run --gpus …` end to end with a stand-in cargo and bench executable (no GPU
 //! needed): each GPU gets its own process with its UUID in CUDA_VISIBLE_DEVICES, its shard,
-//! its own result folder and the bench arguments; a GPU whose run fails makes the exit 1.
+//! its own result folder and the bench arguments; a GPU whose run fails makes the exit 1,
+//! saying why (exit code or signal and the end of stderr, a time limit, no run written);
+//! exit 0 with nothing measured is a failure; a GPU named twice and an `--exe` that is a
+//! directory are refused (docs/RELIABILITY.md).
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use energy_harness::unstable::report::{Invocation, RunWriter};
+use energy_harness::ResultDevice;
 
 fn script(path: &Path, body: &str) {
     std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A complete run as a bench writes it, with `results` results, made once under `dir`. A
+/// stand-in bench "measures" by copying it into its folder and stamping it with its
+/// `ENERGY_RUN_ID` (the manifest itself is not hashed): see [`MEASURE`].
+fn template_run(dir: &Path, results: usize) -> PathBuf {
+    let template = dir.join(format!("template-{results}"));
+    let writer = RunWriter::begin(&template, "fake", &Invocation { key: "env:TEMPLATE".into() }).unwrap();
+    let device = ResultDevice { name: "GPU".into(), uuid: "GPU-x".into(), driver: None, simulated: false };
+    for i in 0..results {
+        writer.commit(&format!("fake{i}/energy"), &format!("fake{i}_energy"), &device, [b"{}", b"t", b"p"]).unwrap();
+    }
+    writer.finish(0).unwrap();
+    template
+}
+
+/// What a stand-in bench runs to leave the run in `$TEMPLATE` as its own (a new run
+/// replaces the folder, as a bench's first target does).
+const MEASURE: &str = r#"rm -rf "$CARGO_TARGET_DIR/energy/new" && mkdir -p "$CARGO_TARGET_DIR/energy/new" && cp "$TEMPLATE"/* "$CARGO_TARGET_DIR/energy/new/" && sed -i "s/env:TEMPLATE/env:$ENERGY_RUN_ID/" "$CARGO_TARGET_DIR/energy/new/run.json""#;
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]
@@ -17,10 +46,13 @@ fn every_gpu_runs_its_own_shard_in_its_own_folder() {
     let bench = dir.path().join("fakebench");
     script(
         &bench,
-        r#"echo "$CUDA_VISIBLE_DEVICES|$ENERGY_SHARD|$ENERGY_RUN_ID|$*|$(pwd)" > "$CARGO_TARGET_DIR/seen.txt"
+        &format!(
+            r#"echo "$CUDA_VISIBLE_DEVICES|$ENERGY_SHARD|$ENERGY_RUN_ID|$*|$(pwd)" > "$CARGO_TARGET_DIR/seen.txt"
 [ "$CUDA_VISIBLE_DEVICES" = "GPU-bad" ] && exit 1
-exit 0"#,
+{MEASURE}"#
+        ),
     );
+    let template = template_run(dir.path(), 1);
     let cargo = dir.path().join("fakecargo");
     script(
         &cargo,
@@ -36,6 +68,7 @@ exit 0"#,
             .args(["run", "--gpus", gpus, "--", "--bench", "fma", "--", "fma_loop/"])
             .env("CARGO", &cargo)
             .env("CARGO_TARGET_DIR", &target)
+            .env("TEMPLATE", &template)
             .output()
             .unwrap()
     };
@@ -71,7 +104,14 @@ exit 0"#,
 fn prebuilt_executables_run_without_cargo_in_the_current_folder() {
     let dir = tempfile::tempdir().unwrap();
     let bench = dir.path().join("prebuilt-bench");
-    script(&bench, r#"echo "$CUDA_VISIBLE_DEVICES|$ENERGY_SHARD|$*|$(pwd)" > "$CARGO_TARGET_DIR/seen.txt""#);
+    script(
+        &bench,
+        &format!(
+            r#"echo "$CUDA_VISIBLE_DEVICES|$ENERGY_SHARD|$*|$(pwd)" > "$CARGO_TARGET_DIR/seen.txt"
+{MEASURE}"#
+        ),
+    );
+    let template = template_run(dir.path(), 1);
     let work = dir.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
     let target = dir.path().join("target");
@@ -84,6 +124,7 @@ fn prebuilt_executables_run_without_cargo_in_the_current_folder() {
             // No cargo anywhere: a runner without a toolchain.
             .env("CARGO", dir.path().join("no-cargo-here"))
             .env("CARGO_TARGET_DIR", &target)
+            .env("TEMPLATE", &template)
             .output()
             .unwrap()
     };
@@ -104,4 +145,150 @@ fn prebuilt_executables_run_without_cargo_in_the_current_folder() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/bench: no such file"));
+}
+
+/// `cargo energy run --gpus GPUS --exe EXE… EXTRA` with a template run in `$TEMPLATE`.
+fn run_exes(dir: &Path, gpus: &str, exes: &[&Path], extra: &[&str], template: &Path) -> (Output, f64) {
+    let mut args: Vec<String> = vec!["run".into(), "--gpus".into(), gpus.into()];
+    for exe in exes {
+        args.push("--exe".into());
+        args.push(exe.display().to_string());
+    }
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-energy"))
+        .args(&args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env("TEMPLATE", template)
+        .env_remove("ENERGY_DEVICE")
+        .output()
+        .unwrap();
+    (out, start.elapsed().as_secs_f64())
+}
+
+#[test]
+fn an_exe_that_is_a_directory_or_cannot_run_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = template_run(dir.path(), 1);
+    let (out, _) = run_exes(dir.path(), "GPU-a", &[dir.path()], &[], &template);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(": is a directory, not a bench executable"), "{}", stderr(&out));
+    let plain = dir.path().join("plain");
+    std::fs::write(&plain, "not a program").unwrap();
+    let (out, _) = run_exes(dir.path(), "GPU-a", &[&plain], &[], &template);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("plain: is not executable"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_failed_executable_says_its_exit_code_or_signal_and_the_end_of_its_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = template_run(dir.path(), 1);
+    let exit3 = dir.path().join("exit3");
+    script(&exit3, "echo 'loading kernels' >&2\necho 'error: CUDA_ERROR_ILLEGAL_ADDRESS in saxpy' >&2\nexit 3");
+    let (out, _) = run_exes(dir.path(), "GPU-a", &[&exit3], &[], &template);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("FAILED") && err.contains("exit3 exited with code 3; the end of its stderr:"), "{err}");
+    assert!(err.contains("        error: CUDA_ERROR_ILLEGAL_ADDRESS in saxpy"), "{err}");
+    let crash = dir.path().join("crash");
+    script(&crash, "printf 'segfault ahead \\033[2J\\n' >&2\nkill -SEGV $$");
+    let (out, _) = run_exes(dir.path(), "GPU-a", &[&crash], &[], &template);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("crash was killed by signal 11 (SIGSEGV)"), "{err}");
+    assert!(err.contains("segfault ahead \\u{1b}[2J") && !err.contains('\u{1b}'), "escapes shown, not sent: {err}");
+    // The log keeps everything it wrote.
+    let log = std::fs::read_to_string(dir.path().join("target/energy-gpus/gpu0-GPU-a/bench.log")).unwrap();
+    assert!(log.contains("segfault ahead"), "{log}");
+}
+
+#[test]
+fn exit_0_with_nothing_measured_is_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = template_run(dir.path(), 1);
+    let (out, _) = run_exes(dir.path(), "GPU-a", &[Path::new("/bin/true")], &[], &template);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("every executable exited 0, but none wrote a run in"), "{err}");
+    // A run left in the folder by an earlier invocation is not this one's.
+    let measures = dir.path().join("measures");
+    script(&measures, MEASURE);
+    let (out, _) = run_exes(dir.path(), "GPU-a", &[&measures], &[], &template);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("ok, 1 result(s)"), "{}", stderr(&out));
+    let (out, _) = run_exes(dir.path(), "GPU-a", &[Path::new("/bin/true")], &[], &template);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is another one"), "{}", stderr(&out));
+    // A shard with no benchmark is fine when another GPU measured; nothing anywhere is not.
+    let empty = template_run(dir.path(), 0);
+    let split = dir.path().join("split");
+    script(&split, &format!("[ \"$CUDA_VISIBLE_DEVICES\" = GPU-b ] && TEMPLATE={}\n{MEASURE}", empty.display()));
+    let (out, _) = run_exes(dir.path(), "GPU-a,GPU-b", &[&split], &[], &template);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("ok, nothing in its shard"), "{}", stderr(&out));
+    let (out, _) = run_exes(dir.path(), "GPU-a,GPU-b", &[&measures], &[], &empty);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nothing was measured on any GPU"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_hanging_executable_is_stopped_at_its_time_limit_with_its_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = template_run(dir.path(), 1);
+    let hang = dir.path().join("hang");
+    let pid_file = dir.path().join("sleep.pid");
+    script(&hang, &format!("echo 'warming up' >&2\nsleep 600 &\necho $! > {}\nwait", pid_file.display()));
+    let (out, seconds) = run_exes(dir.path(), "GPU-a", &[&hang], &["--timeout", "2"], &template);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(seconds < 30.0, "stopped at its limit, not after its sleep: {seconds} s");
+    assert!(err.contains("running hang (1 of 1) on GPU-a"), "it says what runs: {err}");
+    assert!(err.contains("hang: still running after 1 s (time limit 2 s)"), "progress: {err}");
+    assert!(err.contains("hang was still running after the time limit of 2 s (--timeout): stopped"), "{err}");
+    assert!(err.contains("        warming up"), "{err}");
+    // The whole process group went: the sleep it started is gone too.
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let stat = Path::new("/proc").join(pid.trim()).join("stat");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while stat.exists() && !std::fs::read_to_string(&stat).unwrap_or_default().contains(") Z") {
+        assert!(Instant::now() < deadline, "sleep {pid} outlived its bench");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A bad limit is refused before anything runs.
+    let (out, _) = run_exes(dir.path(), "GPU-a", &[&hang], &["--timeout", "soon"], &template);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn a_gpu_named_twice_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = template_run(dir.path(), 1);
+    let marker = dir.path().join("ran");
+    let bench = dir.path().join("bench");
+    script(&bench, &format!("touch {}\n{MEASURE}", marker.display()));
+    for gpus in ["GPU-a,GPU-b,GPU-a", "GPU-a,gpu-A"] {
+        let (out, _) = run_exes(dir.path(), gpus, &[&bench], &[], &template);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains("is named twice"), "{}", stderr(&out));
+    }
+    assert!(!marker.exists(), "no process ran");
+}
+
+#[test]
+fn with_energy_device_sim_set_the_advice_is_not_to_set_it() {
+    if energy_harness::unstable::device::list_gpus().is_ok() {
+        eprintln!("NVML lists GPUs here: `--gpus all` finds them; the advice without GPUs is tested in gpus.rs");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-energy"))
+        .args(["run", "--exe", "/bin/true"])
+        .env("ENERGY_DEVICE", "sim")
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("ENERGY_DEVICE=sim is set, but `cargo energy run`"), "{err}");
+    assert!(!err.contains("or set ENERGY_DEVICE=sim"), "{err}");
 }

@@ -153,7 +153,8 @@ pub mod unstable {
     /// The criterion runner behind `energy_main!()`, and the same by hand.
     pub mod bench {
         pub use crate::bench::{
-            run_collect, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter, RunSettings,
+            benchmark_name_problem, run_collect, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter,
+            RunSettings,
         };
         pub use crate::budget::assert_budget;
         pub use crate::kernel_code::{CodeCheck, CHECK_LAUNCHES};
@@ -188,7 +189,7 @@ pub mod unstable {
         pub use crate::clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
         pub use crate::device::{Device, DeviceRequest, GpuChoice};
         pub use crate::gpu::{
-            cuda_ordinal_for_named_gpu, gpu_count, list_gpus, DeviceFacts, GpuListing, REQUIRE_GPU_ENV,
+            cuda_ordinal_for_named_gpu, gpu_count, list_gpus, DeviceFacts, GpuListing, NO_GPU_HINT, REQUIRE_GPU_ENV,
         };
         pub use crate::sampling::{
             record_until, Sampler, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE,
@@ -212,10 +213,15 @@ pub mod unstable {
         pub use crate::report::compare::{
             change, compare, compare_across_boards, ResultSet, Verdict, ACROSS_BOARDS_MIN_THRESHOLD_PCT,
         };
+        pub use crate::report::escape;
+        pub use crate::report::run::MANIFEST_FILE;
         pub use crate::report::run::{content_hash, Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
         pub use crate::report::svg::power_plot;
-        pub use crate::report::table::{bmf, github_action_benchmark, render, Format};
-        pub use crate::report::{energy_dir, file_stem, RESULT_SCHEMA};
+        pub use crate::report::table::{
+            bmf, bmf_on, github_action_benchmark, github_action_benchmark_on, render, Format,
+            GITHUB_ACTION_BENCHMARK_MEASURES,
+        };
+        pub use crate::report::{energy_dir, file_stem, render_summary, MAX_STEM_BYTES, RESULT_SCHEMA};
     }
     /// The selftest: does this GPU's sensor deliver what the harness assumes?
     pub mod selftest {

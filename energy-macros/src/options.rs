@@ -118,6 +118,48 @@ pub struct Options {
 const DEVICE_ALL: &str = "`device = all`: one benchmark process measures one GPU; run `cargo energy run --gpus all -- \
                           <bench args>` to run the benchmarks on every GPU, one process each";
 
+/// Why a `name = "…"` cannot name a benchmark (the harness's `benchmark_name_problem`
+/// refuses the same at run time for specs built by hand). `/`, `..` segments, `|`,
+/// backticks, markup, long and non-Latin names are allowed: the harness escapes them in
+/// every output and gives them short file names inside the run directory. Refused: empty;
+/// `.` and `..` (criterion makes a folder of the name, and `target/criterion/..` is
+/// `target/`); control characters and the invisible ones that break or reorder lines.
+fn name_problem(name: &str) -> Option<String> {
+    if name.trim().is_empty() {
+        return Some("the benchmark name must not be empty".into());
+    }
+    if name == "." || name == ".." {
+        return Some(format!(
+            "the benchmark name `{name}` is a folder's name: criterion makes a folder of it under target/criterion/ \
+             (`..` is target/ itself); choose another"
+        ));
+    }
+    let invisible = |c: char| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{061c}'
+                    | '\u{200e}'
+                    | '\u{200f}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{202a}'..='\u{202e}'
+                    | '\u{2066}'..='\u{2069}'
+                    | '\u{feff}'
+                    | '\u{fffe}'
+                    | '\u{ffff}'
+            )
+    };
+    name.chars().find(|&c| invisible(c)).map(|c| {
+        format!(
+            "the benchmark name holds the control or invisible character U+{:04X} ({}): a name is printed, tabled, \
+             plotted and made a file name; write it without",
+            u32::from(c),
+            c.escape_debug()
+        )
+    })
+}
+
 fn once<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::Result<()> {
     if slot.is_some() {
         let name = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
@@ -394,8 +436,8 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
             }
             "name" => {
                 let lit: LitStr = meta.value()?.parse()?;
-                if lit.value().trim().is_empty() {
-                    return Err(syn::Error::new(lit.span(), "the benchmark name must not be empty"));
+                if let Some(problem) = name_problem(&lit.value()) {
+                    return Err(syn::Error::new(lit.span(), problem));
                 }
                 once(&mut o.name, &meta, lit)
             }
@@ -633,4 +675,21 @@ pub fn check_signature(item: &ItemFn, has_setup: bool, attribute: Attribute) -> 
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_problem;
+
+    #[test]
+    fn names_that_cannot_work_are_refused_and_the_rest_allowed() {
+        for bad in ["", " ", ".", "..", "a\nb", "bell\u{7}", "\u{1b}[2J", "x\u{202e}y", "line\u{2028}sep"] {
+            assert!(name_problem(bad).is_some(), "{bad:?}");
+        }
+        assert!(name_problem("a\nb").unwrap().contains("U+000A (\\n)"), "{:?}", name_problem("a\nb"));
+        for good in ["saxpy", "gemm/fp16", "../../../../tmp/escape", "a|b`c", "<b>&amp;", "a - b", "能量", "..."] {
+            assert_eq!(name_problem(good), None, "{good:?}");
+        }
+        assert_eq!(name_problem(&"n".repeat(550)), None);
+    }
 }

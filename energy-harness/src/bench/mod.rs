@@ -37,7 +37,7 @@ mod run_options;
 mod spec;
 
 use run_options::RunOptions;
-pub use spec::BenchSpec;
+pub use spec::{benchmark_name_problem, BenchSpec};
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -316,6 +316,11 @@ pub fn run_collect(
     let quiet_checks = settings.summarize_checked && !quiet::verbose();
     let mut rigs: Vec<(Option<u32>, Result<Rig>)> = Vec::new();
     for spec in specs {
+        if let Some(problem) = benchmark_name_problem(&spec.name) {
+            eprintln!("error: benchmark at {}:{}: {problem}", spec.location.0, spec.location.1);
+            collected.failures += 1;
+            continue;
+        }
         // A benchmark the filter or the shard leaves out opens no device and reports no
         // device's error.
         if !may_run(&spec, &options) || options.shard.is_some_and(|s| !s.runs(&spec.name)) {

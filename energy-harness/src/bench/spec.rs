@@ -7,6 +7,35 @@ use crate::engine::options::MeasureOptions;
 use crate::kernel_code::KernelCode;
 use crate::sim::SimKernel;
 
+/// Why `name` cannot name a benchmark, or `None` when it can. Refused: an empty name; `.`
+/// and `..` (criterion makes a folder of the name: `target/criterion/..` is `target/`, where
+/// its files would land in the run directory); a name holding a control character or one
+/// of the invisible characters [`crate::report::escape::is_invisible`] lists (a name is
+/// printed, tabled, plotted and made a file name). Everything else works: `/`, `..` as a
+/// path segment, `|`, backticks, markup, any length and any script are escaped where they
+/// are written and give short file names inside the run directory
+/// ([`crate::report::file_stem`]). `#[energy_bench(name = "…")]` refuses the same at
+/// compile time; this catches specs built by hand.
+pub fn benchmark_name_problem(name: &str) -> Option<String> {
+    use crate::report::escape::{is_invisible, visible};
+    if name.trim().is_empty() {
+        return Some("the benchmark name is empty".into());
+    }
+    if name == "." || name == ".." {
+        return Some(format!(
+            "the benchmark name `{name}` is a folder's name (criterion makes a folder of it under target/criterion/); choose another"
+        ));
+    }
+    if let Some(c) = name.chars().find(|&c| is_invisible(c)) {
+        return Some(format!(
+            "the benchmark name `{}` holds the control or invisible character U+{:04X}: a name is printed, tabled, plotted and made a file name; write it without",
+            crate::error::echo(&visible(name)),
+            u32::from(c)
+        ));
+    }
+    None
+}
+
 /// One benchmark, as `#[energy_bench]` declares it.
 pub struct BenchSpec {
     pub(super) name: String,
@@ -133,5 +162,23 @@ impl BenchSpec {
             (None, Some(b)) => Some(Throughput::Bytes(b as u64)),
             (None, None) => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impossible_names_are_refused_and_awkward_ones_work() {
+        for bad in ["", "  ", ".", "..", "a\nb", "tab\there", "\u{1b}[31mred", "rlo\u{202e}x", "nul\u{0}"] {
+            assert!(benchmark_name_problem(bad).is_some(), "{bad:?}");
+        }
+        let message = benchmark_name_problem("a\nb").unwrap();
+        assert!(message.contains("`a\\nb`") && message.contains("U+000A"), "{message}");
+        for good in ["saxpy", "gemm/fp16", "../../../../tmp/escape", "a|b`c", "<b>&", "能量", "a - b", "..a"] {
+            assert_eq!(benchmark_name_problem(good), None, "{good:?}");
+        }
+        assert_eq!(benchmark_name_problem(&"x".repeat(550)), None);
     }
 }

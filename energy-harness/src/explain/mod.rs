@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::ncu::NcuKernel;
+use crate::report::escape::{markdown_code_span, markdown_text, xml};
 use crate::report::ResultFile;
 
 pub mod nnls;
@@ -225,25 +226,33 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
     })
 }
 
-/// The explanation as markdown.
+/// The explanation as markdown. Ids, names and notes from the result, the model and the
+/// ncu export are escaped ([`crate::report::escape`]).
 pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
     let mut s = format!(
-        "# Where `{}` spends its energy\n\n{} ({}); kernel `{}`, {} profiled launch(es); model of the {} fitted on {} at \
+        "# Where {} spends its energy\n\n{} ({}); kernel {}, {} profiled launch(es); model of the {} fitted on {} at \
          {:.0} MHz ({}).\n\n| term | kind | units per launch | predicted, µJ | share of measured total |\n|---|---|---|---|---|\n",
-        e.id,
-        e.gpu,
-        e.uuid,
-        e.kernel,
+        markdown_code_span(&e.id),
+        markdown_text(&e.gpu),
+        markdown_text(&e.uuid),
+        markdown_code_span(&e.kernel),
         e.launches,
-        model.gpu,
-        model.fitted_on.join(", "),
+        markdown_text(&model.gpu),
+        markdown_text(&model.fitted_on.join(", ")),
         model.sm_clock_mhz,
-        model.source
+        markdown_text(&model.source)
     );
     let share = |j: f64| format!("{:.1} %", j / e.measured_total_j * 100.0);
     for t in &e.terms {
         let ci = t.ci_j.map(|(lo, hi)| format!(" [{:.1}, {:.1}]", lo * 1e6, hi * 1e6)).unwrap_or_default();
-        s.push_str(&format!("| {} | {} | {:.0} | {:.1}{ci} | {} |\n", t.name, t.kind, t.units, t.j * 1e6, share(t.j)));
+        s.push_str(&format!(
+            "| {} | {} | {:.0} | {:.1}{ci} | {} |\n",
+            markdown_text(&t.name),
+            markdown_text(&t.kind),
+            t.units,
+            t.j * 1e6,
+            share(t.j)
+        ));
     }
     s.push_str(&format!(
         "| **predicted dynamic** | | | {:.1} | {} |\n| measured dynamic [95 % CI] | | | {:.1} [{:.1}, {:.1}] | {} |\n\
@@ -262,13 +271,14 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
         e.measured_total_j * 1e6
     ));
     for note in &model.notes {
-        s.push_str(&format!("\nNote: {note}\n"));
+        s.push_str(&format!("\nNote: {}\n", markdown_text(note)));
     }
     s
 }
 
 /// The explanation as a horizontal bar chart (SVG): each term, the static part and the
-/// unexplained rest, against the measured total.
+/// unexplained rest, against the measured total. The id and the class names are escaped
+/// ([`crate::report::escape::xml`]): a well-formed document whatever they hold.
 pub fn render_svg(e: &Explanation) -> String {
     let mut bars: Vec<(String, f64, &str)> = e
         .terms
@@ -292,16 +302,17 @@ pub fn render_svg(e: &Explanation) -> String {
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\">{}: energy per launch by term, µJ (measured total {:.1} µJ)</text>\n",
-        e.id,
+        xml(&e.id),
         e.measured_total_j * 1e6
     );
     for (i, (name, j, color)) in bars.iter().enumerate() {
         let y = 40.0 + row * i as f64;
         let (x0, x1) = if *j >= 0.0 { (x(0.0), x(*j)) } else { (x(*j).max(left - 60.0), x(0.0)) };
         s.push_str(&format!(
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{name}</text><rect x=\"{x0:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\"/><text x=\"{:.1}\" y=\"{:.1}\">{:.1}</text>\n",
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"{x0:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\"/><text x=\"{:.1}\" y=\"{:.1}\">{:.1}</text>\n",
             left - 8.0,
             y + row * 0.6,
+            xml(name),
             (x1 - x0).max(0.5),
             row * 0.7,
             x1.max(x0) + 6.0,

@@ -3,6 +3,7 @@
 
 pub mod compare;
 pub mod dirs;
+pub mod escape;
 pub mod run;
 pub mod svg;
 pub mod table;
@@ -259,9 +260,32 @@ impl ResultFile {
     }
 }
 
-/// A benchmark id as a file name: path separators and other awkward characters become `_`.
+/// The longest stem [`file_stem`] returns, in bytes: with `.trace.csv` and the temporary
+/// name of an atomic write it stays far below the 255 bytes a file name may have.
+pub const MAX_STEM_BYTES: usize = 80;
+
+/// A benchmark id as a file name inside the run directory (`<stem>.json`, `.trace.csv`,
+/// `.svg`). Letters, digits, `-`, `_` and `.` are kept, every other character becomes `_`.
+/// An id of only those and the separators criterion ids use (`/`, space, parentheses) keeps
+/// that readable stem (`saxpy/energy (simulated)` → `saxpy_energy__simulated_`). Any other
+/// id (other punctuation, non-ASCII or control characters), one whose stem would start with
+/// `.` (`../../tmp/x`) or be longer than [`MAX_STEM_BYTES`] gets a readable prefix and the
+/// FNV-1a hash of the whole id: `_.._tmp_x_energy-0123456789abcdef`. A stem is never empty,
+/// never starts with `.` or `-`, and holds no path separator, so `dir.join(stem + ext)` is
+/// always a file directly inside `dir`. (Two ordinary ids with one stem, `a/b` and `a b`,
+/// are refused when the second is committed to a run.)
 pub fn file_stem(id: &str) -> String {
-    id.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
+    let kept = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    let mapped: String = id.chars().map(|c| if kept(c) { c } else { '_' }).collect();
+    let ordinary = id.chars().all(|c| kept(c) || matches!(c, '/' | ' ' | '(' | ')'));
+    if ordinary && !mapped.is_empty() && !mapped.starts_with(['.', '-']) && mapped.len() <= MAX_STEM_BYTES {
+        return mapped;
+    }
+    // `mapped` is ASCII: any byte index is a character boundary.
+    let prefix = mapped.trim_start_matches(['.', '-']);
+    let prefix = &prefix[..prefix.len().min(MAX_STEM_BYTES - 17)];
+    let prefix = if prefix.is_empty() { "id" } else { prefix };
+    format!("{prefix}-{:016x}", run::fnv1a(id.as_bytes()))
 }
 
 /// The files written for one benchmark.
@@ -331,7 +355,8 @@ fn count(value: f64) -> String {
 }
 
 /// The summary printed after criterion's lines for one benchmark. On the simulated GPU
-/// its first line says that every figure of the block is simulated.
+/// its first line says that every figure of the block is simulated. Every line goes
+/// through [`escape::visible`]: no control character reaches the terminal.
 pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
     let mut lines: Vec<String> = Vec::new();
     lines.push(format!(
@@ -415,7 +440,9 @@ pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
     }
     let mut out = String::new();
     for line in lines {
-        out.push_str(&line);
+        // Ids, device names and warnings come from the bench and from files: a control
+        // character among them is shown, never sent to the terminal.
+        out.push_str(&escape::visible(&line));
         out.push('\n');
     }
     out
@@ -434,6 +461,30 @@ mod tests {
     #[test]
     fn stems_are_safe_file_names() {
         assert_eq!(file_stem("saxpy/energy (simulated)"), "saxpy_energy__simulated_");
+    }
+
+    #[test]
+    fn long_unsafe_and_dotted_ids_get_a_short_hashed_stem_inside_the_directory() {
+        let safe = |stem: &str| {
+            !stem.is_empty()
+                && stem.len() <= MAX_STEM_BYTES
+                && !stem.starts_with(['.', '-'])
+                && stem.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        };
+        let long = format!("{}/energy", "x".repeat(550));
+        let escape = "../../../../tmp/escape/energy";
+        for id in [long.as_str(), escape, "..", ".", "", "-rf/energy", "a|b`c/energy", "能量/energy", "a\nb\u{0}"] {
+            let stem = file_stem(id);
+            assert!(safe(&stem), "{id:?} -> {stem:?}");
+            let dir = Path::new("/run");
+            assert_eq!(dir.join(format!("{stem}.trace.csv")).parent(), Some(dir), "{id:?}");
+        }
+        assert_eq!(file_stem(escape), format!("_.._.._.._tmp_escape_energy-{:016x}", run::fnv1a(escape.as_bytes())));
+        assert!(file_stem(&long).starts_with("xxxxxxxx"));
+        assert_eq!(file_stem(&long).len(), MAX_STEM_BYTES);
+        // Ids that map to one readable prefix still get their own files.
+        assert_ne!(file_stem("a|b/energy"), file_stem("a`b/energy"));
+        assert_ne!(file_stem(&format!("{long}1")), file_stem(&format!("{long}2")));
     }
 
     #[test]

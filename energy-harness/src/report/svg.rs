@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::escape::xml as escape;
 use crate::engine::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
 use crate::engine::clean::{clean_buffered, clean_polled, sorted_finite};
 use crate::engine::counter::counter_ticks;
@@ -25,7 +26,8 @@ struct Series {
 }
 
 /// Plots `trace` (its windows marked) with the primary source analyzed as `options` says.
-/// `title` heads the plot; a simulated trace says so in it.
+/// `title` heads the plot; a simulated trace says so in it. Text is escaped with
+/// [`super::escape::xml`]: any title gives a well-formed SVG document.
 pub fn power_plot(trace: &Trace, options: &AnalysisOptions, title: &str) -> String {
     let windows = trace.windows().unwrap_or_default();
     let mut series = Vec::new();
@@ -201,10 +203,6 @@ fn nice_ceiling(v: f64) -> f64 {
     10.0 * magnitude
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +231,14 @@ mod tests {
         assert!(svg.contains("samples, raw"));
         assert!(svg.contains("active idle 12"), "the idle level (~120 W) is drawn");
         assert_eq!(svg.matches("fill=\"#fee391\" fill-opacity").count(), 1);
+    }
+
+    #[test]
+    fn titles_with_markup_quotes_and_control_characters_stay_text() {
+        let svg = power_plot(&Trace::new(), &AnalysisOptions::default(), "a<b>&\"c'\u{1b}[2J\n</svg>");
+        assert!(svg.contains(">a&lt;b&gt;&amp;&quot;c&#39;\\u{1b}[2J\\n&lt;/svg&gt;</text>"), "{svg}");
+        assert!(!svg.chars().any(|c| c.is_control() && c != '\n'), "{svg:?}");
+        assert_eq!(svg.matches("</svg>").count(), 1);
     }
 
     #[test]

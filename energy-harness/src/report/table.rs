@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::compare::{compare, Change, Comparison, ResultSet, Verdict};
+use super::escape::{html, markdown_cell_code, markdown_code_span, markdown_text};
 use super::{file_stem, ResultFile};
 use crate::error::{Error, ErrorKind, Result};
 use crate::units::format_si;
@@ -59,30 +60,56 @@ fn per_unit(r: &ResultFile) -> String {
     }
 }
 
+/// How a table's cells are written: each writes code and emphasis its own way and escapes
+/// the text it did not write itself ([`super::escape`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cells {
+    Markdown,
+    Html,
+}
+
+impl Cells {
+    /// An id (or other name from a file) as code in a cell.
+    fn code(self, text: &str) -> String {
+        match self {
+            Cells::Markdown => markdown_cell_code(text),
+            Cells::Html => format!("<code>{}</code>", html(text)),
+        }
+    }
+
+    /// Text this module wrote (figures, verdicts), emphasized.
+    fn strong(self, text: &str) -> String {
+        match self {
+            Cells::Markdown => format!("**{text}**"),
+            Cells::Html => format!("<strong>{text}</strong>"),
+        }
+    }
+}
+
 /// Net energy per op against the baseline kernel (Arafa: `(E_with − E_without) / ops`).
-fn net_per_op(r: &ResultFile) -> String {
+fn net_per_op(r: &ResultFile, cells: Cells) -> String {
     match &r.net {
         Some(net) => format!(
-            "{}/{} {} vs `{}`",
+            "{}/{} {} vs {}",
             format_si(net.energy_j.mean, "J", 4),
             if net.ops_per_launch == 1.0 { "launch" } else { "op" },
             interval_pct(&net.energy_j),
-            net.baseline_id
+            cells.code(&net.baseline_id)
         ),
         None => "—".into(),
     }
 }
 
-fn verdict_text(v: Verdict) -> &'static str {
+fn verdict_text(v: Verdict, cells: Cells) -> String {
     match v {
-        Verdict::Regression => "**regression**",
-        Verdict::Improvement => "improvement",
-        Verdict::WithinThreshold => "rise within threshold",
-        Verdict::NotSignificant => "no significant change",
+        Verdict::Regression => cells.strong("regression"),
+        Verdict::Improvement => "improvement".into(),
+        Verdict::WithinThreshold => "rise within threshold".into(),
+        Verdict::NotSignificant => "no significant change".into(),
     }
 }
 
-fn change_text(c: &Change) -> String {
+fn change_text(c: &Change, cells: Cells) -> String {
     let warmth = match (c.temperature_note.as_ref(), c.temperature_c) {
         (Some(_), (Some(b), Some(t))) => format!(" (ran {:+.0} °C from the baseline)", t - b),
         _ => String::new(),
@@ -92,7 +119,7 @@ fn change_text(c: &Change) -> String {
         c.change_pct,
         c.change_low_pct,
         c.change_high_pct,
-        verdict_text(c.verdict)
+        verdict_text(c.verdict, cells)
     )
 }
 
@@ -110,23 +137,40 @@ fn tracker_json(value: &serde_json::Value) -> Result<String> {
 
 /// The name a tracker files a result under: its id, marked when simulated (ids of the
 /// simulated GPU already end in "(simulated)") so that a simulated run never joins a real
-/// series.
-fn tracker_name(r: &ResultFile) -> String {
+/// series, and followed by ` @ GPU-xxxxxxxx` when `gpu` names the board (reports over
+/// several directories). The tag is appended, never spliced in: an id holding ` - ` or
+/// ` @ ` is kept whole.
+fn tracker_name(r: &ResultFile, gpu: Option<&str>) -> String {
+    let mut name = r.id.clone();
     if r.device.simulated && !r.id.contains("simulated") {
-        format!("{} [simulated]", r.id)
-    } else {
-        r.id.clone()
+        name.push_str(" [simulated]");
     }
+    if let Some(tag) = gpu {
+        name.push_str(" @ ");
+        name.push_str(tag);
+    }
+    name
 }
+
+/// The three measures of [`github_action_benchmark`], in the order written: what ends
+/// each entry's name (after ` - `), its unit.
+pub const GITHUB_ACTION_BENCHMARK_MEASURES: [(&str, &str); 3] =
+    [("energy per launch", "J"), ("dynamic energy per launch", "J"), ("time per launch", "s")];
 
 /// Bencher Metric Format (<https://bencher.dev/docs/reference/bencher-metric-format/>): one
 /// object per benchmark, one per measure, each value with its 95 % interval's ends.
 pub fn bmf(current: &ResultSet) -> serde_json::Value {
+    bmf_on(current, None)
+}
+
+/// [`bmf`] with each benchmark named `<id> @ <gpu>` when `gpu` is given (one directory of
+/// several, one per GPU).
+pub fn bmf_on(current: &ResultSet, gpu: Option<&str>) -> serde_json::Value {
     let measure = |e: &crate::engine::Estimate, scale: f64| serde_json::json!({ "value": e.mean * scale, "lower_value": e.ci_low * scale, "upper_value": e.ci_high * scale });
     let mut out = serde_json::Map::new();
     for r in current.results.values() {
         out.insert(
-            tracker_name(r),
+            tracker_name(r, gpu),
             serde_json::json!({
                 "energy": measure(&r.energy_j, 1.0),
                 "dynamic-energy": measure(&r.dynamic_j, 1.0),
@@ -141,25 +185,34 @@ pub fn bmf(current: &ResultSet) -> serde_json::Value {
 /// github-action-benchmark's `customSmallerIsBetter` input
 /// (<https://github.com/benchmark-action/github-action-benchmark>): a list of entries with
 /// name, unit, value, range (the 95 % half-width, as text) and extra (the GPU and interval).
+/// Each name is `<id> - <measure>`, the measure one of [`GITHUB_ACTION_BENCHMARK_MEASURES`]
+/// and always last.
 pub fn github_action_benchmark(current: &ResultSet) -> serde_json::Value {
+    github_action_benchmark_on(current, None)
+}
+
+/// [`github_action_benchmark`] with names `<id> @ <gpu> - <measure>` when `gpu` is given
+/// (one directory of several, one per GPU). The name is built from its parts, never by
+/// editing another name, so an id holding ` - ` stays whole; the measure is always the
+/// last ` - ` part and one of three fixed texts.
+pub fn github_action_benchmark_on(current: &ResultSet, gpu: Option<&str>) -> serde_json::Value {
     let mut out = Vec::new();
     for r in current.results.values() {
-        let gpu = format!("{} {}", r.device.name, r.device.uuid);
-        for (what, e, unit, scale) in [
-            ("energy per launch", &r.energy_j, "J", 1.0),
-            ("dynamic energy per launch", &r.dynamic_j, "J", 1.0),
-            ("time per launch", &r.time_s, "s", 1.0),
-        ] {
-            let half = 0.5 * (e.ci_high - e.ci_low) * scale;
+        let board = format!("{} {}", r.device.name, r.device.uuid);
+        let name = tracker_name(r, gpu);
+        for ((what, unit), e) in
+            GITHUB_ACTION_BENCHMARK_MEASURES.into_iter().zip([&r.energy_j, &r.dynamic_j, &r.time_s])
+        {
+            let half = 0.5 * (e.ci_high - e.ci_low);
             out.push(serde_json::json!({
-                "name": format!("{} - {what}", tracker_name(r)),
+                "name": format!("{name} - {what}"),
                 "unit": unit,
-                "value": e.mean * scale,
+                "value": e.mean,
                 "range": format!("± {half:.6e}"),
                 "extra": format!(
-                    "GPU: {gpu}\n95 % interval: [{:.6e}, {:.6e}] {unit}\nwindows: {}",
-                    e.ci_low * scale,
-                    e.ci_high * scale,
+                    "GPU: {board}\n95 % interval: [{:.6e}, {:.6e}] {unit}\nwindows: {}",
+                    e.ci_low,
+                    e.ci_high,
                     e.n
                 ),
             }));
@@ -188,18 +241,21 @@ pub fn render(current: &ResultSet, baseline: Option<&ResultSet>, threshold_pct: 
         })
         .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}"))),
         Format::Markdown | Format::Html => {
+            let cells = if format == Format::Markdown { Cells::Markdown } else { Cells::Html };
             let mut rows = Vec::new();
             for r in current.results.values() {
                 rows.push(vec![
-                    format!("`{}`", r.id),
+                    cells.code(&r.id),
                     format_si(r.time_s.mean, "s", 4),
                     format!("{} {}", format_si(r.energy_j.mean, "J", 4), interval_pct(&r.energy_j)),
                     format_si(r.dynamic_j.mean, "J", 4),
                     format_si(r.power_w.mean, "W", 4),
                     per_unit(r),
-                    net_per_op(r),
-                    change_of(&r.id)
-                        .map_or_else(|| if baseline.is_some() { "new".into() } else { "—".into() }, change_text),
+                    net_per_op(r, cells),
+                    change_of(&r.id).map_or_else(
+                        || if baseline.is_some() { "new".into() } else { "—".into() },
+                        |c| change_text(c, cells),
+                    ),
                     r.warnings.len().to_string(),
                 ]);
             }
@@ -214,26 +270,39 @@ pub fn render(current: &ResultSet, baseline: Option<&ResultSet>, threshold_pct: 
                 "change vs baseline [95 % CI]",
                 "warnings",
             ];
-            let title = format!(
-                "Energy report{}: {} ({}), {}",
-                if simulated { " [SIMULATED]" } else { "" },
-                first.device.name,
-                first.device.driver.as_deref().unwrap_or("driver ?"),
-                current.dir.display()
-            );
+            // The device's name, its driver and the directory come from files and the
+            // command line: escaped as text.
+            let title = |text: fn(&str) -> String| {
+                format!(
+                    "Energy report{}: {} ({}), {}",
+                    if simulated { " [SIMULATED]" } else { "" },
+                    text(&first.device.name),
+                    text(first.device.driver.as_deref().unwrap_or("driver ?")),
+                    text(&current.dir.display().to_string())
+                )
+            };
+            let code = |text: &str| match cells {
+                Cells::Markdown => markdown_code_span(text),
+                Cells::Html => format!("<code>{}</code>", html(text)),
+            };
             let mut notes = Vec::new();
             if let (Some(b), Some(c)) = (baseline, &comparison) {
                 notes.push(format!(
-                    "Baseline `{}`; a regression is a rise above {:.1} % whose 95 % interval excludes zero.",
-                    b.dir.display(),
+                    "Baseline {}; a regression is a rise above {:.1} % whose 95 % interval excludes zero.",
+                    code(&b.dir.display().to_string()),
                     c.threshold_pct
                 ));
                 for id in &c.removed {
-                    notes.push(format!("`{id}` is in the baseline only."));
+                    notes.push(format!("{} is in the baseline only.", code(id)));
                 }
             }
             if format == Format::Markdown {
-                let mut out = format!("### {title}\n\n| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len()));
+                let mut out = format!(
+                    "### {}\n\n| {} |\n|{}\n",
+                    title(markdown_text),
+                    header.join(" | "),
+                    "---|".repeat(header.len())
+                );
                 for row in rows {
                     let _ = writeln!(out, "| {} |", row.join(" | "));
                 }
@@ -242,37 +311,33 @@ pub fn render(current: &ResultSet, baseline: Option<&ResultSet>, threshold_pct: 
                 }
                 Ok(out)
             } else {
-                let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+                let t = title(html);
                 let mut out = format!(
-                    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child{{text-align:left}}</style></head><body><h2>{t}</h2>\n<table><tr>",
-                    t = escape(&title)
+                    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child{{text-align:left}}</style></head><body><h2>{t}</h2>\n<table><tr>"
                 );
                 for h in header {
-                    let _ = write!(out, "<th>{}</th>", escape(h));
+                    let _ = write!(out, "<th>{}</th>", html(h));
                 }
                 out.push_str("</tr>\n");
                 for row in rows {
                     out.push_str("<tr>");
                     for cell in row {
-                        let _ = write!(out, "<td>{}</td>", escape(&cell.replace(['`', '*'], "")));
+                        let _ = write!(out, "<td>{cell}</td>");
                     }
                     out.push_str("</tr>\n");
                 }
                 out.push_str("</table>\n");
                 for note in notes {
-                    let _ = writeln!(out, "<p>{}</p>", escape(&note.replace('`', "")));
+                    let _ = writeln!(out, "<p>{note}</p>");
                 }
                 for r in current.results.values() {
                     let svg_path = current.dir.join(format!("{}.svg", file_stem(&r.id)));
-                    let _ = writeln!(out, "<h3>{}</h3>", escape(&r.id));
+                    let _ = writeln!(out, "<h3>{}</h3>", html(&r.id));
                     match std::fs::read_to_string(&svg_path) {
                         Ok(svg) => out.push_str(&svg),
                         Err(_) => {
-                            let _ = writeln!(
-                                out,
-                                "<p>(no plot: {} is missing)</p>",
-                                escape(&svg_path.display().to_string())
-                            );
+                            let _ =
+                                writeln!(out, "<p>(no plot: {} is missing)</p>", html(&svg_path.display().to_string()));
                         }
                     }
                 }
