@@ -186,7 +186,7 @@ fn tracker_names_over_several_directories_keep_ids_whole() {
 
 fn main() {
     if let Ok(which) = std::env::var("BENCH_NAMES_CHILD") {
-        let collected = run_collect(child_specs(&which), &RunSettings { criterion_plots: false }, |_| {});
+        let collected = run_collect(child_specs(&which), &RunSettings::default(), |_| {});
         std::process::exit(if collected.failures > 0 { 1 } else { 0 });
     }
     if std::env::args().any(|a| a == "--list") {
