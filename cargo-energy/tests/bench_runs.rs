@@ -52,7 +52,12 @@ fn run_child(target: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
 }
 
 fn cargo_energy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).env("ENERGY_DEVICE", "sim").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_cargo-energy"))
+        .args(args)
+        .env("ENERGY_DEVICE", "sim")
+        .env_remove("ENERGY_RUN_ID")
+        .output()
+        .unwrap()
 }
 
 fn text(o: &Output) -> String {

@@ -48,7 +48,7 @@ fn write_set(dir: &Path, run: &str, results: &[Value]) {
 }
 
 fn cargo_energy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).env_remove("ENERGY_RUN_ID").output().unwrap()
 }
 
 fn compare(dir: &Path, extra: &[&str]) -> Output {
@@ -86,7 +86,12 @@ fn no_regression_exits_0_and_reports_every_change() {
             result("fresh/energy", 2.0, GPU, false),
         ],
     );
-    let out = compare(dir.path(), &[]);
+    // `gone/energy` is missing from the candidate: a failure, unless removed on purpose.
+    let missing = compare(dir.path(), &[]);
+    assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
+    assert!(text(&missing).contains("lacks 1 benchmark(s) of the baseline `main`: gone/energy"), "{}", text(&missing));
+    assert!(text(&missing).contains("--removed 'gone/energy'"), "{}", text(&missing));
+    let out = compare(dir.path(), &["--removed", "gone/energy"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let t = text(&out);
     assert!(t.contains("no energy regression"), "{t}");
@@ -94,7 +99,7 @@ fn no_regression_exits_0_and_reports_every_change() {
     assert!(t.contains("improvement"), "{t}");
     assert!(t.contains("rise within threshold"), "{t}");
     assert!(t.contains("fresh/energy") && t.contains("new in new"), "{t}");
-    assert!(t.contains("gone/energy") && t.contains("only in main"), "{t}");
+    assert!(t.contains("gone/energy") && t.contains("removed on purpose (--removed): only in main"), "{t}");
 }
 
 #[test]

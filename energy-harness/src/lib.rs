@@ -213,7 +213,9 @@ pub mod unstable {
             change, check_comparable_figure, compare, compare_across_boards, Figure, ResultSet, Verdict,
             ACROSS_BOARDS_MIN_THRESHOLD_PCT,
         };
-        pub use crate::report::run::{content_hash, Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
+        pub use crate::report::run::{
+            content_hash, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
+        };
         pub use crate::report::svg::power_plot;
         pub use crate::report::table::{bmf, github_action_benchmark, render, Format};
         pub use crate::report::{energy_dir, file_stem, RESULT_SCHEMA};

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::run::RunManifest;
+use super::run::{RunManifest, RunPin};
 use super::ResultFile;
 use crate::engine::stats::{student_t_975, Estimate};
 use crate::error::{echo, Error, ErrorKind, Result};
@@ -34,7 +34,16 @@ impl ResultSet {
     /// incomplete or failed run, a stray or altered file, a corrupt result, a foreign
     /// schema, two results with one id, or no result at all.
     pub fn read(dir: &Path) -> Result<ResultSet> {
+        ResultSet::read_pinned(dir, None)
+    }
+
+    /// [`ResultSet::read`], after checking that the run is the one `pin` names
+    /// ([`RunManifest::check_pin`]) when given.
+    pub fn read_pinned(dir: &Path, pin: Option<&RunPin>) -> Result<ResultSet> {
         let manifest = RunManifest::read(dir)?;
+        if let Some(pin) = pin {
+            manifest.check_pin(dir, pin)?;
+        }
         let paths = manifest.check(dir)?;
         let mut results = BTreeMap::new();
         for path in paths {
@@ -282,7 +291,8 @@ pub struct Comparison {
     pub changes: Vec<Change>,
     /// Benchmarks only in the candidate.
     pub added: Vec<String>,
-    /// Benchmarks only in the baseline.
+    /// Benchmarks only in the baseline: a failure unless each was removed on purpose
+    /// ([`Comparison::check_missing`]).
     pub removed: Vec<String>,
 }
 
@@ -290,6 +300,63 @@ impl Comparison {
     /// The benchmarks that regressed.
     pub fn regressions(&self) -> Vec<&Change> {
         self.changes.iter().filter(|c| c.verdict == Verdict::Regression).collect()
+    }
+
+    /// Refuses a candidate that lacks a benchmark of the baseline, unless it is among
+    /// `removed_on_purpose`: a benchmark that vanished (its bench target crashed at start,
+    /// the run was interrupted between two targets, a filter left it out) is not a pass.
+    /// The error names what is missing, the bench targets of both runs (from their
+    /// manifests) and the flag that declares a removal.
+    pub fn check_missing(
+        &self,
+        baseline: &ResultSet,
+        candidate: &ResultSet,
+        removed_on_purpose: &[String],
+    ) -> Result<()> {
+        let missing: Vec<&str> =
+            self.removed.iter().map(String::as_str).filter(|id| !removed_on_purpose.iter().any(|r| r == id)).collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        const SHOWN: usize = 10;
+        let list = |ids: &[&str], sep: &str, each: &dyn Fn(&str) -> String| {
+            let mut text = ids.iter().take(SHOWN).map(|id| each(id)).collect::<Vec<_>>().join(sep);
+            if ids.len() > SHOWN {
+                text.push_str(&format!(" … ({} more)", ids.len() - SHOWN));
+            }
+            text
+        };
+        let run_name = |set: &ResultSet| {
+            set.dir.file_name().map_or_else(|| set.dir.display().to_string(), |n| n.to_string_lossy().into_owned())
+        };
+        let targets = |set: &ResultSet| {
+            RunManifest::read(&set.dir).ok().map(|m| {
+                let names: Vec<String> = m.targets.iter().map(|t| echo(&t.name)).collect();
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            })
+        };
+        let targets_note = match (targets(baseline), targets(candidate)) {
+            (Some(b), Some(c)) => {
+                format!(" (bench targets of `{}`: {b}; of `{}`: {c})", run_name(baseline), run_name(candidate))
+            }
+            _ => String::new(),
+        };
+        Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "run `{}` in `{}` lacks {} benchmark(s) of the baseline `{}`: {}{targets_note}. A benchmark that vanished is not a pass: its bench target crashed at start, the run was interrupted between two bench targets, or a filter left it out. Run every bench target again; if a benchmark was removed on purpose, say so: {}",
+                run_name(candidate),
+                candidate.dir.display(),
+                missing.len(),
+                run_name(baseline),
+                list(&missing, ", ", &|id| echo(id)),
+                list(&missing, " ", &|id| format!("--removed '{}'", echo(id).replace('\'', "'\\''")))
+            ),
+        ))
     }
 }
 

@@ -264,6 +264,48 @@ impl RunManifest {
     }
 }
 
+/// The run a reader must find: the one a CI job's own `cargo bench` wrote with
+/// `ENERGY_RUN_ID` set to [`RunPin::id`]. Another job's run, a stale one left when this
+/// job's bench could not start its own, or one copied in from elsewhere is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunPin {
+    /// The `ENERGY_RUN_ID` the run was written with.
+    pub id: String,
+    /// Where the id was given (`--run-id`, or `ENERGY_RUN_ID` in the environment), for
+    /// messages.
+    pub given_by: String,
+}
+
+impl RunManifest {
+    /// Checks that this run was written by the bench processes `pin` names (their
+    /// invocation is `ENERGY_RUN_ID=`[`RunPin::id`]); the error says whose run it is and
+    /// what to do.
+    pub fn check_pin(&self, dir: &Path, pin: &RunPin) -> Result<()> {
+        let id = pin.id.trim();
+        if self.invocation.key.strip_prefix("env:") == Some(id) {
+            return Ok(());
+        }
+        let whose = match self.invocation.key.strip_prefix("env:") {
+            Some(other) => format!("with ENERGY_RUN_ID={} (", echo(other)),
+            None => format!("by a `cargo bench` without ENERGY_RUN_ID (invocation `{}`, ", echo(&self.invocation.key)),
+        };
+        let targets: Vec<&str> = self.targets.iter().map(|t| t.name.as_str()).collect();
+        Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "run `{}` in `{}` is not the run asked for: it was written {whose}started {}, bench targets: {}), and {} asks for ENERGY_RUN_ID={}. It is another job's run, a run left from before this job's `cargo bench` (which did not start its own: see its output), or one copied in. Set ENERGY_RUN_ID={} for this job's `cargo bench`, run it, then compare",
+                self.name,
+                dir.display(),
+                echo(&self.started),
+                if targets.is_empty() { "none".to_string() } else { echo(&targets.join(", ")) },
+                pin.given_by,
+                echo(id),
+                echo(id)
+            ),
+        ))
+    }
+}
+
 /// The error for a run directory that does not exist, naming those that do.
 pub fn missing_run(dir: &Path) -> Error {
     let parent = dir.parent().unwrap_or(Path::new("."));
