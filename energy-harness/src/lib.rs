@@ -214,7 +214,7 @@ pub mod unstable {
             ACROSS_BOARDS_MIN_THRESHOLD_PCT,
         };
         pub use crate::report::run::{
-            content_hash, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
+            content_hash, current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
         };
         pub use crate::report::svg::power_plot;
         pub use crate::report::table::{bmf, github_action_benchmark, render, Format};
