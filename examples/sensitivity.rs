@@ -148,7 +148,8 @@ fn parent(repeats: usize) -> Result<Report> {
     let mean = base.iter().map(|r| r.energy_j.mean).sum::<f64>() / base.len() as f64;
     let sd = (base.iter().map(|r| (r.energy_j.mean - mean).powi(2)).sum::<f64>() / (base.len() as f64 - 1.0)).sqrt();
     let regression = |a: &Run, b: &Run, t: f64| {
-        compare_change("fma", &a.energy_j, &b.energy_j, t).verdict == CompareVerdict::Regression
+        let c = compare_change("fma", &a.energy_j, &b.energy_j, t).expect("two measured energies have a finite change");
+        c.verdict == CompareVerdict::Regression
     };
     let rates = THRESHOLDS_PCT
         .iter()

@@ -104,6 +104,11 @@ enum Command {
         /// Write it here instead of standard output.
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
+        /// Report only the run that `cargo bench` wrote with ENERGY_RUN_ID=ID; any other run
+        /// (another job's, a stale one, one copied in) is refused [default: ENERGY_RUN_ID
+        /// when set and not empty].
+        #[arg(long = "run-id", value_name = "ID")]
+        run_id: Option<String>,
     },
     /// Run the benches on several GPUs of this node at once, one process and one shard per
     /// GPU: `cargo energy run --gpus all -- --bench fma -- FILTER`. Results per GPU under
@@ -173,6 +178,16 @@ enum Command {
         /// without it, results of two GPUs are refused.
         #[arg(long)]
         across_boards: bool,
+        /// A benchmark of the baseline removed on purpose (repeat for several). Any other
+        /// baseline benchmark missing from the candidate fails the comparison (exit 2): a
+        /// crashed, interrupted or filtered run is not a pass.
+        #[arg(long = "removed", value_name = "ID")]
+        removed: Vec<String>,
+        /// Compare only the candidate run that `cargo bench` wrote with ENERGY_RUN_ID=ID; any
+        /// other (another job's run, a stale one left when this job's bench could not start,
+        /// one copied in) is refused, exit 2 [default: ENERGY_RUN_ID when set and not empty].
+        #[arg(long = "run-id", value_name = "ID")]
+        run_id: Option<String>,
     },
     /// Check this GPU's sensors against physics (linearity in launch count and in duty,
     /// agreement of independent sources): a verdict per source, in under a minute. Exit 1
@@ -246,6 +261,23 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("`{text}` is not a duration in seconds (0 < S <= 86400)"))
 }
 
+/// The run a reader must find: `--run-id`, else `ENERGY_RUN_ID` from the environment
+/// (unset or empty: any run).
+fn run_pin(flag: Option<String>) -> energy_harness::Result<Option<energy_harness::unstable::report::RunPin>> {
+    use energy_harness::unstable::report::RunPin;
+    match flag {
+        Some(id) if id.trim().is_empty() => Err(Error::new(
+            ErrorKind::InvalidInput,
+            "--run-id is empty: give the ENERGY_RUN_ID your `cargo bench` ran with",
+        )),
+        Some(id) => Ok(Some(RunPin { id: id.trim().to_string(), given_by: "--run-id".into() })),
+        None => Ok(std::env::var("ENERGY_RUN_ID").ok().filter(|v| !v.trim().is_empty()).map(|id| RunPin {
+            id: id.trim().to_string(),
+            given_by: "ENERGY_RUN_ID (set in this environment; unset it to compare any run)".into(),
+        })),
+    }
+}
+
 /// The `--dir` values, or the one directory found as cargo finds it.
 fn dirs_or_default(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
     if dirs.is_empty() {
@@ -292,9 +324,10 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
-        Command::Report { dir, run, baseline, format, threshold, output } => {
-            results::report(&dirs_or_default(dir), &run, baseline.as_deref(), format, threshold, output.as_deref())
-        }
+        Command::Report { dir, run, baseline, format, threshold, output, run_id } => run_pin(run_id).and_then(|pin| {
+            let runs = results::Runs { dirs: dirs_or_default(dir), pin };
+            results::report(&runs, &run, baseline.as_deref(), format, threshold, output.as_deref())
+        }),
         Command::Explain { result, model, ncu, kernel, json, output } => {
             explain::run(&result, &model, ncu.as_deref(), kernel.as_deref(), json, output.as_deref())
         }
@@ -303,8 +336,13 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
-        Command::Compare { baseline, candidate, dir, threshold, across_boards } => {
-            match results::compare(&dirs_or_default(dir), &baseline, &candidate, threshold, across_boards) {
+        Command::Compare { baseline, candidate, dir, threshold, across_boards, removed, run_id } => {
+            let compared = run_pin(run_id).and_then(|pin| {
+                let runs = results::Runs { dirs: dirs_or_default(dir), pin };
+                let options = results::CompareOptions { threshold, across_boards, removed };
+                results::compare(&runs, &baseline, &candidate, &options)
+            });
+            match compared {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(1),
                 Err(e) => Err(e),

@@ -4,7 +4,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use energy_harness::units::format_si;
-use energy_harness::unstable::report::{compare as compare_sets, ResultSet, Verdict};
+use energy_harness::unstable::report::escape::visible;
+use energy_harness::unstable::report::{compare as compare_sets, ResultSet, RunPin, Verdict};
 use energy_harness::unstable::report::{render, Format};
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
@@ -17,12 +18,31 @@ fn check_threshold(threshold: f64) -> Result<()> {
     }
 }
 
+/// Where the runs are, and which run the reported or compared one must be.
+pub(super) struct Runs {
+    /// The `--dir` values (or the one found as cargo finds it).
+    pub dirs: Vec<PathBuf>,
+    /// `--run-id` or ENERGY_RUN_ID: the candidate (or reported run) must have been written
+    /// with it.
+    pub pin: Option<RunPin>,
+}
+
+/// How `compare` judges.
+pub(super) struct CompareOptions {
+    /// Regression threshold, percent.
+    pub threshold: f64,
+    /// Dynamic energy across boards of one model.
+    pub across_boards: bool,
+    /// Baseline benchmarks removed on purpose: their absence is not a failure.
+    pub removed: Vec<String>,
+}
+
 /// `cargo energy report` over one directory or several (one per GPU or runner). Several
 /// give one section per directory, headed by its GPU; the tracker formats name each
 /// benchmark with its GPU (`id @ GPU-xxxxxxxx`), so two boards are never one series and
 /// never averaged.
 pub(super) fn report(
-    dirs: &[PathBuf],
+    runs: &Runs,
     run: &str,
     baseline: Option<&str>,
     format: Format,
@@ -31,8 +51,8 @@ pub(super) fn report(
 ) -> Result<()> {
     check_threshold(threshold)?;
     let mut sets = Vec::new();
-    for dir in dirs {
-        let current = ResultSet::read(&dir.join(run))?;
+    for dir in &runs.dirs {
+        let current = ResultSet::read_pinned(&dir.join(run), runs.pin.as_ref())?;
         let base = baseline.map(|b| ResultSet::read(&dir.join(b))).transpose()?;
         sets.push((current, base));
     }
@@ -123,32 +143,34 @@ fn render_several(sets: &[(ResultSet, Option<ResultSet>)], threshold: f64, forma
 
 /// Prints the comparison of each directory's candidate with its own baseline; `Ok(true)`
 /// when something regressed in any.
-pub(super) fn compare(
-    dirs: &[PathBuf],
-    baseline: &str,
-    candidate: &str,
-    threshold: f64,
-    across_boards: bool,
-) -> Result<bool> {
-    check_threshold(threshold)?;
+pub(super) fn compare(runs: &Runs, baseline: &str, candidate: &str, options: &CompareOptions) -> Result<bool> {
+    check_threshold(options.threshold)?;
     let mut regressed = false;
-    for dir in dirs {
-        if dirs.len() > 1 {
+    for dir in &runs.dirs {
+        if runs.dirs.len() > 1 {
             super::emit(&format!("== {}\n", dir.display()))?;
         }
-        regressed |= compare_one(dir, baseline, candidate, threshold, across_boards)?;
+        regressed |= compare_one(dir, baseline, candidate, runs.pin.as_ref(), options)?;
     }
     Ok(regressed)
 }
 
-fn compare_one(dir: &Path, baseline: &str, candidate: &str, threshold: f64, across_boards: bool) -> Result<bool> {
+fn compare_one(
+    dir: &Path,
+    baseline: &str,
+    candidate: &str,
+    pin: Option<&RunPin>,
+    options: &CompareOptions,
+) -> Result<bool> {
+    let (threshold, across_boards) = (options.threshold, options.across_boards);
+    let cand = ResultSet::read_pinned(&dir.join(candidate), pin)?;
     let base = ResultSet::read(&dir.join(baseline))?;
-    let cand = ResultSet::read(&dir.join(candidate))?;
     let comparison = if across_boards {
         energy_harness::unstable::report::compare_across_boards(&base, &cand, threshold)?
     } else {
         compare_sets(&base, &cand, threshold)?
     };
+    comparison.check_missing(&base, &cand, &options.removed)?;
     let mut out = String::new();
     let what = if across_boards { "dynamic energy per launch" } else { "energy per launch" };
     let _ =
@@ -169,7 +191,7 @@ fn compare_one(dir: &Path, baseline: &str, candidate: &str, threshold: f64, acro
         let _ = writeln!(
             out,
             "  {:<40} {} → {}  {:+.2} % [{:+.2}, {:+.2}]  {label}",
-            c.id,
+            visible(&c.id),
             format_si(c.baseline_j.mean, "J", 4),
             format_si(c.candidate_j.mean, "J", 4),
             c.change_pct,
@@ -181,10 +203,18 @@ fn compare_one(dir: &Path, baseline: &str, candidate: &str, threshold: f64, acro
         }
     }
     for id in &comparison.added {
-        let _ = writeln!(out, "  {id:<40} new in {candidate}");
+        let _ = writeln!(out, "  {:<40} new in {candidate}", visible(id));
     }
     for id in &comparison.removed {
-        let _ = writeln!(out, "  {id:<40} only in {baseline}");
+        let _ = writeln!(out, "  {:<40} removed on purpose (--removed): only in {baseline}", visible(id));
+    }
+    for id in options.removed.iter().filter(|id| !comparison.removed.contains(id)) {
+        let why = if cand.results.contains_key(id) {
+            format!("{candidate} still has it: compared as usual")
+        } else {
+            format!("not in {baseline}: nothing to excuse")
+        };
+        let _ = writeln!(out, "  {:<40} note: --removed, but {why}", visible(id));
     }
     let regressions = comparison.regressions();
     if regressions.is_empty() {

@@ -1,7 +1,9 @@
 //! Bench runs on the simulated GPU in child processes: a run saved as a baseline and
 //! compared, SIGINT at several moments of a run (no mixed or partial result is ever
-//! accepted by `report` or `compare`), a failing run, `ENERGY_REQUIRE_GPU=1`, and an
-//! output directory that cannot be written (docs/RELIABILITY.md).
+//! accepted by `report` or `compare`), a failing run, `ENERGY_REQUIRE_GPU=1`, an output
+//! directory that cannot be written, and runs of three bench targets: one crashing at
+//! start, SIGKILL at random points (each refused by `compare`, the next run starting at
+//! once; `KILL_TRIALS`, `KILL_SEED`) (docs/RELIABILITY.md).
 //!
 //! This test has its own `main` (`harness = false`): the child is this same binary with
 //! `BENCH_RUNS_CHILD=1`, and it takes criterion's options (`--save-baseline`), which
@@ -52,7 +54,12 @@ fn run_child(target: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
 }
 
 fn cargo_energy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).env("ENERGY_DEVICE", "sim").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_cargo-energy"))
+        .args(args)
+        .env("ENERGY_DEVICE", "sim")
+        .env_remove("ENERGY_RUN_ID")
+        .output()
+        .unwrap()
 }
 
 fn text(o: &Output) -> String {
@@ -173,7 +180,231 @@ fn a_baseline_has_its_own_ops_not_the_kernels() {
     assert!(md.contains("/op ±") && md.contains("vs `with_base/baseline (simulated)`"), "{md}");
 }
 
+// ---------------------------------------------------------------------------------------
+// Several bench targets, as `cargo bench` runs them: hard links of this binary named as
+// cargo names bench binaries (`alpha-<16 hex>`), so each records itself as `alpha` in the
+// run, run in turn by a shell that stops at the first failure, as cargo does. The shell is
+// their parent, so they share one run as the binaries of one `cargo bench` do.
+
+/// What a multi-target child does, by its target name: `crash` panics before it starts
+/// the run (its manifest entry is missing), `abort` aborts right after (its entry stays
+/// `running`); any other name measures one simulated benchmark of that name.
+fn multi_target_child() -> ! {
+    use energy_harness::unstable::report::{current_target_name, energy_dir, Invocation, RunWriter};
+    let target = current_target_name();
+    match target.as_str() {
+        "crash" => panic!("crash: the bench target dies at start"),
+        "abort" => {
+            let _run = RunWriter::begin(&energy_dir().join("new"), &target, &Invocation::current()).unwrap();
+            std::process::abort();
+        }
+        _ => {}
+    }
+    let options = MeasureOptions { windows: Some(10), ..MeasureOptions::DEFAULT };
+    let spec = BenchSpec::new(&target, file!(), line!()).sim(0.01, 300.0).options(options).without_time_bench();
+    let collected = run_collect(vec![spec], &RunSettings::default(), |_| {});
+    std::process::exit(if collected.failures > 0 { 1 } else { 0 });
+}
+
+/// The bench targets `names` under `dir`.
+fn bench_targets(dir: &Path, names: &[&str]) -> Vec<std::path::PathBuf> {
+    let exe = std::env::current_exe().unwrap();
+    names
+        .iter()
+        .map(|name| {
+            let path = dir.join(format!("{name}-0123456789abcdef"));
+            if std::fs::hard_link(&exe, &path).is_err() {
+                std::fs::copy(&exe, &path).unwrap();
+            }
+            path
+        })
+        .collect()
+}
+
+/// `cargo bench` over `targets` (with `args` for each): a shell in its own process group
+/// that runs them in turn and stops at the first that fails.
+fn run_targets(target_dir: &Path, targets: &[std::path::PathBuf], args: &str, env: &[(&str, &str)]) -> Child {
+    use std::os::unix::process::CommandExt;
+    let script: Vec<String> = targets.iter().map(|t| format!("'{}' --bench {args}", t.display())).collect();
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(script.join(" && ")).process_group(0);
+    cmd.env("BENCH_RUNS_CHILD", "1").env("BENCH_RUNS_MULTI", "1").env("CARGO_TARGET_DIR", target_dir);
+    cmd.env("ENERGY_DEVICE", "sim").env_remove("ENERGY_REQUIRE_GPU").env_remove("ENERGY_RUN_ID");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap()
+}
+
+fn energy_args<'a>(target: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["compare", "--baseline", "main", "--dir", target.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// A fresh target directory holding `main`, a complete run of alpha, beta and gamma.
+fn with_a_baseline(links: &Path) -> (tempfile::TempDir, Vec<std::path::PathBuf>) {
+    let target = tempfile::tempdir().unwrap();
+    let targets = bench_targets(links, &["alpha", "beta", "gamma"]);
+    let status = run_targets(target.path(), &targets, "--save-baseline main", &[]).wait().unwrap();
+    assert!(status.success(), "the baseline run failed");
+    let main = RunManifest::read(&target.path().join("energy/main")).unwrap();
+    let names: Vec<&str> = main.targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["alpha", "beta", "gamma"], "three targets, one run");
+    (target, targets)
+}
+
+fn a_bench_target_that_crashes_at_start_leaves_a_run_compare_refuses() {
+    let links = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let (target, targets) = with_a_baseline(links.path());
+    let energy = target.path().join("energy");
+    let out = cargo_energy(&energy_args(&energy, &[]));
+    assert_eq!(out.status.code(), Some(0), "the complete run compares: {}", text(&out));
+    // `cargo bench --bench alpha --bench crash --bench beta`: crash panics before its run
+    // starts, cargo stops; the run holds alpha's result only, and is complete as written.
+    let crash = bench_targets(links.path(), &["crash"]).remove(0);
+    let status = run_targets(target.path(), &[targets[0].clone(), crash, targets[1].clone()], "", &[]).wait().unwrap();
+    assert_eq!(status.code(), Some(101), "a panic at start");
+    let out = cargo_energy(&energy_args(&energy, &[]));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("lacks 2 benchmark(s) of the baseline `main`"), "{t}");
+    assert!(t.contains("(bench targets of `main`: alpha, beta, gamma; of `new`: alpha)"), "{t}");
+    println!(
+        "  crash at start: compare exit 2: {}",
+        t.lines().next().unwrap_or("").chars().take(160).collect::<String>()
+    );
+    // The same target crashing after its run began: its entry stays `running`.
+    let abort = bench_targets(links.path(), &["abort"]).remove(0);
+    let status = run_targets(target.path(), &[targets[0].clone(), abort, targets[1].clone()], "", &[]).wait().unwrap();
+    assert!(!status.success());
+    let out = cargo_energy(&energy_args(&energy, &[]));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("bench target `abort`") && t.contains("never finished"), "{t}");
+}
+
+/// xorshift64*, seeded from the clock (printed; `KILL_SEED` replays a sequence).
+struct Rng(u64);
+
+impl Rng {
+    fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn sigkill_at_random_points_across_bench_targets_never_passes_and_never_blocks() {
+    let links = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let (target, targets) = with_a_baseline(links.path());
+    let energy = target.path().join("energy");
+    let seed = std::env::var("KILL_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
+    });
+    let mut rng = Rng(seed);
+    // A whole run, pinned as the README's CI recipe pins it.
+    let start = Instant::now();
+    assert!(run_targets(target.path(), &targets, "", &[("ENERGY_RUN_ID", "whole")]).wait().unwrap().success());
+    let full_run_s = start.elapsed().as_secs_f64();
+    let out = cargo_energy(&energy_args(&energy, &["--run-id", "whole"]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    println!("  seed {seed} (KILL_SEED replays it), a whole run of 3 bench targets: {full_run_s:.1} s");
+    let trials = std::env::var("KILL_TRIALS").ok().and_then(|v| v.parse().ok()).unwrap_or(6);
+    let (mut refused, mut finished) = (0, 0);
+    // Trial 0: the moment the first target has recorded its end (between two targets);
+    // the others at random points of a whole run.
+    for trial in 0..=trials {
+        let id = format!("kill-{trial}");
+        let at = if trial == 0 { f64::INFINITY } else { rng.unit() * full_run_s };
+        let spawned = Instant::now();
+        let mut child = run_targets(target.path(), &targets, "", &[("ENERGY_RUN_ID", &id)]);
+        // The run starts at once, whatever the previous kill left (a lock, a half-written
+        // manifest): its manifest names this trial's run within seconds, never after 30 s.
+        let mut started_s = None;
+        loop {
+            let now = spawned.elapsed().as_secs_f64();
+            let run = RunManifest::read(&energy.join("new")).ok().filter(|m| m.invocation.key == format!("env:{id}"));
+            if started_s.is_none() && run.is_some() {
+                started_s = Some(now);
+            }
+            let first_done =
+                run.is_some_and(|m| m.targets.first().is_some_and(|t| t.status == TargetStatus::Succeeded));
+            if now >= at || (trial == 0 && first_done) || now > 2.0 * full_run_s + 30.0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let at = spawned.elapsed().as_secs_f64();
+        let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
+        let status = child.wait().unwrap();
+        // Killed after the last target recorded its end but before the shell exited: a
+        // complete run, accepted whole.
+        let complete = RunManifest::read(&energy.join("new")).is_ok_and(|m| {
+            m.invocation.key == format!("env:{id}")
+                && m.targets.len() == targets.len()
+                && m.targets.iter().all(|t| t.status == TargetStatus::Succeeded)
+        });
+        let pinned = cargo_energy(&energy_args(&energy, &["--run-id", &id]));
+        let outcome = text(&pinned);
+        assert!(!outcome.contains("panicked"), "{outcome}");
+        if status.success() || complete {
+            finished += 1;
+            assert_eq!(pinned.status.code(), Some(0), "a finished run: {outcome}");
+        } else {
+            refused += 1;
+            assert_eq!(pinned.status.code(), Some(2), "SIGKILL at {at:.2} s: {outcome}");
+            assert!(
+                ["never finished", "lacks", "is not the run asked for", "no run manifest", "lists no bench target"]
+                    .iter()
+                    .any(|why| outcome.contains(why)),
+                "SIGKILL at {at:.2} s: {outcome}"
+            );
+            // Unpinned, the run is refused too, unless the kill came before this run
+            // began (the previous trial's run is then still `new`, refused or complete).
+            if let Some(s) = started_s {
+                let plain = cargo_energy(&energy_args(&energy, &[]));
+                assert_eq!(plain.status.code(), Some(2), "started at {s:.2} s, killed at {at:.2} s: {}", text(&plain));
+            }
+        }
+        // `report` refuses the same runs, except one that only lacks benchmarks: it has no
+        // baseline to miss them from.
+        if !outcome.contains("lacks") {
+            let report = cargo_energy(&["report", "--dir", energy.to_str().unwrap(), "--run-id", &id]);
+            assert_eq!(report.status.code(), pinned.status.code(), "report agrees: {}", text(&report));
+        }
+        if let Some(s) = started_s {
+            assert!(s < 10.0, "trial {trial}: the run started {s:.1} s after its spawn");
+        }
+        let reason: String = outcome.lines().next().unwrap_or("").chars().take(140).collect();
+        println!(
+            "  SIGKILL at {at:.2} s{} (run started after {}): compare exit {:?}: {reason}",
+            if trial == 0 { ", as the first target ended" } else { "" },
+            started_s.map_or("—".into(), |s| format!("{s:.2} s")),
+            pinned.status.code()
+        );
+    }
+    // After every kill, the next run starts at once and finishes.
+    let start = Instant::now();
+    assert!(run_targets(target.path(), &targets, "", &[("ENERGY_RUN_ID", "after")]).wait().unwrap().success());
+    let after_s = start.elapsed().as_secs_f64();
+    assert!(
+        after_s < full_run_s * 2.0 + 5.0,
+        "the run after the kills took {after_s:.1} s (a whole run: {full_run_s:.1} s)"
+    );
+    let out = cargo_energy(&energy_args(&energy, &["--run-id", "after"]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    println!(
+        "  {} kills: {refused} runs refused, {finished} finished before the signal; the next run took {after_s:.1} s",
+        trials + 1
+    );
+}
+
 fn main() {
+    if std::env::var_os("BENCH_RUNS_MULTI").is_some() {
+        multi_target_child();
+    }
     if std::env::var_os("BENCH_RUNS_CHILD").is_some() {
         let specs = if std::env::var_os("BENCH_RUNS_BASELINE").is_some() { baseline_specs() } else { child_specs() };
         let collected = run_collect(specs, &RunSettings::default(), |_| {});
@@ -183,7 +414,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let cases: [(&str, fn()); 5] = [
+    let cases: [(&str, fn()); 7] = [
         ("a_baseline_has_its_own_ops_not_the_kernels", a_baseline_has_its_own_ops_not_the_kernels),
         (
             "a_saved_baseline_compares_and_an_interrupted_run_never_passes",
@@ -192,6 +423,14 @@ fn main() {
         ("a_failing_run_is_recorded_as_failed", a_failing_run_is_recorded_as_failed),
         ("gpu_required_fails_a_simulated_run", gpu_required_fails_a_simulated_run),
         ("an_unwritable_output_directory_fails_the_run_clearly", an_unwritable_output_directory_fails_the_run_clearly),
+        (
+            "a_bench_target_that_crashes_at_start_leaves_a_run_compare_refuses",
+            a_bench_target_that_crashes_at_start_leaves_a_run_compare_refuses,
+        ),
+        (
+            "sigkill_at_random_points_across_bench_targets_never_passes_and_never_blocks",
+            sigkill_at_random_points_across_bench_targets_never_passes_and_never_blocks,
+        ),
     ];
     let mut failed = 0;
     for (name, case) in cases {

@@ -294,6 +294,89 @@ fn failed_interrupted_and_stale_runs_never_pass_compare() {
     expect(&compare_in(dir.path()), 2, "the runs under");
 }
 
+/// A complete run written by bench processes whose invocation is `key` (`env:ID` for
+/// `ENERGY_RUN_ID=ID`).
+fn write_run_as(dir: &Path, run: &str, results: &[Value], key: &str) -> PathBuf {
+    let w = RunWriter::begin(&dir.join(run), "saxpy", &Invocation { key: key.into() }).unwrap();
+    let device = ResultDevice { name: "H100".into(), uuid: "GPU-aaaa".into(), driver: None, simulated: false };
+    for r in results {
+        let id = r["id"].as_str().unwrap();
+        let json = serde_json::to_string_pretty(r).unwrap();
+        w.commit(id, &id.replace('/', "_"), &device, [json.as_bytes(), b"# energy-trace v1\n", b"<svg/>"]).unwrap();
+    }
+    w.finish(0).unwrap();
+    dir.join(run)
+}
+
+#[test]
+fn a_partial_run_fails_compare_unless_the_benchmark_was_removed_on_purpose() {
+    let dir = tempfile::tempdir().unwrap();
+    let both = [result("a/energy", 1.0), result("b/energy", 1.0)];
+    write_run(dir.path(), "main", &both, Some(0));
+    // `cargo bench --bench a --bench crash --bench b`: crash dies at start, cargo stops,
+    // the run holds a's results only, complete. It was "b/energy only in main", exit 0.
+    write_run(dir.path(), "new", &[result("a/energy", 1.0)], Some(0));
+    let out = compare_in(dir.path());
+    expect(&out, 2, "lacks 1 benchmark(s) of the baseline `main`: b/energy");
+    expect(&out, 2, "(bench targets of `main`: synthetic; of `new`: synthetic)");
+    expect(&out, 2, "--removed 'b/energy'");
+    assert!(!text(&out).contains("no energy regression"), "{}", text(&out));
+    // Removed on purpose: compared, the removal listed.
+    let d = dir.path().to_str().unwrap();
+    let ok = cargo_energy(&["compare", "--baseline", "main", "--dir", d, "--removed", "b/energy"]);
+    expect(&ok, 0, "b/energy                                 removed on purpose (--removed): only in main");
+    // A --removed that names nothing missing excuses nothing: b is still required.
+    let typo = cargo_energy(&["compare", "--baseline", "main", "--dir", d, "--removed", "b"]);
+    expect(&typo, 2, "lacks 1 benchmark(s)");
+    // Across boards, the same rule.
+    let across = cargo_energy(&["compare", "--baseline", "main", "--dir", d, "--across-boards"]);
+    expect(&across, 2, "lacks 1 benchmark(s)");
+}
+
+#[test]
+fn a_pinned_compare_refuses_every_run_but_its_own() {
+    let results = [result("a/energy", 1.0)];
+    let compare_pinned = |dir: &Path, extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec!["compare", "--baseline", "main", "--dir", dir.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        cargo_energy_in(Path::new("."), &args, env)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    write_run_as(dir.path(), "main", &results, "env:push-7");
+    // This job's own run: accepted, by the flag or by ENERGY_RUN_ID in the environment.
+    write_run_as(dir.path(), "new", &results, "env:job-a");
+    expect(&compare_pinned(dir.path(), &["--run-id", "job-a"], &[]), 0, "no energy regression");
+    expect(&compare_pinned(dir.path(), &[], &[("ENERGY_RUN_ID", "job-a")]), 0, "no energy regression");
+    // Another job's run (job B's `cargo bench` ran between A's bench and A's compare).
+    write_run_as(dir.path(), "new", &results, "env:job-b");
+    let out = compare_pinned(dir.path(), &["--run-id", "job-a"], &[]);
+    expect(&out, 2, "is not the run asked for: it was written with ENERGY_RUN_ID=job-b");
+    expect(&out, 2, "--run-id asks for ENERGY_RUN_ID=job-a");
+    expect(&out, 2, "Set ENERGY_RUN_ID=job-a for this job's `cargo bench`");
+    // A stale complete run, left when this job's bench could not start its own (a
+    // read-only target/energy: exit 1), the id taken from the job's environment.
+    write_run_as(dir.path(), "new", &results, "cargo:4242@17");
+    let out = compare_pinned(dir.path(), &[], &[("ENERGY_RUN_ID", "job-a")]);
+    expect(&out, 2, "written by a `cargo bench` without ENERGY_RUN_ID (invocation `cargo:4242@17`, started");
+    expect(&out, 2, "ENERGY_RUN_ID (set in this environment; unset it to compare any run) asks for");
+    // A complete `new/` copied in from another target directory.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let copied = write_run_as(elsewhere.path(), "new", &results, "env:laptop");
+    std::fs::remove_dir_all(dir.path().join("new")).unwrap();
+    std::fs::create_dir_all(dir.path().join("new")).unwrap();
+    for entry in std::fs::read_dir(&copied).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.path().join("new").join(entry.file_name())).unwrap();
+    }
+    expect(&compare_pinned(dir.path(), &["--run-id", "job-a"], &[]), 2, "written with ENERGY_RUN_ID=laptop");
+    // Without a pin the copy is a complete run and compares; `report` pins the same way.
+    expect(&compare_pinned(dir.path(), &[], &[("ENERGY_RUN_ID", "")]), 0, "no energy regression");
+    let report =
+        cargo_energy_in(Path::new("."), &["report", "--dir", dir.path().to_str().unwrap(), "--run-id", "job-a"], &[]);
+    expect(&report, 2, "is not the run asked for");
+    expect(&compare_pinned(dir.path(), &["--run-id", " "], &[]), 2, "--run-id is empty");
+}
+
 #[test]
 fn report_and_compare_find_the_runs_the_benches_wrote() {
     // A workspace with a member: benches run in the member's folder, cargo energy at the

@@ -48,7 +48,7 @@ fn write_set(dir: &Path, run: &str, results: &[Value]) {
 }
 
 fn cargo_energy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).env_remove("ENERGY_RUN_ID").output().unwrap()
 }
 
 fn compare(dir: &Path, extra: &[&str]) -> Output {
@@ -86,7 +86,12 @@ fn no_regression_exits_0_and_reports_every_change() {
             result("fresh/energy", 2.0, GPU, false),
         ],
     );
-    let out = compare(dir.path(), &[]);
+    // `gone/energy` is missing from the candidate: a failure, unless removed on purpose.
+    let missing = compare(dir.path(), &[]);
+    assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
+    assert!(text(&missing).contains("lacks 1 benchmark(s) of the baseline `main`: gone/energy"), "{}", text(&missing));
+    assert!(text(&missing).contains("--removed 'gone/energy'"), "{}", text(&missing));
+    let out = compare(dir.path(), &["--removed", "gone/energy"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let t = text(&out);
     assert!(t.contains("no energy regression"), "{t}");
@@ -94,7 +99,7 @@ fn no_regression_exits_0_and_reports_every_change() {
     assert!(t.contains("improvement"), "{t}");
     assert!(t.contains("rise within threshold"), "{t}");
     assert!(t.contains("fresh/energy") && t.contains("new in new"), "{t}");
-    assert!(t.contains("gone/energy") && t.contains("only in main"), "{t}");
+    assert!(t.contains("gone/energy") && t.contains("removed on purpose (--removed): only in main"), "{t}");
 }
 
 #[test]
@@ -268,4 +273,45 @@ fn across_boards_compares_dynamic_energy_under_the_printed_rule() {
     let other_model = compare(dir.path(), &["--across-boards", "--candidate", "h200"]);
     assert_eq!(other_model.status.code(), Some(2), "{}", text(&other_model));
     assert!(text(&other_model).contains("different GPU models"), "{}", text(&other_model));
+}
+
+#[test]
+fn across_boards_refuses_impossible_dynamic_figures_with_exit_2() {
+    // Each case was exit 0 before: "−50100 % improvement", "+inf %", "[−inf, +inf]".
+    type Breaker = Box<dyn Fn(&mut Value, &mut Value)>;
+    let cases: [(&str, Breaker); 5] = [
+        (
+            "`k` dynamic_j: mean -0.001 is not positive",
+            Box::new(|b, _| b["dynamic_j"] = json!({"mean": -1e-3, "ci_low": -1.1e-3, "ci_high": -0.9e-3, "n": 10})),
+        ),
+        (
+            "`k` dynamic_j: mean 0 is not positive",
+            Box::new(|b, _| b["dynamic_j"] = json!({"mean": 0.0, "ci_low": 0.0, "ci_high": 0.0, "n": 10})),
+        ),
+        (
+            "is wider than non-negative observations",
+            Box::new(|_, c| c["dynamic_j"] = json!({"mean": 0.5, "ci_low": -1e308, "ci_high": 1e308, "n": 10})),
+        ),
+        (
+            "is not a finite positive ratio",
+            Box::new(|_, c| {
+                c["energy_j"] = estimate(1e308, 0.002);
+                c["power_w"] = estimate(1e308, 0.002);
+                c["dynamic_j"] = estimate(0.9e308, 0.002);
+            }),
+        ),
+        ("is above the total energy", Box::new(|_, c| c["dynamic_j"] = estimate(1.5, 0.002))),
+    ];
+    for (needle, break_it) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut base, mut cand) = (result("k", 1.0, "GPU-aaaa", false), result("k", 1.0, "GPU-bbbb", false));
+        break_it(&mut base, &mut cand);
+        write_set(dir.path(), "main", &[base]);
+        write_set(dir.path(), "new", &[cand]);
+        let out = compare(dir.path(), &["--across-boards"]);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{needle}: {t}");
+        assert!(t.contains(needle), "expected `{needle}` in: {t}");
+        assert!(!t.contains("inf") && !t.contains("improvement") && !t.contains("no energy regression"), "{t}");
+    }
 }

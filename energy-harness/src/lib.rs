@@ -211,11 +211,14 @@ pub mod unstable {
     /// Runs, reports and comparisons of result files.
     pub mod report {
         pub use crate::report::compare::{
-            change, compare, compare_across_boards, ResultSet, Verdict, ACROSS_BOARDS_MIN_THRESHOLD_PCT,
+            change, check_comparable_figure, compare, compare_across_boards, Figure, ResultSet, Verdict,
+            ACROSS_BOARDS_MIN_THRESHOLD_PCT,
         };
         pub use crate::report::escape;
         pub use crate::report::run::MANIFEST_FILE;
-        pub use crate::report::run::{content_hash, Invocation, RunManifest, RunWriter, TargetStatus, RUN_SCHEMA};
+        pub use crate::report::run::{
+            content_hash, current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
+        };
         pub use crate::report::svg::power_plot;
         pub use crate::report::table::{
             bmf, bmf_on, github_action_benchmark, github_action_benchmark_on, render, Format,

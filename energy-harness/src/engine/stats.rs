@@ -29,7 +29,7 @@ impl Estimate {
     pub fn with_implied_std_dev(mut self) -> Estimate {
         if self.std_dev.is_nan() {
             self.std_dev = if self.n >= 2 {
-                0.5 * (self.ci_high - self.ci_low) * (self.n as f64).sqrt() / student_t_975(self.n - 1)
+                (0.5 * self.ci_high - 0.5 * self.ci_low) / student_t_975(self.n - 1) * (self.n as f64).sqrt()
             } else {
                 0.0
             };
@@ -61,11 +61,13 @@ impl Estimate {
         }
         // Observations that are all ≥ 0 have a standard deviation of at most mean·√n, so
         // the interval's half-width is at most t·mean: anything wider is not a measurement.
+        // Compared relative to the mean, so that figures near f64::MAX cannot overflow the
+        // bound into infinity and pass.
         if positive {
             let bound = 1.0 + 1e-9;
-            let half = 0.5 * (self.ci_high - self.ci_low);
-            if half > student_t_975(self.n - 1) * self.mean * bound
-                || self.std_dev > self.mean * (self.n as f64).sqrt() * bound
+            let half = 0.5 * self.ci_high - 0.5 * self.ci_low;
+            if !(half / self.mean <= student_t_975(self.n - 1) * bound
+                && self.std_dev / self.mean <= (self.n as f64).sqrt() * bound)
             {
                 return Err(format!(
                     "the interval [{}, {}] (standard deviation {}) is wider than non-negative observations with mean {} allow",
@@ -112,7 +114,7 @@ impl Estimate {
         if self.mean == 0.0 {
             f64::INFINITY
         } else {
-            0.5 * (self.ci_high - self.ci_low) / self.mean.abs()
+            (0.5 * self.ci_high - 0.5 * self.ci_low) / self.mean.abs()
         }
     }
 
@@ -346,6 +348,21 @@ mod tests {
         let half = 2.776 * sd / 5f64.sqrt();
         assert!((e.ci_high - 11.0 - half).abs() < 1e-12);
         assert!((e.cv() - sd / 11.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_width_check_holds_near_the_largest_float() {
+        let e = |mean: f64, ci_low: f64, ci_high: f64| Estimate { mean, ci_low, ci_high, n: 10, std_dev: mean * 0.01 };
+        // [−MAX, MAX]: its width overflows to inf when subtracted; the half-width does not.
+        let widest = e(1e308, -f64::MAX, f64::MAX);
+        assert!(widest.validate(true).is_ok(), "1.8 × the mean, within t(9) = 2.262");
+        assert!((widest.relative_half_width() - f64::MAX / 1e308).abs() < 1e-12, "{}", widest.relative_half_width());
+        let too_wide = e(5e307, -f64::MAX, f64::MAX);
+        assert!(too_wide.validate(true).unwrap_err().contains("wider than non-negative observations"), "{too_wide:?}");
+        let spread = Estimate { std_dev: f64::MAX, ..e(1e307, 0.99e307, 1.01e307) };
+        assert!(spread.validate(true).is_err());
+        // A tiny positive mean with an ordinary interval: far too wide, refused.
+        assert!(e(1e-320, 0.0, 1.0).validate(true).is_err());
     }
 
     #[test]

@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::run::RunManifest;
+use super::run::{RunManifest, RunPin};
 use super::ResultFile;
 use crate::engine::stats::{student_t_975, Estimate};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{echo, Error, ErrorKind, Result};
 
 /// The results of one run, by benchmark id.
 #[derive(Clone, Debug)]
@@ -34,7 +34,16 @@ impl ResultSet {
     /// incomplete or failed run, a stray or altered file, a corrupt result, a foreign
     /// schema, two results with one id, or no result at all.
     pub fn read(dir: &Path) -> Result<ResultSet> {
+        ResultSet::read_pinned(dir, None)
+    }
+
+    /// [`ResultSet::read`], after checking that the run is the one `pin` names
+    /// ([`RunManifest::check_pin`]) when given.
+    pub fn read_pinned(dir: &Path, pin: Option<&RunPin>) -> Result<ResultSet> {
         let manifest = RunManifest::read(dir)?;
+        if let Some(pin) = pin {
+            manifest.check_pin(dir, pin)?;
+        }
         let paths = manifest.check(dir)?;
         let mut results = BTreeMap::new();
         for path in paths {
@@ -68,7 +77,7 @@ impl ResultSet {
             .map(|r| (self.dir.as_path(), r))
             .chain(other.results.values().map(|r| (other.dir.as_path(), r)))
             .collect();
-        let (first_dir, first) = all[0];
+        let Some(&(first_dir, first)) = all.first() else { return Ok(()) };
         for (dir, r) in &all[1..] {
             if r.device.simulated != first.device.simulated {
                 return Err(Error::new(
@@ -168,18 +177,86 @@ fn standard_error(e: &Estimate) -> f64 {
     if e.n < 2 {
         return f64::INFINITY;
     }
-    0.5 * (e.ci_high - e.ci_low) / student_t_975(e.n - 1)
+    // Halved before subtracting: an interval of ±1e308 has a finite half-width.
+    (0.5 * e.ci_high - 0.5 * e.ci_low) / student_t_975(e.n - 1)
 }
 
-/// The change from `baseline` to `candidate`, judged against `threshold_pct`.
-pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct: f64) -> Change {
+/// The figure of each result that a comparison takes the relative change of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    /// Energy per launch (`energy_j`): [`compare`], one GPU.
+    Energy,
+    /// Dynamic energy per launch above active idle (`dynamic_j`): [`compare_across_boards`].
+    Dynamic,
+}
+
+impl Figure {
+    /// The field's name in a result file.
+    pub fn field(self) -> &'static str {
+        match self {
+            Figure::Energy => "energy_j",
+            Figure::Dynamic => "dynamic_j",
+        }
+    }
+
+    /// The figure of `result`.
+    pub fn of(self, result: &ResultFile) -> &Estimate {
+        match self {
+            Figure::Energy => &result.energy_j,
+            Figure::Dynamic => &result.dynamic_j,
+        }
+    }
+}
+
+/// The one check of a result before any comparison (every mode) takes the relative change
+/// of its `figure`: every figure as on read ([`ResultFile::validate`]), and the compared
+/// one as the total energy is checked: two windows or more, finite, a positive mean, an
+/// interval that holds it and is no wider than non-negative observations allow. A
+/// non-positive dynamic energy (a kernel that draws no more than active idle) has no
+/// relative change: it is refused, never turned into "−50100 %" or "+inf %".
+pub fn check_comparable_figure(dir: &Path, result: &ResultFile, figure: Figure) -> Result<()> {
+    let refuse = |problem: String| {
+        let hint = match figure {
+            Figure::Energy => "the result file is corrupt: run `cargo bench` again",
+            Figure::Dynamic => "across boards the dynamic energy (above active idle) is compared as a relative change, which needs a positive figure with a bounded interval in both runs; a kernel that draws no more than idle has none: compare its total energy on one board (without --across-boards)",
+        };
+        Err(Error::new(ErrorKind::InvalidInput, format!("`{}`: {problem}: {hint}", dir.display())))
+    };
+    if let Err(problem) = result.validate() {
+        return refuse(problem);
+    }
+    if let Err(problem) = figure.of(result).validate(true) {
+        return refuse(format!("`{}` {}: {problem}", echo(&result.id), figure.field()));
+    }
+    Ok(())
+}
+
+/// The change from `baseline` to `candidate`, judged against `threshold_pct`. Both must
+/// have passed [`check_comparable_figure`]; a change that is still not a finite number
+/// (1e300 J against 1e-10 J) is an error, never `+inf %`. The lower end of the interval
+/// stops at −100 % (no energy): a ratio of two positive figures is never negative.
+pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct: f64) -> Result<Change> {
     let ratio = candidate.mean / baseline.mean;
     let rel_se = ((standard_error(candidate) / candidate.mean).powi(2)
         + (standard_error(baseline) / baseline.mean).powi(2))
     .sqrt();
     let df = candidate.n.min(baseline.n).saturating_sub(1);
     let half = student_t_975(df) * rel_se * ratio;
-    let (change, low, high) = ((ratio - 1.0) * 100.0, (ratio - half - 1.0) * 100.0, (ratio + half - 1.0) * 100.0);
+    let (change, low, high) =
+        ((ratio - 1.0) * 100.0, ((ratio - half - 1.0) * 100.0).max(-100.0), (ratio + half - 1.0) * 100.0);
+    if !(change.is_finite() && low.is_finite() && high.is_finite() && ratio > 0.0) {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "`{}`: the change from {:.4e} J (± {:.4e}) to {:.4e} J (± {:.4e}) is not a finite positive ratio: one of the figures is corrupt; nothing is compared",
+                echo(id),
+                baseline.mean,
+                0.5 * baseline.ci_high - 0.5 * baseline.ci_low,
+                candidate.mean,
+                0.5 * candidate.ci_high - 0.5 * candidate.ci_low
+            ),
+        ));
+    }
     let verdict = if low > 0.0 && change > threshold_pct {
         Verdict::Regression
     } else if low > 0.0 {
@@ -189,7 +266,7 @@ pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct
     } else {
         Verdict::NotSignificant
     };
-    Change {
+    Ok(Change {
         id: id.to_string(),
         baseline_j: *baseline,
         candidate_j: *candidate,
@@ -199,7 +276,7 @@ pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct
         verdict,
         temperature_c: (None, None),
         temperature_note: None,
-    }
+    })
 }
 
 /// The comparison of two runs.
@@ -214,7 +291,8 @@ pub struct Comparison {
     pub changes: Vec<Change>,
     /// Benchmarks only in the candidate.
     pub added: Vec<String>,
-    /// Benchmarks only in the baseline.
+    /// Benchmarks only in the baseline: a failure unless each was removed on purpose
+    /// ([`Comparison::check_missing`]).
     pub removed: Vec<String>,
 }
 
@@ -223,29 +301,84 @@ impl Comparison {
     pub fn regressions(&self) -> Vec<&Change> {
         self.changes.iter().filter(|c| c.verdict == Verdict::Regression).collect()
     }
+
+    /// Refuses a candidate that lacks a benchmark of the baseline, unless it is among
+    /// `removed_on_purpose`: a benchmark that vanished (its bench target crashed at start,
+    /// the run was interrupted between two targets, a filter left it out) is not a pass.
+    /// The error names what is missing, the bench targets of both runs (from their
+    /// manifests) and the flag that declares a removal.
+    pub fn check_missing(
+        &self,
+        baseline: &ResultSet,
+        candidate: &ResultSet,
+        removed_on_purpose: &[String],
+    ) -> Result<()> {
+        let missing: Vec<&str> =
+            self.removed.iter().map(String::as_str).filter(|id| !removed_on_purpose.iter().any(|r| r == id)).collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        const SHOWN: usize = 10;
+        let list = |ids: &[&str], sep: &str, each: &dyn Fn(&str) -> String| {
+            let mut text = ids.iter().take(SHOWN).map(|id| each(id)).collect::<Vec<_>>().join(sep);
+            if ids.len() > SHOWN {
+                text.push_str(&format!(" … ({} more)", ids.len() - SHOWN));
+            }
+            text
+        };
+        let run_name = |set: &ResultSet| {
+            set.dir.file_name().map_or_else(|| set.dir.display().to_string(), |n| n.to_string_lossy().into_owned())
+        };
+        let targets = |set: &ResultSet| {
+            RunManifest::read(&set.dir).ok().map(|m| {
+                let names: Vec<String> = m.targets.iter().map(|t| echo(&t.name)).collect();
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            })
+        };
+        let targets_note = match (targets(baseline), targets(candidate)) {
+            (Some(b), Some(c)) => {
+                format!(" (bench targets of `{}`: {b}; of `{}`: {c})", run_name(baseline), run_name(candidate))
+            }
+            _ => String::new(),
+        };
+        Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "run `{}` in `{}` lacks {} benchmark(s) of the baseline `{}`: {}{targets_note}. A benchmark that vanished is not a pass: its bench target crashed at start, the run was interrupted between two bench targets, or a filter left it out. Run every bench target again; if a benchmark was removed on purpose, say so: {}",
+                run_name(candidate),
+                candidate.dir.display(),
+                missing.len(),
+                run_name(baseline),
+                list(&missing, ", ", &|id| echo(id)),
+                list(&missing, " ", &|id| format!("--removed '{}'", echo(id).replace('\'', "'\\''")))
+            ),
+        ))
+    }
 }
 
 /// Compares two result sets (after [`ResultSet::check_comparable`]). Errors when they share
 /// no benchmark.
 pub fn compare(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64) -> Result<Comparison> {
     baseline.check_comparable(candidate)?;
-    pair(baseline, candidate, threshold_pct, |r| &r.energy_j)
+    pair(baseline, candidate, threshold_pct, Figure::Energy)
 }
 
-/// The changes of every benchmark in both sets, on the figure `of` picks, and what is in
-/// one set only; an error when they have none in common.
-fn pair(
-    baseline: &ResultSet,
-    candidate: &ResultSet,
-    threshold_pct: f64,
-    of: fn(&ResultFile) -> &Estimate,
-) -> Result<Comparison> {
+/// The changes of every benchmark in both sets, on `figure` (each result checked by
+/// [`check_comparable_figure`], whatever the mode), and what is in one set only; an error
+/// when they have none in common.
+fn pair(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64, figure: Figure) -> Result<Comparison> {
     let mut changes = Vec::new();
     let mut removed = Vec::new();
     for (id, base) in &baseline.results {
         match candidate.results.get(id) {
             Some(cand) => {
-                let mut c = change(id, of(base), of(cand), threshold_pct);
+                check_comparable_figure(&baseline.dir, base, figure)?;
+                check_comparable_figure(&candidate.dir, cand, figure)?;
+                let mut c = change(id, figure.of(base), figure.of(cand), threshold_pct)?;
                 c.temperature_c = (mean_temperature(base), mean_temperature(cand));
                 c.temperature_note = temperature_note(c.temperature_c.0, c.temperature_c.1);
                 changes.push(c);
@@ -282,7 +415,7 @@ pub const ACROSS_BOARDS_MIN_THRESHOLD_PCT: f64 = 15.0;
 /// simulated against measured, are refused.
 pub fn compare_across_boards(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64) -> Result<Comparison> {
     let all: Vec<&ResultFile> = baseline.results.values().chain(candidate.results.values()).collect();
-    let first = all[0];
+    let Some(&first) = all.first() else { return pair(baseline, candidate, threshold_pct, Figure::Dynamic) };
     for r in &all[1..] {
         if r.device.simulated != first.device.simulated {
             return Err(Error::new(
@@ -315,7 +448,7 @@ pub fn compare_across_boards(baseline: &ResultSet, candidate: &ResultSet, thresh
         boards(baseline),
         boards(candidate)
     );
-    let mut comparison = pair(baseline, candidate, threshold, |r| &r.dynamic_j)?;
+    let mut comparison = pair(baseline, candidate, threshold, Figure::Dynamic)?;
     comparison.rule = Some(rule);
     Ok(comparison)
 }
@@ -330,13 +463,89 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_rule() {
-        assert_eq!(change("a", &est(1.0, 0.002), &est(1.10, 0.002), 5.0).verdict, Verdict::Regression);
-        assert_eq!(change("a", &est(1.0, 0.002), &est(1.03, 0.002), 5.0).verdict, Verdict::WithinThreshold);
-        assert_eq!(change("a", &est(1.0, 0.002), &est(0.95, 0.002), 5.0).verdict, Verdict::Improvement);
-        assert_eq!(change("a", &est(1.0, 0.05), &est(1.06, 0.05), 5.0).verdict, Verdict::NotSignificant);
-        let c = change("a", &est(1.0, 0.002), &est(1.10, 0.002), 5.0);
+        let verdict = |b: Estimate, c: Estimate| change("a", &b, &c, 5.0).unwrap().verdict;
+        assert_eq!(verdict(est(1.0, 0.002), est(1.10, 0.002)), Verdict::Regression);
+        assert_eq!(verdict(est(1.0, 0.002), est(1.03, 0.002)), Verdict::WithinThreshold);
+        assert_eq!(verdict(est(1.0, 0.002), est(0.95, 0.002)), Verdict::Improvement);
+        assert_eq!(verdict(est(1.0, 0.05), est(1.06, 0.05)), Verdict::NotSignificant);
+        let c = change("a", &est(1.0, 0.002), &est(1.10, 0.002), 5.0).unwrap();
         assert!((c.change_pct - 10.0).abs() < 1e-9);
         assert!(c.change_low_pct < 10.0 && c.change_high_pct > 10.0);
+    }
+
+    /// A result on board `uuid` with energy 1 J per launch and the dynamic energy given.
+    fn result(uuid: &str, dynamic: Estimate) -> ResultFile {
+        let e = |mean: f64| serde_json::json!({"mean": mean, "ci_low": mean * 0.99, "ci_high": mean * 1.01, "n": 10, "std_dev": mean * 0.01});
+        let text = serde_json::json!({
+            "schema": "energy-result/1", "id": "k",
+            "device": {"name": "H100", "uuid": uuid, "driver": null, "simulated": false},
+            "energy_j": e(1.0), "dynamic_j": dynamic, "time_s": e(1e-3), "power_w": e(1e3), "idle_w": 100.0,
+            "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1}, "launches": 100,
+            "warnings": [], "timestamp": "2026-11-24T00:00:00Z"
+        })
+        .to_string();
+        ResultFile::parse(&text, Path::new("k.json")).unwrap()
+    }
+
+    fn set(dir: &str, r: ResultFile) -> ResultSet {
+        ResultSet { dir: PathBuf::from(dir), results: BTreeMap::from([(r.id.clone(), r)]) }
+    }
+
+    #[test]
+    fn across_boards_refuses_what_it_cannot_compare() {
+        let good = est(0.5, 0.005);
+        let across = |b: Estimate, c: Estimate| {
+            compare_across_boards(&set("main", result("GPU-a", b)), &set("new", result("GPU-b", c)), 5.0)
+        };
+        assert!(across(good, est(0.5, 0.005)).is_ok());
+        // −1 mJ → 500 mJ was "−50100 % improvement"; 0 → 500 mJ "+inf %".
+        for (b, c, needle) in [
+            (est(-1e-3, 1e-5), good, "dynamic_j: mean -0.001 is not positive"),
+            (Estimate { mean: 0.0, ci_low: 0.0, ci_high: 0.0, n: 10, std_dev: 0.0 }, good, "mean 0 is not positive"),
+            (good, est(-0.2, 0.001), "mean -0.2 is not positive"),
+            // An interval to 1e308 around 0.5 J was "+200 % [−inf, +inf]".
+            (good, Estimate { mean: 0.5, ci_low: -1e308, ci_high: 1e308, n: 10, std_dev: 0.01 }, "wider than"),
+            (good, Estimate { std_dev: 1e300, ..good }, "wider than"),
+        ] {
+            let err = across(b, c).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidInput);
+            assert!(err.message().contains(needle), "{needle}: {err}");
+            assert!(err.message().contains("without --across-boards"), "{err}");
+        }
+    }
+
+    #[test]
+    fn changes_that_overflow_are_refused_in_every_mode() {
+        // Both figures valid on their own, their ratio not a number: refused, never +inf %.
+        let huge = Estimate { mean: 1e300, ci_low: 0.99e300, ci_high: 1.01e300, n: 10, std_dev: 1e298 };
+        let tiny = est(1e-10, 1e-12);
+        let err = change("k", &tiny, &huge, 5.0).unwrap_err();
+        assert!(err.message().contains("is not a finite positive ratio"), "{err}");
+        // The widest finite interval near f64::MAX: its width overflowed to ±inf % before.
+        let widest = Estimate { mean: 1e308, ci_low: -f64::MAX, ci_high: f64::MAX, n: 10, std_dev: 1e306 };
+        let c = change("k", &widest, &widest, 5.0).unwrap();
+        assert!(c.change_high_pct.is_finite() && c.change_low_pct == -100.0, "{c:?}");
+        // A dynamic energy above the total is refused on read.
+        let e = |mean: f64| serde_json::json!({"mean": mean, "ci_low": mean * 0.99, "ci_high": mean * 1.01, "n": 10});
+        let mut v = serde_json::to_value(result("GPU-a", est(0.5, 0.005))).unwrap();
+        v["dynamic_j"] = e(1.5);
+        let err = ResultFile::parse(&v.to_string(), Path::new("k.json")).unwrap_err();
+        assert!(err.message().contains("is above the total energy 1"), "{err}");
+    }
+
+    #[test]
+    fn plain_and_across_boards_share_one_check() {
+        // The same broken energy figure (built in memory, past the reader) is refused by both.
+        let mut bad = result("GPU-a", est(0.5, 0.005));
+        bad.energy_j = Estimate { mean: -1.0, ci_low: -1.1, ci_high: -0.9, n: 10, std_dev: 0.1 };
+        let good = result("GPU-a", est(0.5, 0.005));
+        let plain = compare(&set("main", bad.clone()), &set("new", good.clone()), 5.0).unwrap_err();
+        let across = compare_across_boards(&set("main", bad), &set("new", good), 5.0).unwrap_err();
+        for err in [plain, across] {
+            assert!(err.message().contains("`k` energy_j: mean -1 is not positive"), "{err}");
+        }
+        let empty = ResultSet { dir: PathBuf::from("e"), results: BTreeMap::new() };
+        assert!(compare_across_boards(&empty, &empty, 5.0).unwrap_err().message().contains("no benchmark in common"));
     }
 
     #[test]

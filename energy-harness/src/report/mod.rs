@@ -214,15 +214,30 @@ impl ResultFile {
     /// Checks every figure: energy, time and power per launch positive with intervals
     /// that hold their means over at least two windows; dynamic and net energies finite
     /// with ordered intervals (they may be negative: a kernel below idle, a cheaper
-    /// variant); idle power finite and non-negative. The error names the field.
+    /// variant), a dynamic energy no larger than the total (idle power is never negative);
+    /// idle power finite and non-negative. The error names the field. A comparison checks
+    /// the figure it compares further ([`crate::report::compare::check_comparable_figure`]).
     pub fn validate(&self) -> std::result::Result<(), String> {
         let field = |name: &str, e: &Estimate, positive: bool| {
             e.validate(positive).map_err(|problem| format!("`{}` {name}: {problem}", echo(&self.id)))
+        };
+        let within_total = |name: &str, dynamic: &Estimate, total: &Estimate| {
+            if dynamic.mean <= total.mean + 1e-9 * total.mean.abs() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "`{}` {name}: mean {} is above the total energy {}: the energy above active idle cannot exceed the whole (idle power is never negative)",
+                    echo(&self.id),
+                    dynamic.mean,
+                    total.mean
+                ))
+            }
         };
         field("energy_j", &self.energy_j, true)?;
         field("time_s", &self.time_s, true)?;
         field("power_w", &self.power_w, true)?;
         field("dynamic_j", &self.dynamic_j, false)?;
+        within_total("dynamic_j", &self.dynamic_j, &self.energy_j)?;
         for unit in [&self.per_op, &self.per_byte].into_iter().flatten() {
             if !(unit.units_per_launch.is_finite() && unit.units_per_launch > 0.0) {
                 return Err(format!(
@@ -234,6 +249,7 @@ impl ResultFile {
             }
             field(&format!("per_{}.energy_j", unit.unit), &unit.energy_j, true)?;
             field(&format!("per_{}.dynamic_j", unit.unit), &unit.dynamic_j, false)?;
+            within_total(&format!("per_{}.dynamic_j", unit.unit), &unit.dynamic_j, &unit.energy_j)?;
         }
         if let Some(net) = &self.net {
             field("net.energy_j", &net.energy_j, false)?;

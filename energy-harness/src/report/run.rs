@@ -264,6 +264,48 @@ impl RunManifest {
     }
 }
 
+/// The run a reader must find: the one a CI job's own `cargo bench` wrote with
+/// `ENERGY_RUN_ID` set to [`RunPin::id`]. Another job's run, a stale one left when this
+/// job's bench could not start its own, or one copied in from elsewhere is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunPin {
+    /// The `ENERGY_RUN_ID` the run was written with.
+    pub id: String,
+    /// Where the id was given (`--run-id`, or `ENERGY_RUN_ID` in the environment), for
+    /// messages.
+    pub given_by: String,
+}
+
+impl RunManifest {
+    /// Checks that this run was written by the bench processes `pin` names (their
+    /// invocation is `ENERGY_RUN_ID=`[`RunPin::id`]); the error says whose run it is and
+    /// what to do.
+    pub fn check_pin(&self, dir: &Path, pin: &RunPin) -> Result<()> {
+        let id = pin.id.trim();
+        if self.invocation.key.strip_prefix("env:") == Some(id) {
+            return Ok(());
+        }
+        let whose = match self.invocation.key.strip_prefix("env:") {
+            Some(other) => format!("with ENERGY_RUN_ID={} (", echo(other)),
+            None => format!("by a `cargo bench` without ENERGY_RUN_ID (invocation `{}`, ", echo(&self.invocation.key)),
+        };
+        let targets: Vec<&str> = self.targets.iter().map(|t| t.name.as_str()).collect();
+        Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "run `{}` in `{}` is not the run asked for: it was written {whose}started {}, bench targets: {}), and {} asks for ENERGY_RUN_ID={}. It is another job's run, a run left from before this job's `cargo bench` (which did not start its own: see its output), or one copied in. Set ENERGY_RUN_ID={} for this job's `cargo bench`, run it, then compare",
+                self.name,
+                dir.display(),
+                echo(&self.started),
+                if targets.is_empty() { "none".to_string() } else { echo(&targets.join(", ")) },
+                pin.given_by,
+                echo(id),
+                echo(id)
+            ),
+        ))
+    }
+}
+
 /// The error for a run directory that does not exist, naming those that do.
 pub fn missing_run(dir: &Path) -> Error {
     let parent = dir.parent().unwrap_or(Path::new("."));
@@ -301,49 +343,96 @@ pub struct RunWriter {
     pid: u32,
 }
 
-/// Holds the run directory's lock file while alive.
-struct DirLock(PathBuf);
+/// How long a bench process waits for another that holds the run directory's lock (a
+/// live one holds it for the few milliseconds of a manifest update).
+const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// Holds the run directory's lock while alive: an OS lock (`flock`, exclusive) on
+/// `.run.lock`. The kernel releases it when the process ends, however it ends (SIGKILL
+/// included), so a killed bench never blocks the next run. The file itself stays: removing
+/// it while another process waits on it would let two processes lock two different files.
+struct DirLock {
+    _file: fs::File,
+    /// Without `flock` (not unix): the marker file this process created, removed on drop.
+    #[cfg(not(unix))]
+    marker: PathBuf,
+}
 
 impl DirLock {
-    /// Takes the lock, waiting up to 30 s; a lock older than 2 minutes is a crashed
-    /// process's and is broken.
+    /// Takes the lock, waiting up to [`LOCK_WAIT`] for a live holder.
     fn take(dir: &Path) -> Result<DirLock> {
+        DirLock::take_within(dir, LOCK_WAIT)
+    }
+
+    fn take_within(dir: &Path, wait: Duration) -> Result<DirLock> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the run directory", e))?;
         let path = dir.join(LOCK_FILE);
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + wait;
         loop {
-            match fs::OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(_) => return Ok(DirLock(path)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let stale = fs::metadata(&path)
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|t| t.elapsed().ok())
-                        .is_some_and(|age| age > Duration::from_secs(120));
-                    if stale {
-                        let _ = fs::remove_file(&path);
-                        continue;
-                    }
-                    if Instant::now() > deadline {
-                        return Err(Error::new(
-                            ErrorKind::Io,
-                            format!(
-                                "`{}` is locked by another bench process; if none runs, remove the lock file",
-                                path.display()
-                            ),
-                        ));
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
+            match DirLock::try_take(&path) {
+                Ok(Some(lock)) => return Ok(lock),
+                Ok(None) if Instant::now() >= deadline => {
+                    return Err(Error::new(
+                        ErrorKind::Io,
+                        format!(
+                            "`{}` is locked by another bench process that is still running (a live `cargo bench` writing to this run directory), and it did not let go within {} s; wait for it to end, or give this one its own target directory (CARGO_TARGET_DIR)",
+                            path.display(),
+                            wait.as_secs()
+                        ),
+                    ))
                 }
-                Err(e) => return Err(Error::io(&path, "create the lock", e)),
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) => return Err(Error::io(&path, "lock the run directory", e)),
             }
+        }
+    }
+
+    /// `flock(LOCK_EX | LOCK_NB)`: `None` while another process holds it.
+    #[cfg(unix)]
+    fn try_take(path: &Path) -> std::io::Result<Option<DirLock>> {
+        use std::os::unix::io::AsRawFd;
+        let file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+        loop {
+            // SAFETY: flock on a descriptor `file` owns and keeps open; no memory is passed.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                return Ok(Some(DirLock { _file: file }));
+            }
+            let e = std::io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(code) if code == libc::EWOULDBLOCK || code == libc::EAGAIN => return Ok(None),
+                _ => return Err(e),
+            }
+        }
+    }
+
+    /// Without `flock`: a marker file created exclusively; one older than two minutes is a
+    /// crashed process's and is broken.
+    #[cfg(not(unix))]
+    fn try_take(path: &Path) -> std::io::Result<Option<DirLock>> {
+        let marker = path.with_extension("held");
+        match fs::OpenOptions::new().write(true).create_new(true).open(&marker) {
+            Ok(file) => Ok(Some(DirLock { _file: file, marker })),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let stale = fs::metadata(&marker)
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > Duration::from_secs(120));
+                if stale {
+                    let _ = fs::remove_file(&marker);
+                }
+                Ok(None)
+            }
+            Err(e) => Err(e),
         }
     }
 }
 
+#[cfg(not(unix))]
 impl Drop for DirLock {
     fn drop(&mut self) {
-        let _ = fs::remove_file(&self.0);
+        let _ = fs::remove_file(&self.marker);
     }
 }
 
@@ -472,11 +561,11 @@ fn write_manifest(dir: &Path, manifest: &RunManifest) -> Result<()> {
 }
 
 /// Empties a run directory for a new run: results, traces, plots, the manifest and any
-/// temporary file an interrupted write left (the lock file stays: the caller holds it).
+/// temporary file an interrupted write left (the lock's files stay: the caller holds it).
 fn clear_run_dir(dir: &Path) -> Result<()> {
     let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the run directory", e))?;
     for entry in entries.flatten() {
-        if entry.file_name() == LOCK_FILE {
+        if entry.file_name().to_string_lossy().starts_with(".run.") {
             continue;
         }
         let path = entry.path();
@@ -512,9 +601,10 @@ mod tests {
         // The same target again, or another invocation: a new run from an empty directory.
         fs::write(run.join(".stale.json.tmp-1-0"), "x").unwrap();
         let c = RunWriter::begin(&run, "saxpy", &inv).unwrap();
-        let names: Vec<String> =
+        let mut names: Vec<String> =
             fs::read_dir(&run).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-        assert_eq!(names, vec![MANIFEST_FILE.to_string()], "{names:?}");
+        names.sort();
+        assert_eq!(names, vec![LOCK_FILE.to_string(), MANIFEST_FILE.to_string()], "{names:?}");
         c.finish(0).unwrap();
         assert_eq!(RunManifest::read(&run).unwrap().targets.len(), 1);
     }
@@ -555,6 +645,60 @@ mod tests {
         assert!(err.message().contains("bench = false"), "{err}");
         fs::create_dir_all(dir.path().join("bare")).unwrap();
         assert!(RunManifest::read(&dir.path().join("bare")).unwrap_err().message().contains("no run manifest"));
+    }
+
+    /// The child of `a_killed_lock_holder_never_blocks_the_next_run`: takes the lock of
+    /// `RUN_LOCK_CHILD_DIR`, says so, and holds it until killed.
+    #[test]
+    #[ignore = "a helper process of a_killed_lock_holder_never_blocks_the_next_run"]
+    fn lock_holder_child() {
+        let Some(dir) = std::env::var_os("RUN_LOCK_CHILD_DIR") else { return };
+        let dir = PathBuf::from(dir);
+        let _lock = DirLock::take(&dir).unwrap();
+        fs::write(dir.join("held"), "").unwrap();
+        std::thread::sleep(Duration::from_secs(120));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_killed_lock_holder_never_blocks_the_next_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("new");
+        fs::create_dir_all(&run).unwrap();
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "report::run::tests::lock_holder_child", "--ignored", "--nocapture"])
+            .env("RUN_LOCK_CHILD_DIR", &run)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while !run.join("held").exists() {
+            assert!(start.elapsed() < Duration::from_secs(60), "the child never took the lock");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // A live holder: waited for, then refused with the reason.
+        let err = DirLock::take_within(&run, Duration::from_millis(300)).err().expect("the live child holds the lock");
+        assert!(err.message().contains("locked by another bench process that is still running"), "{err}");
+        // Killed while holding it (SIGKILL: no destructor runs): the lock file stays, the
+        // lock does not, and the next run starts at once.
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(run.join(LOCK_FILE).exists());
+        let start = Instant::now();
+        let w = RunWriter::begin(&run, "next", &Invocation { key: "after-kill".into() }).unwrap();
+        assert!(start.elapsed() < Duration::from_secs(2), "the next run waited {:?}", start.elapsed());
+        w.finish(0).unwrap();
+    }
+
+    #[test]
+    fn a_live_holder_in_this_process_is_waited_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = DirLock::take(dir.path()).unwrap();
+        let start = Instant::now();
+        assert!(DirLock::take_within(dir.path(), Duration::from_millis(200)).is_err());
+        assert!(start.elapsed() >= Duration::from_millis(200));
+        drop(held);
+        assert!(DirLock::take_within(dir.path(), Duration::ZERO).is_ok());
     }
 
     #[test]
