@@ -203,9 +203,12 @@ pub mod unstable {
     pub mod explain {
         pub use crate::explain::nnls::{nnls, NnlsFit};
         pub use crate::explain::{
-            explain, render_markdown, render_svg, EnergyModel, ExplainedTerm, Explanation, ModelClass, MODEL_FORMAT,
+            explain, render_markdown, render_svg, EnergyModel, ExplainedTerm, Explanation, ModelClass, CLASS_KINDS,
+            MAX_SM_CLOCK_MHZ, MODEL_FORMAT,
         };
-        pub use crate::ncu::{parse_ncu_csv, read_ncu_csv, NcuKernel};
+        pub use crate::ncu::{
+            parse_ncu_csv, parse_ncu_launches, read_ncu_csv, read_ncu_launches, KernelChoice, NcuKernel,
+        };
     }
     /// Runs, reports and comparisons of result files.
     pub mod report {

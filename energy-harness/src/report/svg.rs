@@ -201,7 +201,8 @@ fn nice_ceiling(v: f64) -> f64 {
     10.0 * magnitude
 }
 
-fn escape(text: &str) -> String {
+/// `text` with `&`, `<` and `>` escaped, for the text of an SVG element.
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
