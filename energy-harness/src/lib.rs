@@ -166,7 +166,10 @@ pub mod unstable {
     }
     /// The measurement engine: sessions, analysis, statistics, calibration.
     pub mod engine {
-        pub use crate::engine::analyze::{analyze_windows, GENERIC_POWER_CEILING_W, POWER_CEILING_FACTOR};
+        pub use crate::engine::analyze::{
+            analyze_windows, check_time_steps, ENERGY_RESOLUTION_J, GENERIC_POWER_CEILING_W, IDLE_NOISE_FRACTION,
+            MIN_TIME_STEP_S, POWER_CEILING_FACTOR, TIME_STEP_FACTOR,
+        };
         pub use crate::engine::calibration::{
             busy_intervals, calibrate, default_calibration_dir, fit_calibration, Calibration, StepPlan,
             CALIBRATION_SCHEMA, MAX_DELAY_S,
