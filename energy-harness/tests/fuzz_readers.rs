@@ -413,6 +413,11 @@ fn campaign(name: &str, n: u64, mut check: impl FnMut(&mut Rng) -> Result<bool, 
     }
     std::panic::set_hook(previous_hook);
     println!("{name}: {n} inputs (seed {:#x}): {accepted} accepted, {rejected} rejected with an error, {panics} panics, {} impossible figures accepted", seed(), violations.len());
+    // Printed as well as asserted: the panic hook is process-wide, and another campaign
+    // running beside this one may have silenced it.
+    for violation in violations.iter().take(10) {
+        println!("{name}: {violation}");
+    }
     assert_eq!(panics, 0, "{name} panicked");
     assert!(violations.is_empty(), "{violations:#?}");
     assert!(accepted > n / 20, "the mutations are too destructive to test acceptance: {accepted} of {n}");

@@ -124,25 +124,28 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
     }
     // Axes and grid.
     for i in 0..=5 {
-        let p = p_top * f64::from(i) / 5.0;
+        let p = p_top / 5.0 * f64::from(i);
         let _ = writeln!(
             svg,
-            r##"<line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{p:.0}</text>"##,
+            r##"<line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
             LEFT + plot_w,
             y(p),
             y(p),
             LEFT - 6.0,
-            y(p) + 4.0
+            y(p) + 4.0,
+            label(p, 0)
         );
     }
     for i in 0..=6 {
-        let t = t0 + (t1 - t0) * f64::from(i) / 6.0;
+        // Divided before it is multiplied, and never past the last reading: a span near
+        // f64::MAX times 6 (or rounded up at the end) is not a number.
+        let t = (t0 + (t1 - t0) / 6.0 * f64::from(i)).min(t1);
         let _ = writeln!(
             svg,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{:.2}</text>"#,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             x(t),
             TOP + plot_h + 16.0,
-            t
+            label(t, 2)
         );
     }
     let _ = writeln!(
@@ -213,6 +216,15 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
     svg
 }
 
+/// An axis label: `decimals` places, or an exponent past 10⁷ (a corrupt time is not 300 digits).
+fn label(v: f64, decimals: usize) -> String {
+    if v.abs() < 1e7 {
+        format!("{v:.decimals$}")
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
 fn nice_ceiling(v: f64) -> f64 {
     let magnitude = 10f64.powf(v.log10().floor());
     for step in [1.0, 2.0, 2.5, 5.0, 10.0] {
@@ -277,6 +289,11 @@ mod tests {
         assert!(svg.contains("M64.0,") && svg.contains(" M"), "{svg}");
         assert_eq!(svg.matches("fill-opacity").count(), 2, "{svg}");
         assert!(!svg.contains("active idle"), "{svg}");
+        // Readings from 0 to 1.5e308 s or f64::MAX: the axis is drawn, its labels finite and short.
+        for end in [1.5e308, f64::MAX] {
+            let svg = render("t", &[series(vec![(0.0, 100.0), (end, 120.0)])], &[window(1.0, 2.0)], None);
+            assert!(numbers(&svg).is_empty() && !svg.contains(">inf<") && svg.contains("e308<"), "{svg}");
+        }
         // Readings over ±1e308 s (a span past f64) or a power near f64::MAX.
         for points in [vec![(-1e308, 100.0), (1e308, 120.0)], vec![(0.0, 1e308), (1.0, 1.7e308)]] {
             let svg = render("t", &[series(points)], &[window(0.0, 1.0)], Some(120.0));
