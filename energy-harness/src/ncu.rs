@@ -354,7 +354,7 @@ fn no_launch_of(wanted: &str, names: &[(String, usize)]) -> String {
     let key = |s: &str| s.chars().take(64).flat_map(char::to_lowercase).collect::<Vec<char>>();
     let target = key(wanted);
     let wanted_lower = wanted.to_lowercase();
-    let mut scored: Vec<((bool, usize, std::cmp::Reverse<usize>), &(String, usize))> = names
+    let mut scored: Vec<(Closeness, &(String, usize))> = names
         .iter()
         .map(|n| {
             let base = n.0.split(['(', ' ']).next().unwrap_or("");
@@ -375,6 +375,10 @@ fn no_launch_of(wanted: &str, names: &[(String, usize)]) -> String {
         names.len() - closest.len()
     )
 }
+
+/// How close a name is to the one asked for, closest first: not holding it (false first),
+/// edits, longest common subsequence (longest first).
+type Closeness = (bool, usize, std::cmp::Reverse<usize>);
 
 /// The length of the longest common subsequence of `a` and `b`.
 fn common_subsequence(a: &[char], b: &[char]) -> usize {
