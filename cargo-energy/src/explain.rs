@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use energy_harness::unstable::explain::{
-    explain, read_ncu_csv, render_markdown as render_explanation, render_svg as explanation_svg, EnergyModel, NcuKernel,
+    explain, read_ncu_launches, render_markdown as render_explanation, render_svg as explanation_svg, EnergyModel,
+    KernelChoice, NcuKernel,
 };
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
@@ -19,6 +20,7 @@ pub(super) fn run(
     json: bool,
     output: Option<&Path>,
 ) -> Result<()> {
+    let model_path = model;
     let model = EnergyModel::read(model)?;
     let result = ResultFile::read(result)?;
     let Some(ncu) = ncu else {
@@ -31,21 +33,15 @@ pub(super) fn run(
             ),
         ));
     };
-    let launches = read_ncu_csv(ncu)?;
-    let name = match kernel {
-        Some(k) => k.to_string(),
-        None => launches[0].name.clone(),
-    };
-    let chosen: Vec<&NcuKernel> =
-        launches.iter().filter(|l| l.name == name || l.base_name() == name.as_str()).collect();
-    if chosen.is_empty() {
-        let names: Vec<&str> = launches.iter().map(|l| l.name.as_str()).collect();
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!("{}: no launch of `{name}` (launches: {})", ncu.display(), names.join(", ")),
-        ));
-    }
-    let e = explain(&model, &result, &chosen)?;
+    // Only the chosen kernel's launches and the model's metrics are kept (an export of
+    // 100,000 launches is read in one pass); a kernel the export lacks is refused with the
+    // closest names there are.
+    let choice = kernel.map_or(KernelChoice::First, KernelChoice::Named);
+    let metrics = model.metric_names();
+    let launches = read_ncu_launches(ncu, choice, Some(&metrics))?;
+    let chosen: Vec<&NcuKernel> = launches.iter().collect();
+    let e = explain(&model, &result, &chosen)
+        .map_err(|e| e.context(format!("{} with {}", model_path.display(), ncu.display())))?;
     let md = render_explanation(&e, &model);
     let js = serde_json::to_string_pretty(&e)
         .map_err(|err| Error::new(ErrorKind::Format, format!("cannot serialize the explanation: {err}")))?;

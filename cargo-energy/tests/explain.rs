@@ -183,3 +183,169 @@ fn the_published_h100_model_explains_a_held_out_kernel() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("no fitted model for the NVIDIA H200"), "{}", text(&o));
 }
+
+/// docs/RELIABILITY.md, "Explain: models and ncu exports": a model or an export with an
+/// impossible figure is refused (exit 2) with the file, the field and what to do, never
+/// priced into a table of negative or infinite µJ.
+#[test]
+fn impossible_models_and_exports_are_refused_with_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let model_path = fixture_model(dir.path(), "NVIDIA H100 80GB HBM3");
+    let h100 = saxpy().join("saxpy-h100/saxpy_energy.json");
+    let ncu = saxpy().join("saxpy-h100/saxpy-ncu.csv");
+    let run = |model: &Path, ncu: &Path| {
+        explain(&[
+            "--result",
+            h100.to_str().unwrap(),
+            "--model",
+            model.to_str().unwrap(),
+            "--ncu",
+            ncu.to_str().unwrap(),
+            "--kernel",
+            "saxpy",
+        ])
+    };
+    let fixture: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&model_path).unwrap()).unwrap();
+    let with = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut model = fixture.clone();
+        edit(&mut model);
+        let path = dir.path().join(name);
+        std::fs::write(&path, model.to_string()).unwrap();
+        path
+    };
+    let expect = |o: &Output, needles: &[&str]| {
+        let t = text(o);
+        assert_eq!(o.status.code(), Some(2), "{t}");
+        for needle in needles {
+            assert!(t.contains(needle), "`{needle}` not in:\n{t}");
+        }
+        assert!(!t.contains("µJ") && !t.contains("panicked"), "{t}");
+    };
+    let negative = with("negative.json", &|m| m["classes"][0]["j_per_unit"] = json!(-3.0e-9));
+    expect(
+        &run(&negative, &ncu),
+        &[
+            "negative.json: class 1 (`DRAM loads`): j_per_unit -3e-9 J is not a cost",
+            "the model is corrupt: fit it again",
+        ],
+    );
+    let inverted = with("inverted.json", &|m| m["classes"][0]["ci_j"] = json!([3.1e-9, 2.9e-9]));
+    expect(&run(&inverted, &ncu), &["inverted.json: class 1 (`DRAM loads`): the interval ci_j [3.1e-9, 2.9e-9] J"]);
+    // A scale of 1e300 is a positive number, but what it prices is more than any GPU draws.
+    let huge = with("huge.json", &|m| m["classes"][1]["scale"] = json!(1e300));
+    expect(
+        &run(&huge, &ncu),
+        &[
+            "huge.json with ",
+            "saxpy-ncu.csv: the model predicts 4.1943e297 J per launch (`stores` alone",
+            "more than any GPU draws in the launch's measured 76.32 µs (381.6 mJ at 5000 W)",
+        ],
+    );
+    let zero_scale = with("zero.json", &|m| m["classes"][1]["scale"] = json!(0.0));
+    expect(&run(&zero_scale, &ncu), &["class 2 (`stores`): scale 0 is not a positive number"]);
+    let clock = with("clock.json", &|m| m["sm_clock_mhz"] = json!(-1980.0));
+    expect(&run(&clock, &ncu), &["sm_clock_mhz -1980 is not a GPU's clock"]);
+    // More subtracted than counted: a negative count.
+    let subtracts = with("subtracts.json", &|m| {
+        m["classes"][1]["subtract_metrics"] = json!(["dram__bytes_read.sum"]);
+    });
+    expect(
+        &run(&subtracts, &ncu),
+        &[
+            "subtracts.json with ",
+            "class `stores` counts -1.32131584e8 units",
+            "in ncu launch 0 (`saxpy`)",
+            "never negative",
+        ],
+    );
+    // A result whose dynamic energy is more than its total: static energy would be negative.
+    let mut result: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&h100).unwrap()).unwrap();
+    result["dynamic_j"] = json!({"mean": 0.04, "ci_low": 0.039, "ci_high": 0.041, "n": 10, "std_dev": 0.001});
+    let more = dir.path().join("more.json");
+    std::fs::write(&more, result.to_string()).unwrap();
+    let o = explain(&[
+        "--result",
+        more.to_str().unwrap(),
+        "--model",
+        model_path.to_str().unwrap(),
+        "--ncu",
+        ncu.to_str().unwrap(),
+    ]);
+    expect(&o, &["the result `saxpy/energy`: its dynamic energy 4.0000e-2 J is more than its total 3.2042e-2 J"]);
+    // A negative count in the export.
+    let export = std::fs::read_to_string(&ncu).unwrap().replace("\"134,228,736\"", "\"-134,228,736\"");
+    let bad_ncu = dir.path().join("negative-ncu.csv");
+    std::fs::write(&bad_ncu, export).unwrap();
+    expect(
+        &run(&model_path, &bad_ncu),
+        &[
+            "negative-ncu.csv: line 37: launch 0 (saxpy): `dram__bytes_read.sum` is -134,228,736",
+            "never negative; the export is corrupt: profile the kernel again",
+        ],
+    );
+}
+
+/// A result id with `<` and `&` is escaped in the SVG (the markdown and JSON carry it as
+/// it is).
+#[test]
+fn a_result_id_is_escaped_in_the_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture_model(dir.path(), "NVIDIA H100 80GB HBM3");
+    let mut result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(saxpy().join("saxpy-h100/saxpy_energy.json")).unwrap()).unwrap();
+    result["id"] = json!("saxpy<f32> & co/energy");
+    let result_path = dir.path().join("result.json");
+    std::fs::write(&result_path, result.to_string()).unwrap();
+    let out = dir.path().join("out");
+    let o = explain(&[
+        "--result",
+        result_path.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--ncu",
+        saxpy().join("saxpy-h100/saxpy-ncu.csv").to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let svg = std::fs::read_to_string(out.join("explain.svg")).unwrap();
+    assert!(svg.contains(">saxpy&lt;f32&gt; &amp; co/energy: energy per launch"), "{svg}");
+    assert!(!svg.contains("<f32>") && !svg.contains("& co"), "{svg}");
+    // Every `&` starts an entity, every `<` a tag.
+    assert_eq!(
+        svg.matches('&').count(),
+        svg.matches("&amp;").count() + svg.matches("&lt;").count() + svg.matches("&gt;").count()
+    );
+}
+
+/// An export of 5,000 kernels without the one asked for: the closest names and the count,
+/// not a list of every launch (665 kB before).
+#[test]
+fn an_absent_kernel_among_thousands_names_the_closest() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture_model(dir.path(), "NVIDIA H100 80GB HBM3");
+    let mut export = String::from("\"ID\",\"Kernel Name\",\"dram__bytes_read.sum\"\n\"\",\"\",\"byte\"\n");
+    for i in 0..5000 {
+        export.push_str(&format!("\"{i}\",\"kernel_{i:05}\",\"1024\"\n"));
+    }
+    let ncu = dir.path().join("many.csv");
+    std::fs::write(&ncu, export).unwrap();
+    let o = explain(&[
+        "--result",
+        saxpy().join("saxpy-h100/saxpy_energy.json").to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--ncu",
+        ncu.to_str().unwrap(),
+        "--kernel",
+        "kernel_4242x",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.len() < 1500, "{} bytes:\n{t}", t.len());
+    assert!(
+        t.contains("many.csv: no launch of `kernel_4242x` among its 5000 launches of 5000 kernels; the closest names: `kernel_04242`"),
+        "{t}"
+    );
+    assert!(t.contains("(4992 more)"), "{t}");
+}

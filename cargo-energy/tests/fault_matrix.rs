@@ -216,6 +216,77 @@ fn the_boxcar_inversion_of_many_windows_stays_bounded() {
 // ---------------------------------------------------------------------------------------
 // Result sets: compare validates every estimate and every run
 
+/// Every figure `analyze` prints is possible, or the window is refused (exit 2) with the
+/// reason: a clock step inside a window (−434.98 kJ dynamic before), a sensor model that
+/// makes the idle negative or the window far below idle (only warnings before); no plot
+/// is written for a refused trace.
+#[test]
+fn clock_steps_and_wrong_sensor_models_never_print_an_impossible_window() {
+    let dir = tempfile::tempdir().unwrap();
+    // The clock jumps by `step` after 3 s, in the readings and the window's end mark.
+    let stepped = |step: f64| -> String {
+        counter_trace(6.0, |_, v| v)
+            .lines()
+            .map(|line| {
+                let (t, rest) = line.split_once(',').unwrap();
+                let t: f64 = t.parse().unwrap();
+                format!("{},{rest}\n", if t > 3.0 { t + step } else { t })
+            })
+            .collect()
+    };
+    let hour = trace_file(dir.path(), "hour.csv", &stepped(3600.0));
+    let plot = dir.path().join("hour.svg");
+    expect(
+        &cargo_energy(&["analyze", hour.to_str().unwrap(), "--plot", plot.to_str().unwrap()]),
+        2,
+        "hour.csv: window 0 (2.000-3604.000 s): the counter readings jump by 3600.003 s from 3.000 s to 3603.003 s \
+         inside it, where they come every 2.50 ms: the clock stepped (or the recording stalled), so the window's \
+         length and energy are unknown; record it again",
+    );
+    assert!(!plot.exists(), "a refused trace is not plotted");
+    let far = trace_file(dir.path(), "far.csv", &stepped(1e15));
+    expect(
+        &cargo_energy(&["analyze", far.to_str().unwrap(), "--json"]),
+        2,
+        "window 0 (2.000 s to 1.0000e15 s): the counter readings jump by 1.0000e15 s",
+    );
+    // Sample-buffer readings every 20 ms: 300 W in the window, 120 W idle with a 300 W spike
+    // that ends inside the second before it.
+    let samples = |spike: (f64, f64), busy: (f64, f64), window: (f64, f64)| -> String {
+        let mut body = String::new();
+        for i in 0..200 {
+            let t = f64::from(i) * 0.02;
+            let busy = (spike.0..spike.1).contains(&t) || (busy.0..busy.1).contains(&t);
+            body.push_str(&format!("{t:.3},sample_mw,{}\n", if busy { 300_000 } else { 120_000 }));
+        }
+        body + &format!("{},window_start,0\n{},window_end,0\n", window.0, window.1)
+    };
+    let spike = trace_file(dir.path(), "spike.csv", &samples((0.8, 1.1), (2.019, 3.019), (2.01, 3.01)));
+    let s = spike.to_str().unwrap();
+    // The default model: a measurement (dynamic 175 J: 180 J less the spike's share of the idle).
+    let out = cargo_energy(&["analyze", s, "--json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!((v["windows"][0]["dynamic_j"].as_f64().unwrap() - 180.0).abs() < 10.0, "{v}");
+    // τ = 1 s over-corrects the spike's fall into a negative idle (a warning, exit 0, before).
+    expect(
+        &cargo_energy(&["analyze", s, "--sensor-model", "first-order:1"]),
+        2,
+        "window 0 (2.010-3.010 s): the active idle before it is negative (-50.82 W): no board draws less than nothing; \
+         the samples readings are corrupt or were reset, or the sensor model does not fit them, so nothing is \
+         reported; the sensor model `first-order:1` was given: try the source's default (--sensor-model default) \
+         or calibrate the GPU (cargo energy calibrate)",
+    );
+    // τ = 1.5 s, the window's edges on the readings: the window reads 28 W against 120 W of idle.
+    let inside = trace_file(dir.path(), "inside.csv", &samples((0.8, 1.1), (1.999, 2.999), (2.0, 3.0)));
+    expect(
+        &cargo_energy(&["analyze", inside.to_str().unwrap(), "--sensor-model", "first-order:1.5"]),
+        2,
+        "window 0 (2.000-3.000 s): its mean power, 28.20 W over 1.000 s, is 76 % below the 120.0 W of active idle \
+         around it (dynamic energy -100.8 J)",
+    );
+}
+
 #[test]
 fn compare_refuses_impossible_estimates() {
     type Breaker = Box<dyn Fn(&mut Value)>;

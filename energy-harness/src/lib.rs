@@ -167,7 +167,10 @@ pub mod unstable {
     }
     /// The measurement engine: sessions, analysis, statistics, calibration.
     pub mod engine {
-        pub use crate::engine::analyze::{analyze_windows, GENERIC_POWER_CEILING_W, POWER_CEILING_FACTOR};
+        pub use crate::engine::analyze::{
+            analyze_windows, check_time_steps, ENERGY_RESOLUTION_J, GENERIC_POWER_CEILING_W, IDLE_NOISE_FRACTION,
+            MIN_TIME_STEP_S, POWER_CEILING_FACTOR, TIME_STEP_FACTOR,
+        };
         pub use crate::engine::calibration::{
             busy_intervals, calibrate, default_calibration_dir, fit_calibration, Calibration, StepPlan,
             CALIBRATION_SCHEMA, MAX_DELAY_S,
@@ -204,9 +207,12 @@ pub mod unstable {
     pub mod explain {
         pub use crate::explain::nnls::{nnls, NnlsFit};
         pub use crate::explain::{
-            explain, render_markdown, render_svg, EnergyModel, ExplainedTerm, Explanation, ModelClass, MODEL_FORMAT,
+            explain, render_markdown, render_svg, EnergyModel, ExplainedTerm, Explanation, ModelClass, CLASS_KINDS,
+            MAX_SM_CLOCK_MHZ, MODEL_FORMAT,
         };
-        pub use crate::ncu::{parse_ncu_csv, read_ncu_csv, NcuKernel};
+        pub use crate::ncu::{
+            parse_ncu_csv, parse_ncu_launches, read_ncu_csv, read_ncu_launches, KernelChoice, NcuKernel,
+        };
     }
     /// Runs, reports and comparisons of result files.
     pub mod report {

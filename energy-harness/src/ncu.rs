@@ -13,11 +13,19 @@
 //! `--print-units base` avoids the question. A value ncu could not collect (`n/a`) is left
 //! out of that launch's metrics rather than read as zero; a text value (the raw page's device
 //! attributes) is kept apart, and asking for it as a metric says so.
+//!
+//! Every number is checked as it is read: ncu's counts, rates and durations are never
+//! negative, and none is beyond what an `f64` holds once in base units; a file with one
+//! is refused with its line, launch and metric. The file is read line by line in one pass,
+//! launches found by ID in a hash map (linear in launches: 100,000 raw-page launches in
+//! seconds, docs/RELIABILITY.md); [`read_ncu_launches`] keeps only one kernel's launches
+//! and the metrics asked for, so memory follows what is kept, not the file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::io::BufRead;
 use std::path::Path;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{echo, Error, ErrorKind, Result};
 
 /// One profiled kernel launch.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,104 +71,378 @@ impl NcuKernel {
     }
 }
 
-/// Reads an ncu CSV export from `path`.
+/// Which launches of an export a read keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelChoice<'a> {
+    /// Every launch.
+    All,
+    /// The launches of the first launch's kernel (`cargo energy explain` without `--kernel`).
+    First,
+    /// The launches whose name, or name without its demangled signature
+    /// ([`NcuKernel::base_name`]), is this; none is an error naming the closest names.
+    Named(&'a str),
+}
+
+/// Reads an ncu CSV export from `path` (every launch, every metric).
 pub fn read_ncu_csv(path: &Path) -> Result<Vec<NcuKernel>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the ncu CSV export", e))?;
-    parse_ncu_csv(&text).map_err(|e| e.context(path.display()))
+    read_ncu_launches(path, KernelChoice::All, None)
 }
 
 /// Parses the text of an ncu CSV export (see the module's documentation).
 pub fn parse_ncu_csv(text: &str) -> Result<Vec<NcuKernel>> {
-    let mut lines = text.lines().enumerate().skip_while(|(_, l)| !l.trim_start().starts_with("\"ID\""));
-    let Some((_, header)) = lines.next() else {
-        return Err(Error::new(
-            ErrorKind::Format,
-            "no ncu CSV header (a line starting with \"ID\"): export with `ncu --csv --page raw --metrics ... > file.csv`",
-        ));
-    };
-    let header = split_csv_line(header)?;
-    let column = |name: &str| header.iter().position(|h| h == name);
-    let id_col = column("ID").unwrap_or(0);
-    let name_col = column("Kernel Name")
-        .ok_or_else(|| Error::new(ErrorKind::Format, "the ncu CSV header has no `Kernel Name` column"))?;
-    let (block_col, grid_col) = (column("Block Size"), column("Grid Size"));
-    let long = (column("Metric Name"), column("Metric Unit"), column("Metric Value"));
-    let mut kernels: Vec<NcuKernel> = Vec::new();
-    let mut units: Option<Vec<String>> = None;
-    // The raw page's metric columns: everything after the fixed launch columns.
-    let first_metric = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream"]
-        .iter()
-        .chain(&["Block Size", "Grid Size", "Device", "CC"])
-        .filter_map(|c| column(c))
-        .max()
-        .map_or(0, |c| c + 1);
-    for (number, line) in lines {
+    parse_ncu_launches(text, KernelChoice::All, None)
+}
+
+/// Reads the launches `kernel` chooses from the export at `path`, with only the `metrics`
+/// named (all of them with `None`; a metric asked for but absent stays absent, for
+/// [`NcuKernel::metric`] to name). The whole file is still checked.
+pub fn read_ncu_launches(path: &Path, kernel: KernelChoice, metrics: Option<&[&str]>) -> Result<Vec<NcuKernel>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "read the ncu CSV export", e))?;
+    let mut input = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut reader = Reader::new(kernel, metrics);
+    let mut line = String::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {
+                number += 1;
+                let text = line.strip_suffix('\n').unwrap_or(&line);
+                reader.line(number, text).map_err(|e| e.context(path.display()))?;
+            }
+            Err(e) => return Err(Error::io(path, "read the ncu CSV export", e)),
+        }
+    }
+    reader.finish().map_err(|e| e.context(path.display()))
+}
+
+/// [`read_ncu_launches`] on the text of an export.
+pub fn parse_ncu_launches(text: &str, kernel: KernelChoice, metrics: Option<&[&str]>) -> Result<Vec<NcuKernel>> {
+    let mut reader = Reader::new(kernel, metrics);
+    for (index, line) in text.lines().enumerate() {
+        reader.line(index + 1, line)?;
+    }
+    reader.finish()
+}
+
+/// The header of an export: where each launch column is.
+struct Header {
+    fields: Vec<String>,
+    id: usize,
+    name: usize,
+    block: Option<usize>,
+    grid: Option<usize>,
+    /// The details page's `Metric Name`, `Metric Unit`, `Metric Value` columns.
+    long: (Option<usize>, Option<usize>, Option<usize>),
+    /// The raw page's first metric column.
+    first_metric: usize,
+}
+
+impl Header {
+    fn parse(line: &str) -> Result<Header> {
+        let fields = split_csv_line(line)?;
+        let column = |name: &str| fields.iter().position(|h| h == name);
+        let name = column("Kernel Name")
+            .ok_or_else(|| Error::new(ErrorKind::Format, "the ncu CSV header has no `Kernel Name` column"))?;
+        // The raw page's metric columns: everything after the fixed launch columns.
+        let first_metric = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream"]
+            .iter()
+            .chain(&["Block Size", "Grid Size", "Device", "CC"])
+            .filter_map(|c| column(c))
+            .max()
+            .map_or(0, |c| c + 1);
+        Ok(Header {
+            id: column("ID").unwrap_or(0),
+            name,
+            block: column("Block Size"),
+            grid: column("Grid Size"),
+            long: (column("Metric Name"), column("Metric Unit"), column("Metric Value")),
+            first_metric,
+            fields,
+        })
+    }
+}
+
+/// One pass over an export's lines.
+struct Reader<'a> {
+    kernel: KernelChoice<'a>,
+    /// The name [`KernelChoice::First`] settled on.
+    first: Option<String>,
+    metrics: Option<&'a [&'a str]>,
+    header: Option<Header>,
+    /// The raw page's units row.
+    units: Option<Vec<String>>,
+    /// Launch ID → its index in `kernels`, or `None` for a launch not kept.
+    index: HashMap<u64, Option<usize>>,
+    kernels: Vec<NcuKernel>,
+    /// Each kernel name and its launches, in the order first seen (for the error that
+    /// names the closest when the one asked for is absent).
+    names: Vec<(String, usize)>,
+    name_index: HashMap<String, usize>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(kernel: KernelChoice<'a>, metrics: Option<&'a [&'a str]>) -> Self {
+        Reader {
+            kernel,
+            first: None,
+            metrics,
+            header: None,
+            units: None,
+            index: HashMap::new(),
+            kernels: Vec::new(),
+            names: Vec::new(),
+            name_index: HashMap::new(),
+        }
+    }
+
+    fn wanted_metric(&self, name: &str) -> bool {
+        self.metrics.is_none_or(|m| m.contains(&name))
+    }
+
+    /// Whether a new launch of kernel `name` is kept.
+    fn keeps(&mut self, name: &str) -> bool {
+        let base = name.split(['(', ' ']).next().unwrap_or("");
+        match self.kernel {
+            KernelChoice::All => true,
+            KernelChoice::Named(wanted) => name == wanted || base == wanted,
+            KernelChoice::First => {
+                let first = self.first.get_or_insert_with(|| name.to_string());
+                name == first || base == first
+            }
+        }
+    }
+
+    fn line(&mut self, number: usize, line: &str) -> Result<()> {
+        let Some(header) = &self.header else {
+            if line.trim_start().starts_with("\"ID\"") {
+                self.header = Some(Header::parse(line)?);
+            }
+            return Ok(());
+        };
         if line.trim().is_empty() || line.starts_with("==") {
-            continue;
+            return Ok(());
         }
-        let fields = split_csv_line(line).map_err(|e| e.context(format!("line {}", number + 1)))?;
+        let bad = |what: String| Error::new(ErrorKind::Format, format!("line {number}: {what}"));
+        let fields = split_csv_line(line).map_err(|e| e.context(format!("line {number}")))?;
+        if fields.len() != header.fields.len() {
+            return Err(bad(format!("{} fields where the header has {}", fields.len(), header.fields.len())));
+        }
         let field = |c: usize| fields.get(c).map(String::as_str).unwrap_or("");
-        let bad = |what: String| Error::new(ErrorKind::Format, format!("line {}: {what}", number + 1));
-        if fields.len() != header.len() {
-            return Err(bad(format!("{} fields where the header has {}", fields.len(), header.len())));
-        }
-        if field(id_col).is_empty() {
+        if field(header.id).is_empty() {
             // The raw page's units row.
-            units = Some(fields.clone());
-            continue;
+            self.units = Some(fields);
+            return Ok(());
         }
-        let id: u64 =
-            field(id_col).parse().map_err(|_| bad(format!("launch ID `{}` is not a number", field(id_col))))?;
-        let index = match kernels.iter().position(|k| k.id == id) {
-            Some(i) => i,
+        let id: u64 = field(header.id)
+            .parse()
+            .map_err(|_| bad(format!("launch ID `{}` is not a number", echo(field(header.id)))))?;
+        let name = field(header.name);
+        let kept = match self.index.get(&id) {
+            Some(kept) => *kept,
             None => {
-                kernels.push(NcuKernel {
-                    id,
-                    name: field(name_col).to_string(),
-                    block: block_col.map(|c| field(c).to_string()).unwrap_or_default(),
-                    grid: grid_col.map(|c| field(c).to_string()).unwrap_or_default(),
-                    metrics: BTreeMap::new(),
-                    text: BTreeMap::new(),
-                });
-                kernels.len() - 1
+                match self.name_index.get(name) {
+                    Some(&i) => self.names[i].1 += 1,
+                    None => {
+                        self.name_index.insert(name.to_string(), self.names.len());
+                        self.names.push((name.to_string(), 1));
+                    }
+                }
+                let kept = if self.keeps(name) {
+                    let header = self.header.as_ref().expect("read above");
+                    self.kernels.push(NcuKernel {
+                        id,
+                        name: name.to_string(),
+                        block: header.block.map(|c| field(c).to_string()).unwrap_or_default(),
+                        grid: header.grid.map(|c| field(c).to_string()).unwrap_or_default(),
+                        metrics: BTreeMap::new(),
+                        text: BTreeMap::new(),
+                    });
+                    Some(self.kernels.len() - 1)
+                } else {
+                    None
+                };
+                self.index.insert(id, kept);
+                kept
             }
         };
-        match long {
-            (Some(name), unit, Some(value)) => {
-                let unit = unit.map(field).unwrap_or("");
-                kernels[index].insert(field(name), field(value), unit);
+        let header = self.header.as_ref().expect("read above");
+        let corrupt = |metric: &str, problem: String| {
+            bad(format!(
+                "launch {id} ({}): `{}` {problem}; the export is corrupt: profile the kernel again",
+                echo(name),
+                echo(metric)
+            ))
+        };
+        let mut values: Vec<(&str, &str, &str)> = Vec::new();
+        match header.long {
+            (Some(metric), unit, Some(value)) => {
+                values.push((field(metric), field(value), unit.map(field).unwrap_or("")));
             }
             _ => {
-                for (c, metric) in header.iter().enumerate().skip(first_metric) {
-                    let unit = units.as_ref().and_then(|u| u.get(c)).map(String::as_str).unwrap_or("");
-                    kernels[index].insert(metric, field(c), unit);
+                for (c, metric) in header.fields.iter().enumerate().skip(header.first_metric) {
+                    let unit = self.units.as_ref().and_then(|u| u.get(c)).map(String::as_str).unwrap_or("");
+                    values.push((metric, field(c), unit));
                 }
             }
         }
+        for (metric, value, unit) in values {
+            let parsed = parse_value(value, unit).map_err(|problem| corrupt(metric, problem))?;
+            let Some(k) = kept else { continue };
+            if !self.wanted_metric(metric) {
+                continue;
+            }
+            match parsed {
+                Value::Missing => {}
+                Value::Number(v) => {
+                    self.kernels[k].metrics.insert(metric.to_string(), v);
+                }
+                Value::Text => {
+                    self.kernels[k].text.insert(metric.to_string(), value.trim().to_string());
+                }
+            }
+        }
+        Ok(())
     }
-    if kernels.is_empty() {
-        return Err(Error::new(ErrorKind::Format, "the ncu CSV export holds no profiled launch"));
+
+    fn finish(self) -> Result<Vec<NcuKernel>> {
+        if self.header.is_none() {
+            return Err(Error::new(
+                ErrorKind::Format,
+                "no ncu CSV header (a line starting with \"ID\"): export with `ncu --csv --page raw --metrics ... > file.csv`",
+            ));
+        }
+        if self.index.is_empty() {
+            return Err(Error::new(ErrorKind::Format, "the ncu CSV export holds no profiled launch"));
+        }
+        if let (KernelChoice::Named(wanted), true) = (self.kernel, self.kernels.is_empty()) {
+            return Err(Error::new(ErrorKind::InvalidInput, no_launch_of(wanted, &self.names)));
+        }
+        Ok(self.kernels)
     }
-    Ok(kernels)
 }
 
-impl NcuKernel {
-    /// Files one exported value: a number (in base units) among the metrics, other text
-    /// apart; what ncu could not collect (`n/a`, empty) nowhere.
-    fn insert(&mut self, name: &str, value: &str, unit: &str) {
-        let value = value.trim();
-        if value.is_empty() || value.eq_ignore_ascii_case("n/a") {
-            return;
+/// How many kernel names an error lists in full; past it, the closest few and the count.
+const NAMES_LISTED: usize = 8;
+
+/// "no launch of `wanted`", with the export's kernel names: all of them when there are a
+/// few, else the [`NAMES_LISTED`] closest to `wanted` (edit distance) and how many there are.
+fn no_launch_of(wanted: &str, names: &[(String, usize)]) -> String {
+    let launches: usize = names.iter().map(|n| n.1).sum();
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let counted = |(name, n): &(String, usize)| {
+        if *n == 1 {
+            format!("`{}`", echo(name))
+        } else {
+            format!("`{}` ({n} launches)", echo(name))
         }
-        let plain: String = value.chars().filter(|c| *c != ',').collect();
-        match plain.parse::<f64>() {
-            Ok(v) if v.is_finite() => {
-                self.metrics.insert(name.to_string(), v * unit_scale(unit.trim()));
-            }
-            _ => {
-                self.text.insert(name.to_string(), value.to_string());
-            }
+    };
+    let head = format!(
+        "no launch of `{}` among its {} of {}",
+        echo(wanted),
+        plural(launches, "launch", "launches"),
+        plural(names.len(), "kernel", "kernels")
+    );
+    if names.len() <= NAMES_LISTED {
+        let all: Vec<String> = names.iter().map(counted).collect();
+        return format!("{head}: {}; name one of them (or its name before `(`)", all.join(", "));
+    }
+    // Closest first: a name holding the one asked for (or held by it), then the fewest
+    // edits, then the longest common subsequence (`k_4242x` is nearer `k_04242` than
+    // `k_02420`, two edits from both); names compared in lower case, on 64 characters.
+    let key = |s: &str| s.chars().take(64).flat_map(char::to_lowercase).collect::<Vec<char>>();
+    let target = key(wanted);
+    let wanted_lower = wanted.to_lowercase();
+    let mut scored: Vec<(Closeness, &(String, usize))> = names
+        .iter()
+        .map(|n| {
+            let base = n.0.split(['(', ' ']).next().unwrap_or("");
+            let (name, base_key) = (key(&n.0), key(base));
+            let lower = n.0.to_lowercase();
+            let holds =
+                lower.contains(&wanted_lower) || (!base.is_empty() && wanted_lower.contains(&base.to_lowercase()));
+            let edits = edit_distance(&target, &base_key).min(edit_distance(&target, &name));
+            let common = common_subsequence(&target, &base_key).max(common_subsequence(&target, &name));
+            ((!holds, edits, std::cmp::Reverse(common)), n)
+        })
+        .collect();
+    scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1 .0.cmp(&b.1 .0)));
+    let closest: Vec<String> = scored.iter().take(NAMES_LISTED).map(|(_, n)| counted(n)).collect();
+    format!(
+        "{head}; the closest names: {} ({} more); name one of them (or its name before `(`)",
+        closest.join(", "),
+        names.len() - closest.len()
+    )
+}
+
+/// How close a name is to the one asked for, closest first: not holding it (false first),
+/// edits, longest common subsequence (longest first).
+type Closeness = (bool, usize, std::cmp::Reverse<usize>);
+
+/// The length of the longest common subsequence of `a` and `b`.
+fn common_subsequence(a: &[char], b: &[char]) -> usize {
+    let mut row = vec![0usize; b.len() + 1];
+    for ca in a {
+        let mut diagonal = 0;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if ca == cb { diagonal + 1 } else { above.max(row[j]) };
+            diagonal = above;
         }
+    }
+    row[b.len()]
+}
+
+/// Levenshtein distance.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// One exported value, read.
+enum Value {
+    /// `n/a` or empty: ncu could not collect it.
+    Missing,
+    /// A number in base units.
+    Number(f64),
+    /// Text (a device attribute), or a value that is not a finite number (`inf`, `nan`):
+    /// kept apart, and named when asked for as a metric.
+    Text,
+}
+
+/// Reads one value in `unit`; `Err` says what is impossible about it.
+fn parse_value(value: &str, unit: &str) -> std::result::Result<Value, String> {
+    let value = value.trim();
+    if value.is_empty() || value.eq_ignore_ascii_case("n/a") {
+        return Ok(Value::Missing);
+    }
+    let plain: String = value.chars().filter(|c| *c != ',').collect();
+    match plain.parse::<f64>() {
+        Ok(v) if v.is_finite() => {
+            if v < 0.0 {
+                return Err(format!("is {}: ncu's counts, rates and durations are never negative", echo(value)));
+            }
+            let scaled = v * unit_scale(unit.trim());
+            if !scaled.is_finite() {
+                return Err(format!(
+                    "is {} {}: beyond any count (not a finite number in base units)",
+                    echo(value),
+                    echo(unit.trim())
+                ));
+            }
+            Ok(Value::Number(scaled))
+        }
+        _ => Ok(Value::Text),
     }
 }
 
@@ -262,5 +544,87 @@ memory: profile 2 launches
         let header_only = RAW.lines().take(4).collect::<Vec<_>>().join("\n");
         assert!(parse_ncu_csv(&header_only).unwrap_err().to_string().contains("no profiled launch"));
         assert!(split_csv_line("\"open").is_err());
+    }
+
+    #[test]
+    fn impossible_numbers_are_refused_with_line_launch_and_metric() {
+        // A negative count (raw page) and a negative value (details page).
+        let e = parse_ncu_csv(&RAW.replace("\"1,234.5\"", "\"-5\"")).unwrap_err().to_string();
+        assert!(
+            e.contains("line 5") && e.contains("launch 0 (load_cg)") && e.contains("`dram__bytes_read.sum` is -5"),
+            "{e}"
+        );
+        assert!(e.contains("never negative") && e.contains("profile the kernel again"), "{e}");
+        let e = parse_ncu_csv(&DETAILS.replace("\"1,048,576\"", "\"-1\"")).unwrap_err().to_string();
+        assert!(e.contains("line 3") && e.contains("`lts__t_sectors.sum` is -1"), "{e}");
+        // Finite as written, infinite in base units (1e300 Mbyte).
+        let e = parse_ncu_csv(&RAW.replace("\"1,234.5\"", "\"1e305\"")).unwrap_err().to_string();
+        assert!(e.contains("is 1e305 Mbyte") && e.contains("not a finite number"), "{e}");
+        // A rejected launch is rejected even when it is not the one kept.
+        let e = parse_ncu_launches(&RAW.replace("\"n/a\",\"0\"", "\"n/a\",\"-1\""), KernelChoice::Named("x"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 6") && e.contains("is -1"), "{e}");
+    }
+
+    /// An export of `n` launches on the details page, one metric each, kernels `k{i % names}`.
+    fn details(n: usize, names: usize) -> String {
+        let mut text =
+            String::from("\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n");
+        for i in 0..n {
+            text.push_str(&format!("\"{i}\",\"k{:05}(float*)\",\"s\",\"m\",\"byte\",\"{i}\"\n", i % names));
+        }
+        text
+    }
+
+    #[test]
+    fn one_kernels_launches_and_metrics_are_kept() {
+        let text = details(30, 3);
+        let all = parse_ncu_csv(&text).unwrap();
+        assert_eq!(all.len(), 30);
+        let named = parse_ncu_launches(&text, KernelChoice::Named("k00001"), None).unwrap();
+        assert_eq!(named.iter().map(|k| k.id).collect::<Vec<_>>(), (1..30).step_by(3).collect::<Vec<u64>>());
+        assert_eq!(named[0].metric("m").unwrap(), 1.0);
+        let first = parse_ncu_launches(&text, KernelChoice::First, Some(&["other"])).unwrap();
+        assert_eq!(first.len(), 10);
+        assert!(first.iter().all(|k| k.name == "k00000(float*)" && k.metrics.is_empty()));
+        // Raw-page rows sharing an ID stay one launch.
+        let twice = format!("{RAW}{}", RAW.lines().nth(4).unwrap());
+        assert_eq!(parse_ncu_csv(&twice).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn an_absent_kernel_names_the_closest_few_and_the_count() {
+        let e = parse_ncu_launches(&details(6, 2), KernelChoice::Named("gemm"), None).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidInput);
+        assert_eq!(
+            e.to_string(),
+            "no launch of `gemm` among its 6 launches of 2 kernels: `k00000(float*)` (3 launches), \
+             `k00001(float*)` (3 launches); name one of them (or its name before `(`)"
+        );
+        // 5,000 names: the eight closest and the count, not a 665 kB list.
+        let e = parse_ncu_launches(&details(5000, 5000), KernelChoice::Named("k0499"), None).unwrap_err().to_string();
+        assert!(e.len() < 1000, "{} bytes: {e}", e.len());
+        assert!(e.contains("among its 5000 launches of 5000 kernels") && e.contains("(4992 more)"), "{e}");
+        // Names holding the one asked for come first.
+        assert!(e.contains("the closest names: `k04990(float*)`, `k04991(float*)`"), "{e}");
+    }
+
+    #[test]
+    fn reading_is_linear_in_launches() {
+        // The launch search was a scan of every launch so far (quadratic: 50,000 launches
+        // took 99 s). Sixteen times the launches must take well under 256 times as long.
+        let time = |n: usize| {
+            let text = details(n, 7);
+            (0..3)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    assert_eq!(parse_ncu_csv(&text).unwrap().len(), n);
+                    start.elapsed().as_secs_f64()
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let (small, large) = (time(2000), time(32_000));
+        assert!(large < 48.0 * small, "2,000 launches: {small:.3} s; 32,000: {large:.3} s");
     }
 }

@@ -1,20 +1,30 @@
-//! A mutation fuzzer for the two readers untrusted files reach: `energy-trace v1` (parsed,
+//! A mutation fuzzer for the readers untrusted files reach: `energy-trace v1` (parsed,
 //! then analyzed with every source and model choice) and `energy-result/1` (parsed, then
-//! compared). Properties: nothing panics, and whatever is accepted is physically possible
-//! (finite, non-negative total energies and idle power; compare's changes finite).
+//! compared); and, in two more campaigns, `cargo energy analyze` (traces with clock steps,
+//! wrong sensor models, every printed figure and the plot) and `cargo energy explain`'s
+//! inputs (an `energy-model/1` file and an ncu export). Properties: nothing panics, and
+//! whatever is accepted is physically possible (finite, non-negative total energies and
+//! idle power; compare's changes finite; no window below its idle by more than noise
+//! allows; no negative or infinite µJ in an explanation; no non-finite SVG coordinate). A
+//! further campaign feeds pairs of results with corrupt energy and dynamic figures to
+//! `compare` and `compare_across_boards`; another sends benchmark names through every writer.
 //!
 //! CI runs a short campaign; `FUZZ_CASES=1000000 cargo test --release -p energy-harness
 //! --test fuzz_readers -- --nocapture` runs the long one (docs/RELIABILITY.md has the
-//! counts). `FUZZ_SEED` changes the sequence. A second campaign feeds pairs of results with
-//! corrupt energy and dynamic figures to `compare` and `compare_across_boards`.
+//! counts). `FUZZ_SEED` changes the sequence.
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use energy_harness::unstable::device::SensorModel;
-use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice};
-use energy_harness::unstable::report::{compare, compare_across_boards, ResultSet};
+use energy_harness::unstable::engine::{
+    analyze_trace, AnalysisOptions, ModelChoice, ENERGY_RESOLUTION_J, GENERIC_POWER_CEILING_W, IDLE_NOISE_FRACTION,
+};
+use energy_harness::unstable::explain::{
+    explain, parse_ncu_launches, render_markdown, render_svg, EnergyModel, KernelChoice,
+};
+use energy_harness::unstable::report::{compare, compare_across_boards, power_plot, ResultSet};
 use energy_harness::unstable::trace::parse_trace;
 use energy_harness::ResultFile;
 use energy_harness::SourceKind;
@@ -292,6 +302,301 @@ fn trace_and_result_readers_never_panic_nor_accept_the_impossible() {
     assert_eq!(panics, 0, "the readers panicked");
     assert!(violations.is_empty(), "{violations:#?}");
     assert!(accepted > n / 20, "the mutations are too destructive to test acceptance: {accepted} of {n}");
+}
+
+// ---------------------------------------------------------------------------------------
+// `cargo energy analyze`: clock steps, sensor models, every figure it prints, the plot.
+
+/// Moves every reading and mark after a random line by a step of the clock (an NTP jump,
+/// a suspended machine, a corrupt timestamp).
+fn step_clock(text: &str, rng: &mut Rng) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let step = [3600.0, -3600.0, 30.0, 1e6, 1e15, 1e300][rng.below(6)];
+    let from = rng.below(lines.len() + 1);
+    for line in lines.iter_mut().skip(from) {
+        let mut fields: Vec<String> = line.split(',').map(str::to_string).collect();
+        if let Some(t) = fields.first().and_then(|t| t.parse::<f64>().ok()) {
+            // Marks stay put half the time (a step between the sampler's clock and the marker's).
+            if fields.get(1).is_some_and(|c| c.starts_with("window_")) && rng.below(2) == 0 {
+                continue;
+            }
+            fields[0] = format!("{}", t + step);
+            *line = fields.join(",");
+        }
+    }
+    lines.join("\n")
+}
+
+/// What `cargo energy analyze` prints is possible: every figure finite; windows longer than
+/// nothing; energy, idle (around, before, after) and busy power not negative; mean power
+/// under 5 kW; no window below its lowest idle by more than noise allows; no non-finite
+/// coordinate in the plot.
+fn analyze_figures_are_possible(seed: &str, rng: &mut Rng) -> Result<bool, String> {
+    // A quarter of the seeds as they are (sources and models vary), a quarter with a clock
+    // step only, half mutated line by line (a third of those with a step as well).
+    let text = match rng.below(4) {
+        0 => seed.to_string(),
+        1 => step_clock(seed, rng),
+        _ => {
+            let text = mutate_lines(seed, rng);
+            if rng.below(3) == 0 {
+                step_clock(&text, rng)
+            } else {
+                text
+            }
+        }
+    };
+    let Ok(trace) = parse_trace(&text, Path::new("fuzz.csv")) else { return Ok(false) };
+    let source = [
+        None,
+        None,
+        Some(SourceKind::Counter),
+        Some(SourceKind::AverageField),
+        Some(SourceKind::SampleBuffer),
+        Some(SourceKind::PowerUsage),
+    ][rng.below(6)];
+    // The counter takes no model to invert: it is given one only now and then (refused).
+    let models = if source == Some(SourceKind::Counter) && rng.below(8) != 0 { 3 } else { 6 };
+    let model = [
+        ModelChoice::Auto,
+        ModelChoice::Default,
+        ModelChoice::Explicit(SensorModel::Identity),
+        ModelChoice::Explicit(SensorModel::Boxcar { width_s: [1.0, 0.01, 20.0][rng.below(3)] }),
+        ModelChoice::Explicit(SensorModel::FirstOrder { tau_s: [0.83, 1e-6, 50.0][rng.below(3)] }),
+        ModelChoice::Explicit(SensorModel::Gated { gate_s: 0.025, period_s: 0.1 }),
+    ][rng.below(models)]
+    .clone();
+    let options = AnalysisOptions { source, model, ..AnalysisOptions::default() };
+    let Ok(analysis) = analyze_trace(&trace, &options) else { return Ok(false) };
+    if !(analysis.idle_w.is_finite() && analysis.idle_w >= 0.0 && analysis.delay_s.is_finite()) {
+        return Err(format!("accepted with idle {} W, delay {} s", analysis.idle_w, analysis.delay_s));
+    }
+    if let Some(fit) = &analysis.tick_fit {
+        if !(fit.period_s.is_finite() && fit.period_s > 0.0 && fit.residual_rms_s.is_finite()) {
+            return Err(format!("accepted a tick fit of {fit:?}"));
+        }
+    }
+    for w in &analysis.windows {
+        let d = w.end_s - w.start_s;
+        let idles = [Some(w.idle_w), w.idle_before_w, w.idle_after_w];
+        let all =
+            [Some(w.start_s), Some(w.end_s), Some(w.energy_j), Some(w.dynamic_j), Some(w.edge_energy_j), w.busy_w];
+        let finite = all.iter().chain(&idles).flatten().all(|v| v.is_finite()) && d.is_finite() && d > 0.0;
+        let signs = w.energy_j >= 0.0 && idles.iter().chain(&[w.busy_w]).flatten().all(|v| *v >= 0.0);
+        let lowest = idles.iter().flatten().fold(f64::INFINITY, |m, v| m.min(*v));
+        let noise = w.edge_energy_j.abs() + ENERGY_RESOLUTION_J;
+        let above_floor = w.energy_j >= (1.0 - IDLE_NOISE_FRACTION) * lowest * d - noise;
+        if !(finite && signs && above_floor && w.energy_j / d <= GENERIC_POWER_CEILING_W) {
+            return Err(format!("accepted window {w:?}"));
+        }
+    }
+    if rng.below(4) == 0 {
+        let svg = power_plot(&trace, &options, "fuzz");
+        if let Some(bad) = svg.split('"').find(|v| v.contains("inf") || v.contains("NaN")) {
+            return Err(format!("the plot has a coordinate `{bad}`"));
+        }
+    }
+    Ok(true)
+}
+
+/// Runs `check` on `n` cases, counting what it accepts, rejects, panics on and lets through.
+fn campaign(name: &str, n: u64, mut check: impl FnMut(&mut Rng) -> Result<bool, String>) {
+    let mut rng = Rng(seed());
+    let (mut accepted, mut rejected, mut panics, mut violations) = (0u64, 0u64, 0u64, Vec::new());
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for case in 0..n {
+        match catch_unwind(AssertUnwindSafe(|| check(&mut rng))) {
+            Ok(Ok(true)) => accepted += 1,
+            Ok(Ok(false)) => rejected += 1,
+            Ok(Err(violation)) => violations.push(format!("case {case}: {violation}")),
+            Err(_) => panics += 1,
+        }
+    }
+    std::panic::set_hook(previous_hook);
+    println!("{name}: {n} inputs (seed {:#x}): {accepted} accepted, {rejected} rejected with an error, {panics} panics, {} impossible figures accepted", seed(), violations.len());
+    // Printed as well as asserted: the panic hook is process-wide, and another campaign
+    // running beside this one may have silenced it.
+    for violation in violations.iter().take(10) {
+        println!("{name}: {violation}");
+    }
+    assert_eq!(panics, 0, "{name} panicked");
+    assert!(violations.is_empty(), "{violations:#?}");
+    assert!(accepted > n / 20, "the mutations are too destructive to test acceptance: {accepted} of {n}");
+}
+
+#[test]
+fn analyze_never_prints_an_impossible_figure() {
+    let seeds = trace_seeds();
+    campaign("fuzz_analyze", cases(), |rng| analyze_figures_are_possible(&seeds[rng.below(seeds.len())], rng));
+}
+
+// ---------------------------------------------------------------------------------------
+// `cargo energy explain`: the model file, the ncu export, the result.
+
+fn model_seed() -> serde_json::Value {
+    serde_json::json!({
+        "format": "energy-model/1", "gpu": "H100", "fitted_on": ["GPU-1"], "sm_clock_mhz": 1980.0,
+        "source": "fuzz seed", "active_idle_w": 128.0, "notes": ["a note"],
+        "classes": [
+            {"name": "DRAM reads", "kind": "data movement", "unit": "32 B sector",
+             "ncu_metrics": ["dram__bytes_read.sum"], "scale": 0.03125, "j_per_unit": 3.0e-9, "ci_j": [2.0e-9, 4.0e-9]},
+            {"name": "stores", "kind": "data movement", "unit": "32 B sector",
+             "ncu_metrics": ["lts__t_sectors_op_write.sum"], "subtract_metrics": ["lts__t_sectors_op_atom.sum"],
+             "scale": 1.0, "j_per_unit": 2.0e-9, "ci_j": [-1.0e-9, 5.0e-9]},
+            {"name": "kernel time", "kind": "time", "unit": "second",
+             "ncu_metrics": ["gpu__time_duration.sum"], "scale": 1e-9, "j_per_unit": 7.0, "ci_j": null}
+        ]
+    })
+}
+
+/// Changes one figure of a model: a class's cost, scale, interval, metrics, kind or name,
+/// or the clock, idle power, GPU or class list (most are impossible values).
+fn mutate_model(model: &mut serde_json::Value, rng: &mut Rng) {
+    use serde_json::json;
+    const NUMBERS: [f64; 11] = [-1.0, 0.0, -3e-9, 1e300, 1e308, 1e-300, 5e3, f64::MAX, 1e6, 3e-9, 2.5e-9];
+    let number = |rng: &mut Rng| json!(NUMBERS[rng.below(NUMBERS.len())]);
+    let classes = model["classes"].as_array().map_or(0, Vec::len);
+    let c = rng.below(classes.max(1));
+    let choice = rng.below(12);
+    if choice <= 6 && classes > 0 {
+        let class = &mut model["classes"][c];
+        match choice {
+            0 => class["j_per_unit"] = number(rng),
+            1 => class["scale"] = number(rng),
+            2 => {
+                let (lo, hi) = (number(rng), number(rng));
+                class["ci_j"] = [json!([lo, hi]), json!(null), json!([hi])][rng.below(3)].clone();
+            }
+            3 => {
+                if let Some(bound) = class["ci_j"].get_mut(rng.below(2)) {
+                    *bound = number(rng);
+                }
+            }
+            4 => {
+                let metric =
+                    ["dram__bytes_read.sum", "gpu__time_duration.sum", "lts__t_sectors_op_write.sum", "missing.sum"]
+                        [rng.below(4)];
+                let field = ["ncu_metrics", "subtract_metrics"][rng.below(2)];
+                class[field] = [json!([]), json!([metric]), json!([metric, metric])][rng.below(3)].clone();
+            }
+            5 => class["kind"] = json!(["compute", "time", "memory", ""][rng.below(4)]),
+            _ => class["name"] = json!(["a<b>&c", "", "DRAM reads"][rng.below(3)]),
+        }
+        return;
+    }
+    match choice {
+        7 => model["sm_clock_mhz"] = number(rng),
+        8 => model["active_idle_w"] = number(rng),
+        9 => model["classes"] = json!([]),
+        10 => model["gpu"] = json!("H200"),
+        _ => mutate_json(model, rng, 0),
+    }
+}
+
+/// Two exports of three launches (two of saxpy), the raw page and the details page.
+fn ncu_seeds() -> Vec<String> {
+    let metrics =
+        ["dram__bytes_read.sum", "lts__t_sectors_op_write.sum", "lts__t_sectors_op_atom.sum", "gpu__time_duration.sum"];
+    let units = ["Mbyte", "sector", "sector", "nsecond"];
+    let values = [
+        ["134.23", "2,097,152", "1,024", "76,320"],
+        ["134.22", "2,097,152", "0", "76,288"],
+        ["1.5", "64", "0", "3,200"],
+    ];
+    let names = ["saxpy(float, float*)", "saxpy(float, float*)", "fill"];
+    let quote = |f: &[&str]| f.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(",");
+    let mut raw = format!(
+        "==PROF== Connected to process 1\n{}\n",
+        quote(&[&["ID", "Kernel Name", "Block Size", "Grid Size"][..], &metrics[..]].concat())
+    );
+    raw.push_str(&format!("{}\n", quote(&[&["", "", "", ""][..], &units[..]].concat())));
+    let mut details =
+        quote(&["ID", "Kernel Name", "Block Size", "Grid Size", "Metric Name", "Metric Unit", "Metric Value"]) + "\n";
+    for (id, (name, row)) in names.iter().zip(&values).enumerate() {
+        let id = id.to_string();
+        raw.push_str(&format!(
+            "{}\n",
+            quote(&[&[id.as_str(), name, "(256, 1, 1)", "(65536, 1, 1)"][..], &row[..]].concat())
+        ));
+        for ((metric, unit), value) in metrics.iter().zip(&units).zip(row) {
+            details.push_str(&format!(
+                "{}\n",
+                quote(&[id.as_str(), name, "(256, 1, 1)", "(65536, 1, 1)", metric, unit, value])
+            ));
+        }
+    }
+    vec![raw, details]
+}
+
+/// What `cargo energy explain` prints is possible: units, terms and their intervals finite
+/// and not negative; the prediction at most 5 kW over the launch; static energy not
+/// negative; every figure finite; the SVG with finite coordinates and the id escaped.
+fn explain_figures_are_possible(
+    model_seed: &serde_json::Value,
+    ncu_seeds: &[String],
+    rng: &mut Rng,
+) -> Result<bool, String> {
+    let mut model = model_seed.clone();
+    for _ in 0..rng.below(3) {
+        mutate_model(&mut model, rng);
+    }
+    let mut model_text = model.to_string();
+    if rng.below(10) == 0 {
+        model_text = mutate_lines(&model_text, rng);
+    }
+    let export = &ncu_seeds[rng.below(ncu_seeds.len())];
+    let export = if rng.below(4) == 0 { export.clone() } else { mutate_lines(export, rng) };
+    let id = ["saxpy/energy", "saxpy<f32> & co/energy"][rng.below(2)];
+    let mut result = result_seed(id, 0.05);
+    if rng.below(4) == 0 {
+        mutate_json(&mut result, rng, 0);
+    }
+    let Ok(model) = EnergyModel::parse(&model_text, Path::new("model.json")) else { return Ok(false) };
+    let Ok(result) = ResultFile::parse(&result.to_string(), Path::new("result.json")) else { return Ok(false) };
+    let metrics = model.metric_names();
+    let choice = [KernelChoice::First, KernelChoice::Named("saxpy"), KernelChoice::Named("fill"), KernelChoice::All]
+        [rng.below(4)];
+    let filter = if rng.below(2) == 0 { Some(metrics.as_slice()) } else { None };
+    let Ok(launches) = parse_ncu_launches(&export, choice, filter) else { return Ok(false) };
+    let launches: Vec<_> = launches.iter().collect();
+    let Ok(e) = explain(&model, &result, &launches) else { return Ok(false) };
+    let finite_non_negative = |v: f64| v.is_finite() && v >= 0.0;
+    for t in &e.terms {
+        let ci_ok = t.ci_j.is_none_or(|(lo, hi)| finite_non_negative(lo) && hi.is_finite() && lo <= hi);
+        if !(finite_non_negative(t.units) && finite_non_negative(t.j) && ci_ok) {
+            return Err(format!("accepted term {t:?}"));
+        }
+    }
+    let (m, lo, hi) = e.measured_dynamic_j;
+    if !(finite_non_negative(e.predicted_dynamic_j)
+        && e.predicted_dynamic_j <= GENERIC_POWER_CEILING_W * result.time_s.mean
+        && finite_non_negative(e.static_j)
+        && e.measured_total_j.is_finite()
+        && e.measured_total_j > 0.0
+        && [m, lo, hi, e.unexplained_j].iter().all(|v| v.is_finite()))
+    {
+        return Err(format!("accepted explanation {e:?}"));
+    }
+    let md = render_markdown(&e, &model);
+    if md.contains("inf |") || md.contains("NaN") {
+        return Err(format!("markdown with a non-finite figure:\n{md}"));
+    }
+    let svg = render_svg(&e);
+    if let Some(bad) = svg.split('"').find(|v| v.contains("inf") || v.contains("NaN")) {
+        return Err(format!("the SVG has a coordinate `{bad}`"));
+    }
+    let entities = svg.matches("&amp;").count() + svg.matches("&lt;").count() + svg.matches("&gt;").count();
+    if svg.matches('&').count() != entities || svg.contains("<f32>") {
+        return Err(format!("the SVG is not escaped:\n{svg}"));
+    }
+    Ok(true)
+}
+
+#[test]
+fn explain_inputs_never_print_an_impossible_figure() {
+    let (model, exports) = (model_seed(), ncu_seeds());
+    campaign("fuzz_explain", cases(), |rng| explain_figures_are_possible(&model, &exports, rng));
 }
 
 // ---------------------------------------------------------------------------------------

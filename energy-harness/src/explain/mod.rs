@@ -13,15 +13,33 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::engine::analyze::GENERIC_POWER_CEILING_W;
+use crate::error::{echo, Error, ErrorKind, Result};
 use crate::ncu::NcuKernel;
 use crate::report::escape::{markdown_code_span, markdown_text, xml};
 use crate::report::ResultFile;
+use crate::units::format_si;
 
 pub mod nnls;
 
 /// Format tag of a model file.
 pub const MODEL_FORMAT: &str = "energy-model/1";
+
+/// The kinds of class a model may hold.
+pub const CLASS_KINDS: [&str; 3] = ["compute", "data movement", "time"];
+
+/// The highest SM clock a model may record, MHz (GPUs run below 3 GHz).
+pub const MAX_SM_CLOCK_MHZ: f64 = 10_000.0;
+
+/// `v` as a message quotes it: plain between 10⁻³ and 10⁷, else with an exponent (a
+/// corrupt 1e300 is not 301 digits).
+fn num(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() || (1e-3..1e7).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
 
 /// One term of a model: a class of instructions or of memory accesses.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -86,23 +104,98 @@ pub struct EnergyModel {
 }
 
 impl EnergyModel {
-    /// Reads a model file, checking its format.
+    /// Reads a model file, checking its format and every figure ([`EnergyModel::validate`]).
     pub fn read(path: &Path) -> Result<EnergyModel> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the energy model", e))?;
-        let model: EnergyModel = serde_json::from_str(&text).map_err(|e| {
+        EnergyModel::parse(&text, path)
+    }
+
+    /// Parses the text of a model file (`path` names it in errors), checking it as
+    /// [`EnergyModel::read`] does.
+    pub fn parse(text: &str, path: &Path) -> Result<EnergyModel> {
+        let model: EnergyModel = serde_json::from_str(text).map_err(|e| {
             Error::new(ErrorKind::Format, format!("{} is not an energy model ({MODEL_FORMAT}): {e}", path.display()))
         })?;
         if model.format != MODEL_FORMAT {
             return Err(Error::new(
                 ErrorKind::Format,
-                format!("{} is a `{}` file, not {MODEL_FORMAT}", path.display(), model.format),
+                format!("{} is a `{}` file, not {MODEL_FORMAT}", path.display(), echo(&model.format)),
             ));
         }
+        model.validate().map_err(|problem| {
+            Error::new(
+                ErrorKind::Format,
+                format!(
+                    "{}: {problem}; the model is corrupt: fit it again (cargo bench --bench model, then the fit) or \
+                     restore the file",
+                    path.display()
+                ),
+            )
+        })?;
         Ok(model)
+    }
+
+    /// Checks every figure a model holds: the SM clock a clock (0 when not recorded, at most
+    /// [`MAX_SM_CLOCK_MHZ`]), active idle a power (finite, 0 to [`GENERIC_POWER_CEILING_W`]),
+    /// at least one class, and each class of a known kind, counting at least one metric, with
+    /// a finite positive scale, a finite non-negative cost and an interval that holds it.
+    /// The error names the class and the field.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if !(self.sm_clock_mhz.is_finite() && (0.0..=MAX_SM_CLOCK_MHZ).contains(&self.sm_clock_mhz)) {
+            return Err(format!(
+                "sm_clock_mhz {} is not a GPU's clock (0 when not recorded, at most {MAX_SM_CLOCK_MHZ} MHz)",
+                num(self.sm_clock_mhz)
+            ));
+        }
+        if let Some(idle) = self.active_idle_w {
+            if !(idle.is_finite() && (0.0..=GENERIC_POWER_CEILING_W).contains(&idle)) {
+                return Err(format!(
+                    "active_idle_w {} W is not a GPU's power (0 to {GENERIC_POWER_CEILING_W} W)",
+                    num(idle)
+                ));
+            }
+        }
+        if self.classes.is_empty() {
+            return Err("it has no class to price a kernel with".into());
+        }
+        for (i, c) in self.classes.iter().enumerate() {
+            let class = format!("class {} (`{}`)", i + 1, echo(&c.name));
+            if !CLASS_KINDS.contains(&c.kind.as_str()) {
+                return Err(format!("{class}: kind `{}` is none of {}", echo(&c.kind), CLASS_KINDS.join(", ")));
+            }
+            if c.ncu_metrics.is_empty() {
+                return Err(format!("{class}: ncu_metrics is empty: the class counts nothing"));
+            }
+            if !(c.scale.is_finite() && c.scale > 0.0) {
+                return Err(format!("{class}: scale {} is not a positive number of units per count", num(c.scale)));
+            }
+            if !(c.j_per_unit.is_finite() && c.j_per_unit >= 0.0) {
+                return Err(format!(
+                    "{class}: j_per_unit {} J is not a cost: a fitted cost is a finite number, never below zero",
+                    num(c.j_per_unit)
+                ));
+            }
+            if let Some((lo, hi)) = c.ci_j {
+                if !(lo.is_finite() && hi.is_finite() && lo <= c.j_per_unit && c.j_per_unit <= hi) {
+                    return Err(format!(
+                        "{class}: the interval ci_j [{}, {}] J does not hold the cost {} J",
+                        num(lo),
+                        num(hi),
+                        num(c.j_per_unit)
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Every ncu metric the model needs, comma-separated, for `ncu --metrics`.
     pub fn metrics(&self) -> String {
+        self.metric_names().join(",")
+    }
+
+    /// Every ncu metric the model needs, sorted, each once.
+    pub fn metric_names(&self) -> Vec<&str> {
         let mut all: Vec<&str> = self
             .classes
             .iter()
@@ -110,7 +203,7 @@ impl EnergyModel {
             .collect();
         all.sort_unstable();
         all.dedup();
-        all.join(",")
+        all
     }
 
     /// The command that profiles a bench for this model.
@@ -167,21 +260,28 @@ pub struct Explanation {
 
 /// Prices `launches` (profiled launches of one kernel, averaged) with `model` and sets the
 /// prediction beside the measured `result`. Refuses a model of another GPU model and a
-/// launch that lacks a metric the model needs (naming the command that collects it).
+/// launch that lacks a metric the model needs (naming the command that collects it), and
+/// checks every figure before it is returned: the model and the result as their readers do,
+/// each class's units in each launch finite and not negative, every term finite, and the
+/// prediction no more than any GPU can draw in the launch's measured time
+/// ([`GENERIC_POWER_CEILING_W`]). The error names the class, the launch and what to do.
 pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]) -> Result<Explanation> {
     if result.device.simulated {
         return Err(Error::new(
             ErrorKind::InvalidInput,
-            format!("`{}` is a simulated result: explain a measured one", result.id),
+            format!("`{}` is a simulated result: explain a measured one", echo(&result.id)),
         ));
     }
+    model.validate().map_err(|problem| Error::new(ErrorKind::InvalidInput, format!("the model: {problem}")))?;
+    result.validate().map_err(|problem| Error::new(ErrorKind::InvalidInput, format!("the result: {problem}")))?;
     if model.gpu != result.device.name {
         return Err(Error::new(
             ErrorKind::InvalidInput,
             format!(
                 "no fitted model for the {}: the model given is of the {} (a model holds for one GPU model; fit one \
                  from that GPU's suites)",
-                result.device.name, model.gpu
+                echo(&result.device.name),
+                echo(&model.gpu)
             ),
         ));
     }
@@ -193,24 +293,88 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
     for class in &model.classes {
         let mut units = 0.0;
         for launch in launches {
-            units += class.units(launch).map_err(|e| {
+            let count = class.units(launch).map_err(|e| {
                 e.context(format!(
                     "the model's class `{}`; profile with: {}",
-                    class.name,
+                    echo(&class.name),
                     model.ncu_command(&launch.name)
                 ))
-            })? / n;
+            })?;
+            if !(count.is_finite() && count >= 0.0) {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "the model's class `{}` counts {} units in ncu launch {} (`{}`): {}",
+                        echo(&class.name),
+                        num(count),
+                        launch.id,
+                        echo(&launch.name),
+                        if count.is_finite() {
+                            "a count is never negative: its subtract_metrics exceed its ncu_metrics in this export, so \
+                             the model does not fit this GPU's counters"
+                                .to_string()
+                        } else {
+                            format!(
+                                "not a finite number (its metrics times its scale {}): the model's scale or the \
+                                 export's counts are corrupt",
+                                num(class.scale)
+                            )
+                        }
+                    ),
+                ));
+            }
+            units += count / n;
         }
-        terms.push(ExplainedTerm {
-            name: class.name.clone(),
-            kind: class.kind.clone(),
-            units,
-            j: units * class.j_per_unit,
-            ci_j: class.ci_j.map(|(lo, hi)| (units * lo.max(0.0), units * hi)),
-        });
+        let j = units * class.j_per_unit;
+        let ci_j = class.ci_j.map(|(lo, hi)| (units * lo.max(0.0), units * hi));
+        if !(j.is_finite() && ci_j.is_none_or(|(lo, hi)| lo.is_finite() && hi.is_finite())) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "the model's class `{}` prices {} units per launch at {} J each: the product is not a finite \
+                     number; the model's cost or scale, or the export's counts, are corrupt",
+                    echo(&class.name),
+                    num(units),
+                    num(class.j_per_unit)
+                ),
+            ));
+        }
+        terms.push(ExplainedTerm { name: class.name.clone(), kind: class.kind.clone(), units, j, ci_j });
     }
     let predicted_dynamic_j: f64 = terms.iter().map(|t| t.j).sum();
+    // No board draws more than the ceiling over the launch's measured time.
+    let time_s = result.time_s.mean;
+    let ceiling_j = time_s * GENERIC_POWER_CEILING_W;
+    if !(predicted_dynamic_j.is_finite() && predicted_dynamic_j <= ceiling_j) {
+        let largest = terms.iter().max_by(|a, b| a.j.total_cmp(&b.j)).expect("a model has a class");
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "the model predicts {predicted_dynamic_j:.4e} J per launch (`{}` alone {:.4e} J), more than any GPU \
+                 draws in the launch's measured {} ({} at {GENERIC_POWER_CEILING_W} W): the model's costs or scales, \
+                 or the export's counts, are corrupt, or the export profiles another kernel or problem size than the \
+                 result",
+                echo(&largest.name),
+                largest.j,
+                format_si(time_s, "s", 4),
+                format_si(ceiling_j, "J", 4)
+            ),
+        ));
+    }
     let d = &result.dynamic_j;
+    let total = result.energy_j.mean;
+    let static_j = total - d.mean;
+    if static_j < -1e-9 * total {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "the result `{}`: its dynamic energy {:.4e} J is more than its total {total:.4e} J: a board never \
+                 draws less than nothing at idle; the result is corrupt: measure it again",
+                echo(&result.id),
+                d.mean
+            ),
+        ));
+    }
     Ok(Explanation {
         id: result.id.clone(),
         gpu: result.device.name.clone(),
@@ -220,8 +384,8 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
         terms,
         predicted_dynamic_j,
         measured_dynamic_j: (d.mean, d.ci_low, d.ci_high),
-        measured_total_j: result.energy_j.mean,
-        static_j: result.energy_j.mean - d.mean,
+        measured_total_j: total,
+        static_j: static_j.max(0.0),
         unexplained_j: d.mean - predicted_dynamic_j,
     })
 }
@@ -290,7 +454,7 @@ pub fn render_svg(e: &Explanation) -> String {
                 "data movement" => "#ff7f0e",
                 _ => "#2ca02c",
             };
-            (t.name.clone(), t.j, color)
+            (xml(&t.name), t.j, color)
         })
         .collect();
     bars.push(("static".into(), e.static_j, "#7f7f7f"));

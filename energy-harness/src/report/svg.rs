@@ -101,11 +101,22 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
         return svg;
     }
     let p_top = nice_ceiling(p_max * 1.08);
+    // Readings spread over more than an f64 holds (±1e308 s) or a power near f64::MAX
+    // cannot be drawn: every coordinate must be a finite number.
+    if !((t1 - t0).is_finite() && p_top.is_finite()) {
+        let _ = writeln!(
+            svg,
+            r#"<text x="{LEFT}" y="{}">the readings span more time or power than can be plotted</text></svg>"#,
+            HEIGHT / 2.0
+        );
+        return svg;
+    }
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
-    let x = |t: f64| LEFT + (t - t0) / (t1 - t0) * plot_w;
+    let x = |t: f64| LEFT + (t.clamp(t0, t1) - t0) / (t1 - t0) * plot_w;
     let y = |p: f64| TOP + plot_h - (p.clamp(0.0, p_top) / p_top) * plot_h;
-    for w in windows {
+    // Windows are clipped to the plotted time; one with a time that is not a number is left out.
+    for w in windows.iter().filter(|w| w.start_s.is_finite() && w.end_s.is_finite() && w.end_s > t0 && w.start_s < t1) {
         let _ = writeln!(
             svg,
             r##"<rect x="{:.1}" y="{TOP}" width="{:.1}" height="{plot_h}" fill="#fee391" fill-opacity="0.55"/>"##,
@@ -115,25 +126,28 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
     }
     // Axes and grid.
     for i in 0..=5 {
-        let p = p_top * f64::from(i) / 5.0;
+        let p = p_top / 5.0 * f64::from(i);
         let _ = writeln!(
             svg,
-            r##"<line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{p:.0}</text>"##,
+            r##"<line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
             LEFT + plot_w,
             y(p),
             y(p),
             LEFT - 6.0,
-            y(p) + 4.0
+            y(p) + 4.0,
+            label(p, 0)
         );
     }
     for i in 0..=6 {
-        let t = t0 + (t1 - t0) * f64::from(i) / 6.0;
+        // Divided before it is multiplied, and never past the last reading: a span near
+        // f64::MAX times 6 (or rounded up at the end) is not a number.
+        let t = (t0 + (t1 - t0) / 6.0 * f64::from(i)).min(t1);
         let _ = writeln!(
             svg,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{:.2}</text>"#,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             x(t),
             TOP + plot_h + 16.0,
-            t
+            label(t, 2)
         );
     }
     let _ = writeln!(
@@ -152,12 +166,23 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
         if s.points.is_empty() {
             continue;
         }
+        // A point that is not a finite number breaks the line there (it is not drawn).
         let mut d = String::new();
-        for (i, &(t, p)) in s.points.iter().enumerate() {
-            let _ = write!(d, "{}{:.1},{:.1} ", if i == 0 { "M" } else { "L" }, x(t), y(p));
+        let mut pen_down = false;
+        for &(t, p) in &s.points {
+            if !(t.is_finite() && p.is_finite()) {
+                pen_down = false;
+                continue;
+            }
+            let _ = write!(d, "{}{:.1},{:.1} ", if pen_down { "L" } else { "M" }, x(t), y(p));
+            pen_down = true;
+        }
+        if d.is_empty() {
+            continue;
         }
         let _ = writeln!(svg, r#"<path d="{}" fill="none" stroke="{}" stroke-width="1.3"/>"#, d.trim_end(), s.color);
     }
+    let idle_w = idle_w.filter(|w| w.is_finite());
     if let Some(idle) = idle_w {
         let _ = writeln!(
             svg,
@@ -191,6 +216,15 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
     legend("#fee391", "kernel windows", false);
     svg.push_str("</svg>\n");
     svg
+}
+
+/// An axis label: `decimals` places, or an exponent past 10⁷ (a corrupt time is not 300 digits).
+fn label(v: f64, decimals: usize) -> String {
+    if v.abs() < 1e7 {
+        format!("{v:.decimals$}")
+    } else {
+        format!("{v:.3e}")
+    }
 }
 
 fn nice_ceiling(v: f64) -> f64 {
@@ -239,6 +273,37 @@ mod tests {
         assert!(svg.contains(">a&lt;b&gt;&amp;&quot;c&#39;\\u{1b}[2J\\n&lt;/svg&gt;</text>"), "{svg}");
         assert!(!svg.chars().any(|c| c.is_control() && c != '\n'), "{svg:?}");
         assert_eq!(svg.matches("</svg>").count(), 1);
+    }
+
+    #[test]
+    fn no_coordinate_is_ever_a_non_finite_number() {
+        let numbers = |svg: &str| -> Vec<String> {
+            svg.split('"').filter(|v| v.contains("inf") || v.contains("NaN")).map(str::to_string).collect()
+        };
+        let series = |points: Vec<(f64, f64)>| Series { label: "s".into(), color: "#000000", points };
+        let window = |start_s: f64, end_s: f64| Window { index: 0, start_s, end_s };
+        // Points that are not numbers, a window far past the readings, an infinite idle.
+        let svg = render(
+            "t",
+            &[series(vec![(0.0, 100.0), (f64::NAN, 5.0), (1.0, f64::INFINITY), (2.0, 120.0), (3.0, 130.0)])],
+            &[window(1.0, 1e300), window(f64::NEG_INFINITY, 0.5), window(1e-300, 2.0)],
+            Some(f64::INFINITY),
+        );
+        assert!(numbers(&svg).is_empty(), "{:?}\n{svg}", numbers(&svg));
+        // The line breaks at the bad points; the window with no start is left out, the others clipped.
+        assert!(svg.contains("M64.0,") && svg.contains(" M"), "{svg}");
+        assert_eq!(svg.matches("fill-opacity").count(), 2, "{svg}");
+        assert!(!svg.contains("active idle"), "{svg}");
+        // Readings from 0 to 1.5e308 s or f64::MAX: the axis is drawn, its labels finite and short.
+        for end in [1.5e308, f64::MAX] {
+            let svg = render("t", &[series(vec![(0.0, 100.0), (end, 120.0)])], &[window(1.0, 2.0)], None);
+            assert!(numbers(&svg).is_empty() && !svg.contains(">inf<") && svg.contains("e308<"), "{svg}");
+        }
+        // Readings over ±1e308 s (a span past f64) or a power near f64::MAX.
+        for points in [vec![(-1e308, 100.0), (1e308, 120.0)], vec![(0.0, 1e308), (1.0, 1.7e308)]] {
+            let svg = render("t", &[series(points)], &[window(0.0, 1.0)], Some(120.0));
+            assert!(numbers(&svg).is_empty() && svg.contains("than can be plotted"), "{svg}");
+        }
     }
 
     #[test]
