@@ -88,8 +88,12 @@ fn awkward_names_run_report_and_compare() {
     // Every file of the run lies directly in its directory, with a short safe name.
     for run in ["new", "main"] {
         let dir = t.join("energy").join(run);
-        let files: Vec<String> =
-            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        // `.run.lock` is the run's OS lock file (flock): it stays, empty, between runs.
+        let files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|f| f != ".run.lock")
+            .collect();
         assert_eq!(files.len(), 1 + 3 * names().len(), "{files:?}");
         for f in &files {
             assert!(f.len() <= MAX_STEM_BYTES + ".trace.csv".len(), "{f}");
