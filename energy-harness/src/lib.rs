@@ -179,8 +179,9 @@ pub mod unstable {
         pub use crate::engine::run::{record, virtual_sim_device};
         pub use crate::engine::stats::{linear_fit, student_t_975};
         pub use crate::engine::{
-            analyze_trace, measure, AnalysisOptions, Drift, MeasureRequest, Measurement, ModelChoice, PerUnit,
-            ResolvedOptions, Session, SimWorkload, TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
+            analyze_trace, difference, measure, net_energy, net_per_op, per_unit, AnalysisOptions, Drift,
+            MeasureRequest, Measurement, ModelChoice, NetEnergy, PerUnit, ResolvedOptions, Session, SimWorkload,
+            TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
         };
         pub use crate::workload::Workload;
     }

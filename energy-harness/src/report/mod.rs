@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::analyze::AnalysisOptions;
 use crate::engine::options::ResolvedOptions;
+pub use crate::engine::result::NetEnergy;
 use crate::engine::result::{CrossCheck, Drift, Measurement, PerUnit, WindowResult};
 use crate::engine::stats::Estimate;
 use crate::engine::warning::Warning;
@@ -39,17 +40,6 @@ pub struct ResultDevice {
     pub driver: Option<String>,
     /// Whether the figures are simulated.
     pub simulated: bool,
-}
-
-/// Net energy per operation against a baseline kernel (Arafa et al.).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NetEnergy {
-    /// The baseline benchmark's id.
-    pub baseline_id: String,
-    /// Operations per launch the difference is divided by (1 when none were given).
-    pub ops_per_launch: f64,
-    /// (E_with − E_without) / ops, J.
-    pub energy_j: Estimate,
 }
 
 /// One benchmark's result, as written to `target/energy/<run>/<id>.json`. Unknown fields

@@ -1,6 +1,7 @@
 //! Measured kernels and the table: net energy per instruction against its baseline (Arafa), the linearity and ordering checks.
 
 use super::*;
+use energy_harness::unstable::engine::difference;
 
 /// One measured kernel, as the table uses it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,20 +51,6 @@ impl KernelRun {
     }
 }
 
-/// `a - b` of two independent estimates: the interval half-widths add in quadrature.
-pub(super) fn difference(a: &Estimate, b: &Estimate) -> Estimate {
-    let half = |e: &Estimate| 0.5 * (e.ci_high - e.ci_low);
-    let mean = a.mean - b.mean;
-    let h = (half(a).powi(2) + half(b).powi(2)).sqrt();
-    Estimate {
-        mean,
-        ci_low: mean - h,
-        ci_high: mean + h,
-        n: a.n.min(b.n),
-        std_dev: (a.std_dev.powi(2) + b.std_dev.powi(2)).sqrt(),
-    }
-}
-
 /// Arafa's net figures of one kernel against its baseline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetFigures {
@@ -79,6 +66,9 @@ pub struct NetFigures {
     pub time_per_instruction_s: f64,
 }
 
+/// Net figures per instruction: the two kernels' figures per loop iteration, the
+/// difference the engine's ([`difference`], as the bench glue's net energy), per thread-
+/// and warp-instruction.
 pub(super) fn net(with: &KernelRun, without: &KernelRun, instructions_per_iteration: f64) -> NetFigures {
     let per_instruction = 1.0 / (with.facts.threads() * instructions_per_iteration);
     let total = difference(&with.per_iteration(&with.energy_j), &without.per_iteration(&without.energy_j));
