@@ -30,8 +30,8 @@ use crate::kernel_code::{CodeCheck, KernelCode};
 use crate::report::{energy_dir, file_stem, ResultFile};
 use crate::sim::SimKernel;
 use crate::trace::format::write_trace;
-use crate::units::{format_si, Joules, Watts};
 use crate::workload::Workload;
+use energy_units::{format_si, Joules, Watts};
 
 /// What the budget limits.
 #[derive(Clone, Debug, PartialEq)]

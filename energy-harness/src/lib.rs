@@ -47,10 +47,12 @@ mod budget;
 mod clock;
 mod cuda;
 mod device;
+mod dirs;
 mod engine;
 mod error;
 mod explain;
 mod gpu;
+mod hash;
 mod kernel_code;
 mod ncu;
 mod report;
@@ -211,6 +213,7 @@ pub mod unstable {
     }
     /// Runs, reports and comparisons of result files.
     pub mod report {
+        pub use crate::hash::content_hash;
         pub use crate::report::compare::{
             change, check_comparable_figure, compare, compare_across_boards, Figure, ResultSet, Verdict,
             ACROSS_BOARDS_MIN_THRESHOLD_PCT,
@@ -218,7 +221,7 @@ pub mod unstable {
         pub use crate::report::escape;
         pub use crate::report::run::MANIFEST_FILE;
         pub use crate::report::run::{
-            content_hash, current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
+            current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
         };
         pub use crate::report::svg::power_plot;
         pub use crate::report::table::{

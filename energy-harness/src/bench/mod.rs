@@ -142,7 +142,7 @@ fn measure_kernel(rig: &mut Rig, id: &str, workload: &mut dyn Workload, options:
                 " {} windows × {} launches of {} ({}), {:.1} s",
                 m.measurement.windows.len(),
                 plan.launches_per_window,
-                crate::units::format_si(plan.launch_s, "s", 3),
+                energy_units::format_si(plan.launch_s, "s", 3),
                 m.measurement.stop.as_deref().unwrap_or("done"),
                 m.measurement.wall_time_s
             );

@@ -2,13 +2,12 @@
 //! SVG plot, and the summary printed under criterion's lines.
 
 pub mod compare;
-pub mod dirs;
 pub mod escape;
 pub mod run;
 pub mod svg;
 pub mod table;
 
-pub use dirs::energy_dir;
+pub use crate::dirs::energy_dir;
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +23,7 @@ use crate::error::{echo, Error, ErrorKind, Result};
 use crate::sensors::{SensorModel, SourceKind};
 use crate::trace::format::{render_trace, write_atomically};
 use crate::trace::Trace;
-use crate::units::format_si;
+use energy_units::format_si;
 
 /// The schema tag of result files.
 pub const RESULT_SCHEMA: &str = "energy-result/1";
@@ -291,7 +290,7 @@ pub fn file_stem(id: &str) -> String {
     let prefix = mapped.trim_start_matches(['.', '-']);
     let prefix = &prefix[..prefix.len().min(MAX_STEM_BYTES - 17)];
     let prefix = if prefix.is_empty() { "id" } else { prefix };
-    format!("{prefix}-{:016x}", run::fnv1a(id.as_bytes()))
+    format!("{prefix}-{:016x}", crate::hash::fnv1a(id.as_bytes()))
 }
 
 /// The files written for one benchmark.
@@ -354,7 +353,7 @@ fn interval(e: &Estimate, unit: &str) -> String {
 
 /// A count with an SI prefix: 35433480192 → "35.43 G".
 fn count(value: f64) -> String {
-    match crate::units::si_scale_large(value) {
+    match energy_units::si_scale_large(value) {
         (_, "") => format!("{value}"),
         (factor, prefix) => format!("{:.4} {prefix}", value / factor),
     }
@@ -485,7 +484,10 @@ mod tests {
             let dir = Path::new("/run");
             assert_eq!(dir.join(format!("{stem}.trace.csv")).parent(), Some(dir), "{id:?}");
         }
-        assert_eq!(file_stem(escape), format!("_.._.._.._tmp_escape_energy-{:016x}", run::fnv1a(escape.as_bytes())));
+        assert_eq!(
+            file_stem(escape),
+            format!("_.._.._.._tmp_escape_energy-{:016x}", crate::hash::fnv1a(escape.as_bytes()))
+        );
         assert!(file_stem(&long).starts_with("xxxxxxxx"));
         assert_eq!(file_stem(&long).len(), MAX_STEM_BYTES);
         // Ids that map to one readable prefix still get their own files.

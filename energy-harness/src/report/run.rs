@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ResultDevice;
 use crate::error::{echo, Error, ErrorKind, Result};
+use crate::hash::content_hash;
 use crate::trace::format::write_atomically;
 
 /// The schema tag of run manifests.
@@ -142,21 +143,6 @@ pub struct RunManifest {
 
 fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
-}
-
-/// FNV-1a, 64 bit, as 16 hex digits: enough to tell a file from another version of it.
-pub fn content_hash(bytes: &[u8]) -> String {
-    format!("{:016x}", fnv1a(bytes))
-}
-
-/// FNV-1a (64 bit) of `bytes`: a stable hash, the same on every machine and run.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }
 
 impl RunManifest {

@@ -9,7 +9,7 @@ use super::compare::{compare, Change, Comparison, ResultSet, Verdict};
 use super::escape::{html, markdown_cell_code, markdown_code_span, markdown_text};
 use super::{file_stem, ResultFile};
 use crate::error::{Error, ErrorKind, Result};
-use crate::units::format_si;
+use energy_units::format_si;
 
 /// Output format of a report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
