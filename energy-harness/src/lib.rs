@@ -219,15 +219,19 @@ pub mod unstable {
             ACROSS_BOARDS_MIN_THRESHOLD_PCT,
         };
         pub use crate::report::escape;
+        pub use crate::report::format;
+        pub use crate::report::format::bmf::{bmf, bmf_on};
+        pub use crate::report::format::compare_text::{compare_text, Compared};
+        pub use crate::report::format::github_action_benchmark::{
+            github_action_benchmark, github_action_benchmark_on, GITHUB_ACTION_BENCHMARK_MEASURES,
+        };
+        pub use crate::report::format::merge::render_several;
+        pub use crate::report::format::{render, Format};
         pub use crate::report::run::MANIFEST_FILE;
         pub use crate::report::run::{
             current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
         };
         pub use crate::report::svg::power_plot;
-        pub use crate::report::table::{
-            bmf, bmf_on, github_action_benchmark, github_action_benchmark_on, render, Format,
-            GITHUB_ACTION_BENCHMARK_MEASURES,
-        };
         pub use crate::report::{energy_dir, file_stem, render_summary, MAX_STEM_BYTES, RESULT_SCHEMA};
     }
     /// The selftest: does this GPU's sensor deliver what the harness assumes?
