@@ -47,8 +47,8 @@ pub(super) fn report(
     check_threshold(threshold)?;
     let mut sets = Vec::new();
     for dir in &runs.dirs {
-        let current = ResultSet::read_pinned(&dir.join(run), runs.pin.as_ref())?;
-        let base = baseline.map(|b| ResultSet::read(&dir.join(b))).transpose()?;
+        let current = ResultSet::read_run_pinned(&dir.join(run), runs.pin.as_ref())?;
+        let base = baseline.map(|b| ResultSet::read_run(&dir.join(b))).transpose()?;
         sets.push((current, base));
     }
     let text = render_several(&sets, threshold, format)?;
@@ -81,8 +81,8 @@ fn compare_one(
     pin: Option<&RunPin>,
     options: &CompareOptions,
 ) -> Result<bool> {
-    let cand = ResultSet::read_pinned(&dir.join(candidate), pin)?;
-    let base = ResultSet::read(&dir.join(baseline))?;
+    let cand = ResultSet::read_run_pinned(&dir.join(candidate), pin)?;
+    let base = ResultSet::read_run(&dir.join(baseline))?;
     let comparison = if options.across_boards {
         compare_across_boards(&base, &cand, options.threshold)?
     } else {

@@ -207,7 +207,7 @@ pub mod unstable {
     pub mod explain {
         pub use crate::explain::nnls::{nnls, NnlsFit};
         pub use crate::explain::{
-            explain, render_markdown, render_svg, EnergyModel, ExplainedTerm, Explanation, ModelClass, MODEL_FORMAT,
+            explain, render_markdown, render_svg, EnergyModel, ExplainedTerm, Explanation, ModelClass, MODEL_SCHEMA,
         };
         pub use crate::ncu::{parse_ncu_csv, read_ncu_csv, NcuKernel};
     }

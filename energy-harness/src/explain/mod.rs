@@ -20,8 +20,8 @@ use crate::report::ResultFile;
 
 pub mod nnls;
 
-/// Format tag of a model file.
-pub const MODEL_FORMAT: &str = "energy-model/1";
+/// The schema tag of a model file.
+pub const MODEL_SCHEMA: &str = "energy-model/1";
 
 /// One term of a model: a class of instructions or of memory accesses.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,7 +64,7 @@ impl ModelClass {
 /// A fitted model, one per GPU model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EnergyModel {
-    /// [`MODEL_FORMAT`].
+    /// [`MODEL_SCHEMA`].
     pub format: String,
     /// The GPU model it holds for (NVML's name, `NVIDIA H100 80GB HBM3`).
     pub gpu: String,
@@ -87,15 +87,15 @@ pub struct EnergyModel {
 
 impl EnergyModel {
     /// Reads a model file, checking its format.
-    pub fn read(path: &Path) -> Result<EnergyModel> {
+    pub fn read_json(path: &Path) -> Result<EnergyModel> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the energy model", e))?;
         let model: EnergyModel = serde_json::from_str(&text).map_err(|e| {
-            Error::new(ErrorKind::Format, format!("{} is not an energy model ({MODEL_FORMAT}): {e}", path.display()))
+            Error::new(ErrorKind::Format, format!("{} is not an energy model ({MODEL_SCHEMA}): {e}", path.display()))
         })?;
-        if model.format != MODEL_FORMAT {
+        if model.format != MODEL_SCHEMA {
             return Err(Error::new(
                 ErrorKind::Format,
-                format!("{} is a `{}` file, not {MODEL_FORMAT}", path.display(), model.format),
+                format!("{} is a `{}` file, not {MODEL_SCHEMA}", path.display(), model.format),
             ));
         }
         Ok(model)

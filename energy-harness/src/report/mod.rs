@@ -148,7 +148,7 @@ impl ResultFile {
     }
 
     /// Reads a result file, checking its schema and every figure ([`ResultFile::parse`]).
-    pub fn read(path: &Path) -> Result<ResultFile> {
+    pub fn read_json(path: &Path) -> Result<ResultFile> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the result", e))?;
         ResultFile::parse(&text, path)
     }
@@ -380,10 +380,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.json");
         std::fs::write(&path, r#"{"schema":"energy-result/9","id":"x"}"#).unwrap();
-        assert!(ResultFile::read(&path).unwrap_err().message().contains("energy-result/9"));
+        assert!(ResultFile::read_json(&path).unwrap_err().message().contains("energy-result/9"));
         std::fs::write(&path, r#"{"id":"x"}"#).unwrap();
-        assert!(ResultFile::read(&path).unwrap_err().message().contains("no `schema`"));
+        assert!(ResultFile::read_json(&path).unwrap_err().message().contains("no `schema`"));
         std::fs::write(&path, "not json").unwrap();
-        assert_eq!(ResultFile::read(&path).unwrap_err().kind(), ErrorKind::Format);
+        assert_eq!(ResultFile::read_json(&path).unwrap_err().kind(), ErrorKind::Format);
     }
 }

@@ -148,7 +148,7 @@ fn now_rfc3339() -> String {
 impl RunManifest {
     /// Reads `dir/run.json`. Errors: missing (with the runs that do exist beside it),
     /// unreadable, or not a manifest.
-    pub fn read(dir: &Path) -> Result<RunManifest> {
+    pub fn read_manifest(dir: &Path) -> Result<RunManifest> {
         let path = dir.join(MANIFEST_FILE);
         let text = match fs::read_to_string(&path) {
             Ok(text) => text,
@@ -441,7 +441,7 @@ impl RunWriter {
     pub fn begin(dir: &Path, target: &str, invocation: &Invocation) -> Result<RunWriter> {
         let _lock = DirLock::take(dir)?;
         let pid = std::process::id();
-        let existing = RunManifest::read(dir).ok();
+        let existing = RunManifest::read_manifest(dir).ok();
         let mut manifest = match existing {
             Some(m) if m.invocation == *invocation && !m.targets.iter().any(|t| t.name == target) => m,
             _ => {
@@ -479,7 +479,7 @@ impl RunWriter {
     /// them in the manifest with their hashes.
     pub fn commit(&self, id: &str, stem: &str, device: &ResultDevice, files: [&[u8]; 3]) -> Result<ResultEntry> {
         let _lock = DirLock::take(&self.dir)?;
-        let mut manifest = RunManifest::read(&self.dir)?;
+        let mut manifest = RunManifest::read_manifest(&self.dir)?;
         if let Some(other) = manifest.targets.iter().find(|t| t.results.iter().any(|r| r.id == id)) {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
@@ -521,7 +521,7 @@ impl RunWriter {
     /// Records how the target ended: succeeded when `failed_benchmarks` is 0.
     pub fn finish(self, failed_benchmarks: usize) -> Result<()> {
         let _lock = DirLock::take(&self.dir)?;
-        let mut manifest = RunManifest::read(&self.dir)?;
+        let mut manifest = RunManifest::read_manifest(&self.dir)?;
         let record = self.record(&mut manifest)?;
         record.finished = Some(now_rfc3339());
         record.status =
@@ -581,7 +581,7 @@ mod tests {
         let clash = b.commit("saxpy/energy", "saxpy_energy", &device(), [b"{}", b"t", b"p"]).unwrap_err();
         assert!(clash.message().contains("already taken in this run by bench target `saxpy`"), "{clash}");
         b.finish(0).unwrap();
-        let m = RunManifest::read(&run).unwrap();
+        let m = RunManifest::read_manifest(&run).unwrap();
         assert_eq!(m.targets.len(), 2);
         assert_eq!(m.check(&run).unwrap().len(), 1);
         // The same target again, or another invocation: a new run from an empty directory.
@@ -592,7 +592,7 @@ mod tests {
         names.sort();
         assert_eq!(names, vec![LOCK_FILE.to_string(), MANIFEST_FILE.to_string()], "{names:?}");
         c.finish(0).unwrap();
-        assert_eq!(RunManifest::read(&run).unwrap().targets.len(), 1);
+        assert_eq!(RunManifest::read_manifest(&run).unwrap().targets.len(), 1);
     }
 
     #[test]
@@ -602,16 +602,16 @@ mod tests {
         let inv = Invocation { key: "test:2".into() };
         let w = RunWriter::begin(&run, "saxpy", &inv).unwrap();
         w.commit("a", "a", &device(), [b"{1}", b"t", b"p"]).unwrap();
-        let m = RunManifest::read(&run).unwrap();
+        let m = RunManifest::read_manifest(&run).unwrap();
         assert!(m.check(&run).unwrap_err().message().contains("never finished"));
         w.finish(2).unwrap();
-        let m = RunManifest::read(&run).unwrap();
+        let m = RunManifest::read_manifest(&run).unwrap();
         assert!(m.check(&run).unwrap_err().message().contains("2 failed benchmark"));
 
         let w = RunWriter::begin(&run, "saxpy", &Invocation { key: "test:3".into() }).unwrap();
         w.commit("a", "a", &device(), [b"{1}", b"t", b"p"]).unwrap();
         w.finish(0).unwrap();
-        let m = RunManifest::read(&run).unwrap();
+        let m = RunManifest::read_manifest(&run).unwrap();
         assert!(m.check(&run).is_ok());
         fs::write(run.join("b.json"), "{}").unwrap();
         assert!(m.check(&run).unwrap_err().message().contains("does not list"));
@@ -625,12 +625,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let w = RunWriter::begin(&dir.path().join("main"), "x", &Invocation { key: "k".into() }).unwrap();
         w.finish(0).unwrap();
-        let err = RunManifest::read(&dir.path().join("nightly")).unwrap_err();
+        let err = RunManifest::read_manifest(&dir.path().join("nightly")).unwrap_err();
         assert!(err.message().contains("the runs under"), "{err}");
         assert!(err.message().contains("main"), "{err}");
         assert!(err.message().contains("bench = false"), "{err}");
         fs::create_dir_all(dir.path().join("bare")).unwrap();
-        assert!(RunManifest::read(&dir.path().join("bare")).unwrap_err().message().contains("no run manifest"));
+        assert!(RunManifest::read_manifest(&dir.path().join("bare"))
+            .unwrap_err()
+            .message()
+            .contains("no run manifest"));
     }
 
     /// The child of `a_killed_lock_holder_never_blocks_the_next_run`: takes the lock of

@@ -212,7 +212,7 @@ pub struct Check {
 /// The suite's result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstructionTable {
-    /// Format tag.
+    /// Schema tag ([`TABLE_SCHEMA`]).
     pub format: String,
     /// Whether the figures come from the simulated GPU.
     pub simulated: bool,
@@ -234,8 +234,8 @@ pub struct InstructionTable {
     pub missing: Vec<String>,
 }
 
-/// Format tag of [`InstructionTable`] JSON.
-pub const TABLE_FORMAT: &str = "energy-instructions/2";
+/// The schema tag of [`InstructionTable`] JSON.
+pub const TABLE_SCHEMA: &str = "energy-instructions/2";
 
 fn per_thread_iteration(run: &KernelRun, e: &Estimate) -> Estimate {
     e.scaled(1.0 / (run.facts.iterations as f64 * run.facts.threads()))
@@ -259,7 +259,7 @@ fn fit_runs(runs: &[(f64, &KernelRun)]) -> Option<[(Estimate, f64); 3]> {
 fn bound_check(instruction: &Instruction, chains: &[(u32, &KernelRun)], base: &KernelRun) -> Option<BoundCheck> {
     let (k, longest) = chains.iter().max_by_key(|(k, _)| *k)?;
     let (code, base_code) = (&longest.facts.machine_code, &base.facts.machine_code);
-    if !code.read() || !base_code.read() || chains.len() < 3 {
+    if !code.loop_was_read() || !base_code.loop_was_read() || chains.len() < 3 {
         return None;
     }
     let steps = f64::from(*k);
