@@ -73,7 +73,7 @@ fn main() -> ExitCode {
 }
 
 fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<()> {
-    let suite = SuiteRun::read(run, ncu)?;
+    let suite = SuiteRun::read_run_and_ncu(run, ncu)?;
     let (training, left_out) = suite.training()?;
     for reason in &left_out {
         eprintln!("left out of the fit: {reason}");
@@ -115,7 +115,7 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
     let mut fitted = fit(&training, template)?;
     if let Some(path) = given {
         // The given model prices this run's kernels; the in-sample figures are its, here.
-        let model = EnergyModel::read(path)?;
+        let model = EnergyModel::read_json(path)?;
         fitted.in_sample = training
             .iter()
             .map(|o| (o.name.clone(), o.dynamic_j, o.predicted_j(model.classes.iter().map(|c| c.j_per_unit))))

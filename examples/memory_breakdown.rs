@@ -38,7 +38,7 @@ fn run() -> Result<String, String> {
     if chosen.is_empty() {
         return Err(format!("{}: no launch named {}", ncu.display(), args[3]));
     }
-    let measured = ResultFile::read(&result).map_err(|e| e.to_string())?;
+    let measured = ResultFile::read_json(&result).map_err(|e| e.to_string())?;
     if measured.device.name != table.device.name {
         return Err(format!(
             "the kernel ran on {} and the memory table is of {}: use a table of the same GPU model",

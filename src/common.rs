@@ -71,7 +71,7 @@ pub fn gpu_gate(suite: &str) -> std::result::Result<bool, ExitCode> {
     }
 }
 
-/// Reads a JSON file a suite wrote and checks its format tag; `what` names it in errors
+/// Reads a JSON file a suite wrote and checks its schema tag; `what` names it in errors
 /// ("an instruction table": "… is not an instruction table").
 pub fn read_tagged_json<T: DeserializeOwned>(
     path: &Path,

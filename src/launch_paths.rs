@@ -52,7 +52,7 @@ pub fn read_rounds(dir: &Path) -> Result<BTreeMap<u32, BTreeMap<String, ResultFi
         if !PATHS.contains(&launch_path) {
             continue;
         }
-        rounds.entry(round).or_default().insert(launch_path.to_string(), ResultFile::read(&path)?);
+        rounds.entry(round).or_default().insert(launch_path.to_string(), ResultFile::read_json(&path)?);
     }
     if rounds.is_empty() {
         return Err(Error::new(ErrorKind::InvalidInput, format!("no r<k>_<path>_energy.json in {}", dir.display())));

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use energy_harness::unstable::explain::{
-    explain, nnls, read_ncu_csv, EnergyModel, Explanation, ModelClass, NcuKernel, MODEL_FORMAT,
+    explain, nnls, read_ncu_csv, EnergyModel, Explanation, ModelClass, NcuKernel, MODEL_SCHEMA,
 };
 use energy_harness::unstable::report::ResultSet;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
@@ -302,7 +302,7 @@ pub fn fit(training: &[Observation], template: EnergyModel) -> Result<ModelFit> 
     let b = vec![1.0; training.len()];
     let solved = nnls(&a, &b)?;
     let mut model = template;
-    model.format = MODEL_FORMAT.into();
+    model.format = MODEL_SCHEMA.into();
     model.classes = classes
         .into_iter()
         .zip(solved.x.iter().zip(&solved.ci))
@@ -333,8 +333,8 @@ pub struct SuiteRun {
 impl SuiteRun {
     /// Reads the run directory (a `cargo bench --bench model` run) and the ncu exports. A
     /// benchmark without its export is an error naming the file.
-    pub fn read(run_dir: &Path, ncu_dir: &Path) -> Result<SuiteRun> {
-        let set = ResultSet::read(run_dir)?;
+    pub fn read_run_and_ncu(run_dir: &Path, ncu_dir: &Path) -> Result<SuiteRun> {
+        let set = ResultSet::read_run(run_dir)?;
         let mut results = BTreeMap::new();
         let mut launches = BTreeMap::new();
         for (id, result) in set.results {

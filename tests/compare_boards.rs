@@ -10,7 +10,7 @@ use energy_harness::unstable::report::{compare, ResultSet, Verdict as CompareVer
 use energy_harness::ResultFile;
 
 fn result(path: &str) -> ResultFile {
-    ResultFile::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(path)).unwrap()
+    ResultFile::read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(path)).unwrap()
 }
 
 fn set(name: &str, r: ResultFile) -> ResultSet {

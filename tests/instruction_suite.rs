@@ -12,8 +12,8 @@ use energy_harness::Estimate;
 use energy_harness::JitOptLevel;
 use energy_suites::instructions::suite::{
     build_table, checks, load_records, plan, ptx_hash, read_table, save_record, slope_of, table_from_records,
-    write_table, InstructionTable, KernelRecord, KernelRun, LaunchFacts, MachineCode, SuiteOptions, RECORD_FORMAT,
-    TABLE_FORMAT,
+    write_table, InstructionTable, KernelRecord, KernelRun, LaunchFacts, MachineCode, SuiteOptions, RECORD_SCHEMA,
+    TABLE_SCHEMA,
 };
 use energy_suites::instructions::{catalog, Variant, K_NET, K_SWEEP};
 
@@ -241,7 +241,7 @@ fn synthetic_table(per_instruction_pj: &[(&str, f64)]) -> InstructionTable {
     }
     let (rows, checks, missing) = build_table(&kernels, &runs, &options);
     InstructionTable {
-        format: TABLE_FORMAT.into(),
+        format: TABLE_SCHEMA.into(),
         simulated: true,
         device: None,
         timestamp: "2026-11-22T00:00:00Z".into(),
@@ -332,7 +332,7 @@ fn records_of_separate_runs_make_one_table_of_one_gpu_and_current_kernels() {
     let dir = tempfile::tempdir().unwrap();
     let record = |run: &KernelRun, device: energy_harness::unstable::device::DeviceFacts, hash: String, time: &str| {
         KernelRecord {
-            format: RECORD_FORMAT.into(),
+            format: RECORD_SCHEMA.into(),
             device,
             ptx_hash: hash,
             threads_mode: "full".into(),

@@ -9,7 +9,7 @@ use energy_harness::unstable::engine::{virtual_sim_device, SimWorkload};
 use energy_harness::GpuProperties;
 use energy_suites::memory::suite::{
     build_table, layout, load_points, plan, render_markdown, render_thread_svg, save_points, Blocks, Config, Layout,
-    PointFacts, PointRun, PointsFile, Sweep, POINTS_FORMAT,
+    PointFacts, PointRun, PointsFile, Sweep, POINTS_SCHEMA,
 };
 use energy_suites::memory::{Level, MemoryKernel};
 
@@ -110,7 +110,7 @@ fn energy_per_sector_comes_back_from_simulated_measurements() {
         };
         points.extend(sweep_points(&config(level, 1024, Sweep::Level, kernel), per_sector, latency));
     }
-    let file = PointsFile { format: POINTS_FORMAT.into(), device: sim_device(), simulated: true, points };
+    let file = PointsFile { format: POINTS_SCHEMA.into(), device: sim_device(), simulated: true, points };
     let table = build_table(&file, None);
     assert!(table.simulated);
     for (level, per_sector, latency) in truth {
@@ -150,7 +150,7 @@ fn a_level_whose_latency_does_not_fit_is_flagged_in_the_table() {
     // "L1" accesses that really go to L2: same latency as L2.
     let mut points = sweep_points(&config(Level::L1, 1024, Sweep::Level, MemoryKernel::LoadCached), 300e-12, 200e-9);
     points.extend(sweep_points(&config(Level::L2, 1024, Sweep::Level, MemoryKernel::LoadCg), 300e-12, 200e-9));
-    let file = PointsFile { format: POINTS_FORMAT.into(), device: sim_device(), simulated: true, points };
+    let file = PointsFile { format: POINTS_SCHEMA.into(), device: sim_device(), simulated: true, points };
     let table = build_table(&file, None);
     let l1 = table.levels.iter().find(|r| r.level == Level::L1).unwrap();
     assert!(l1.flags.iter().any(|f| f.contains("may not hit L1")), "{:?}", l1.flags);
@@ -170,7 +170,7 @@ fn the_thread_sweep_is_plotted_and_the_points_file_round_trips() {
         c.points = vec![0, 2, 4];
         points.extend(sweep_points(&c, per_sector, 40e-9));
     }
-    let file = PointsFile { format: POINTS_FORMAT.into(), device: sim_device(), simulated: true, points };
+    let file = PointsFile { format: POINTS_SCHEMA.into(), device: sim_device(), simulated: true, points };
     let dir = tempfile::tempdir().unwrap();
     let path = save_points(dir.path(), &file).unwrap();
     let back = load_points(&path).unwrap();

@@ -120,13 +120,13 @@ fn tensor_mmas_are_the_tensor_pipe_less_its_hfma2_share() {
 #[test]
 fn the_published_h100_model_follows_from_its_raw_data() {
     let board = results().join("h100-board1");
-    let run = SuiteRun::read(&board.join("run"), &board.join("ncu")).unwrap();
+    let run = SuiteRun::read_run_and_ncu(&board.join("run"), &board.join("ncu")).unwrap();
     let (training, left_out) = run.training().unwrap();
     // The training HMMA kernel ran at the power cap (1425–1725 MHz): left out, by name.
     assert_eq!(training.len(), 24);
     assert!(left_out.len() == 1 && left_out[0].starts_with("train_hmma: SM clock 1425–1725 MHz"), "{left_out:?}");
     let published =
-        EnergyModel::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results/model-h100.json")).unwrap();
+        EnergyModel::read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results/model-h100.json")).unwrap();
     let mut template = published.clone();
     template.classes.clear();
     let fitted = fit(&training, template).unwrap();

@@ -21,8 +21,8 @@ pub(super) fn run(
     output: Option<&Path>,
 ) -> Result<()> {
     let model_path = model;
-    let model = EnergyModel::read(model)?;
-    let result = ResultFile::read(result)?;
+    let model = EnergyModel::read_json(model)?;
+    let result = ResultFile::read_json(result)?;
     let Some(ncu) = ncu else {
         let name = kernel.unwrap_or("<kernel>");
         return Err(Error::new(

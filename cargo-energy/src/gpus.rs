@@ -601,7 +601,7 @@ fn check_run(dir: &Path, run_env: &str) -> std::result::Result<usize, String> {
             dir.display()
         ));
     }
-    let manifest = RunManifest::read(dir).map_err(|e| e.message().to_string())?;
+    let manifest = RunManifest::read_manifest(dir).map_err(|e| e.message().to_string())?;
     let expected = format!("env:{run_env}");
     if manifest.invocation.key != expected {
         return Err(format!(

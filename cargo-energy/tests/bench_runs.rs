@@ -79,7 +79,7 @@ fn a_saved_baseline_compares_and_an_interrupted_run_never_passes() {
     let t = target.path();
     let status = run_child(t, &["--save-baseline", "main"], &[("ENERGY_RUN_ID", "first")]).wait().unwrap();
     assert!(status.success());
-    let manifest = RunManifest::read(&t.join("energy/main")).unwrap();
+    let manifest = RunManifest::read_manifest(&t.join("energy/main")).unwrap();
     assert_eq!(manifest.targets[0].status, TargetStatus::Succeeded);
     assert_eq!(manifest.results().count(), 2);
     let out = compare(t);
@@ -248,7 +248,7 @@ fn with_a_baseline(links: &Path) -> (tempfile::TempDir, Vec<std::path::PathBuf>)
     let targets = bench_targets(links, &["alpha", "beta", "gamma"]);
     let status = run_targets(target.path(), &targets, "--save-baseline main", &[]).wait().unwrap();
     assert!(status.success(), "the baseline run failed");
-    let main = RunManifest::read(&target.path().join("energy/main")).unwrap();
+    let main = RunManifest::read_manifest(&target.path().join("energy/main")).unwrap();
     let names: Vec<&str> = main.targets.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["alpha", "beta", "gamma"], "three targets, one run");
     (target, targets)
@@ -325,7 +325,9 @@ fn sigkill_at_random_points_across_bench_targets_never_passes_and_never_blocks()
         let mut started_s = None;
         loop {
             let now = spawned.elapsed().as_secs_f64();
-            let run = RunManifest::read(&energy.join("new")).ok().filter(|m| m.invocation.key == format!("env:{id}"));
+            let run = RunManifest::read_manifest(&energy.join("new"))
+                .ok()
+                .filter(|m| m.invocation.key == format!("env:{id}"));
             if started_s.is_none() && run.is_some() {
                 started_s = Some(now);
             }
@@ -341,7 +343,7 @@ fn sigkill_at_random_points_across_bench_targets_never_passes_and_never_blocks()
         let status = child.wait().unwrap();
         // Killed after the last target recorded its end but before the shell exited: a
         // complete run, accepted whole.
-        let complete = RunManifest::read(&energy.join("new")).is_ok_and(|m| {
+        let complete = RunManifest::read_manifest(&energy.join("new")).is_ok_and(|m| {
             m.invocation.key == format!("env:{id}")
                 && m.targets.len() == targets.len()
                 && m.targets.iter().all(|t| t.status == TargetStatus::Succeeded)

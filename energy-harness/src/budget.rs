@@ -19,6 +19,7 @@ use crate::cuda::CudaGpu;
 use crate::device::{Device, DeviceRequest};
 use crate::engine::calibration::{default_calibration_dir, Calibration};
 use crate::engine::options::MeasureOptions;
+use crate::engine::per_unit;
 use crate::engine::result::Measurement;
 use crate::engine::run::SimWorkload;
 use crate::engine::session::{measure, MeasureRequest};
@@ -29,8 +30,8 @@ use crate::kernel_code::{CodeCheck, KernelCode};
 use crate::report::{energy_dir, file_stem, ResultFile};
 use crate::sim::SimKernel;
 use crate::trace::format::write_trace;
-use crate::units::{format_si, Joules, Watts};
 use crate::workload::Workload;
+use energy_units::{format_si, Joules, Watts};
 
 /// What the budget limits.
 #[derive(Clone, Debug, PartialEq)]
@@ -336,7 +337,7 @@ impl EnergyBudget {
         let pooled = Estimate::from_values(kernel)
             .ok_or_else(|| Error::new(ErrorKind::Analysis, "no finite energy in the windows"))?;
         let per = |count: Option<f64>, what: &str| {
-            count.filter(|c| *c > 0.0).map(|c| pooled.scaled(1.0 / c)).ok_or_else(|| {
+            count.and_then(|c| per_unit(&pooled, c)).ok_or_else(|| {
                 Error::new(ErrorKind::InvalidInput, format!("a per-{what} budget needs the {what} count per launch"))
             })
         };

@@ -400,7 +400,7 @@ impl GpuStateProbe {
     }
 
     /// The state now.
-    pub fn read(&self) -> GpuState {
+    pub fn current_state(&self) -> GpuState {
         GpuState {
             sm_clock_mhz: self.device.clock_info(NvmlClock::SM).ok(),
             temperature_c: self.device.temperature(TemperatureSensor::Gpu).ok(),

@@ -47,10 +47,12 @@ mod budget;
 mod clock;
 mod cuda;
 mod device;
+mod dirs;
 mod engine;
 mod error;
 mod explain;
 mod gpu;
+mod hash;
 mod kernel_code;
 mod ncu;
 mod report;
@@ -182,8 +184,9 @@ pub mod unstable {
         pub use crate::engine::run::{record, virtual_sim_device};
         pub use crate::engine::stats::{linear_fit, student_t_975};
         pub use crate::engine::{
-            analyze_trace, measure, AnalysisOptions, Drift, MeasureRequest, Measurement, ModelChoice, PerUnit,
-            ResolvedOptions, Session, SimWorkload, TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
+            analyze_trace, difference, measure, net_energy, net_per_op, per_unit, AnalysisOptions, Drift,
+            MeasureRequest, Measurement, ModelChoice, NetEnergy, PerUnit, ResolvedOptions, Session, SimWorkload,
+            TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
         };
         pub use crate::workload::Workload;
     }
@@ -208,7 +211,7 @@ pub mod unstable {
         pub use crate::explain::nnls::{nnls, NnlsFit};
         pub use crate::explain::{
             explain, render_markdown, render_svg, EnergyModel, ExplainedTerm, Explanation, ModelClass, CLASS_KINDS,
-            MAX_SM_CLOCK_MHZ, MODEL_FORMAT,
+            MAX_SM_CLOCK_MHZ, MODEL_SCHEMA,
         };
         pub use crate::ncu::{
             parse_ncu_csv, parse_ncu_launches, read_ncu_csv, read_ncu_launches, KernelChoice, NcuKernel,
@@ -216,20 +219,25 @@ pub mod unstable {
     }
     /// Runs, reports and comparisons of result files.
     pub mod report {
+        pub use crate::hash::content_hash;
         pub use crate::report::compare::{
             change, check_comparable_figure, compare, compare_across_boards, Figure, ResultSet, Verdict,
             ACROSS_BOARDS_MIN_THRESHOLD_PCT,
         };
         pub use crate::report::escape;
+        pub use crate::report::format;
+        pub use crate::report::format::bmf::{bmf, bmf_on};
+        pub use crate::report::format::compare_text::{compare_text, Compared};
+        pub use crate::report::format::github_action_benchmark::{
+            github_action_benchmark, github_action_benchmark_on, GITHUB_ACTION_BENCHMARK_MEASURES,
+        };
+        pub use crate::report::format::merge::render_several;
+        pub use crate::report::format::{render, Format};
         pub use crate::report::run::MANIFEST_FILE;
         pub use crate::report::run::{
-            content_hash, current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
+            current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
         };
         pub use crate::report::svg::power_plot;
-        pub use crate::report::table::{
-            bmf, bmf_on, github_action_benchmark, github_action_benchmark_on, render, Format,
-            GITHUB_ACTION_BENCHMARK_MEASURES,
-        };
         pub use crate::report::{energy_dir, file_stem, render_summary, MAX_STEM_BYTES, RESULT_SCHEMA};
     }
     /// The selftest: does this GPU's sensor deliver what the harness assumes?

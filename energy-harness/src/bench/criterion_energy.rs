@@ -9,7 +9,7 @@
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::Throughput;
 
-use crate::units::{si_scale, si_scale_large};
+use energy_units::{si_scale, si_scale_large};
 
 /// Energy in joules, for `Criterion<Energy>`.
 #[derive(Clone, Copy, Debug, Default)]

@@ -52,8 +52,9 @@ use crate::cuda::CudaGpu;
 use crate::device::{Device, DeviceRequest};
 use crate::engine::analyze::AnalysisOptions;
 use crate::engine::calibration::{default_calibration_dir, Calibration};
+use crate::engine::net_energy;
 use crate::engine::options::MeasureOptions;
-use crate::engine::result::{net_per_op, Measurement};
+use crate::engine::result::Measurement;
 use crate::engine::run::SimWorkload;
 use crate::engine::session::{MeasureRequest, Session};
 use crate::error::{Error, ErrorKind, Result};
@@ -141,7 +142,7 @@ fn measure_kernel(rig: &mut Rig, id: &str, workload: &mut dyn Workload, options:
                 " {} windows × {} launches of {} ({}), {:.1} s",
                 m.measurement.windows.len(),
                 plan.launches_per_window,
-                crate::units::format_si(plan.launch_s, "s", 3),
+                energy_units::format_si(plan.launch_s, "s", 3),
                 m.measurement.stop.as_deref().unwrap_or("done"),
                 m.measurement.wall_time_s
             );
@@ -608,15 +609,10 @@ fn run_spec(
         replay(energy_c, &spec.name, &baseline_fn, throughput, &values, |v| v);
     }
 
-    // Per-op and per-byte figures from each kernel's own counts: a baseline does not do the
-    // kernel's work, so it never inherits its counts.
-    let report = |m: &mut Measured, (ops, bytes): (Option<f64>, Option<f64>), net: Option<NetEnergy>| -> Result<()> {
-        if let Some(ops) = ops {
-            m.measurement.per_op = m.measurement.per_unit("op", ops);
-        }
-        if let Some(bytes) = bytes {
-            m.measurement.per_byte = m.measurement.per_unit("byte", bytes);
-        }
+    // Per-op and per-byte figures come with each measurement (the engine's summary, from
+    // each kernel's own counts: a baseline does not do the kernel's work, so it never
+    // inherits them); the net figure is the engine's too.
+    let report = |m: &Measured, net: Option<NetEnergy>| -> Result<()> {
         let result = ResultFile::new(&m.measurement, net);
         let mut files = None;
         for run in runs {
@@ -627,24 +623,18 @@ fn run_spec(
         Ok(())
     };
     match (main, base) {
-        (Some(mut main), Some(mut base)) => {
+        (Some(main), Some(base)) => {
             // The baseline's own result first, so the main one (with the net figure) ends the block.
-            report(&mut base, (spec.baseline_ops, spec.baseline_bytes), None)?;
-            let ops = spec.options.ops.unwrap_or(1.0);
-            let net = net_per_op(&main.measurement.energy_j, &base.measurement.energy_j, ops).map(|e| NetEnergy {
-                baseline_id: base.measurement.id.clone(),
-                ops_per_launch: ops,
-                energy_j: e,
-            });
-            report(&mut main, (spec.options.ops, spec.options.bytes), net)?;
+            report(&base, None)?;
+            report(&main, net_energy(&main.measurement, &base.measurement))?;
             Ok(SpecOutcome::Ran(Box::new((Some(main.measurement), Some(base.measurement)))))
         }
-        (Some(mut m), None) => {
-            report(&mut m, (spec.options.ops, spec.options.bytes), None)?;
+        (Some(m), None) => {
+            report(&m, None)?;
             Ok(SpecOutcome::Ran(Box::new((Some(m.measurement), None))))
         }
-        (None, Some(mut b)) => {
-            report(&mut b, (spec.baseline_ops, spec.baseline_bytes), None)?;
+        (None, Some(b)) => {
+            report(&b, None)?;
             Ok(SpecOutcome::Ran(Box::new((None, Some(b.measurement)))))
         }
         (None, None) => Ok(SpecOutcome::Ran(Box::new((None, None)))),

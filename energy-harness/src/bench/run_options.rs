@@ -63,7 +63,7 @@ impl Shard {
 
     /// The shard (1-based) of the benchmark `name` among `count`.
     pub fn of(name: &str, count: u32) -> u32 {
-        (crate::report::run::fnv1a(name.as_bytes()) % u64::from(count.max(1))) as u32 + 1
+        (crate::hash::fnv1a(name.as_bytes()) % u64::from(count.max(1))) as u32 + 1
     }
 
     /// Whether this shard runs the benchmark `name`.

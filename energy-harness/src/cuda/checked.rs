@@ -126,7 +126,7 @@ static ASSEMBLED: Mutex<Option<HashMap<AssemblyKey, Arc<Vec<u8>>>>> = Mutex::new
 
 /// The cubin ptxas made of `ptx` for `arch` at `level` in this process, if it did.
 pub(crate) fn assembled_cubin(ptx: &str, arch: &str, level: JitOptLevel) -> Option<Arc<Vec<u8>>> {
-    let key = (crate::report::run::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
+    let key = (crate::hash::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
     ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).as_ref().and_then(|m| m.get(&key).cloned())
 }
 
@@ -148,7 +148,7 @@ pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) ->
     let Some(ptxas) = find_ptxas() else {
         return Ok(Assembly::NotAssembled(format!("{NO_PTXAS}: {PTXAS_HOWTO}")));
     };
-    let key = (crate::report::run::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
+    let key = (crate::hash::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
     if ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|s| s.contains_key(&key)) {
         return Ok(Assembly::Assembled);
     }

@@ -78,7 +78,7 @@ fn nvrtc_version() -> Result<(i32, i32)> {
 
 /// Where compiled PTX is cached.
 pub fn nvrtc_cache_dir() -> PathBuf {
-    crate::report::energy_dir().join("cache").join("nvrtc")
+    crate::dirs::energy_dir().join("cache").join("nvrtc")
 }
 
 /// Compiles CUDA C `source` (labelled `name` in messages) to PTX for `arch` (`sm_90`) with
@@ -100,7 +100,7 @@ pub fn compile_cuda_c(source: &str, name: &str, options: &[&str], arch: &str) ->
     let key = {
         let mut keyed = format!("nvrtc {}.{}\n{}\n", version.0, version.1, all_options.join("\n"));
         keyed.push_str(source);
-        crate::report::run::content_hash(keyed.as_bytes())
+        crate::hash::content_hash(keyed.as_bytes())
     };
     let cached = nvrtc_cache_dir().join(format!("{key}.ptx"));
     if let Ok(ptx) = std::fs::read_to_string(&cached) {

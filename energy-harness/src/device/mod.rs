@@ -123,6 +123,6 @@ impl Device {
             return Some(Box::new(move || state));
         }
         let probe = crate::gpu::GpuStateProbe::open(self.facts.nvml_index).ok()?;
-        Some(Box::new(move || probe.read()))
+        Some(Box::new(move || probe.current_state()))
     }
 }

@@ -23,9 +23,10 @@ pub mod windows;
 
 pub use analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
 pub use options::{MeasureOptions, ResolvedOptions};
-pub use result::{Drift, Measurement, PerUnit, WindowResult};
+pub use result::{Drift, Measurement, NetEnergy, PerUnit, WindowResult};
 pub use run::SimWorkload;
 pub use session::{measure, MeasureRequest, Session};
 pub use stats::Estimate;
+pub use summary::{difference, net_energy, net_per_op, per_unit};
 pub use warning::{Warning, WarningKind};
 pub use windows::WindowEnergy;

@@ -38,6 +38,18 @@ pub struct PerUnit {
     pub dynamic_j: Estimate,
 }
 
+/// Net energy per operation against a baseline kernel (Arafa et al.: the same loop
+/// without the work under test), as [`super::summary::net_energy`] computes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetEnergy {
+    /// The baseline benchmark's id.
+    pub baseline_id: String,
+    /// Operations per launch the difference is divided by (1 when none were given).
+    pub ops_per_launch: f64,
+    /// (E_with − E_without) / ops, J.
+    pub energy_j: Estimate,
+}
+
 /// The same windows measured by a second source, as a check on the first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CrossCheck {
@@ -125,53 +137,8 @@ pub struct Drift {
 }
 
 impl Measurement {
-    /// Adds energy per `unit` ("op", "byte") for `units_per_launch` units in each launch.
-    pub fn per_unit(&self, unit: &str, units_per_launch: f64) -> Option<PerUnit> {
-        (units_per_launch > 0.0 && units_per_launch.is_finite()).then(|| PerUnit {
-            unit: unit.to_string(),
-            units_per_launch,
-            energy_j: self.energy_j.scaled(1.0 / units_per_launch),
-            dynamic_j: self.dynamic_j.scaled(1.0 / units_per_launch),
-        })
-    }
-
     /// Whether a warning of this kind was raised.
     pub fn has_warning(&self, kind: WarningKind) -> bool {
         self.warnings.iter().any(|w| w.kind == kind)
-    }
-}
-
-/// Net energy per operation from a kernel and its baseline (Arafa et al.: the same loop
-/// without the instructions under test): (E_with − E_without) / ops, with an interval
-/// combining both (the two measurements are independent).
-pub fn net_per_op(with: &Estimate, without: &Estimate, ops_per_launch: f64) -> Option<Estimate> {
-    if !(ops_per_launch > 0.0 && ops_per_launch.is_finite()) {
-        return None;
-    }
-    let mean = with.mean - without.mean;
-    let half_with = 0.5 * (with.ci_high - with.ci_low);
-    let half_without = 0.5 * (without.ci_high - without.ci_low);
-    let half = (half_with.powi(2) + half_without.powi(2)).sqrt();
-    let std_dev = (with.std_dev.powi(2) + without.std_dev.powi(2)).sqrt();
-    Some(
-        Estimate { mean, ci_low: mean - half, ci_high: mean + half, n: with.n.min(without.n), std_dev }
-            .scaled(1.0 / ops_per_launch),
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn net_energy_subtracts_the_baseline_and_widens_the_interval() {
-        let with = Estimate::from_values(&[10.0, 10.2, 9.8]).unwrap();
-        let without = Estimate::from_values(&[4.0, 4.1, 3.9]).unwrap();
-        let net = net_per_op(&with, &without, 2.0).unwrap();
-        assert!((net.mean - 3.0).abs() < 1e-12);
-        let half = 0.5 * (net.ci_high - net.ci_low);
-        let half_with = 0.5 * (with.ci_high - with.ci_low) / 2.0;
-        assert!(half > half_with);
-        assert!(net_per_op(&with, &without, 0.0).is_none());
     }
 }

@@ -1,10 +1,14 @@
 //! The summary of a finished session: per-window energies with the SM clock and
 //! temperature the sampler read in each, estimates with their intervals, the drift from the
-//! first window to the last, the sample buffer's cross-check, and every warning.
+//! first window to the last, the sample buffer's cross-check, and every warning; and the
+//! figures per unit of work: per op and per byte (from the counts the options give) and net
+//! against a baseline kernel. These are computed here and nowhere else: the bench glue,
+//! budgets and the suites' tables read them or call [`per_unit`], [`difference`] and
+//! [`net_energy`].
 
 use super::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
 use super::options::ResolvedOptions;
-use super::result::{CrossCheck, Drift, Measurement, WindowResult};
+use super::result::{CrossCheck, Drift, Measurement, NetEnergy, PerUnit, WindowResult};
 use super::stats::{linear_fit, student_t_975, Estimate};
 use super::warning::{Warning, WarningKind};
 use crate::error::{Error, ErrorKind, Result};
@@ -162,14 +166,64 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         power_w,
         idle_w: analysis.idle_w,
         ticks_per_window,
-        per_op: None,
-        per_byte: None,
+        per_op: options.ops.and_then(|ops| per_unit_figures("op", ops, &energy_j, &dynamic_j)),
+        per_byte: options.bytes.and_then(|bytes| per_unit_figures("byte", bytes, &energy_j, &dynamic_j)),
         cross_check,
         warnings,
         wall_time_s,
         options: Some(*options),
         stop: Some(stop.to_string()),
         drift,
+    })
+}
+
+/// An estimate per launch divided among `units_per_launch` units of work (ops, bytes,
+/// loop iterations, instructions); `None` unless the count is finite and positive.
+pub fn per_unit(per_launch: &Estimate, units_per_launch: f64) -> Option<Estimate> {
+    (units_per_launch > 0.0 && units_per_launch.is_finite()).then(|| per_launch.scaled(1.0 / units_per_launch))
+}
+
+/// Total and dynamic energy per `unit` ("op", "byte") for `units_per_launch` units in each
+/// launch.
+fn per_unit_figures(unit: &str, units_per_launch: f64, energy_j: &Estimate, dynamic_j: &Estimate) -> Option<PerUnit> {
+    Some(PerUnit {
+        unit: unit.to_string(),
+        units_per_launch,
+        energy_j: per_unit(energy_j, units_per_launch)?,
+        dynamic_j: per_unit(dynamic_j, units_per_launch)?,
+    })
+}
+
+/// `a − b` of two independent estimates: the means subtract, the intervals' half-widths
+/// and the standard deviations add in quadrature, the count is the smaller one.
+pub fn difference(a: &Estimate, b: &Estimate) -> Estimate {
+    let half = |e: &Estimate| 0.5 * (e.ci_high - e.ci_low);
+    let mean = a.mean - b.mean;
+    let h = (half(a).powi(2) + half(b).powi(2)).sqrt();
+    Estimate {
+        mean,
+        ci_low: mean - h,
+        ci_high: mean + h,
+        n: a.n.min(b.n),
+        std_dev: (a.std_dev.powi(2) + b.std_dev.powi(2)).sqrt(),
+    }
+}
+
+/// Net energy per operation from a kernel and its baseline (Arafa et al.: the same loop
+/// without the instructions under test): (E_with − E_without) / ops, with an interval
+/// combining both (the two measurements are independent).
+pub fn net_per_op(with: &Estimate, without: &Estimate, ops_per_launch: f64) -> Option<Estimate> {
+    per_unit(&difference(with, without), ops_per_launch)
+}
+
+/// The net energy of `with` against its baseline kernel `without`, per op of `with` (its
+/// options' count, 1 when none was given: per launch).
+pub fn net_energy(with: &Measurement, without: &Measurement) -> Option<NetEnergy> {
+    let ops = with.options.and_then(|o| o.ops).unwrap_or(1.0);
+    net_per_op(&with.energy_j, &without.energy_j, ops).map(|energy_j| NetEnergy {
+        baseline_id: without.id.clone(),
+        ops_per_launch: ops,
+        energy_j,
     })
 }
 
@@ -241,6 +295,18 @@ fn state_warnings(before: &DeviceFacts, after: &DeviceFacts) -> Vec<Warning> {
 mod tests {
     use super::*;
     use crate::gpu::GpuProcess;
+
+    #[test]
+    fn net_energy_subtracts_the_baseline_and_widens_the_interval() {
+        let with = Estimate::from_values(&[10.0, 10.2, 9.8]).unwrap();
+        let without = Estimate::from_values(&[4.0, 4.1, 3.9]).unwrap();
+        let net = net_per_op(&with, &without, 2.0).unwrap();
+        assert!((net.mean - 3.0).abs() < 1e-12);
+        let half = 0.5 * (net.ci_high - net.ci_low);
+        let half_with = 0.5 * (with.ci_high - with.ci_low) / 2.0;
+        assert!(half > half_with);
+        assert!(net_per_op(&with, &without, 0.0).is_none());
+    }
 
     #[test]
     fn device_state_changes_become_warnings() {

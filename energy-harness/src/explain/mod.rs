@@ -22,8 +22,8 @@ use crate::units::format_si;
 
 pub mod nnls;
 
-/// Format tag of a model file.
-pub const MODEL_FORMAT: &str = "energy-model/1";
+/// The schema tag of a model file.
+pub const MODEL_SCHEMA: &str = "energy-model/1";
 
 /// The kinds of class a model may hold.
 pub const CLASS_KINDS: [&str; 3] = ["compute", "data movement", "time"];
@@ -82,7 +82,7 @@ impl ModelClass {
 /// A fitted model, one per GPU model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EnergyModel {
-    /// [`MODEL_FORMAT`].
+    /// [`MODEL_SCHEMA`].
     pub format: String,
     /// The GPU model it holds for (NVML's name, `NVIDIA H100 80GB HBM3`).
     pub gpu: String,
@@ -105,21 +105,21 @@ pub struct EnergyModel {
 
 impl EnergyModel {
     /// Reads a model file, checking its format and every figure ([`EnergyModel::validate`]).
-    pub fn read(path: &Path) -> Result<EnergyModel> {
+    pub fn read_json(path: &Path) -> Result<EnergyModel> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the energy model", e))?;
         EnergyModel::parse(&text, path)
     }
 
     /// Parses the text of a model file (`path` names it in errors), checking it as
-    /// [`EnergyModel::read`] does.
+    /// [`EnergyModel::read_json`] does.
     pub fn parse(text: &str, path: &Path) -> Result<EnergyModel> {
         let model: EnergyModel = serde_json::from_str(text).map_err(|e| {
-            Error::new(ErrorKind::Format, format!("{} is not an energy model ({MODEL_FORMAT}): {e}", path.display()))
+            Error::new(ErrorKind::Format, format!("{} is not an energy model ({MODEL_SCHEMA}): {e}", path.display()))
         })?;
-        if model.format != MODEL_FORMAT {
+        if model.format != MODEL_SCHEMA {
             return Err(Error::new(
                 ErrorKind::Format,
-                format!("{} is a `{}` file, not {MODEL_FORMAT}", path.display(), echo(&model.format)),
+                format!("{} is a `{}` file, not {MODEL_SCHEMA}", path.display(), echo(&model.format)),
             ));
         }
         model.validate().map_err(|problem| {

@@ -33,21 +33,21 @@ impl ResultSet {
     /// (exit 2 material) on a missing directory (naming the runs that exist), a missing,
     /// incomplete or failed run, a stray or altered file, a corrupt result, a foreign
     /// schema, two results with one id, or no result at all.
-    pub fn read(dir: &Path) -> Result<ResultSet> {
-        ResultSet::read_pinned(dir, None)
+    pub fn read_run(dir: &Path) -> Result<ResultSet> {
+        ResultSet::read_run_pinned(dir, None)
     }
 
-    /// [`ResultSet::read`], after checking that the run is the one `pin` names
+    /// [`ResultSet::read_run`], after checking that the run is the one `pin` names
     /// ([`RunManifest::check_pin`]) when given.
-    pub fn read_pinned(dir: &Path, pin: Option<&RunPin>) -> Result<ResultSet> {
-        let manifest = RunManifest::read(dir)?;
+    pub fn read_run_pinned(dir: &Path, pin: Option<&RunPin>) -> Result<ResultSet> {
+        let manifest = RunManifest::read_manifest(dir)?;
         if let Some(pin) = pin {
             manifest.check_pin(dir, pin)?;
         }
         let paths = manifest.check(dir)?;
         let mut results = BTreeMap::new();
         for path in paths {
-            let result = ResultFile::read(&path)?;
+            let result = ResultFile::read_json(&path)?;
             if let Some(previous) = results.insert(result.id.clone(), result) {
                 return Err(Error::new(
                     ErrorKind::Format,
@@ -330,7 +330,7 @@ impl Comparison {
             set.dir.file_name().map_or_else(|| set.dir.display().to_string(), |n| n.to_string_lossy().into_owned())
         };
         let targets = |set: &ResultSet| {
-            RunManifest::read(&set.dir).ok().map(|m| {
+            RunManifest::read_manifest(&set.dir).ok().map(|m| {
                 let names: Vec<String> = m.targets.iter().map(|t| echo(&t.name)).collect();
                 if names.is_empty() {
                     "none".to_string()

@@ -2,13 +2,13 @@
 //! SVG plot, and the summary printed under criterion's lines.
 
 pub mod compare;
-pub mod dirs;
 pub mod escape;
+pub mod format;
 pub mod run;
 pub mod svg;
-pub mod table;
 
-pub use dirs::energy_dir;
+pub use crate::dirs::energy_dir;
+pub use format::summary::render_summary;
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::analyze::AnalysisOptions;
 use crate::engine::options::ResolvedOptions;
+pub use crate::engine::result::NetEnergy;
 use crate::engine::result::{CrossCheck, Drift, Measurement, PerUnit, WindowResult};
 use crate::engine::stats::Estimate;
 use crate::engine::warning::Warning;
@@ -23,7 +24,7 @@ use crate::error::{echo, Error, ErrorKind, Result};
 use crate::sensors::{SensorModel, SourceKind};
 use crate::trace::format::{render_trace, write_atomically};
 use crate::trace::Trace;
-use crate::units::format_si;
+use energy_units::format_si;
 
 /// The schema tag of result files.
 pub const RESULT_SCHEMA: &str = "energy-result/1";
@@ -39,17 +40,6 @@ pub struct ResultDevice {
     pub driver: Option<String>,
     /// Whether the figures are simulated.
     pub simulated: bool,
-}
-
-/// Net energy per operation against a baseline kernel (Arafa et al.).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NetEnergy {
-    /// The baseline benchmark's id.
-    pub baseline_id: String,
-    /// Operations per launch the difference is divided by (1 when none were given).
-    pub ops_per_launch: f64,
-    /// (E_with − E_without) / ops, J.
-    pub energy_j: Estimate,
 }
 
 /// One benchmark's result, as written to `target/energy/<run>/<id>.json`. Unknown fields
@@ -158,7 +148,7 @@ impl ResultFile {
     }
 
     /// Reads a result file, checking its schema and every figure ([`ResultFile::parse`]).
-    pub fn read(path: &Path) -> Result<ResultFile> {
+    pub fn read_json(path: &Path) -> Result<ResultFile> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the result", e))?;
         ResultFile::parse(&text, path)
     }
@@ -301,7 +291,7 @@ pub fn file_stem(id: &str) -> String {
     let prefix = mapped.trim_start_matches(['.', '-']);
     let prefix = &prefix[..prefix.len().min(MAX_STEM_BYTES - 17)];
     let prefix = if prefix.is_empty() { "id" } else { prefix };
-    format!("{prefix}-{:016x}", run::fnv1a(id.as_bytes()))
+    format!("{prefix}-{:016x}", crate::hash::fnv1a(id.as_bytes()))
 }
 
 /// The files written for one benchmark.
@@ -349,130 +339,9 @@ pub fn write_outputs(
     })
 }
 
-fn interval(e: &Estimate, unit: &str) -> String {
-    if e.n < 2 {
-        return format!("{} (one window: no interval)", format_si(e.mean, unit, 4));
-    }
-    format!(
-        "{} [{} … {}] (95 % CI), CV {:.2} %",
-        format_si(e.mean, unit, 4),
-        format_si(e.ci_low, unit, 4),
-        format_si(e.ci_high, unit, 4),
-        e.cv() * 100.0
-    )
-}
-
-/// A count with an SI prefix: 35433480192 → "35.43 G".
-fn count(value: f64) -> String {
-    match crate::units::si_scale_large(value) {
-        (_, "") => format!("{value}"),
-        (factor, prefix) => format!("{:.4} {prefix}", value / factor),
-    }
-}
-
-/// The summary printed after criterion's lines for one benchmark. On the simulated GPU
-/// its first line says that every figure of the block is simulated. Every line goes
-/// through [`escape::visible`]: no control character reaches the terminal.
-pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
-    let mut lines: Vec<String> = Vec::new();
-    lines.push(format!(
-        "{} on {}{}",
-        r.id,
-        r.device.name,
-        if r.device.simulated { "  [simulated]: every figure of this block is simulated, none measured" } else { "" }
-    ));
-    lines.push(format!("  time per launch     {} (CUDA events)", interval(&r.time_s, "s")));
-    lines.push(format!("  energy per launch   {}", interval(&r.energy_j, "J")));
-    lines.push(format!("  dynamic per launch  {}", interval(&r.dynamic_j, "J")));
-    lines.push(format!(
-        "  average power       {} in the windows; active idle {}",
-        format_si(r.power_w.mean, "W", 4),
-        format_si(r.idle_w, "W", 4)
-    ));
-    for unit in [&r.per_op, &r.per_byte].into_iter().flatten() {
-        lines.push(format!(
-            "  energy per {:<9} {} (dynamic {}; {} {}s per launch)",
-            unit.unit,
-            format_si(unit.energy_j.mean, "J", 4),
-            format_si(unit.dynamic_j.mean, "J", 4),
-            count(unit.units_per_launch),
-            unit.unit
-        ));
-    }
-    if let Some(net) = &r.net {
-        lines.push(format!(
-            "  net per {:<11} {} against {} (Arafa: (E_with − E_without) / ops)",
-            if net.ops_per_launch == 1.0 { "launch" } else { "op" },
-            interval(&net.energy_j, "J"),
-            net.baseline_id
-        ));
-    }
-    lines.push(format!(
-        "  measured by         {} ({}), sensor model {} ({}); {} windows × {} launches, {:.1} ticks per window",
-        r.source,
-        r.source.nvml_call(),
-        r.sensor_model,
-        r.model_origin,
-        r.windows.len(),
-        r.launches_per_window,
-        r.ticks_per_window
-    ));
-    if let Some(check) = &r.cross_check {
-        lines.push(format!(
-            "  cross-check         {} gives {} ({:+.2} %)",
-            check.source,
-            format_si(check.energy_j.mean, "J", 4),
-            check.difference_pct
-        ));
-    }
-    if let Some(d) = &r.drift {
-        let temperature = match (d.temperature_first_c, d.temperature_last_c) {
-            (Some(a), Some(b)) => format!("; {a} → {b} °C"),
-            _ => String::new(),
-        };
-        let clock = match (d.sm_clock_min_mhz, d.sm_clock_max_mhz) {
-            (Some(a), Some(b)) if a == b => format!("; SM {a} MHz"),
-            (Some(a), Some(b)) => format!("; SM {a}–{b} MHz"),
-            _ => String::new(),
-        };
-        lines.push(format!(
-            "  drift               {:+.2} % ± {:.2} % first to last window{temperature}{clock}",
-            d.energy_change_pct, d.energy_change_half_width_pct
-        ));
-    }
-    let asked = r.options.map(|o| format!("; ±{:.2} % asked", o.precision * 100.0)).unwrap_or_default();
-    let stop = r.stop.as_deref().map(|s| format!(", {s}")).unwrap_or_default();
-    lines.push(format!("  wall time           {:.1} s{stop}{asked}", r.wall_time_s));
-    if let Some(f) = files {
-        lines.push(format!(
-            "  files               {}, {}, {}",
-            f.result.display(),
-            f.trace.display(),
-            f.plot.display()
-        ));
-    }
-    for w in &r.warnings {
-        lines.push(format!("  warning: {w}"));
-    }
-    let mut out = String::new();
-    for line in lines {
-        // Ids, device names and warnings come from the bench and from files: a control
-        // character among them is shown, never sent to the terminal.
-        out.push_str(&escape::visible(&line));
-        out.push('\n');
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counts_take_large_prefixes() {
-        assert_eq!(count(35_433_480_192.0), "35.4335 G");
-        assert_eq!(count(12.0), "12");
-    }
 
     #[test]
     fn stems_are_safe_file_names() {
@@ -495,7 +364,10 @@ mod tests {
             let dir = Path::new("/run");
             assert_eq!(dir.join(format!("{stem}.trace.csv")).parent(), Some(dir), "{id:?}");
         }
-        assert_eq!(file_stem(escape), format!("_.._.._.._tmp_escape_energy-{:016x}", run::fnv1a(escape.as_bytes())));
+        assert_eq!(
+            file_stem(escape),
+            format!("_.._.._.._tmp_escape_energy-{:016x}", crate::hash::fnv1a(escape.as_bytes()))
+        );
         assert!(file_stem(&long).starts_with("xxxxxxxx"));
         assert_eq!(file_stem(&long).len(), MAX_STEM_BYTES);
         // Ids that map to one readable prefix still get their own files.
@@ -508,10 +380,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.json");
         std::fs::write(&path, r#"{"schema":"energy-result/9","id":"x"}"#).unwrap();
-        assert!(ResultFile::read(&path).unwrap_err().message().contains("energy-result/9"));
+        assert!(ResultFile::read_json(&path).unwrap_err().message().contains("energy-result/9"));
         std::fs::write(&path, r#"{"id":"x"}"#).unwrap();
-        assert!(ResultFile::read(&path).unwrap_err().message().contains("no `schema`"));
+        assert!(ResultFile::read_json(&path).unwrap_err().message().contains("no `schema`"));
         std::fs::write(&path, "not json").unwrap();
-        assert_eq!(ResultFile::read(&path).unwrap_err().kind(), ErrorKind::Format);
+        assert_eq!(ResultFile::read_json(&path).unwrap_err().kind(), ErrorKind::Format);
     }
 }

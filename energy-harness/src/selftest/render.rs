@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::SelftestReport;
-use crate::units::format_si;
+use energy_units::format_si;
 
 /// The report as a few lines of text: the device, the harness's figure, one block per
 /// source with its checks and verdict, and the summary.

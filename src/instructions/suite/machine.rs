@@ -24,7 +24,7 @@ pub struct MachineCode {
 
 impl MachineCode {
     /// Whether the loop's SASS was read.
-    pub fn read(&self) -> bool {
+    pub fn loop_was_read(&self) -> bool {
         self.not_read.is_none() && !self.loop_pipes.is_empty()
     }
 }

@@ -105,7 +105,7 @@ pub fn main() -> std::process::ExitCode {
         let Some(facts) = book.lock().ok().and_then(|b| b.get(&bench.name).cloned()) else { return Ok(false) };
         uuid.get_or_insert_with(|| m.device.uuid.clone());
         let record = KernelRecord {
-            format: RECORD_FORMAT.into(),
+            format: RECORD_SCHEMA.into(),
             device: m.device.clone(),
             ptx_hash: ptx_hash(&planned.instruction),
             threads_mode: threads_mode.into(),

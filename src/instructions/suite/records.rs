@@ -2,15 +2,15 @@
 
 use super::*;
 
-/// Format tag of a [`KernelRecord`] file.
-pub const RECORD_FORMAT: &str = "energy-instruction-kernel/2";
+/// The schema tag of a [`KernelRecord`] file.
+pub const RECORD_SCHEMA: &str = "energy-instruction-kernel/2";
 
 /// One measured kernel as saved on disk, the moment it was measured: the table is built
 /// from these, so runs of parts of the suite (criterion filters) add up to one table and
 /// an interrupted run keeps what it measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelRecord {
-    /// [`RECORD_FORMAT`].
+    /// [`RECORD_SCHEMA`].
     pub format: String,
     /// The GPU.
     pub device: DeviceFacts,
@@ -55,9 +55,9 @@ pub fn load_records(dir: &Path) -> Vec<KernelRecord> {
             .map_err(|e| e.to_string())
             .and_then(|text| serde_json::from_str::<KernelRecord>(&text).map_err(|e| e.to_string()));
         match parsed {
-            Ok(r) if r.format == RECORD_FORMAT => out.push(r),
+            Ok(r) if r.format == RECORD_SCHEMA => out.push(r),
             Ok(r) => {
-                eprintln!("warning: skipping {}: format `{}`, expected `{RECORD_FORMAT}`", path.display(), r.format)
+                eprintln!("warning: skipping {}: format `{}`, expected `{RECORD_SCHEMA}`", path.display(), r.format)
             }
             Err(e) => eprintln!("warning: skipping {}: not a kernel record ({e})", path.display()),
         }
@@ -90,7 +90,7 @@ pub fn table_from_records(records: &[KernelRecord], options: &SuiteOptions, uuid
     let runs: BTreeMap<String, KernelRun> = chosen.iter().map(|(n, r)| (n.clone(), r.run.clone())).collect();
     let (rows, checks, missing) = build_table(&kernels, &runs, options);
     Some(InstructionTable {
-        format: TABLE_FORMAT.into(),
+        format: TABLE_SCHEMA.into(),
         simulated: device.simulated,
         device: Some(device),
         timestamp,

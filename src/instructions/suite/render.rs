@@ -133,7 +133,7 @@ Toggles: mean bits that change in each measured instruction's result (the data's
             md.push_str(&format!("| {} | {} | {} |\n", c.name, holds, c.detail));
         }
         let code: Vec<&InstructionRow> = table.rows.iter().filter(|r| &r.level == level).collect();
-        let read = code.iter().filter(|r| r.launch.facts.machine_code.read()).count();
+        let read = code.iter().filter(|r| r.launch.facts.machine_code.loop_was_read()).count();
         let source =
             code.iter().map(|r| r.launch.facts.machine_code.source.as_str()).find(|s| !s.is_empty()).unwrap_or("none");
         md.push_str(&format!(
@@ -219,5 +219,5 @@ pub fn write_table(table: &InstructionTable, dir: &Path) -> Result<(PathBuf, Pat
 
 /// Reads a table written by [`write_table`].
 pub fn read_table(path: &Path) -> Result<InstructionTable> {
-    read_tagged_json(path, "an instruction table", TABLE_FORMAT, |t: &InstructionTable| &t.format)
+    read_tagged_json(path, "an instruction table", TABLE_SCHEMA, |t: &InstructionTable| &t.format)
 }

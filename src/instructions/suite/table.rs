@@ -1,6 +1,7 @@
 //! Measured kernels and the table: net energy per instruction against its baseline (Arafa), the linearity and ordering checks.
 
 use super::*;
+use energy_harness::unstable::engine::difference;
 
 /// One measured kernel, as the table uses it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,20 +51,6 @@ impl KernelRun {
     }
 }
 
-/// `a - b` of two independent estimates: the interval half-widths add in quadrature.
-pub(super) fn difference(a: &Estimate, b: &Estimate) -> Estimate {
-    let half = |e: &Estimate| 0.5 * (e.ci_high - e.ci_low);
-    let mean = a.mean - b.mean;
-    let h = (half(a).powi(2) + half(b).powi(2)).sqrt();
-    Estimate {
-        mean,
-        ci_low: mean - h,
-        ci_high: mean + h,
-        n: a.n.min(b.n),
-        std_dev: (a.std_dev.powi(2) + b.std_dev.powi(2)).sqrt(),
-    }
-}
-
 /// Arafa's net figures of one kernel against its baseline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetFigures {
@@ -79,6 +66,9 @@ pub struct NetFigures {
     pub time_per_instruction_s: f64,
 }
 
+/// Net figures per instruction: the two kernels' figures per loop iteration, the
+/// difference the engine's ([`difference`], as the bench glue's net energy), per thread-
+/// and warp-instruction.
 pub(super) fn net(with: &KernelRun, without: &KernelRun, instructions_per_iteration: f64) -> NetFigures {
     let per_instruction = 1.0 / (with.facts.threads() * instructions_per_iteration);
     let total = difference(&with.per_iteration(&with.energy_j), &without.per_iteration(&without.energy_j));
@@ -222,7 +212,7 @@ pub struct Check {
 /// The suite's result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstructionTable {
-    /// Format tag.
+    /// Schema tag ([`TABLE_SCHEMA`]).
     pub format: String,
     /// Whether the figures come from the simulated GPU.
     pub simulated: bool,
@@ -244,8 +234,8 @@ pub struct InstructionTable {
     pub missing: Vec<String>,
 }
 
-/// Format tag of [`InstructionTable`] JSON.
-pub const TABLE_FORMAT: &str = "energy-instructions/2";
+/// The schema tag of [`InstructionTable`] JSON.
+pub const TABLE_SCHEMA: &str = "energy-instructions/2";
 
 fn per_thread_iteration(run: &KernelRun, e: &Estimate) -> Estimate {
     e.scaled(1.0 / (run.facts.iterations as f64 * run.facts.threads()))
@@ -269,7 +259,7 @@ fn fit_runs(runs: &[(f64, &KernelRun)]) -> Option<[(Estimate, f64); 3]> {
 fn bound_check(instruction: &Instruction, chains: &[(u32, &KernelRun)], base: &KernelRun) -> Option<BoundCheck> {
     let (k, longest) = chains.iter().max_by_key(|(k, _)| *k)?;
     let (code, base_code) = (&longest.facts.machine_code, &base.facts.machine_code);
-    if !code.read() || !base_code.read() || chains.len() < 3 {
+    if !code.loop_was_read() || !base_code.loop_was_read() || chains.len() < 3 {
         return None;
     }
     let steps = f64::from(*k);

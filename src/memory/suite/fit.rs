@@ -72,7 +72,7 @@ impl PointRun {
 /// The points file: every point measured so far, with the GPU.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PointsFile {
-    /// [`POINTS_FORMAT`].
+    /// [`POINTS_SCHEMA`].
     pub format: String,
     /// The GPU.
     pub device: DeviceFacts,
@@ -178,7 +178,7 @@ pub fn div_reference(path: &Path) -> Result<DivReference> {
     if !format.starts_with("energy-instructions/") {
         return Err(bad(format!(
             "format `{format}`, expected an instruction table (`{}`)",
-            crate::instructions::suite::TABLE_FORMAT
+            crate::instructions::suite::TABLE_SCHEMA
         )));
     }
     let rows = table.get("rows").and_then(|r| r.as_array()).ok_or_else(|| bad("no rows".into()))?;

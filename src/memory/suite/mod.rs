@@ -67,12 +67,12 @@ pub fn save_points(dir: &Path, file: &PointsFile) -> Result<PathBuf> {
 
 /// Reads a points file.
 pub fn load_points(path: &Path) -> Result<PointsFile> {
-    read_tagged_json(path, "a memory points file", POINTS_FORMAT, |f: &PointsFile| &f.format)
+    read_tagged_json(path, "a memory points file", POINTS_SCHEMA, |f: &PointsFile| &f.format)
 }
 
 /// Reads a memory table (`memory.json`).
 pub fn load_table(path: &Path) -> Result<MemoryTable> {
-    read_tagged_json(path, "a memory table", TABLE_FORMAT, |t: &MemoryTable| &t.format)
+    read_tagged_json(path, "a memory table", TABLE_SCHEMA, |t: &MemoryTable| &t.format)
 }
 
 /// Writes `memory.json`, `memory.md`, `memory-threads.svg` and `memory-blocks.svg` under `dir`.
@@ -207,7 +207,7 @@ pub fn main() -> std::process::ExitCode {
             return Ok(false);
         };
         let f = file.get_or_insert_with(|| PointsFile {
-            format: POINTS_FORMAT.into(),
+            format: POINTS_SCHEMA.into(),
             device: m.device.clone(),
             simulated: m.simulated,
             points: Vec::new(),

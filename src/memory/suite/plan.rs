@@ -14,10 +14,10 @@ pub const DIVISOR: u32 = 7;
 pub const MAIN_POINTS: [u32; 5] = [0, 1, 2, 3, 4];
 /// Points of the sweeps.
 pub const SWEEP_POINTS: [u32; 3] = [0, 2, 4];
-/// Format tag of the points file.
-pub const POINTS_FORMAT: &str = "energy-memory-points/1";
-/// Format tag of the table.
-pub const TABLE_FORMAT: &str = "energy-memory/1";
+/// The schema tag of the points file.
+pub const POINTS_SCHEMA: &str = "energy-memory-points/1";
+/// The schema tag of the table.
+pub const TABLE_SCHEMA: &str = "energy-memory/1";
 
 /// Measurement settings of each point.
 #[derive(Clone, Debug, PartialEq)]

@@ -18,8 +18,8 @@ use super::*;
 
 /// The environment variable that selects the profile mode.
 pub const PROFILE_ENV: &str = "ENERGY_MEMORY_PROFILE";
-/// Format tag of `memory-profile.json`.
-pub const PROFILE_FORMAT: &str = "energy-memory-profile/1";
+/// The schema tag of `memory-profile.json`.
+pub const PROFILE_SCHEMA: &str = "energy-memory-profile/1";
 /// The least share of a configuration's accesses its level must serve.
 pub const SERVED_THRESHOLD: f64 = 0.95;
 
@@ -65,7 +65,7 @@ pub struct ProfileLaunch {
 /// `memory-profile.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProfileFile {
-    /// [`PROFILE_FORMAT`].
+    /// [`PROFILE_SCHEMA`].
     pub format: String,
     /// The GPU's name.
     pub gpu: String,
@@ -118,7 +118,7 @@ fn profile_run(dir: &Path) -> Result<PathBuf> {
         return Err(Error::new(ErrorKind::NoGpu, "the profile mode needs a real GPU (and ncu around it)"));
     }
     let properties = gpu.properties()?;
-    let mut file = ProfileFile { format: PROFILE_FORMAT.into(), gpu: properties.name.clone(), launches: Vec::new() };
+    let mut file = ProfileFile { format: PROFILE_SCHEMA.into(), gpu: properties.name.clone(), launches: Vec::new() };
     let path = dir.join("memory-profile.json");
     for config in plan() {
         let prepared = load(&gpu, &config).map_err(|e| e.context(config.key()))?;
@@ -139,7 +139,7 @@ fn profile_run(dir: &Path) -> Result<PathBuf> {
 
 /// Reads `memory-profile.json`.
 pub fn load_profile(path: &Path) -> Result<ProfileFile> {
-    read_tagged_json(path, "a memory profile file", PROFILE_FORMAT, |f: &ProfileFile| &f.format)
+    read_tagged_json(path, "a memory profile file", PROFILE_SCHEMA, |f: &ProfileFile| &f.format)
 }
 
 /// What ncu says served one configuration's measurement part (pN − p0).
@@ -304,7 +304,7 @@ mod tests {
         let config = plan().into_iter().find(|c| c.key() == "load/l2/1024t_sm").unwrap();
         let layout = Layout { blocks: 132, threads: 1024, sub: 12288, stride: 1024, warm: 12 };
         ProfileFile {
-            format: PROFILE_FORMAT.into(),
+            format: PROFILE_SCHEMA.into(),
             gpu: "test".into(),
             launches: vec![
                 launch_record(&config, layout, 2, "check"),

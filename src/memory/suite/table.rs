@@ -50,7 +50,7 @@ pub struct DivRow {
 /// The suite's result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemoryTable {
-    /// [`TABLE_FORMAT`].
+    /// [`TABLE_SCHEMA`].
     pub format: String,
     /// Whether simulated.
     pub simulated: bool,
@@ -181,7 +181,7 @@ pub fn build_table(file: &PointsFile, reference: Option<DivReference>) -> Memory
     let measured: Vec<String> = fits.iter().filter(|f| f.points >= 3).map(|f| f.key.clone()).collect();
     let missing = plan().iter().map(|c| c.key()).filter(|k| !measured.contains(k)).collect();
     MemoryTable {
-        format: TABLE_FORMAT.into(),
+        format: TABLE_SCHEMA.into(),
         simulated: file.simulated,
         device: file.device.clone(),
         timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),

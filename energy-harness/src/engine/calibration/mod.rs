@@ -117,7 +117,7 @@ impl Calibration {
     }
 
     /// Reads a calibration file.
-    pub fn read(path: &Path) -> Result<Calibration> {
+    pub fn read_json(path: &Path) -> Result<Calibration> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the calibration", e))?;
         let value: Calibration = serde_json::from_str(&text).map_err(|e| {
             Error::new(
@@ -179,7 +179,7 @@ impl Calibration {
         if !path.exists() {
             return Ok(None);
         }
-        Calibration::read(&path).map(Some)
+        Calibration::read_json(&path).map(Some)
     }
 }
 
@@ -243,7 +243,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.json");
         std::fs::write(&path, "{ not json").unwrap();
-        let err = Calibration::read(&path).unwrap_err();
+        let err = Calibration::read_json(&path).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Format);
         assert!(err.message().contains("cargo energy calibrate"));
     }
@@ -256,12 +256,12 @@ mod tests {
         assert!(cal.save(dir.path()).is_err());
         let path = dir.path().join("neg.json");
         std::fs::write(&path, serde_json::to_string(&cal).unwrap()).unwrap();
-        let err = Calibration::read(&path).unwrap_err();
+        let err = Calibration::read_json(&path).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Format);
         assert!(err.message().contains("time constant -5"), "{err}");
         let mut cal = sample();
         cal.sources.get_mut(&SourceKind::AverageField).unwrap().delay_s = 1e300;
         std::fs::write(&path, serde_json::to_string(&cal).unwrap()).unwrap();
-        assert!(Calibration::read(&path).unwrap_err().message().contains("delay"));
+        assert!(Calibration::read_json(&path).unwrap_err().message().contains("delay"));
     }
 }

@@ -1,0 +1,241 @@
+//! The model suite (issue 20): `cargo bench --bench model`.
+//!
+//! Two groups of kernels, measured like any `#[energy_bench]`:
+//! - `train_*`: the training kernels of `ptx/model/train.cu`, each one kind of work at
+//!   throughput over the whole GPU (FP32, FP16, FP64, integer, special functions,
+//!   conversions, shuffles, tensor cores, shared memory, L1, L2, DRAM, resident idle warps),
+//!   and a few at low occupancy or mixed, so that time and work vary apart. The energy model
+//!   (`cargo run --example fit_model`) is fitted on these alone.
+//! - `app_*`: application kernels of `ptx/apps/apps.cu` and the saxpy example (a reduction,
+//!   a tiled SGEMM and a tensor-core GEMM each with random and with zero operands, a
+//!   stencil, a hash, a transpose): never in the fit; the model predicts them. Each one's
+//!   output is checked against the host's before it is measured.
+//!
+//! The counts the fit and the predictions use come from Nsight Compute over the same
+//! binary (`--test` runs each kernel's launches without measuring):
+//! `ncu --clock-control none --csv --page raw --print-units base --metrics <the model's>
+//! ./model --bench --test > model-ncu.csv` (the exact metrics: `energy_suites::model`).
+//!
+//! The training kernels are here; the applications, with their host checks, in `apps.rs`.
+
+use std::sync::Arc;
+
+use energy_harness::prelude::*;
+use energy_harness::unstable::bench::BenchSpec;
+use energy_harness::{KernelCode, Launcher};
+use energy_suites::common::{run_benchmarks, suite_measure_options};
+
+mod apps;
+
+const TRAIN_PTX: &str = include_str!("../../ptx/model/train.ptx");
+
+/// Threads per block of the training kernels.
+const THREADS: u32 = 256;
+/// float4s of the DRAM arrays (2 GiB each, 40 times the H100's L2).
+const DRAM_N4: u32 = 1 << 27;
+/// float4s of the L2-resident array (16 MiB).
+const L2_N4: u32 = 1 << 20;
+
+/// How many blocks a training kernel launches.
+#[derive(Clone, Copy)]
+enum Occupancy {
+    /// Eight blocks of 256 threads per SM: 64 warps, a full H100 SM.
+    Full,
+    /// One block of 256 threads per SM: eight warps (the tensor cores below the power cap).
+    Mid,
+    /// One block of 64 threads per SM: two warps, the latency of every unit exposed.
+    Low,
+}
+
+/// A training kernel: its entry, occupancy and arguments, and its loop count. The counts
+/// are fixed (about 1 to 8 ms per launch on an H100), not sized by timing: Nsight Compute
+/// must count the very launch that was measured, and timing under the profiler differs.
+/// Kernels that stream a DRAM array once take 0 (their length is their data).
+struct Train {
+    name: &'static str,
+    entry: &'static str,
+    occupancy: Occupancy,
+    args: fn(&Buffers, u32) -> KernelArgs,
+    iters: u32,
+}
+
+/// The buffers a training kernel may use (only those it needs are allocated).
+struct Buffers {
+    out: DeviceBuffer<u8>,
+    a: Option<DeviceBuffer<u8>>,
+    b: Option<DeviceBuffer<u8>>,
+}
+
+impl Buffers {
+    fn a(&self) -> &DeviceBuffer<u8> {
+        self.a.as_ref().expect("allocated for this kernel")
+    }
+    fn b(&self) -> &DeviceBuffer<u8> {
+        self.b.as_ref().expect("allocated for this kernel")
+    }
+}
+
+/// Arguments that start with the output buffer.
+fn out(b: &Buffers) -> KernelArgs {
+    KernelArgs::new().buffer(&b.out)
+}
+
+/// The output buffer and the loop count: the compute kernels' arguments.
+fn out_iters(b: &Buffers, iters: u32) -> KernelArgs {
+    out(b).u32(iters)
+}
+
+fn training_kernels() -> Vec<Train> {
+    use Occupancy::{Full, Low, Mid};
+    vec![
+        Train { name: "train_ffma", entry: "m_ffma", occupancy: Full, args: out_iters, iters: 15_000 },
+        Train { name: "train_ffma_low", entry: "m_ffma", occupancy: Low, args: out_iters, iters: 200_000 },
+        Train { name: "train_hfma2", entry: "m_hfma2", occupancy: Full, args: out_iters, iters: 15_000 },
+        Train { name: "train_dfma", entry: "m_dfma", occupancy: Full, args: out_iters, iters: 7_500 },
+        Train { name: "train_imad", entry: "m_imad", occupancy: Full, args: out_iters, iters: 8_000 },
+        Train { name: "train_alu", entry: "m_alu", occupancy: Full, args: out_iters, iters: 2_500 },
+        Train { name: "train_alu_low", entry: "m_alu", occupancy: Low, args: out_iters, iters: 50_000 },
+        Train { name: "train_mufu", entry: "m_mufu", occupancy: Full, args: out_iters, iters: 8_000 },
+        Train { name: "train_cvt", entry: "m_cvt", occupancy: Full, args: out_iters, iters: 2_000 },
+        Train { name: "train_shfl", entry: "m_shfl", occupancy: Full, args: out_iters, iters: 8_000 },
+        Train { name: "train_hmma", entry: "m_hmma", occupancy: Full, args: out_iters, iters: 5_000 },
+        Train { name: "train_hmma_mid", entry: "m_hmma", occupancy: Mid, args: out_iters, iters: 30_000 },
+        Train { name: "train_hmma_low", entry: "m_hmma", occupancy: Low, args: out_iters, iters: 62_500 },
+        Train { name: "train_shared_ld", entry: "m_shared_ld", occupancy: Full, args: out_iters, iters: 4_000 },
+        Train { name: "train_shared_st", entry: "m_shared_st", occupancy: Full, args: out_iters, iters: 1_000 },
+        Train {
+            name: "train_l1_ld",
+            entry: "m_l1_ld",
+            occupancy: Full,
+            args: |b, i| out(b).buffer(b.a()).u32(i),
+            iters: 15_000,
+        },
+        Train {
+            name: "train_l1_scatter",
+            entry: "m_l1_scatter",
+            occupancy: Full,
+            args: |b, i| out(b).buffer(b.a()).u32(i),
+            iters: 1_000,
+        },
+        Train {
+            name: "train_l2_ld",
+            entry: "m_l2_ld",
+            occupancy: Full,
+            args: |b, i| out(b).buffer(b.a()).u32(L2_N4).u32(i),
+            iters: 1_300,
+        },
+        Train {
+            name: "train_l2_ld_low",
+            entry: "m_l2_ld",
+            occupancy: Low,
+            args: |b, i| out(b).buffer(b.a()).u32(L2_N4).u32(i),
+            iters: 100,
+        },
+        Train {
+            name: "train_l2_st",
+            entry: "m_l2_st",
+            occupancy: Full,
+            args: |b, i| KernelArgs::new().buffer(b.a()).u32(L2_N4).u32(i),
+            iters: 1_300,
+        },
+        Train {
+            name: "train_dram_ld",
+            entry: "m_dram_ld",
+            occupancy: Full,
+            args: |b, _| out(b).buffer(b.a()).u32(DRAM_N4).u32(0),
+            iters: 0,
+        },
+        Train {
+            name: "train_dram_ld_low",
+            entry: "m_dram_ld",
+            occupancy: Low,
+            args: |b, _| out(b).buffer(b.a()).u32(DRAM_N4).u32(0),
+            iters: 0,
+        },
+        Train {
+            name: "train_dram_ld_ffma",
+            entry: "m_dram_ld",
+            occupancy: Full,
+            args: |b, _| out(b).buffer(b.a()).u32(DRAM_N4).u32(16),
+            iters: 0,
+        },
+        Train {
+            name: "train_dram_st",
+            entry: "m_dram_st",
+            occupancy: Full,
+            args: |b, _| KernelArgs::new().buffer(b.a()).u32(DRAM_N4).u32(7),
+            iters: 0,
+        },
+        Train {
+            name: "train_dram_copy",
+            entry: "m_dram_copy",
+            occupancy: Full,
+            args: |b, _| KernelArgs::new().buffer(b.b()).buffer(b.a()).u32(DRAM_N4),
+            iters: 0,
+        },
+        Train { name: "train_sleep", entry: "m_sleep", occupancy: Full, args: out_iters, iters: 4_000 },
+    ]
+}
+
+/// Bytes of the first data buffer a training kernel reads or writes (0: none).
+fn data_bytes(entry: &str, sm_count: u32) -> (usize, usize) {
+    match entry {
+        "m_l1_ld" | "m_l1_scatter" => (sm_count as usize * 8 * 8192, 0),
+        "m_l2_ld" | "m_l2_st" => (L2_N4 as usize * 16, 0),
+        "m_dram_ld" | "m_dram_st" => (DRAM_N4 as usize * 16, 0),
+        "m_dram_copy" => (DRAM_N4 as usize * 16, DRAM_N4 as usize * 16),
+        _ => (0, 0),
+    }
+}
+
+fn setup_training(gpu: &Arc<CudaGpu>, t: &Train) -> Result<Launcher> {
+    let module = gpu.load_ptx(TRAIN_PTX, "train.ptx", JitOptLevel::O4)?;
+    let kernel = module.kernel(t.entry)?;
+    let sms = gpu.properties()?.sm_count;
+    let config = match t.occupancy {
+        Occupancy::Full => LaunchConfig::linear(sms * 8, THREADS),
+        Occupancy::Mid => LaunchConfig::linear(sms, THREADS),
+        Occupancy::Low => LaunchConfig::linear(sms, 64),
+    };
+    let out = gpu.alloc_zeros::<u8>((sms * 8 * THREADS) as usize * 8)?;
+    let (a_bytes, b_bytes) = data_bytes(t.entry, sms);
+    let a = if a_bytes > 0 { Some(gpu.alloc_zeros::<u8>(a_bytes)?) } else { None };
+    let b = if b_bytes > 0 { Some(gpu.alloc_zeros::<u8>(b_bytes)?) } else { None };
+    let buffers = Buffers { out, a, b };
+    let stream = gpu.stream().clone();
+    // The data the kernels read: random words (a stream of zeros would toggle nothing).
+    if let Some(a) = &buffers.a {
+        let fill = module.kernel("m_fill")?;
+        let words = (a.size_bytes() / 4) as u32;
+        fill.launch(
+            &stream,
+            LaunchConfig::linear(sms * 8, THREADS),
+            &KernelArgs::new().buffer(a).u32(words).u32(0x5eed),
+        )?;
+    }
+    gpu.synchronize()?;
+    let args = (t.args)(&buffers, t.iters);
+    Ok(Box::new(move |stream: &Stream| {
+        let _ = &buffers;
+        kernel.launch(stream, config, &args)
+    }))
+}
+
+fn main() -> std::process::ExitCode {
+    let mut specs: Vec<BenchSpec> = training_kernels()
+        .into_iter()
+        .map(|t| {
+            let name = t.name;
+            let t = Arc::new(t);
+            let code = KernelCode::from_fn(move |gpu: &Arc<CudaGpu>| {
+                setup_training(gpu, &t).map_err(|e| e.context(format!("{} ({})", t.name, t.entry)))
+            });
+            BenchSpec::new(name, file!(), line!()).code(code).options(suite_measure_options()).without_time_bench()
+        })
+        .collect();
+    specs.extend(apps::specs());
+    // Without a GPU: one line for the kernels checked (`--verbose` lists each).
+    let outcome = run_benchmarks(specs, |_| Ok(false));
+    outcome.say_checked("model", "kernel", &[]);
+    outcome.exit_code()
+}

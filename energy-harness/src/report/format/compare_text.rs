@@ -1,0 +1,90 @@
+//! What `cargo energy compare` prints: one line per benchmark with its change and verdict,
+//! the new, removed and excused benchmarks, and the closing count of regressions.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::super::compare::{Comparison, ResultSet, Verdict};
+use super::super::escape::visible;
+use energy_units::format_si;
+
+/// What was compared, as the command line named it.
+pub struct Compared<'a> {
+    /// The directory, when the comparison is one of several (`== DIR` heads its text).
+    pub dir: Option<&'a Path>,
+    /// The baseline run's name.
+    pub baseline: &'a str,
+    /// The candidate run's name.
+    pub candidate: &'a str,
+    /// Dynamic energy across boards of one model, not energy on one board.
+    pub across_boards: bool,
+    /// Baseline benchmarks declared removed (`--removed`).
+    pub removed: &'a [String],
+}
+
+/// The verdict of a change as the terminal shows it.
+pub fn verdict_label(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Regression => "REGRESSION",
+        Verdict::Improvement => "improvement",
+        Verdict::WithinThreshold => "rise within threshold",
+        Verdict::NotSignificant => "no significant change",
+    }
+}
+
+/// The text of `comparison`, whose candidate set is `candidate`. Ids are shown through
+/// [`visible`]: no control character reaches the terminal.
+pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Compared<'_>) -> String {
+    let Compared { dir, baseline, candidate: candidate_name, across_boards, removed } = *asked;
+    let mut out = String::new();
+    if let Some(dir) = dir {
+        let _ = writeln!(out, "== {}", dir.display());
+    }
+    let what = if across_boards { "dynamic energy per launch" } else { "energy per launch" };
+    let _ = writeln!(
+        out,
+        "{what}, {candidate_name} against {baseline} (regression: a rise above {:.1} % whose 95 % interval excludes zero)",
+        comparison.threshold_pct
+    );
+    if let Some(rule) = &comparison.rule {
+        let _ = writeln!(out, "rule: {rule}");
+    }
+    for c in &comparison.changes {
+        let _ = writeln!(
+            out,
+            "  {:<40} {} → {}  {:+.2} % [{:+.2}, {:+.2}]  {}",
+            visible(&c.id),
+            format_si(c.baseline_j.mean, "J", 4),
+            format_si(c.candidate_j.mean, "J", 4),
+            c.change_pct,
+            c.change_low_pct,
+            c.change_high_pct,
+            verdict_label(c.verdict)
+        );
+        if let Some(note) = &c.temperature_note {
+            let _ = writeln!(out, "  {:<40} note: {note}", "");
+        }
+    }
+    for id in &comparison.added {
+        let _ = writeln!(out, "  {:<40} new in {candidate_name}", visible(id));
+    }
+    for id in &comparison.removed {
+        let _ = writeln!(out, "  {:<40} removed on purpose (--removed): only in {baseline}", visible(id));
+    }
+    for id in removed.iter().filter(|id| !comparison.removed.contains(id)) {
+        let why = if candidate.results.contains_key(id) {
+            format!("{candidate_name} still has it: compared as usual")
+        } else {
+            format!("not in {baseline}: nothing to excuse")
+        };
+        let _ = writeln!(out, "  {:<40} note: --removed, but {why}", visible(id));
+    }
+    let regressions = comparison.regressions();
+    if regressions.is_empty() {
+        let _ = writeln!(out, "no energy regression");
+    } else {
+        let ids: Vec<&str> = regressions.iter().map(|c| c.id.as_str()).collect();
+        let _ = writeln!(out, "{} energy regression(s): {}", regressions.len(), ids.join(", "));
+    }
+    out
+}

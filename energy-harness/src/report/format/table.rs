@@ -1,0 +1,172 @@
+//! The table of a run that [`super::markdown`] and [`super::html`] write: one row per
+//! benchmark (time, energy, dynamic energy, power, energy per unit, net energy, change
+//! against the baseline, warnings), a title and the notes under it. Each cell is written
+//! for its format: [`Cells`] writes code and emphasis and escapes the text it did not
+//! write itself.
+
+use super::super::compare::{Change, Comparison, ResultSet, Verdict};
+use super::super::escape::{html, markdown_cell_code, markdown_code_span};
+use super::super::ResultFile;
+use super::interval_pct;
+use energy_units::format_si;
+
+/// How a table's cells are written: each writes code and emphasis its own way and escapes
+/// the text it did not write itself ([`super::super::escape`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Cells {
+    /// GitHub-flavoured markdown.
+    Markdown,
+    /// HTML.
+    Html,
+}
+
+impl Cells {
+    /// An id (or other name from a file) as code in a cell.
+    fn code(self, text: &str) -> String {
+        match self {
+            Cells::Markdown => markdown_cell_code(text),
+            Cells::Html => format!("<code>{}</code>", html(text)),
+        }
+    }
+
+    /// A name from a file or the command line as code in a note.
+    fn code_span(self, text: &str) -> String {
+        match self {
+            Cells::Markdown => markdown_code_span(text),
+            Cells::Html => format!("<code>{}</code>", html(text)),
+        }
+    }
+
+    /// Text this module wrote (figures, verdicts), emphasized.
+    fn strong(self, text: &str) -> String {
+        match self {
+            Cells::Markdown => format!("**{text}**"),
+            Cells::Html => format!("<strong>{text}</strong>"),
+        }
+    }
+}
+
+/// The column heads, in order.
+pub const HEADER: [&str; 9] = [
+    "benchmark",
+    "time/launch",
+    "energy/launch (95 % CI)",
+    "dynamic",
+    "power",
+    "energy/unit",
+    "net vs baseline kernel (95 % CI)",
+    "change vs baseline [95 % CI]",
+    "warnings",
+];
+
+/// A run's table, its cells written for one format.
+pub struct Table<'a> {
+    /// The run reported.
+    pub current: &'a ResultSet,
+    /// Whether its figures are simulated.
+    pub simulated: bool,
+    /// One row per benchmark, [`HEADER`]'s columns.
+    pub rows: Vec<Vec<String>>,
+    /// The notes under the table (the baseline and the rule, benchmarks of the baseline only).
+    pub notes: Vec<String>,
+}
+
+impl<'a> Table<'a> {
+    /// The table of `current`, against `baseline` as `comparison` compared them.
+    pub fn new(
+        cells: Cells,
+        current: &'a ResultSet,
+        baseline: Option<&ResultSet>,
+        comparison: Option<&Comparison>,
+    ) -> Table<'a> {
+        let change_of = |id: &str| comparison.and_then(|c| c.changes.iter().find(|x| x.id == id));
+        let first = current.results.values().next().expect("a result set is never empty");
+        let mut rows = Vec::new();
+        for r in current.results.values() {
+            rows.push(vec![
+                cells.code(&r.id),
+                format_si(r.time_s.mean, "s", 4),
+                format!("{} {}", format_si(r.energy_j.mean, "J", 4), interval_pct(&r.energy_j)),
+                format_si(r.dynamic_j.mean, "J", 4),
+                format_si(r.power_w.mean, "W", 4),
+                per_unit(r),
+                net_per_op(r, cells),
+                change_of(&r.id).map_or_else(
+                    || if baseline.is_some() { "new".into() } else { "—".into() },
+                    |c| change_text(c, cells),
+                ),
+                r.warnings.len().to_string(),
+            ]);
+        }
+        let mut notes = Vec::new();
+        if let (Some(b), Some(c)) = (baseline, comparison) {
+            notes.push(format!(
+                "Baseline {}; a regression is a rise above {:.1} % whose 95 % interval excludes zero.",
+                cells.code_span(&b.dir.display().to_string()),
+                c.threshold_pct
+            ));
+            for id in &c.removed {
+                notes.push(format!("{} is in the baseline only.", cells.code_span(id)));
+            }
+        }
+        Table { current, simulated: first.device.simulated, rows, notes }
+    }
+
+    /// The title, its device name, driver and directory (from files and the command line)
+    /// escaped by `text`.
+    pub fn title(&self, text: fn(&str) -> String) -> String {
+        let first = self.current.results.values().next().expect("a result set is never empty");
+        format!(
+            "Energy report{}: {} ({}), {}",
+            if self.simulated { " [SIMULATED]" } else { "" },
+            text(&first.device.name),
+            text(first.device.driver.as_deref().unwrap_or("driver ?")),
+            text(&self.current.dir.display().to_string())
+        )
+    }
+}
+
+fn per_unit(r: &ResultFile) -> String {
+    match (&r.per_op, &r.per_byte) {
+        (Some(op), _) => format!("{}/op", format_si(op.energy_j.mean, "J", 4)),
+        (None, Some(b)) => format!("{}/B", format_si(b.energy_j.mean, "J", 4)),
+        (None, None) => "—".into(),
+    }
+}
+
+/// Net energy per op against the baseline kernel (Arafa: `(E_with − E_without) / ops`).
+fn net_per_op(r: &ResultFile, cells: Cells) -> String {
+    match &r.net {
+        Some(net) => format!(
+            "{}/{} {} vs {}",
+            format_si(net.energy_j.mean, "J", 4),
+            if net.ops_per_launch == 1.0 { "launch" } else { "op" },
+            interval_pct(&net.energy_j),
+            cells.code(&net.baseline_id)
+        ),
+        None => "—".into(),
+    }
+}
+
+fn verdict_text(v: Verdict, cells: Cells) -> String {
+    match v {
+        Verdict::Regression => cells.strong("regression"),
+        Verdict::Improvement => "improvement".into(),
+        Verdict::WithinThreshold => "rise within threshold".into(),
+        Verdict::NotSignificant => "no significant change".into(),
+    }
+}
+
+fn change_text(c: &Change, cells: Cells) -> String {
+    let warmth = match (c.temperature_note.as_ref(), c.temperature_c) {
+        (Some(_), (Some(b), Some(t))) => format!(" (ran {:+.0} °C from the baseline)", t - b),
+        _ => String::new(),
+    };
+    format!(
+        "{:+.2} % [{:+.2}, {:+.2}] {}{warmth}",
+        c.change_pct,
+        c.change_low_pct,
+        c.change_high_pct,
+        verdict_text(c.verdict, cells)
+    )
+}

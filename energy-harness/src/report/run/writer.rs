@@ -1,0 +1,257 @@
+//! The writing side of a run: a bench process's [`RunWriter`] (begin or join the run,
+//! commit each result as a unit, record how the target ended) and the run directory's lock
+//! that every manifest update holds.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use super::{Invocation, ResultEntry, RunManifest, TargetRecord, TargetStatus, LOCK_FILE, MANIFEST_FILE, RUN_SCHEMA};
+use crate::error::{Error, ErrorKind, Result};
+use crate::hash::content_hash;
+use crate::report::ResultDevice;
+use crate::trace::format::write_atomically;
+
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+}
+
+/// A bench process's handle on one run directory.
+#[derive(Debug)]
+pub struct RunWriter {
+    dir: PathBuf,
+    target: String,
+    pid: u32,
+}
+
+/// How long a bench process waits for another that holds the run directory's lock (a
+/// live one holds it for the few milliseconds of a manifest update).
+const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// Holds the run directory's lock while alive: an OS lock (`flock`, exclusive) on
+/// `.run.lock`. The kernel releases it when the process ends, however it ends (SIGKILL
+/// included), so a killed bench never blocks the next run. The file itself stays: removing
+/// it while another process waits on it would let two processes lock two different files.
+pub(super) struct DirLock {
+    _file: fs::File,
+    /// Without `flock` (not unix): the marker file this process created, removed on drop.
+    #[cfg(not(unix))]
+    marker: PathBuf,
+}
+
+impl DirLock {
+    /// Takes the lock, waiting up to [`LOCK_WAIT`] for a live holder.
+    pub(super) fn take(dir: &Path) -> Result<DirLock> {
+        DirLock::take_within(dir, LOCK_WAIT)
+    }
+
+    pub(super) fn take_within(dir: &Path, wait: Duration) -> Result<DirLock> {
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the run directory", e))?;
+        let path = dir.join(LOCK_FILE);
+        let deadline = Instant::now() + wait;
+        loop {
+            match DirLock::try_take(&path) {
+                Ok(Some(lock)) => return Ok(lock),
+                Ok(None) if Instant::now() >= deadline => {
+                    return Err(Error::new(
+                        ErrorKind::Io,
+                        format!(
+                            "`{}` is locked by another bench process that is still running (a live `cargo bench` writing to this run directory), and it did not let go within {} s; wait for it to end, or give this one its own target directory (CARGO_TARGET_DIR)",
+                            path.display(),
+                            wait.as_secs()
+                        ),
+                    ))
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) => return Err(Error::io(&path, "lock the run directory", e)),
+            }
+        }
+    }
+
+    /// `flock(LOCK_EX | LOCK_NB)`: `None` while another process holds it.
+    #[cfg(unix)]
+    fn try_take(path: &Path) -> std::io::Result<Option<DirLock>> {
+        use std::os::unix::io::AsRawFd;
+        let file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+        loop {
+            // SAFETY: flock on a descriptor `file` owns and keeps open; no memory is passed.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                return Ok(Some(DirLock { _file: file }));
+            }
+            let e = std::io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(code) if code == libc::EWOULDBLOCK || code == libc::EAGAIN => return Ok(None),
+                _ => return Err(e),
+            }
+        }
+    }
+
+    /// Without `flock`: a marker file created exclusively; one older than two minutes is a
+    /// crashed process's and is broken.
+    #[cfg(not(unix))]
+    fn try_take(path: &Path) -> std::io::Result<Option<DirLock>> {
+        let marker = path.with_extension("held");
+        match fs::OpenOptions::new().write(true).create_new(true).open(&marker) {
+            Ok(file) => Ok(Some(DirLock { _file: file, marker })),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let stale = fs::metadata(&marker)
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > Duration::from_secs(120));
+                if stale {
+                    let _ = fs::remove_file(&marker);
+                }
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.marker);
+    }
+}
+
+/// The bench target name of the current executable: `saxpy-0123456789abcdef` → `saxpy`.
+pub fn current_target_name() -> String {
+    let stem = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "bench".into());
+    match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) => name.to_string(),
+        _ => stem,
+    }
+}
+
+impl RunWriter {
+    /// Starts (or joins) the run in `dir` for the bench target `target` of `invocation`.
+    /// A run of another invocation, or one this target already took part in, is replaced:
+    /// the directory is emptied first.
+    pub fn begin(dir: &Path, target: &str, invocation: &Invocation) -> Result<RunWriter> {
+        let _lock = DirLock::take(dir)?;
+        let pid = std::process::id();
+        let existing = RunManifest::read_manifest(dir).ok();
+        let mut manifest = match existing {
+            Some(m) if m.invocation == *invocation && !m.targets.iter().any(|t| t.name == target) => m,
+            _ => {
+                clear_run_dir(dir)?;
+                RunManifest {
+                    schema: RUN_SCHEMA.into(),
+                    run_id: format!("{}-{pid}", now_rfc3339()),
+                    name: dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                    started: now_rfc3339(),
+                    invocation: invocation.clone(),
+                    targets: Vec::new(),
+                }
+            }
+        };
+        manifest.targets.push(TargetRecord {
+            name: target.to_string(),
+            pid,
+            started: now_rfc3339(),
+            finished: None,
+            status: TargetStatus::Running,
+            device: None,
+            results: Vec::new(),
+        });
+        write_manifest(dir, &manifest)?;
+        Ok(RunWriter { dir: dir.to_path_buf(), target: target.to_string(), pid })
+    }
+
+    /// The run directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Commits one result: refuses an id another target (or this one) already wrote in
+    /// this run; writes the trace, the plot and then the JSON (each atomically); lists
+    /// them in the manifest with their hashes.
+    pub fn commit(&self, id: &str, stem: &str, device: &ResultDevice, files: [&[u8]; 3]) -> Result<ResultEntry> {
+        let _lock = DirLock::take(&self.dir)?;
+        let mut manifest = RunManifest::read_manifest(&self.dir)?;
+        if let Some(other) = manifest.targets.iter().find(|t| t.results.iter().any(|r| r.id == id)) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "benchmark id `{id}` is already taken in this run by bench target `{}`: two benchmarks may not share an id (rename one with `name = \"…\"`)",
+                    other.name
+                ),
+            ));
+        }
+        let [json, trace, plot] = files;
+        let entry = ResultEntry {
+            id: id.to_string(),
+            json: format!("{stem}.json"),
+            json_hash: content_hash(json),
+            trace: format!("{stem}.trace.csv"),
+            trace_hash: content_hash(trace),
+            plot: format!("{stem}.svg"),
+            plot_hash: content_hash(plot),
+        };
+        if manifest.results().any(|r| r.json == entry.json) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "benchmark id `{id}` maps to the file `{}` of another benchmark in this run; rename one",
+                    entry.json
+                ),
+            ));
+        }
+        write_atomically(&self.dir.join(&entry.trace), trace)?;
+        write_atomically(&self.dir.join(&entry.plot), plot)?;
+        write_atomically(&self.dir.join(&entry.json), json)?;
+        let record = self.record(&mut manifest)?;
+        record.device = Some(device.clone());
+        record.results.push(entry.clone());
+        write_manifest(&self.dir, &manifest)?;
+        Ok(entry)
+    }
+
+    /// Records how the target ended: succeeded when `failed_benchmarks` is 0.
+    pub fn finish(self, failed_benchmarks: usize) -> Result<()> {
+        let _lock = DirLock::take(&self.dir)?;
+        let mut manifest = RunManifest::read_manifest(&self.dir)?;
+        let record = self.record(&mut manifest)?;
+        record.finished = Some(now_rfc3339());
+        record.status =
+            if failed_benchmarks == 0 { TargetStatus::Succeeded } else { TargetStatus::Failed { failed_benchmarks } };
+        write_manifest(&self.dir, &manifest)
+    }
+
+    fn record<'m>(&self, manifest: &'m mut RunManifest) -> Result<&'m mut TargetRecord> {
+        let dir = self.dir.display().to_string();
+        manifest.targets.iter_mut().rev().find(|t| t.name == self.target && t.pid == self.pid).ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidInput,
+                format!("the run in `{dir}` was replaced by another `cargo bench` while this one ran; run again, one at a time"),
+            )
+        })
+    }
+}
+
+fn write_manifest(dir: &Path, manifest: &RunManifest) -> Result<()> {
+    let text = serde_json::to_string_pretty(manifest)
+        .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the run manifest: {e}")))?;
+    write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
+}
+
+/// Empties a run directory for a new run: results, traces, plots, the manifest and any
+/// temporary file an interrupted write left (the lock's files stay: the caller holds it).
+fn clear_run_dir(dir: &Path) -> Result<()> {
+    let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the run directory", e))?;
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(".run.") {
+            continue;
+        }
+        let path = entry.path();
+        let removed = if path.is_dir() { fs::remove_dir_all(&path) } else { fs::remove_file(&path) };
+        removed.map_err(|e| Error::io(&path, "remove the previous run's file", e))?;
+    }
+    Ok(())
+}
