@@ -83,7 +83,6 @@ pub struct EnergyBudget {
     reference: Option<KernelUnderTest>,
     limit: Limit,
     options: MeasureOptions,
-    device_uuid: Option<String>,
     max_rounds: usize,
     inconclusive_passes: bool,
     gpu_only: bool,
@@ -101,7 +100,6 @@ impl EnergyBudget {
             reference: None,
             limit,
             options: MeasureOptions::DEFAULT,
-            device_uuid: None,
             max_rounds: 3,
             inconclusive_passes: false,
             gpu_only: false,
@@ -123,7 +121,7 @@ impl EnergyBudget {
 
     /// Rounds measured at most when the interval straddles the budget.
     pub fn max_rounds(mut self, rounds: usize) -> Self {
-        self.max_rounds = rounds.max(1);
+        self.max_rounds = rounds.max(energy_units::bounds::ROUNDS_MIN);
         self
     }
 
@@ -163,10 +161,11 @@ impl EnergyBudget {
         }
     }
 
-    /// The GPU by its UUID (`GPU-…`) instead of a CUDA ordinal: looked up among the
-    /// devices CUDA sees when the budget is checked.
+    /// The GPU by its UUID (`GPU-…`) instead of a CUDA ordinal: sets
+    /// [`MeasureOptions::device_uuid`] of the options given so far (give it after
+    /// [`EnergyBudget::options`], which replaces them).
     pub fn device_uuid(mut self, uuid: &str) -> Self {
-        self.device_uuid = Some(uuid.to_string());
+        self.options.device_uuid = Some(uuid.to_string());
         self
     }
 
@@ -175,11 +174,7 @@ impl EnergyBudget {
     /// `Ok(Verdict::CheckedNotMeasured)` when there is no simulated model.
     pub fn check(&self) -> Result<Verdict> {
         let request = DeviceRequest::from_env()?;
-        let own_device = match &self.device_uuid {
-            Some(uuid) => crate::gpu::cuda_ordinal_for_named_gpu(uuid, self.options.device)
-                .map_err(|e| e.context(format!("energy budget {}", self.name())))?,
-            None => self.options.device,
-        };
+        let own_device = self.options.cuda_device().map_err(|e| e.context(format!("energy budget {}", self.name())))?;
         let mut device = match Device::open(&request, own_device) {
             Ok(d) => d,
             Err(e) => return Err(e.context(format!("energy budget {}", self.name()))),
@@ -278,9 +273,10 @@ impl EnergyBudget {
         }
         // The ordinal the device was opened at (a UUID named by `device_uuid` resolved), so
         // the result's options say which GPU it was.
-        let options = MeasureOptions { device: device.facts().cuda_ordinal.or(self.options.device), ..self.options };
+        let options =
+            MeasureOptions { device: device.facts().cuda_ordinal.or(self.options.device), ..self.options.clone() };
         let request = |id: &str| {
-            MeasureRequest::new(id, options).min_windows(BUDGET_MIN_WINDOWS).calibration(calibration.clone())
+            MeasureRequest::new(id, options.clone()).min_windows(BUDGET_MIN_WINDOWS).calibration(calibration.clone())
         };
         let mut kernel_values = Vec::new();
         let mut reference_values = Vec::new();

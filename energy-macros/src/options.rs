@@ -200,8 +200,19 @@ pub fn measure_options_literal(o: &Options) -> TokenStream {
     if let Some(e) = &o.bytes {
         fields.push(number("bytes", e, quote::quote!(f64)));
     }
+    if let Some((e, _)) = &o.baseline_ops {
+        fields.push(number("baseline_ops", e, quote::quote!(f64)));
+    }
+    if let Some((e, _)) = &o.baseline_bytes {
+        fields.push(number("baseline_bytes", e, quote::quote!(f64)));
+    }
     if let Some(e) = &o.device {
         fields.push(number("device", e, quote::quote!(u32)));
+    }
+    if let Some(uuid) = &o.device_uuid {
+        fields.push(quote::quote_spanned! { uuid.span() =>
+            device_uuid: ::core::option::Option::Some(::std::string::String::from(#uuid))
+        });
     }
     if let Some((source, _)) = &o.source {
         let variant = syn::Ident::new(

@@ -119,10 +119,11 @@ struct Measured {
 }
 
 /// Measures one kernel with the session engine, with one progress line on stderr.
-fn measure_kernel(rig: &mut Rig, id: &str, workload: &mut dyn Workload, options: MeasureOptions) -> Result<Measured> {
+fn measure_kernel(rig: &mut Rig, id: &str, workload: &mut dyn Workload, options: &MeasureOptions) -> Result<Measured> {
     use std::io::Write as _;
-    let request =
-        MeasureRequest::new(id, options).min_windows(CRITERION_MIN_SAMPLES).calibration(rig.calibration.clone());
+    let request = MeasureRequest::new(id, options.clone())
+        .min_windows(CRITERION_MIN_SAMPLES)
+        .calibration(rig.calibration.clone());
     {
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "{id}: measuring on {} …", rig.device.facts().name);
@@ -326,16 +327,13 @@ pub fn run_collect(
         if !may_run(&spec, &options) || options.shard.is_some_and(|s| !s.runs(&spec.name)) {
             continue;
         }
-        let device = match &spec.device_uuid {
-            None => spec.options.device,
-            Some(uuid) => match crate::gpu::cuda_ordinal_for_named_gpu(uuid, spec.options.device) {
-                Ok(ordinal) => ordinal,
-                Err(e) => {
-                    eprintln!("error: benchmark {} ({}:{}): {e}", spec.name, spec.location.0, spec.location.1);
-                    collected.failures += 1;
-                    continue;
-                }
-            },
+        let device = match spec.options.cuda_device() {
+            Ok(ordinal) => ordinal,
+            Err(e) => {
+                eprintln!("error: benchmark {} ({}:{}): {e}", spec.name, spec.location.0, spec.location.1);
+                collected.failures += 1;
+                continue;
+            }
         };
         let mut spec = spec;
         spec.options.device = device;
@@ -569,14 +567,14 @@ fn run_spec(
 
     let main = if runs_energy || runs_time {
         let mut w = rig.workload(spec.code.as_ref(), spec.sim, 1)?;
-        Some(measure_kernel(rig, &id(&energy_fn), w.as_mut(), spec.options)?)
+        Some(measure_kernel(rig, &id(&energy_fn), w.as_mut(), &spec.options)?)
     } else {
         None
     };
     let base = if runs_baseline {
         let code = spec.baseline.as_ref().map(|(_, c)| c);
         let mut w = rig.workload(code, spec.baseline_sim, 2)?;
-        Some(measure_kernel(rig, &id(&baseline_fn), w.as_mut(), spec.baseline_options())?)
+        Some(measure_kernel(rig, &id(&baseline_fn), w.as_mut(), &spec.options.baseline())?)
     } else {
         None
     };
@@ -604,7 +602,7 @@ fn run_spec(
     }
     if let Some(b) = &base {
         let values = per_launch(&b.measurement, |w| w.energy.energy_j);
-        let throughput = BenchSpec::throughput(&spec.baseline_options());
+        let throughput = BenchSpec::throughput(&spec.options.baseline());
         replay(energy_c, &spec.name, &baseline_fn, throughput, &values, |v| v);
     }
 
@@ -629,7 +627,7 @@ fn run_spec(
     match (main, base) {
         (Some(mut main), Some(mut base)) => {
             // The baseline's own result first, so the main one (with the net figure) ends the block.
-            report(&mut base, (spec.baseline_ops, spec.baseline_bytes), None)?;
+            report(&mut base, (spec.options.baseline_ops, spec.options.baseline_bytes), None)?;
             let ops = spec.options.ops.unwrap_or(1.0);
             let net = net_per_op(&main.measurement.energy_j, &base.measurement.energy_j, ops).map(|e| NetEnergy {
                 baseline_id: base.measurement.id.clone(),
@@ -644,7 +642,7 @@ fn run_spec(
             Ok(SpecOutcome::Ran(Box::new((Some(m.measurement), None))))
         }
         (None, Some(mut b)) => {
-            report(&mut b, (spec.baseline_ops, spec.baseline_bytes), None)?;
+            report(&mut b, (spec.options.baseline_ops, spec.options.baseline_bytes), None)?;
             Ok(SpecOutcome::Ran(Box::new((None, Some(b.measurement)))))
         }
         (None, None) => Ok(SpecOutcome::Ran(Box::new((None, None)))),

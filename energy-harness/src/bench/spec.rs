@@ -45,9 +45,6 @@ pub struct BenchSpec {
     pub(super) sim: Option<SimKernel>,
     pub(super) baseline_sim: Option<SimKernel>,
     pub(super) options: MeasureOptions,
-    pub(super) device_uuid: Option<String>,
-    pub(super) baseline_ops: Option<f64>,
-    pub(super) baseline_bytes: Option<f64>,
     pub(super) time_bench: bool,
     pub(super) gpu_only: bool,
 }
@@ -63,9 +60,6 @@ impl BenchSpec {
             sim: None,
             baseline_sim: None,
             options: MeasureOptions::DEFAULT,
-            device_uuid: None,
-            baseline_ops: None,
-            baseline_bytes: None,
             time_bench: true,
             gpu_only: false,
         }
@@ -115,30 +109,11 @@ impl BenchSpec {
         self
     }
 
-    /// The measurement options: ops and bytes per launch, device, source, precision,
+    /// The measurement options: ops and bytes per launch (the baseline's own in
+    /// `baseline_ops`, `baseline_bytes`), the GPU by ordinal or UUID, source, precision,
     /// window length and count (checked when the benchmark runs).
     pub fn options(mut self, options: MeasureOptions) -> Self {
         self.options = options;
-        self
-    }
-
-    /// The GPU by its UUID (`GPU-…`, as `cargo energy info` and NVML print it) instead of
-    /// a CUDA ordinal: looked up among the devices CUDA sees when the benchmark runs.
-    pub fn device_uuid(mut self, uuid: &str) -> Self {
-        self.device_uuid = Some(uuid.to_string());
-        self
-    }
-
-    /// The baseline's operations per launch (its energy per op). Without it the baseline's
-    /// result has no per-op figure: it does not inherit the kernel's count.
-    pub fn baseline_ops(mut self, ops: f64) -> Self {
-        self.baseline_ops = Some(ops);
-        self
-    }
-
-    /// The baseline's bytes per launch (its energy per byte); not inherited either.
-    pub fn baseline_bytes(mut self, bytes: f64) -> Self {
-        self.baseline_bytes = Some(bytes);
         self
     }
 
@@ -147,12 +122,6 @@ impl BenchSpec {
     pub fn without_time_bench(mut self) -> Self {
         self.time_bench = false;
         self
-    }
-
-    /// The options the baseline kernel is measured with: the kernel's, with the baseline's
-    /// own counts.
-    pub(super) fn baseline_options(&self) -> MeasureOptions {
-        MeasureOptions { ops: self.baseline_ops, bytes: self.baseline_bytes, ..self.options }
     }
 
     pub(super) fn throughput(options: &MeasureOptions) -> Option<Throughput> {
