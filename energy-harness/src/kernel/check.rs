@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::code::CodeCheck;
 use super::rig::Rig;
-use super::subject::{Role, Subject};
+use super::subject::{Part, Role, Subject};
 use crate::cuda::checked::PTXAS_HOWTO;
 use crate::device::Device;
 use crate::error::{Error, ErrorKind, Result};
@@ -38,15 +38,6 @@ pub enum Readiness {
     NotRun(String),
 }
 
-/// One kernel of a [`Subject`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
-    /// The kernel under test.
-    Kernel,
-    /// The kernel beside it.
-    Companion,
-}
-
 impl Subject {
     /// What becomes of it on `device`. On a real GPU: measure it (the measurement runs the
     /// code). On the simulated GPU: not run when declared `gpu_only` or when its code asks
@@ -61,10 +52,10 @@ impl Subject {
             return Ok(Readiness::NotRun("needs a GPU (declared gpu_only)".into()));
         }
         let mut checks = Checks::default();
-        for (what, kernel) in self.labelled() {
+        for (part, what, kernel) in self.labelled() {
             let Some(code) = &kernel.code else { continue };
             match code.check(rig.checked(sim)) {
-                Ok(check) => checks.entries.push((what, check)),
+                Ok(check) => checks.entries.push((part, what, check)),
                 // Raw cudarc exists only on a GPU: the code is not wrong, it cannot be checked.
                 Err(e) if e.kind() == ErrorKind::NeedsGpu => {
                     return Ok(Readiness::NotRun(format!("needs a GPU ({})", needs_gpu_reason(&e))))
@@ -89,10 +80,10 @@ impl Subject {
 }
 
 /// The checks of a subject's code on the checked device, the kernel's first, each with
-/// the code it checked ("kernel code", "baseline NAME's code").
+/// the part it checked and that part's code in words ("baseline NAME's code").
 #[derive(Clone, Debug, Default)]
 pub struct Checks {
-    entries: Vec<(String, CodeCheck)>,
+    entries: Vec<(Part, String, CodeCheck)>,
 }
 
 impl Checks {
@@ -111,12 +102,11 @@ impl Checks {
         let lines: Vec<String> = self
             .entries
             .iter()
-            .map(|(what, check)| {
+            .map(|(part, what, check)| {
                 let text = if brief { check.brief() } else { check.to_string() };
-                if what == "kernel code" {
-                    text
-                } else {
-                    format!("{what}: {text}")
+                match part {
+                    Part::Kernel => text,
+                    Part::Companion => format!("{what}: {text}"),
                 }
             })
             .collect();
@@ -125,12 +115,12 @@ impl Checks {
 
     /// Each check.
     pub fn iter(&self) -> impl Iterator<Item = &CodeCheck> {
-        self.entries.iter().map(|(_, check)| check)
+        self.entries.iter().map(|(_, _, check)| check)
     }
 
     /// The checks, without what each checked.
     pub fn into_vec(self) -> Vec<CodeCheck> {
-        self.entries.into_iter().map(|(_, check)| check).collect()
+        self.entries.into_iter().map(|(_, _, check)| check).collect()
     }
 }
 

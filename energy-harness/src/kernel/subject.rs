@@ -82,16 +82,25 @@ impl Subject {
         self.companion.as_ref().filter(|c| c.role == role).map(|c| &c.kernel)
     }
 
-    /// Its kernels, the kernel under test first, each with what its code is called in
-    /// messages ("kernel code", "baseline NAME's code").
-    pub(super) fn labelled(&self) -> impl Iterator<Item = (String, &KernelUnderTest)> {
+    /// Its kernels, the kernel under test first, each with the part it plays and what its
+    /// code is called in messages ("kernel code", "baseline NAME's code").
+    pub(super) fn labelled(&self) -> impl Iterator<Item = (Part, String, &KernelUnderTest)> {
         let companion = self.companion.iter().map(|c| {
             let role = match c.role {
                 Role::Baseline => "baseline",
                 Role::Reference => "reference",
             };
-            (format!("{role} {}'s code", c.kernel.name), &c.kernel)
+            (Part::Companion, format!("{role} {}'s code", c.kernel.name), &c.kernel)
         });
-        std::iter::once(("kernel code".to_string(), &self.kernel)).chain(companion)
+        std::iter::once((Part::Kernel, "kernel code".to_string(), &self.kernel)).chain(companion)
     }
+}
+
+/// One kernel of a [`Subject`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The kernel under test.
+    Kernel,
+    /// The kernel beside it.
+    Companion,
 }
