@@ -233,7 +233,7 @@ impl EnergyBudget {
         let pooled = Estimate::from_values(kernel)
             .ok_or_else(|| Error::new(ErrorKind::Analysis, "no finite energy in the windows"))?;
         let per = |count: Option<f64>, what: &str| {
-            count.filter(|c| *c > 0.0).map(|c| pooled.scaled(1.0 / c)).ok_or_else(|| {
+            count.filter(|c| energy_units::bounds::is_positive(*c)).map(|c| pooled.scaled(1.0 / c)).ok_or_else(|| {
                 Error::new(ErrorKind::InvalidInput, format!("a per-{what} budget needs the {what} count per launch"))
             })
         };
