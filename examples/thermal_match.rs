@@ -87,7 +87,8 @@ fn run(cycles: usize, reference_s: f64) -> Result<Report> {
             sm_clock_mhz: device.facts().sm_clock_mhz,
         });
         for (k, opts) in options.iter().enumerate() {
-            let request = MeasureRequest::new(format!("thermal_{cycle}_{k}"), *opts).calibration(calibration.clone());
+            let request =
+                MeasureRequest::new(format!("thermal_{cycle}_{k}"), opts.clone()).calibration(calibration.clone());
             let (m, _) = measure(&mut device, workload.as_mut(), request)?;
             let last = m.windows.last();
             steps.push(Step {

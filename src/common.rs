@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use energy_harness::unstable::bench::{run_collect, BenchSpec, Collected, CollectedBench, RunSettings};
-use energy_harness::unstable::device::{Device, DeviceRequest};
+use energy_harness::unstable::device::DeviceRequest;
+use energy_harness::unstable::kernel::open_device;
 use energy_harness::unstable::report::energy_dir;
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
@@ -42,11 +43,13 @@ pub fn verbose() -> bool {
 /// `ENERGY_REQUIRE_GPU=1` no GPU is a failure. A bad `ENERGY_DEVICE` exits 2 and a GPU that
 /// cannot be opened 1, each after saying why.
 pub fn gpu_gate(suite: &str) -> std::result::Result<bool, ExitCode> {
-    let request = DeviceRequest::from_env().map_err(|e| {
+    DeviceRequest::from_env().map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
-    match Device::open(&request, None) {
+    // The device the suite's benchmarks will open: `ENERGY_DEVICE`'s, as a kernel with no
+    // device of its own gets it.
+    match open_device(None) {
         Ok(device) if device.is_simulated() => {
             // ENERGY_REQUIRE_GPU=1: a checked-only suite on a GPU runner is a failure, not a pass.
             if let Err(e) = device.check_gpu_required(&format!("the {suite} suite")) {

@@ -25,7 +25,8 @@ fn names() -> Vec<String> {
 
 fn child_specs(which: &str) -> Vec<BenchSpec> {
     let fast = MeasureOptions { windows: Some(10), ..MeasureOptions::DEFAULT };
-    let spec = |name: &str| BenchSpec::new(name, file!(), 1).sim(0.01, 300.0).options(fast).without_time_bench();
+    let spec =
+        |name: &str| BenchSpec::new(name, file!(), 1).sim(0.01, 300.0).options(fast.clone()).without_time_bench();
     match which {
         "control" => vec![spec("bell\u{7}\n| ok |")],
         _ => names().iter().map(|n| spec(n)).collect(),

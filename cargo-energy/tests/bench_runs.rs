@@ -36,8 +36,7 @@ fn baseline_specs() -> Vec<BenchSpec> {
         .baseline("base_loop", nothing())
         .sim(0.01, 300.0)
         .baseline_sim(0.01, 200.0)
-        .options(MeasureOptions { ops: Some(1.0e6), ..MeasureOptions::DEFAULT })
-        .baseline_ops(10.0)
+        .options(MeasureOptions { ops: Some(1.0e6), baseline_ops: Some(10.0), ..MeasureOptions::DEFAULT })
         .without_time_bench()]
 }
 

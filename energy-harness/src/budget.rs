@@ -13,24 +13,18 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use crate::cuda::CudaGpu;
-use crate::device::{Device, DeviceRequest};
-use crate::engine::calibration::{default_calibration_dir, Calibration};
+use crate::device::Device;
 use crate::engine::options::MeasureOptions;
 use crate::engine::per_unit;
 use crate::engine::result::Measurement;
-use crate::engine::run::SimWorkload;
 use crate::engine::session::{measure, MeasureRequest};
 use crate::engine::stats::{student_t_975, Estimate};
 use crate::engine::warning::WarningKind;
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernel_code::{CodeCheck, KernelCode};
+use crate::kernel::{open_device, options_on, KernelUnderTest, Part, Readiness, Rig, Role, Subject};
 use crate::report::{energy_dir, file_stem, ResultFile};
-use crate::sim::SimKernel;
 use crate::trace::format::write_trace;
-use crate::workload::Workload;
 use energy_units::{format_si, Joules, Watts};
 
 /// What the budget limits.
@@ -48,46 +42,14 @@ pub enum Limit {
     Relative(f64),
 }
 
-/// A kernel as a budget test runs it: its code (measured on a real GPU, checked without
-/// one) and/or a simulated model.
-pub struct KernelUnderTest {
-    /// Name used in messages and file names.
-    pub name: String,
-    /// Its code: setup and launch ([`KernelCode::with_setup`]).
-    pub code: Option<KernelCode>,
-    /// The model on the simulated GPU.
-    pub sim: Option<SimKernel>,
-}
-
-impl KernelUnderTest {
-    /// A kernel named `name`.
-    pub fn new(name: &str) -> Self {
-        KernelUnderTest { name: name.to_string(), code: None, sim: None }
-    }
-
-    /// Its code: measured on a real GPU; without one, run on the checked device.
-    pub fn code(mut self, code: KernelCode) -> Self {
-        self.code = Some(code);
-        self
-    }
-
-    /// Its model on the simulated GPU: seconds per launch, board power.
-    pub fn sim(mut self, seconds: f64, watts: f64) -> Self {
-        self.sim = Some(SimKernel::new(seconds, watts));
-        self
-    }
-}
-
 /// An energy budget to check.
 pub struct EnergyBudget {
-    kernel: KernelUnderTest,
-    reference: Option<KernelUnderTest>,
+    /// The kernel, its reference (a relative budget's) and whether their code needs a GPU.
+    subject: Subject,
     limit: Limit,
     options: MeasureOptions,
-    device_uuid: Option<String>,
     max_rounds: usize,
     inconclusive_passes: bool,
-    gpu_only: bool,
 }
 
 /// Windows each round measures at least: a budget decides on the interval, and fewer
@@ -98,25 +60,23 @@ impl EnergyBudget {
     /// A budget of `limit` for `kernel`, measured with the engine's default options.
     pub fn new(kernel: KernelUnderTest, limit: Limit) -> Self {
         EnergyBudget {
-            kernel,
-            reference: None,
+            subject: Subject::new(kernel),
             limit,
             options: MeasureOptions::DEFAULT,
-            device_uuid: None,
             max_rounds: 3,
             inconclusive_passes: false,
-            gpu_only: false,
         }
     }
 
     /// The reference kernel of a relative budget.
     pub fn reference(mut self, reference: KernelUnderTest) -> Self {
-        self.reference = Some(reference);
+        self.subject.companion(Role::Reference, reference);
         self
     }
 
     /// The measurement options (ops and bytes per launch for per-op and per-byte budgets,
-    /// device, source, precision, windows), checked when the budget is measured.
+    /// the GPU by ordinal or UUID, source, precision, windows), checked when the budget is
+    /// measured.
     pub fn options(mut self, options: MeasureOptions) -> Self {
         self.options = options;
         self
@@ -124,7 +84,7 @@ impl EnergyBudget {
 
     /// Rounds measured at most when the interval straddles the budget.
     pub fn max_rounds(mut self, rounds: usize) -> Self {
-        self.max_rounds = rounds.max(1);
+        self.max_rounds = rounds.max(energy_units::bounds::ROUNDS_MIN);
         self
     }
 
@@ -140,97 +100,53 @@ impl EnergyBudget {
     /// GPU does. Code that calls [`crate::Stream::cuda`] or [`crate::CudaGpu::cuda_context`]
     /// is found out without it, on the checked device.
     pub fn gpu_only(mut self) -> Self {
-        self.gpu_only = true;
+        self.subject.gpu_only = true;
         self
     }
 
     /// The budget's name (the kernel's).
     pub fn name(&self) -> &str {
-        &self.kernel.name
+        &self.subject.kernel.name
     }
 
-    /// What keeps the budget off the simulated GPU, if anything: the kernel's model, or
-    /// the reference's.
-    fn missing_sim(&self) -> Option<String> {
-        if self.kernel.sim.is_none() {
-            return Some("the test declares no simulated kernel (sim(seconds = …, watts = …))".into());
-        }
-        match &self.reference {
-            Some(r) if r.sim.is_none() => Some(format!(
+    /// Why the budget stays off the simulated GPU, when `part` has no model there.
+    fn missing_model(&self, part: Part) -> String {
+        match (part, self.subject.companion_as(Role::Reference)) {
+            (Part::Companion, Some(r)) => format!(
                 "its reference kernel {} has no simulated model (reference_sim(seconds = …, watts = …))",
                 r.name
-            )),
-            _ => None,
+            ),
+            _ => "the test declares no simulated kernel (sim(seconds = …, watts = …))".into(),
         }
     }
 
-    /// The GPU by its UUID (`GPU-…`) instead of a CUDA ordinal: looked up among the
-    /// devices CUDA sees when the budget is checked.
+    /// The GPU by its UUID (`GPU-…`) instead of a CUDA ordinal: sets
+    /// [`MeasureOptions::device_uuid`] of the options given so far (give it after
+    /// [`EnergyBudget::options`], which replaces them).
     pub fn device_uuid(mut self, uuid: &str) -> Self {
-        self.device_uuid = Some(uuid.to_string());
+        self.options.device_uuid = Some(uuid.to_string());
         self
     }
 
-    /// Checks the budget on the device `ENERGY_DEVICE` and the budget's index select.
+    /// Checks the budget on the device `ENERGY_DEVICE` and the budget's options select.
     /// Without a GPU, the kernel code runs on the checked device first; then
     /// `Ok(Verdict::CheckedNotMeasured)` when there is no simulated model.
     pub fn check(&self) -> Result<Verdict> {
-        let request = DeviceRequest::from_env()?;
-        let own_device = match &self.device_uuid {
-            Some(uuid) => crate::gpu::cuda_ordinal_for_named_gpu(uuid, self.options.device)
-                .map_err(|e| e.context(format!("energy budget {}", self.name())))?,
-            None => self.options.device,
-        };
-        let mut device = match Device::open(&request, own_device) {
-            Ok(d) => d,
-            Err(e) => return Err(e.context(format!("energy budget {}", self.name()))),
-        };
-        device.check_gpu_required(&format!("energy budget {}", self.name()))?;
-        if device.is_simulated() && self.gpu_only {
-            return Ok(Verdict::NotRun("needs a GPU (declared gpu_only)".into()));
+        let what = format!("energy budget {}", self.name());
+        let ordinal = self.options.cuda_device().map_err(|e| e.context(&what))?;
+        let mut device = open_device(ordinal).map_err(|e| e.context(&what))?;
+        device.check_gpu_required(&what)?;
+        let mut rig = Rig::new(&device);
+        match self.subject.check(&device, &mut rig)? {
+            Readiness::NotRun(reason) => Ok(Verdict::NotRun(reason)),
+            Readiness::CheckedNotMeasured { checks, unmodelled } => Ok(Verdict::CheckedNotMeasured(format!(
+                "{}, and {}; {}",
+                device.sim_reason().unwrap_or("simulated device"),
+                self.missing_model(unmodelled),
+                checks.line(false)
+            ))),
+            Readiness::Measure { .. } => self.measure_on(&mut device, &mut rig),
         }
-        let checks = match self.check_code(&device) {
-            Ok(checks) => checks,
-            Err(e) if e.kind() == ErrorKind::NeedsGpu => {
-                return Ok(Verdict::NotRun(format!("needs a GPU ({})", needs_gpu_reason(&e))))
-            }
-            Err(e) => return Err(e),
-        };
-        if let Some(reason) = device.sim_reason() {
-            if let Some(missing) = self.missing_sim() {
-                let what = if checks.is_empty() {
-                    "no kernel code was given to check".to_string()
-                } else {
-                    checks.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
-                };
-                return Ok(Verdict::CheckedNotMeasured(format!("{reason}, and {missing}; {what}")));
-            }
-        }
-        self.check_on(&mut device)
-    }
-
-    /// On a simulated device, runs the kernel's and the reference's code on the checked
-    /// device; an error names the kernel whose code is wrong. Nothing on a real GPU (the
-    /// measurement runs the code).
-    fn check_code(&self, device: &Device) -> Result<Vec<CodeCheck>> {
-        let mut checked = None;
-        let mut checks = Vec::new();
-        for kernel in std::iter::once(&self.kernel).chain(self.reference.as_ref()) {
-            let Some(code) = &kernel.code else { continue };
-            let what = if std::ptr::eq(kernel, &self.kernel) { "its kernel" } else { "its reference kernel" };
-            match code.check_on_sim(device, &mut checked) {
-                Ok(Some(check)) => checks.push(check),
-                Ok(None) => {}
-                Err(e) if e.kind() == ErrorKind::NeedsGpu => return Err(e),
-                Err(e) => {
-                    return Err(e.context(format!(
-                        "{what} `{}` failed on the checked device (no GPU here; the same code fails on a GPU)",
-                        kernel.name
-                    )))
-                }
-            }
-        }
-        Ok(checks)
     }
 
     /// Checks the budget on `device` (a real GPU, or a simulated one in tests).
@@ -238,50 +154,31 @@ impl EnergyBudget {
     /// On a real GPU, checks in one process run one at a time (the test harness runs tests
     /// on parallel threads; two kernels measured at once would share the board's power).
     pub fn check_on(&self, device: &mut Device) -> Result<Verdict> {
+        let mut rig = Rig::new(device);
+        self.measure_on(device, &mut rig)
+    }
+
+    /// Measures the kernel (and its reference) in rounds until the interval decides.
+    fn measure_on(&self, device: &mut Device, rig: &mut Rig) -> Result<Verdict> {
         static ONE_GPU_MEASUREMENT_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let _guard = if device.is_simulated() {
             None
         } else {
             Some(ONE_GPU_MEASUREMENT_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner()))
         };
-        let calibration = Calibration::load_cached(&default_calibration_dir(), &device.facts().uuid).ok().flatten();
-        let mut cuda: Option<Arc<CudaGpu>> = None;
-        let mut open = |kernel: &KernelUnderTest, device: &Device, seed: u64| -> Result<Box<dyn Workload>> {
-            if let Some(gpu) = device.sim() {
-                let model = kernel.sim.ok_or_else(|| {
-                    Error::new(ErrorKind::InvalidInput, format!("{} has no simulated model", kernel.name))
-                })?;
-                return Ok(Box::new(SimWorkload::new(gpu.clone(), model).with_time_jitter(0.001, seed)));
-            }
-            let code = kernel.code.as_ref().ok_or_else(|| {
-                Error::new(ErrorKind::InvalidInput, format!("{} has no launch for a real GPU", kernel.name))
-            })?;
-            let gpu = match &cuda {
-                Some(g) => g.clone(),
-                None => {
-                    let ordinal = device.facts().cuda_ordinal.ok_or_else(|| {
-                        Error::new(ErrorKind::NoGpu, format!("no CUDA device has the UUID {}", device.facts().uuid))
-                    })?;
-                    let g = Arc::new(CudaGpu::open(ordinal)?);
-                    cuda = Some(g.clone());
-                    g
-                }
-            };
-            code.workload(&gpu)
-        };
-        let mut kernel = open(&self.kernel, device, 11)?;
-        let mut reference = match &self.reference {
-            Some(r) => Some((r.name.clone(), open(r, device, 12)?)),
+        let kernel_name = &self.subject.kernel.name;
+        let mut kernel = rig.workload(device, &self.subject.kernel, 11)?;
+        let mut reference = match self.subject.companion_as(Role::Reference) {
+            Some(r) => Some((r.name.clone(), rig.workload(device, r, 12)?)),
             None => None,
         };
         if matches!(self.limit, Limit::Relative(_)) && reference.is_none() {
             return Err(Error::new(ErrorKind::InvalidInput, "a relative budget needs a reference kernel"));
         }
-        // The ordinal the device was opened at (a UUID named by `device_uuid` resolved), so
-        // the result's options say which GPU it was.
-        let options = MeasureOptions { device: device.facts().cuda_ordinal.or(self.options.device), ..self.options };
+        let options = options_on(device, &self.options);
+        let calibration = rig.calibration().cloned();
         let request = |id: &str| {
-            MeasureRequest::new(id, options).min_windows(BUDGET_MIN_WINDOWS).calibration(calibration.clone())
+            MeasureRequest::new(id, options.clone()).min_windows(BUDGET_MIN_WINDOWS).calibration(calibration.clone())
         };
         let mut kernel_values = Vec::new();
         let mut reference_values = Vec::new();
@@ -289,7 +186,7 @@ impl EnergyBudget {
         let mut round = 0;
         loop {
             round += 1;
-            let (m, trace) = measure(device, kernel.as_mut(), request(&self.kernel.name))?;
+            let (m, trace) = measure(device, kernel.as_mut(), request(kernel_name))?;
             kernel_values.extend(m.windows.iter().map(|w| w.energy.energy_j / w.launches as f64));
             untrusted.extend(untrustworthy(&m));
             let trace_path = save(&m, &trace)?;
@@ -305,7 +202,7 @@ impl EnergyBudget {
                 continue;
             }
             let report = Report {
-                name: self.kernel.name.clone(),
+                name: kernel_name.clone(),
                 limit: self.limit.clone(),
                 estimate,
                 rounds: round,
@@ -337,9 +234,14 @@ impl EnergyBudget {
         let pooled = Estimate::from_values(kernel)
             .ok_or_else(|| Error::new(ErrorKind::Analysis, "no finite energy in the windows"))?;
         let per = |count: Option<f64>, what: &str| {
-            count.and_then(|c| per_unit(&pooled, c)).ok_or_else(|| {
-                Error::new(ErrorKind::InvalidInput, format!("a per-{what} budget needs the {what} count per launch"))
-            })
+            count.filter(|c| energy_units::bounds::is_positive(*c)).and_then(|c| per_unit(&pooled, c)).ok_or_else(
+                || {
+                    Error::new(
+                        ErrorKind::InvalidInput,
+                        format!("a per-{what} budget needs the {what} count per launch"),
+                    )
+                },
+            )
         };
         match self.limit {
             Limit::PerLaunch(_) => Ok(pooled),
@@ -473,18 +375,6 @@ pub enum Verdict {
     /// No GPU, and code that cannot run without one (declared `gpu_only`, or it asked for
     /// raw cudarc on the checked device): neither checked nor measured. The reason.
     NotRun(String),
-}
-
-/// What a [`ErrorKind::NeedsGpu`] error says the code asked for, in a few words.
-pub(crate) fn needs_gpu_reason(e: &Error) -> String {
-    let message = e.message();
-    match message.find(" (raw cudarc) exists only on a real GPU") {
-        Some(end) => {
-            let api = message[..end].rsplit(' ').next().unwrap_or_default();
-            format!("uses raw cudarc: {api}")
-        }
-        None => "uses raw cudarc".to_string(),
-    }
 }
 
 /// Checks a budget and panics unless it passes (what `#[energy_test]` and

@@ -53,7 +53,7 @@ mod error;
 mod explain;
 mod gpu;
 mod hash;
-mod kernel_code;
+mod kernel;
 mod ncu;
 mod report;
 mod sampling;
@@ -136,10 +136,10 @@ pub use error::{Error, ErrorKind, Result};
 pub use cuda::{
     CudaGpu, DeviceBuffer, GpuProperties, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream,
 };
-pub use kernel_code::{KernelCode, Launcher};
+pub use kernel::{KernelCode, KernelUnderTest, Launcher};
 
 // Budgets in tests, and the options every measurement takes.
-pub use budget::{EnergyBudget, KernelUnderTest, Limit, Report as BudgetReport, Verdict};
+pub use budget::{EnergyBudget, Limit, Report as BudgetReport, Verdict};
 pub use engine::MeasureOptions;
 pub use sensors::SourceKind;
 
@@ -159,13 +159,19 @@ pub mod unstable {
             RunSettings,
         };
         pub use crate::budget::assert_budget;
-        pub use crate::kernel_code::{CodeCheck, CHECK_LAUNCHES};
     }
     /// The CUDA layer's tools: the checked device's ptxas, NVRTC, the FMA loop.
     pub mod cuda {
         pub use crate::cuda::checked::find_ptxas;
         pub use crate::cuda::nvrtc::{compile_cuda_c, nvrtc_available, nvrtc_cache_dir, NVRTC_LIBRARY_ENV};
         pub use crate::cuda::{fma_busy_workload, FmaLoop, FMA_LOOP_PTX};
+    }
+    /// A kernel under test: what benchmarks and budgets put under test, its checks on the
+    /// checked device and their outcome, the GPU it runs on.
+    pub mod kernel {
+        pub use crate::kernel::{
+            open_device, options_on, Checks, CodeCheck, Companion, Part, Readiness, Rig, Role, Subject, CHECK_LAUNCHES,
+        };
     }
     /// The measurement engine: sessions, analysis, statistics, calibration.
     pub mod engine {
@@ -259,11 +265,11 @@ pub mod unstable {
 /// What a bench or test file of a GPU crate needs, in one import:
 /// `use energy_harness::prelude::*;`.
 pub mod prelude {
-    pub use crate::budget::{EnergyBudget, KernelUnderTest, Limit};
+    pub use crate::budget::{EnergyBudget, Limit};
     pub use crate::cuda::{CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream};
     pub use crate::engine::options::MeasureOptions;
     pub use crate::error::Result;
-    pub use crate::kernel_code::KernelCode;
+    pub use crate::kernel::{KernelCode, KernelUnderTest};
     pub use crate::sensors::SourceKind;
     pub use crate::units::{Joules, Watts};
     pub use crate::{assert_energy, energy_main};
@@ -356,13 +362,13 @@ macro_rules! __refuse_libtest {
 pub mod __private {
     pub use inventory;
 
-    pub use crate::budget::{assert_budget, EnergyBudget, KernelUnderTest, Limit};
+    pub use crate::budget::{assert_budget, EnergyBudget, Limit};
     pub use crate::units::{Joules, Watts};
 
     pub use crate::bench::BenchSpec;
     pub use crate::cuda::{CudaGpu, Stream};
     pub use crate::engine::options::MeasureOptions;
-    pub use crate::kernel_code::KernelCode;
+    pub use crate::kernel::{KernelCode, KernelUnderTest};
 
     /// The kernel code of a launch function with `setup` state (fn pointers, so a wrong
     /// signature is reported against the user's function).

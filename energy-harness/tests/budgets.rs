@@ -59,7 +59,8 @@ fn a_budget_inside_the_noise_is_inconclusive_after_bounded_rounds() {
         other => panic!("expected a pass, got {other:?}"),
     };
     let options = MeasureOptions { windows: Some(5), ..MeasureOptions::DEFAULT };
-    let budget = || EnergyBudget::new(kernel(), Limit::PerLaunch(Joules(measured))).options(options).max_rounds(2);
+    let budget =
+        || EnergyBudget::new(kernel(), Limit::PerLaunch(Joules(measured))).options(options.clone()).max_rounds(2);
     match check(budget()) {
         Verdict::Inconclusive(report) => {
             assert_eq!(report.rounds, 2, "measured again before giving up");

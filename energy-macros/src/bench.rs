@@ -76,17 +76,8 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     }
     let options = measure_options_literal(&o);
     steps.push(quote! { let spec = spec.options(#options); });
-    if let Some(uuid) = &o.device_uuid {
-        steps.push(quote! { let spec = spec.device_uuid(#uuid); });
-    }
     if let Some(flag) = o.gpu_only {
         steps.push(quote_spanned! { flag => let spec = spec.gpu_only(); });
-    }
-    if let Some((ops, _)) = &o.baseline_ops {
-        steps.push(quote_spanned! { ops.span() => let spec = spec.baseline_ops((#ops) as f64); });
-    }
-    if let Some((bytes, _)) = &o.baseline_bytes {
-        steps.push(quote_spanned! { bytes.span() => let spec = spec.baseline_bytes((#bytes) as f64); });
     }
     Ok(quote! {
         #item
@@ -120,5 +111,20 @@ mod tests {
         assert!(!text.contains("compile_error"), "{text}");
         assert!(text.contains("let spec = spec . gpu_only () ;"), "{text}");
         assert!(!expand_text(quote! { ops = 1024 }).contains("gpu_only"));
+    }
+
+    #[test]
+    fn the_gpu_by_uuid_and_the_baseline_counts_are_options() {
+        let text = expand_text(quote! { device = "GPU-c744a1b2", baseline = base, ops = 1024, baseline_ops = 10 });
+        assert!(!text.contains("compile_error"), "{text}");
+        let literal = text.split("MeasureOptions {").nth(1).expect("one MeasureOptions literal");
+        for field in [
+            "ops : :: core :: option :: Option :: Some ((1024) as f64)",
+            "baseline_ops : :: core :: option :: Option :: Some ((10) as f64)",
+            "device_uuid : :: core :: option :: Option :: Some (:: std :: string :: String :: from (\"GPU-c744a1b2\"))",
+        ] {
+            assert!(literal.contains(field), "{field} in {literal}");
+        }
+        assert!(!text.contains("spec . device_uuid") && !text.contains("spec . baseline_ops"), "{text}");
     }
 }

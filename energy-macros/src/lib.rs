@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 mod bench;
+mod bounds;
 mod main_check;
 mod options;
 mod test;

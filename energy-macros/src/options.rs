@@ -2,15 +2,18 @@
 //! with `syn::meta` so unknown, repeated or malformed options get precise spans.
 #![allow(missing_docs)]
 
-use energy_units::bounds::{
-    BENCH_WINDOWS_MIN, BUDGET_WINDOWS_MIN, PRECISION_MAX, PRECISION_MIN, WINDOWS_MAX, WINDOW_MAX_S,
-};
+use energy_units::bounds::{BENCH_WINDOWS_MIN, BUDGET_WINDOWS_MIN};
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::parse::ParseStream;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, ItemFn, Lit, LitStr, Path, ReturnType, Token, UnOp};
+use syn::{Expr, ExprLit, ItemFn, Lit, LitStr, Path, ReturnType, Token};
+
+use crate::bounds::{
+    budget_value, device_uuid, max_ratio_value, max_rounds_value, name_problem, positive, precision_value,
+    window_s_value, windows_value, DEVICE_ALL,
+};
 
 /// Which attribute is being parsed: some options belong to one of them only.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -26,6 +29,16 @@ impl Attribute {
         match self {
             Attribute::Bench => "#[energy_bench]",
             Attribute::Test => "#[energy_test]",
+        }
+    }
+
+    /// The fewest windows the attribute may ask for, and why.
+    fn windows_floor(self) -> (usize, &'static str) {
+        match self {
+            Attribute::Bench => (BENCH_WINDOWS_MIN, "criterion's minimum sample count"),
+            Attribute::Test => {
+                (BUDGET_WINDOWS_MIN, "a budget decides on an interval, and fewer windows give one too wide")
+            }
         }
     }
 
@@ -114,52 +127,6 @@ pub struct Options {
     pub gpu_only: Option<Span>,
 }
 
-/// Why `device = all` is refused, and what to use.
-const DEVICE_ALL: &str = "`device = all`: one benchmark process measures one GPU; run `cargo energy run --gpus all -- \
-                          <bench args>` to run the benchmarks on every GPU, one process each";
-
-/// Why a `name = "…"` cannot name a benchmark (the harness's `benchmark_name_problem`
-/// refuses the same at run time for specs built by hand). `/`, `..` segments, `|`,
-/// backticks, markup, long and non-Latin names are allowed: the harness escapes them in
-/// every output and gives them short file names inside the run directory. Refused: empty;
-/// `.` and `..` (criterion makes a folder of the name, and `target/criterion/..` is
-/// `target/`); control characters and the invisible ones that break or reorder lines.
-fn name_problem(name: &str) -> Option<String> {
-    if name.trim().is_empty() {
-        return Some("the benchmark name must not be empty".into());
-    }
-    if name == "." || name == ".." {
-        return Some(format!(
-            "the benchmark name `{name}` is a folder's name: criterion makes a folder of it under target/criterion/ \
-             (`..` is target/ itself); choose another"
-        ));
-    }
-    let invisible = |c: char| {
-        c.is_control()
-            || matches!(
-                c,
-                '\u{061c}'
-                    | '\u{200e}'
-                    | '\u{200f}'
-                    | '\u{2028}'
-                    | '\u{2029}'
-                    | '\u{202a}'..='\u{202e}'
-                    | '\u{2066}'..='\u{2069}'
-                    | '\u{feff}'
-                    | '\u{fffe}'
-                    | '\u{ffff}'
-            )
-    };
-    name.chars().find(|&c| invisible(c)).map(|c| {
-        format!(
-            "the benchmark name holds the control or invisible character U+{:04X} ({}): a name is printed, tabled, \
-             plotted and made a file name; write it without",
-            u32::from(c),
-            c.escape_debug()
-        )
-    })
-}
-
 fn once<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::Result<()> {
     if slot.is_some() {
         let name = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
@@ -167,83 +134,6 @@ fn once<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::R
     }
     *slot = Some(value);
     Ok(())
-}
-
-/// A literal number in an expression (`0.015`, `-2`, `(1e-3)`), if it is one.
-fn literal_number(expr: &Expr) -> Option<f64> {
-    match expr {
-        Expr::Lit(ExprLit { lit: Lit::Float(f), .. }) => f.base10_parse::<f64>().ok(),
-        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<f64>().ok(),
-        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => literal_number(&u.expr).map(|v| -v),
-        Expr::Paren(p) => literal_number(&p.expr),
-        Expr::Group(g) => literal_number(&g.expr),
-        _ => None,
-    }
-}
-
-/// A number option that must be positive. `example` is the option written right
-/// (`watts = 350.0`), shown when a string is given instead.
-fn positive(expr: Expr, what: &str, example: &str) -> syn::Result<Expr> {
-    if let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &expr {
-        return Err(syn::Error::new(
-            s.span(),
-            format!("{what} is a number (an expression), not a string: write it in SI units, e.g. {example}"),
-        ));
-    }
-    if literal_number(&expr).is_some_and(|v| v <= 0.0) {
-        return Err(syn::Error::new_spanned(&expr, format!("{what} must be positive")));
-    }
-    Ok(expr)
-}
-
-/// `value` (in the base unit `unit`) as a budget string, with an SI prefix and no
-/// trailing zeros: 0.015 J is "15 mJ".
-fn quantity_text(value: f64, unit: &str) -> String {
-    let text = energy_units::format_si(value, unit, 6);
-    match text.split_once(' ') {
-        Some((number, unit)) if number.contains('.') => {
-            format!("{} {unit}", number.trim_end_matches('0').trim_end_matches('.'))
-        }
-        _ => text,
-    }
-}
-
-/// `precision = …` written right, with the ± percentage it asks for: from `percent` when
-/// that fits the bounds (what the user seems to have meant), else ±1 %.
-fn precision_example(percent: Option<f64>) -> String {
-    let percent = percent.filter(|p| (PRECISION_MIN..=PRECISION_MAX).contains(&(p / 100.0))).unwrap_or(1.0);
-    // Rounded so that 1.1 % reads 0.011, not 0.011000000000000001.
-    let fraction = (percent / 100.0 * 1e12).round() / 1e12;
-    format!("precision = {fraction} for ±{percent} %")
-}
-
-/// Checks a `precision` value: a number (not a string such as "1 %") and, when it is a
-/// literal, within the bounds the harness checks at run time.
-fn precision_value(e: Expr) -> syn::Result<Expr> {
-    if let Expr::Lit(ExprLit { lit, .. }) = &e {
-        if !matches!(lit, Lit::Float(_) | Lit::Int(_)) {
-            let percent = match lit {
-                Lit::Str(s) => s.value().trim().strip_suffix('%').and_then(|p| p.trim().parse::<f64>().ok()),
-                _ => None,
-            };
-            return Err(syn::Error::new(
-                lit.span(),
-                format!("`precision` is a fraction of the estimate: {}", precision_example(percent)),
-            ));
-        }
-    }
-    match literal_number(&e) {
-        Some(v) if !(PRECISION_MIN..=PRECISION_MAX).contains(&v) => Err(syn::Error::new_spanned(
-            &e,
-            format!(
-                "`precision` is between {PRECISION_MIN} and {PRECISION_MAX}, a fraction of the estimate (the \
-                 half-width of its 95 % interval over the mean): {}",
-                // 5.0 is most likely ±5 %.
-                precision_example(Some(v).filter(|v| *v >= 1.0))
-            ),
-        )),
-        _ => Ok(e),
-    }
 }
 
 /// The values inside `name(…)`, if it is a parenthesized list of expressions.
@@ -295,37 +185,6 @@ fn parse_sim(meta: &ParseNestedMeta<'_>, option: &str) -> syn::Result<SimModel> 
     }
 }
 
-/// Parses the value of budget option `key`, a string such as "5 mJ" or "300 W", with the
-/// shared unit parser. A number is refused with the string it means in SI units
-/// (`max = 0.015` → `max = "15 mJ"`), anything else with an example.
-fn budget_value(key: &str, e: &Expr) -> syn::Result<f64> {
-    let watts = key == "max_power";
-    let Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) = e else {
-        let example = match literal_number(e) {
-            Some(v) if v > 0.0 && v.is_finite() => quantity_text(v, if watts { "W" } else { "J" }),
-            _ => match key {
-                "max" => "5 mJ".to_string(),
-                "max_power" => "300 W".to_string(),
-                _ => "2 nJ".to_string(),
-            },
-        };
-        return Err(syn::Error::new_spanned(
-            e,
-            format!("`{key}` takes a quantity with a unit as a string: {key} = \"{example}\""),
-        ));
-    };
-    let parsed = if watts {
-        energy_units::parse_watts(&lit.value()).map(|w| w.0)
-    } else {
-        energy_units::parse_joules(&lit.value()).map(|j| j.0)
-    };
-    match parsed {
-        Ok(v) if v > 0.0 => Ok(v),
-        Ok(_) => Err(syn::Error::new(lit.span(), "a budget must be above zero")),
-        Err(message) => Err(syn::Error::new(lit.span(), message)),
-    }
-}
-
 /// The one `MeasureOptions` literal both attributes emit: the options given, the
 /// engine's defaults for the rest (decided and checked in `MeasureOptions::resolve`).
 pub fn measure_options_literal(o: &Options) -> TokenStream {
@@ -341,8 +200,19 @@ pub fn measure_options_literal(o: &Options) -> TokenStream {
     if let Some(e) = &o.bytes {
         fields.push(number("bytes", e, quote::quote!(f64)));
     }
+    if let Some((e, _)) = &o.baseline_ops {
+        fields.push(number("baseline_ops", e, quote::quote!(f64)));
+    }
+    if let Some((e, _)) = &o.baseline_bytes {
+        fields.push(number("baseline_bytes", e, quote::quote!(f64)));
+    }
     if let Some(e) = &o.device {
         fields.push(number("device", e, quote::quote!(u32)));
+    }
+    if let Some(uuid) = &o.device_uuid {
+        fields.push(quote::quote_spanned! { uuid.span() =>
+            device_uuid: ::core::option::Option::Some(::std::string::String::from(#uuid))
+        });
     }
     if let Some((source, _)) = &o.source {
         let variant = syn::Ident::new(
@@ -404,20 +274,14 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
             }
             "max_ratio" => {
                 let e: Expr = meta.value()?.parse()?;
-                match literal_number(&e) {
-                    Some(v) if v > 0.0 => once(&mut o.max_ratio, &meta, (v, e.span())),
-                    _ => Err(syn::Error::new_spanned(&e, "`max_ratio` is a positive number, e.g. 1.10")),
-                }
+                once(&mut o.max_ratio, &meta, (max_ratio_value(&e)?, e.span()))
             }
             "reference_sim" => {
                 let model = parse_sim(&meta, "reference_sim")?;
                 once(&mut o.reference_sim, &meta, model)
             }
             "max_rounds" => {
-                let e: Expr = meta.value()?.parse()?;
-                if literal_number(&e).is_some_and(|v| v < 1.0) {
-                    return Err(syn::Error::new_spanned(&e, "`max_rounds` must be at least 1"));
-                }
+                let e = max_rounds_value(meta.value()?.parse()?)?;
                 once(&mut o.max_rounds, &meta, e)
             }
             "inconclusive" => {
@@ -480,21 +344,7 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 }
                 match &e {
                     Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) => {
-                        let value = lit.value().trim().to_ascii_lowercase();
-                        if value == "all" {
-                            return Err(syn::Error::new(lit.span(), DEVICE_ALL));
-                        }
-                        if !(value.starts_with("gpu-") || value.starts_with("mig-")) || value.len() < 8 {
-                            return Err(syn::Error::new(
-                                lit.span(),
-                                format!(
-                                    "`device = \"{}\"` is not a GPU UUID: give a CUDA device ordinal (`device = 1`) or a \
-                                     UUID as `cargo energy info` prints it (`device = \"GPU-c744…\"`)",
-                                    lit.value()
-                                ),
-                            ));
-                        }
-                        o.device_uuid = Some(lit.clone());
+                        o.device_uuid = Some(device_uuid(lit)?);
                         Ok(())
                     }
                     Expr::Path(path) if path.path.is_ident("all") => Err(syn::Error::new_spanned(&e, DEVICE_ALL)),
@@ -520,35 +370,11 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 "`min_window_s` is now `window_s`: the window length aimed at, in seconds (each window holds as many launches as fit)",
             )),
             "window_s" => {
-                let e = positive(meta.value()?.parse()?, "`window_s` (window length, seconds)", "window_s = 0.5")?;
-                if literal_number(&e).is_some_and(|v| v > WINDOW_MAX_S) {
-                    return Err(syn::Error::new_spanned(
-                        &e,
-                        format!("`window_s` must be at most {WINDOW_MAX_S} s (windows are seconds long at most)"),
-                    ));
-                }
+                let e = window_s_value(meta.value()?.parse()?)?;
                 once(&mut o.window_s, &meta, e)
             }
             "windows" => {
-                let e: Expr = meta.value()?.parse()?;
-                let (least, why) = match attribute {
-                    Attribute::Bench => (BENCH_WINDOWS_MIN, "criterion's minimum sample count"),
-                    Attribute::Test => {
-                        (BUDGET_WINDOWS_MIN, "a budget decides on an interval, and fewer windows give one too wide")
-                    }
-                };
-                match literal_number(&e) {
-                    Some(v) if v < least as f64 => {
-                        return Err(syn::Error::new_spanned(&e, format!("`windows` must be at least {least} ({why})")));
-                    }
-                    Some(v) if v > WINDOWS_MAX as f64 => {
-                        return Err(syn::Error::new_spanned(
-                            &e,
-                            format!("`windows` must be at most {WINDOWS_MAX} (between {least} and {WINDOWS_MAX} here)"),
-                        ));
-                    }
-                    _ => {}
-                }
+                let e = windows_value(meta.value()?.parse()?, attribute.windows_floor())?;
                 once(&mut o.windows, &meta, e)
             }
             "sim" => {
@@ -679,17 +505,34 @@ pub fn check_signature(item: &ItemFn, has_setup: bool, attribute: Attribute) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::name_problem;
+    use energy_units::bounds::edges;
+    use proc_macro2::TokenStream;
 
+    use super::{parse_options, Attribute};
+
+    /// Every bound of every measurement option, walked at compile time: the macro accepts
+    /// a literal on the allowed side and refuses one on the other, exactly as the harness's
+    /// `MeasureOptions::resolve` does at run time (its own test walks the same edges).
     #[test]
-    fn names_that_cannot_work_are_refused_and_the_rest_allowed() {
-        for bad in ["", " ", ".", "..", "a\nb", "bell\u{7}", "\u{1b}[2J", "x\u{202e}y", "line\u{2028}sep"] {
-            assert!(name_problem(bad).is_some(), "{bad:?}");
+    fn the_macro_walks_the_shared_bounds() {
+        for edge in edges() {
+            let attributes: &[Attribute] = match edge.option {
+                "windows" if edge.windows_floor == energy_units::bounds::BUDGET_WINDOWS_MIN => &[Attribute::Test],
+                "windows" | "baseline_ops" | "baseline_bytes" => &[Attribute::Bench],
+                _ => &[Attribute::Bench, Attribute::Test],
+            };
+            for &attribute in attributes {
+                let mut args = format!("{} = {}", edge.option, edge.literal());
+                if edge.option.starts_with("baseline_") {
+                    args.push_str(", baseline = base");
+                }
+                if attribute == Attribute::Test {
+                    args.push_str(", max = \"5 mJ\"");
+                }
+                let tokens: TokenStream = args.parse().unwrap();
+                let parsed = parse_options(tokens, attribute);
+                assert_eq!(parsed.is_ok(), edge.allowed, "{args}: {:?}", parsed.err().map(|e| e.to_string()));
+            }
         }
-        assert!(name_problem("a\nb").unwrap().contains("U+000A (\\n)"), "{:?}", name_problem("a\nb"));
-        for good in ["saxpy", "gemm/fp16", "../../../../tmp/escape", "a|b`c", "<b>&amp;", "a - b", "能量", "..."] {
-            assert_eq!(name_problem(good), None, "{good:?}");
-        }
-        assert_eq!(name_problem(&"n".repeat(550)), None);
     }
 }

@@ -50,9 +50,6 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     }
     let options = measure_options_literal(&o);
     steps.push(quote! { let budget = budget.options(#options); });
-    if let Some(uuid) = &o.device_uuid {
-        steps.push(quote! { let budget = budget.device_uuid(#uuid); });
-    }
     if let Some(rounds) = &o.max_rounds {
         steps.push(quote_spanned! { rounds.span() => let budget = budget.max_rounds((#rounds) as usize); });
     }

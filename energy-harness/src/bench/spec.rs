@@ -1,10 +1,10 @@
-//! One benchmark as `#[energy_bench]` declares it: its kernel code, simulated model,
-//! counts and options.
+//! One benchmark as `#[energy_bench]` declares it: its kernel under test (code, simulated
+//! model, baseline, `gpu_only`) and its options.
 
 use criterion::Throughput;
 
 use crate::engine::options::MeasureOptions;
-use crate::kernel_code::KernelCode;
+use crate::kernel::{KernelCode, KernelUnderTest, Role, Subject};
 use crate::sim::SimKernel;
 
 /// Why `name` cannot name a benchmark, or `None` when it can. Refused: an empty name; `.`
@@ -38,36 +38,21 @@ pub fn benchmark_name_problem(name: &str) -> Option<String> {
 
 /// One benchmark, as `#[energy_bench]` declares it.
 pub struct BenchSpec {
-    pub(super) name: String,
     pub(super) location: (&'static str, u32),
-    pub(super) code: Option<KernelCode>,
-    pub(super) baseline: Option<(String, KernelCode)>,
-    pub(super) sim: Option<SimKernel>,
-    pub(super) baseline_sim: Option<SimKernel>,
+    /// The kernel under test (named as the benchmark), its baseline, `gpu_only`.
+    pub(super) subject: Subject,
     pub(super) options: MeasureOptions,
-    pub(super) device_uuid: Option<String>,
-    pub(super) baseline_ops: Option<f64>,
-    pub(super) baseline_bytes: Option<f64>,
     pub(super) time_bench: bool,
-    pub(super) gpu_only: bool,
 }
 
 impl BenchSpec {
     /// A benchmark named `name`, declared at `file:line`.
     pub fn new(name: &str, file: &'static str, line: u32) -> Self {
         BenchSpec {
-            name: name.to_string(),
             location: (file, line),
-            code: None,
-            baseline: None,
-            sim: None,
-            baseline_sim: None,
+            subject: Subject::new(KernelUnderTest::new(name)),
             options: MeasureOptions::DEFAULT,
-            device_uuid: None,
-            baseline_ops: None,
-            baseline_bytes: None,
             time_bench: true,
-            gpu_only: false,
         }
     }
 
@@ -77,13 +62,13 @@ impl BenchSpec {
     /// a GPU. Code that calls [`crate::Stream::cuda`] or [`crate::CudaGpu::cuda_context`] is
     /// found out without it, on the checked device.
     pub fn gpu_only(mut self) -> Self {
-        self.gpu_only = true;
+        self.subject.gpu_only = true;
         self
     }
 
     /// Its name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.subject.kernel.name
     }
 
     /// Where it was declared (file, line).
@@ -93,52 +78,40 @@ impl BenchSpec {
 
     /// The kernel's code: measured on a real GPU, checked without one.
     pub fn code(mut self, code: KernelCode) -> Self {
-        self.code = Some(code);
+        self.subject.kernel.code = Some(code);
         self
     }
 
     /// A baseline kernel (the same loop without the work under test) for net energy.
     pub fn baseline(mut self, name: &str, code: KernelCode) -> Self {
-        self.baseline = Some((name.to_string(), code));
+        let sim = self.baseline_kernel().and_then(|b| b.sim);
+        let kernel = KernelUnderTest { name: name.to_string(), code: Some(code), sim };
+        self.subject.companion(Role::Baseline, kernel);
         self
     }
 
     /// The kernel's model on the simulated GPU: seconds per launch and board power.
     pub fn sim(mut self, seconds: f64, watts: f64) -> Self {
-        self.sim = Some(SimKernel::new(seconds, watts));
+        self.subject.kernel.sim = Some(SimKernel::new(seconds, watts));
         self
     }
 
-    /// The baseline kernel's model on the simulated GPU.
+    /// The baseline kernel's model on the simulated GPU (named "baseline" until
+    /// [`BenchSpec::baseline`] names it and gives its code).
     pub fn baseline_sim(mut self, seconds: f64, watts: f64) -> Self {
-        self.baseline_sim = Some(SimKernel::new(seconds, watts));
+        let kernel = match self.subject.companion.take() {
+            Some(c) if c.role == Role::Baseline => c.kernel,
+            _ => KernelUnderTest::new("baseline"),
+        };
+        self.subject.companion(Role::Baseline, kernel.sim(seconds, watts));
         self
     }
 
-    /// The measurement options: ops and bytes per launch, device, source, precision,
+    /// The measurement options: ops and bytes per launch (the baseline's own in
+    /// `baseline_ops`, `baseline_bytes`), the GPU by ordinal or UUID, source, precision,
     /// window length and count (checked when the benchmark runs).
     pub fn options(mut self, options: MeasureOptions) -> Self {
         self.options = options;
-        self
-    }
-
-    /// The GPU by its UUID (`GPU-…`, as `cargo energy info` and NVML print it) instead of
-    /// a CUDA ordinal: looked up among the devices CUDA sees when the benchmark runs.
-    pub fn device_uuid(mut self, uuid: &str) -> Self {
-        self.device_uuid = Some(uuid.to_string());
-        self
-    }
-
-    /// The baseline's operations per launch (its energy per op). Without it the baseline's
-    /// result has no per-op figure: it does not inherit the kernel's count.
-    pub fn baseline_ops(mut self, ops: f64) -> Self {
-        self.baseline_ops = Some(ops);
-        self
-    }
-
-    /// The baseline's bytes per launch (its energy per byte); not inherited either.
-    pub fn baseline_bytes(mut self, bytes: f64) -> Self {
-        self.baseline_bytes = Some(bytes);
         self
     }
 
@@ -149,10 +122,9 @@ impl BenchSpec {
         self
     }
 
-    /// The options the baseline kernel is measured with: the kernel's, with the baseline's
-    /// own counts.
-    pub(super) fn baseline_options(&self) -> MeasureOptions {
-        MeasureOptions { ops: self.baseline_ops, bytes: self.baseline_bytes, ..self.options }
+    /// The baseline kernel, when it has one.
+    pub(super) fn baseline_kernel(&self) -> Option<&KernelUnderTest> {
+        self.subject.companion_as(Role::Baseline)
     }
 
     pub(super) fn throughput(options: &MeasureOptions) -> Option<Throughput> {
@@ -180,5 +152,38 @@ mod tests {
             assert_eq!(benchmark_name_problem(good), None, "{good:?}");
         }
         assert_eq!(benchmark_name_problem(&"x".repeat(550)), None);
+    }
+
+    /// `#[energy_bench(device = "GPU-…", baseline = base, ops = …, baseline_ops = …)]`
+    /// as the macro expands it: the GPU by UUID and the baseline's counts travel in the one
+    /// options literal, and resolve as they did beside it (the kernel with its counts, the
+    /// baseline with its own, the UUID looked up where a driver is and the ordinal kept
+    /// where none is).
+    #[test]
+    fn a_bench_with_a_gpu_uuid_and_baseline_counts_resolves_as_before() {
+        let nothing = || KernelCode::launch(|_stream: &crate::Stream| Ok(()));
+        let spec = BenchSpec::new("saxpy", file!(), line!())
+            .code(nothing())
+            .baseline("base", nothing())
+            .sim(1e-3, 300.0)
+            .baseline_sim(1e-3, 200.0)
+            .options(MeasureOptions {
+                ops: Some(1e6),
+                baseline_ops: Some(10.0),
+                device: Some(0),
+                device_uuid: Some("GPU-c744a1b2-0000".into()),
+                ..MeasureOptions::DEFAULT
+            });
+        let min = super::super::criteria::CRITERION_MIN_SAMPLES;
+        let kernel = spec.options.resolve(min).unwrap();
+        assert_eq!((kernel.ops, kernel.bytes, kernel.device), (Some(1e6), None, 0));
+        let baseline = spec.options.baseline().resolve(min).unwrap();
+        assert_eq!((baseline.ops, baseline.bytes, baseline.device), (Some(10.0), None, 0));
+        let base = spec.baseline_kernel().expect("its baseline");
+        assert_eq!((base.name.as_str(), base.code.is_some(), base.sim.is_some()), ("base", true, true));
+        match spec.options.cuda_device() {
+            Ok(ordinal) => assert_eq!(ordinal, Some(0), "no GPU driver here: the ordinal is kept"),
+            Err(e) => assert!(e.message().contains("no CUDA device has the UUID GPU-c744a1b2-0000"), "{e}"),
+        }
     }
 }

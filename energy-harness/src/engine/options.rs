@@ -1,8 +1,12 @@
 //! The one options type of a measurement: what `#[energy_bench]`, `#[energy_test]`,
-//! budgets and the suites may ask, all optional, resolved and validated once here, and
-//! the resolved values written into every result.
+//! budgets and the suites may ask, all optional, resolved and validated once here against
+//! the bounds the macros check at compile time ([`energy_units::bounds`]), and the
+//! resolved values written into every result.
 
-use energy_units::bounds::{PRECISION_MAX, PRECISION_MIN, WINDOWS_MAX, WINDOW_MAX_S};
+use energy_units::bounds::{
+    is_gpu_uuid, is_positive, precision_allowed, window_s_allowed, windows_allowed, PRECISION_MAX, PRECISION_MIN,
+    WINDOWS_MAX, WINDOW_MAX_S,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -13,7 +17,7 @@ use crate::sensors::{SensorModel, SourceKind};
 ///
 /// The macros emit one literal of this type (`MeasureOptions { precision: Some(0.005),
 /// ..MeasureOptions::DEFAULT }`); budgets and the suites build the same.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MeasureOptions {
     /// Operations per launch (energy per op; criterion throughput in elements).
     pub ops: Option<f64>,
@@ -22,6 +26,19 @@ pub struct MeasureOptions {
     /// The GPU: a CUDA device ordinal (default 0), counted as this process sees devices
     /// (after `CUDA_VISIBLE_DEVICES`), found in NVML by UUID.
     pub device: Option<u32>,
+    /// The GPU by its UUID (`GPU-…`, as `cargo energy info` and NVML print it) instead of
+    /// an ordinal: looked up among the devices CUDA sees when the kernel runs
+    /// ([`MeasureOptions::cuda_device`]); `device` is then used only where no GPU driver is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_uuid: Option<String>,
+    /// A benchmark's baseline kernel's operations per launch (its energy per op). Without
+    /// it the baseline's result has no per-op figure: it does not inherit `ops`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_ops: Option<f64>,
+    /// A benchmark's baseline kernel's bytes per launch (its energy per byte); not
+    /// inherited from `bytes` either.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_bytes: Option<f64>,
     /// The source to measure with (default: the best the GPU has, the counter on Volta+).
     pub source: Option<SourceKind>,
     /// Relative precision asked of the energy per launch: the half-width of its 95 %
@@ -42,6 +59,9 @@ impl MeasureOptions {
         ops: None,
         bytes: None,
         device: None,
+        device_uuid: None,
+        baseline_ops: None,
+        baseline_bytes: None,
         source: None,
         precision: None,
         window_s: None,
@@ -63,6 +83,44 @@ impl MeasureOptions {
         self.device.unwrap_or(0)
     }
 
+    /// The CUDA device ordinal of the GPU asked for: `device_uuid` looked up among the
+    /// devices CUDA sees (`device` where no GPU driver is: the simulated GPU runs), else
+    /// `device`. An error when no device has that UUID.
+    pub fn cuda_device(&self) -> Result<Option<u32>> {
+        self.check_uuid()?;
+        match &self.device_uuid {
+            None => Ok(self.device),
+            Some(uuid) => crate::gpu::cuda_ordinal_for_named_gpu(uuid, self.device),
+        }
+    }
+
+    /// Refuses a `device_uuid` that is no GPU UUID (what `device = "…"` refuses at
+    /// compile time), on a machine with a GPU or without one.
+    fn check_uuid(&self) -> Result<()> {
+        match self.device_uuid.as_deref().filter(|u| !is_gpu_uuid(u)) {
+            Some(uuid) => Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "measurement option `device_uuid`: `{}` is not a GPU UUID (`GPU-…`, as `cargo energy info` prints it)",
+                    crate::error::echo(uuid)
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The options a benchmark's baseline kernel is measured with: these, with the
+    /// baseline's own counts (it never inherits the kernel's).
+    pub fn baseline(&self) -> MeasureOptions {
+        MeasureOptions {
+            ops: self.baseline_ops,
+            bytes: self.baseline_bytes,
+            baseline_ops: None,
+            baseline_bytes: None,
+            ..self.clone()
+        }
+    }
+
     /// Checks every value and fills in the defaults. `min_windows` is the caller's floor on
     /// the window count (criterion needs 10 samples; a budget needs [`Self::MIN_WINDOWS`]).
     pub fn resolve(&self, min_windows: usize) -> Result<ResolvedOptions> {
@@ -71,15 +129,18 @@ impl MeasureOptions {
         }
         let positive = |what: &str, v: Option<f64>| -> Result<()> {
             match v {
-                Some(x) if !(x.is_finite() && x > 0.0) => bad(what, format!("{x} is not a positive, finite number")),
+                Some(x) if !is_positive(x) => bad(what, format!("{x} is not a positive, finite number")),
                 _ => Ok(()),
             }
         };
         positive("ops", self.ops)?;
         positive("bytes", self.bytes)?;
+        positive("baseline_ops", self.baseline_ops)?;
+        positive("baseline_bytes", self.baseline_bytes)?;
         positive("window_s", self.window_s)?;
+        self.check_uuid()?;
         let precision = self.precision.unwrap_or(Self::DEFAULT_PRECISION);
-        if !(PRECISION_MIN..=PRECISION_MAX).contains(&precision) {
+        if !precision_allowed(precision) {
             return bad(
                 "precision",
                 format!(
@@ -87,18 +148,16 @@ impl MeasureOptions {
                 ),
             );
         }
-        if let Some(w) = self.window_s {
-            if w > WINDOW_MAX_S {
-                return bad("window_s", format!("{w} s is longer than a minute; windows are seconds at most"));
-            }
+        if let Some(w) = self.window_s.filter(|w| !window_s_allowed(*w)) {
+            return bad("window_s", format!("{w} s is longer than {WINDOW_MAX_S} s; windows are seconds at most"));
         }
         let floor = min_windows.max(Self::MIN_WINDOWS);
         let (min, max) = match self.windows {
+            Some(n) if windows_allowed(n, floor) => (n, n),
             Some(n) if n < floor => {
                 return bad("windows", format!("{n} windows are too few here: at least {floor} are needed"));
             }
-            Some(n) if n > WINDOWS_MAX => return bad("windows", format!("{n} windows are more than {WINDOWS_MAX}")),
-            Some(n) => (n, n),
+            Some(n) => return bad("windows", format!("{n} windows are more than {WINDOWS_MAX}")),
             None => (floor, Self::MAX_WINDOWS.max(floor)),
         };
         Ok(ResolvedOptions {
@@ -187,6 +246,56 @@ mod tests {
             let err = options.resolve(10).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::InvalidInput);
             assert!(err.message().contains(&format!("`{name}`")), "{err}");
+        }
+    }
+
+    /// Every bound of every option, walked at run time: `resolve` accepts a value on the
+    /// allowed side and refuses one on the other, exactly as the macros do at compile time
+    /// (energy-macros walks the same edges).
+    #[test]
+    fn resolve_walks_the_shared_bounds() {
+        for edge in energy_units::bounds::edges() {
+            let mut options = MeasureOptions::DEFAULT;
+            let (v, n) = (Some(edge.value), Some(edge.value as usize));
+            match edge.option {
+                "ops" => options.ops = v,
+                "bytes" => options.bytes = v,
+                "baseline_ops" => options.baseline_ops = v,
+                "baseline_bytes" => options.baseline_bytes = v,
+                "precision" => options.precision = v,
+                "window_s" => options.window_s = v,
+                "windows" => options.windows = n,
+                other => panic!("an option `resolve` does not know: {other}"),
+            }
+            let resolved = options.resolve(edge.windows_floor);
+            assert_eq!(resolved.is_ok(), edge.allowed, "{edge:?}: {resolved:?}");
+            if let Err(e) = resolved {
+                assert!(e.message().contains(&format!("`{}`", edge.option)), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_baseline_has_its_own_counts_and_the_gpu_by_uuid_is_checked() {
+        let options = MeasureOptions {
+            ops: Some(1e6),
+            bytes: Some(4096.0),
+            baseline_ops: Some(10.0),
+            device: Some(1),
+            device_uuid: Some("GPU-c744a1b2-0000".into()),
+            precision: Some(0.02),
+            ..MeasureOptions::DEFAULT
+        };
+        let baseline = options.baseline();
+        assert_eq!((baseline.ops, baseline.bytes, baseline.baseline_ops), (Some(10.0), None, None));
+        assert_eq!(
+            (baseline.precision, baseline.device, &baseline.device_uuid),
+            (Some(0.02), Some(1), &options.device_uuid)
+        );
+        let not_a_uuid = MeasureOptions { device_uuid: Some("1".into()), ..MeasureOptions::DEFAULT };
+        for err in [not_a_uuid.resolve(10).unwrap_err(), not_a_uuid.cuda_device().unwrap_err()] {
+            assert_eq!(err.kind(), ErrorKind::InvalidInput);
+            assert!(err.message().contains("`device_uuid`"), "{err}");
         }
     }
 

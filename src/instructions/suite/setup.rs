@@ -151,7 +151,10 @@ pub fn specs(kernels: &[PlannedKernel], options: &SuiteOptions, book: &FactsBook
                 }
                 Ok(launcher)
             });
-            BenchSpec::new(&planned.name, file!(), line!()).code(code).options(options.measure).without_time_bench()
+            BenchSpec::new(&planned.name, file!(), line!())
+                .code(code)
+                .options(options.measure.clone())
+                .without_time_bench()
         })
         .collect()
 }

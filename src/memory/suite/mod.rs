@@ -170,7 +170,12 @@ pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Ve
                     kernel.launch(stream, launch, &launch_args)
                 }) as Launcher)
             });
-            list.push(BenchSpec::new(&name, file!(), line!()).code(code).options(options.measure).without_time_bench());
+            list.push(
+                BenchSpec::new(&name, file!(), line!())
+                    .code(code)
+                    .options(options.measure.clone())
+                    .without_time_bench(),
+            );
         }
     }
     list

@@ -1,4 +1,4 @@
-//! A kernel under test as code: a setup function that makes its state on a [`CudaGpu`]
+//! A kernel's code: a setup function that makes its state on a [`CudaGpu`]
 //! and a launch function that enqueues one launch on a [`Stream`]. On a real GPU the code
 //! is measured; without one it runs on the checked device ([`crate::cuda::checked`]):
 //! setup once and [`CHECK_LAUNCHES`] launches, every PTX module, kernel name, argument list
@@ -33,7 +33,6 @@ use std::sync::Arc;
 
 use crate::cuda::checked::NO_PTXAS;
 use crate::cuda::{CheckedActivity, CudaGpu, CudaWorkload, Stream};
-use crate::device::Device;
 use crate::error::Result;
 use crate::workload::Workload;
 
@@ -90,17 +89,6 @@ impl KernelCode {
     pub fn workload(&self, gpu: &Arc<CudaGpu>) -> Result<Box<dyn Workload>> {
         let launcher = (self.make)(gpu)?;
         Ok(Box::new(CudaWorkload::new(gpu.clone(), launcher)?))
-    }
-
-    /// On a simulated `device`, runs the code on its checked device (made in `checked` on
-    /// first use, shared by the calls that pass the same slot); `Ok(None)` on a real GPU,
-    /// where the measurement runs the code.
-    pub fn check_on_sim(&self, device: &Device, checked: &mut Option<Arc<CudaGpu>>) -> Result<Option<CodeCheck>> {
-        let Some(sim) = device.sim() else {
-            return Ok(None);
-        };
-        let gpu = checked.get_or_insert_with(|| Arc::new(CudaGpu::checked(sim.preset().gpu_properties())));
-        self.check(gpu).map(Some)
     }
 
     /// Runs the code on `gpu` without measuring: setup once, then [`CHECK_LAUNCHES`]
