@@ -70,7 +70,9 @@ fn package_into(vendor: &Path, target: &Path) {
     std::fs::create_dir_all(vendor).unwrap();
     for name in ["energy-units", "energy-macros", "energy-harness"] {
         let krate = target.join("package").join(format!("{name}-0.1.0.crate"));
-        let status = Command::new("tar").arg("xzf").arg(&krate).arg("-C").arg(vendor).status().unwrap();
+        // `m`: the files get the time of unpacking, not the archive's, so cargo rebuilds a
+        // package whose sources changed since the last run at this path.
+        let status = Command::new("tar").arg("xzmf").arg(&krate).arg("-C").arg(vendor).status().unwrap();
         assert!(status.success(), "could not unpack {}", krate.display());
     }
 }
