@@ -196,6 +196,10 @@ pub mod unstable {
         };
         pub use crate::sensors::model::MAX_MODEL_SECONDS;
         pub use crate::sensors::replay::ReplaySource;
+        pub use crate::sensors::source::{
+            Delivery, NvmlCall, Quantity, Role, SourceFacts, FIELD_POWER_AVERAGE, FIELD_POWER_INSTANT, SCOPE_GPU,
+            SCOPE_MEMORY, SOURCE_TABLE,
+        };
         pub use crate::sensors::{SensorModel, SensorSource, SourceError};
         pub use crate::sim::{ActiveIdleTail, SensorFault, SimGpu, SimKernel, SimPreset};
     }

@@ -1,6 +1,6 @@
 //! The summary of a finished session: per-window energies with the SM clock and
 //! temperature the sampler read in each, estimates with their intervals, the drift from the
-//! first window to the last, the sample buffer's cross-check, and every warning.
+//! first window to the last, the cross-check by a second source, and every warning.
 
 use super::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
 use super::options::ResolvedOptions;
@@ -10,7 +10,6 @@ use super::warning::{Warning, WarningKind};
 use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::DeviceFacts;
 use crate::sampling::{STATE_SM_CLOCK, STATE_TEMPERATURE};
-use crate::sensors::SourceKind;
 use crate::trace::{Channel, Trace, AUXILIARY_WINDOW};
 
 /// Everything a finished session consists of.
@@ -36,7 +35,7 @@ fn state_in(trace: &Trace, channel: &str, start_s: f64, end_s: f64) -> Option<u3
 }
 
 /// Analyzes a finished session: per-window energies, estimates with intervals, drift,
-/// the sample-buffer cross-check, and warnings.
+/// the cross-check by a second source, and warnings.
 pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
     let Summary {
         id,
@@ -116,34 +115,28 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
     }
     warnings.extend(state_warnings(facts_before, facts_after));
 
-    // Cross-check with the sample buffer when the counter was the source.
-    let cross_check = if analysis.source == SourceKind::Counter
-        && !trace.series(&SourceKind::SampleBuffer.channel()).is_empty()
-    {
-        let check_options = AnalysisOptions {
-            source: Some(SourceKind::SampleBuffer),
-            model: ModelChoice::Auto,
-            ..analysis_options.clone()
-        };
-        analyze_windows(trace, &windows, &check_options).ok().and_then(|check| {
-            let values: Vec<f64> = check.windows.iter().map(|w| w.energy_j / n).collect();
-            let e = Estimate::from_values(&values)?;
-            let difference_pct = (e.mean / energy_j.mean - 1.0) * 100.0;
-            if difference_pct.abs() > 5.0 {
-                warnings.push(Warning::new(
-                    WarningKind::SourceDisagreement,
-                    format!("the sample buffer gives {difference_pct:+.1} % against the counter for the same windows"),
-                ));
-            }
-            Some(CrossCheck {
-                source: SourceKind::SampleBuffer,
-                sensor_model: check.sensor_model,
-                energy_j: e,
-                difference_pct,
+    // Cross-check with the source's check (the sample buffer for the counter) when it was recorded.
+    let cross_check = match analysis.source.cross_check() {
+        Some(check) if !trace.series(&Channel::Source(check)).is_empty() => {
+            let check_options =
+                AnalysisOptions { source: Some(check), model: ModelChoice::Auto, ..analysis_options.clone() };
+            analyze_windows(trace, &windows, &check_options).ok().and_then(|checked| {
+                let values: Vec<f64> = checked.windows.iter().map(|w| w.energy_j / n).collect();
+                let e = Estimate::from_values(&values)?;
+                let difference_pct = (e.mean / energy_j.mean - 1.0) * 100.0;
+                if difference_pct.abs() > 5.0 {
+                    warnings.push(Warning::new(
+                        WarningKind::SourceDisagreement,
+                        format!(
+                            "the {check} source gives {difference_pct:+.1} % against the {} for the same windows",
+                            analysis.source
+                        ),
+                    ));
+                }
+                Some(CrossCheck { source: check, sensor_model: checked.sensor_model, energy_j: e, difference_pct })
             })
-        })
-    } else {
-        None
+        }
+        _ => None,
     };
 
     Ok(Measurement {

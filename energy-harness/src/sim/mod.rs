@@ -21,7 +21,7 @@ pub use truth::{ActiveIdleTail, PowerTimeline, SimKernel};
 
 use crate::clock::{Clock, SharedClock};
 use crate::gpu::DeviceFacts;
-use crate::sensors::{SensorModel, SensorSource, SourceError, SourceKind};
+use crate::sensors::{Delivery, SensorModel, SensorSource, SourceError, SourceKind};
 use crate::trace::Reading;
 
 struct SimState {
@@ -176,18 +176,12 @@ impl SensorSource for SimSource {
     }
 
     fn poll_period_s(&self) -> f64 {
-        match self.kind {
-            SourceKind::Counter => 0.0,
-            SourceKind::SampleBuffer => 0.25,
-            _ => {
-                // Read a polled power sensor well within its update period; the K20 study
-                // polled as fast as possible, which the K20 preset reproduces.
-                if self.gpu.preset.key == "k20" {
-                    0.0
-                } else {
-                    0.005
-                }
-            }
+        // The source's own period; the K20 study polled its one power sensor as fast as
+        // possible, which the K20 preset reproduces.
+        if self.gpu.preset.key == "k20" && self.kind.delivery() == Delivery::Polled {
+            0.0
+        } else {
+            self.kind.poll_period_s()
         }
     }
 
