@@ -180,7 +180,8 @@ pub mod unstable {
         pub use crate::engine::stats::{linear_fit, student_t_975};
         pub use crate::engine::{
             analyze_trace, measure, AnalysisOptions, Drift, MeasureRequest, Measurement, ModelChoice, PerUnit,
-            ResolvedOptions, Session, SimWorkload, TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
+            RailEnergy, ResolvedOptions, Session, SimWorkload, TraceAnalysis, Warning, WarningKind, WindowEnergy,
+            WindowResult,
         };
         pub use crate::workload::Workload;
     }
@@ -201,7 +202,7 @@ pub mod unstable {
             SCOPE_MEMORY, SOURCE_TABLE,
         };
         pub use crate::sensors::{SensorModel, SensorSource, SourceError};
-        pub use crate::sim::{ActiveIdleTail, SensorFault, SimGpu, SimKernel, SimPreset};
+        pub use crate::sim::{ActiveIdleTail, RailTruth, SensorFault, SimGpu, SimKernel, SimPreset};
     }
     /// Where a kernel's energy goes: the model file, its fit, `cargo energy explain`, and
     /// Nsight Compute's CSV exports.

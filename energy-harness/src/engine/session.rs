@@ -214,6 +214,14 @@ impl Session {
     /// workload up (inside the recording, as an auxiliary window) and plans the windows.
     pub fn prepare(device: &Device, workload: &mut dyn Workload, request: MeasureRequest) -> Result<Session> {
         let options = request.options.resolve(request.min_windows)?;
+        if let Some(rail) = options.source.filter(|k| !k.measures_board()) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "measurement option `source`: {rail} is a rail (a part of the board): it is recorded and reported beside the board's energy whenever the GPU has it, never the source of that energy"
+                ),
+            ));
+        }
         let clock = device.clock().clone();
         let wall_start = clock.now_s();
         let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -424,7 +432,8 @@ fn choose(
             }
         }
     };
-    for &extra in &request.record_also {
+    // Every rail the GPU offers is recorded beside them, to be reported with its own energy.
+    for extra in request.record_also.iter().copied().chain(SourceKind::rails()) {
         if !sources.contains(&extra) && device.open_source(extra).is_ok() {
             sources.push(extra);
         }

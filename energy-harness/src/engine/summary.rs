@@ -1,16 +1,18 @@
 //! The summary of a finished session: per-window energies with the SM clock and
 //! temperature the sampler read in each, estimates with their intervals, the drift from the
-//! first window to the last, the cross-check by a second source, and every warning.
+//! first window to the last, the cross-check by a second source, the rails' energies, and
+//! every warning.
 
 use super::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
 use super::options::ResolvedOptions;
-use super::result::{CrossCheck, Drift, Measurement, WindowResult};
+use super::result::{CrossCheck, Drift, Measurement, RailEnergy, WindowResult};
 use super::stats::{linear_fit, student_t_975, Estimate};
 use super::warning::{Warning, WarningKind};
 use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::DeviceFacts;
-use crate::sampling::{STATE_SM_CLOCK, STATE_TEMPERATURE};
-use crate::trace::{Channel, Trace, AUXILIARY_WINDOW};
+use crate::sampling::{RAIL_FAILED, STATE_SM_CLOCK, STATE_TEMPERATURE};
+use crate::sensors::SourceKind;
+use crate::trace::{Channel, Trace, Window, AUXILIARY_WINDOW};
 
 /// Everything a finished session consists of.
 pub(super) struct Summary<'a> {
@@ -138,6 +140,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         }
         _ => None,
     };
+    let rails = rail_energies(trace, &windows, analysis_options, n, &mut warnings);
 
     Ok(Measurement {
         id: id.to_string(),
@@ -158,12 +161,61 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         per_op: None,
         per_byte: None,
         cross_check,
+        rails,
         warnings,
         wall_time_s,
         options: Some(*options),
         stop: Some(stop.to_string()),
         drift,
     })
+}
+
+/// The energy per launch of every rail the trace holds, over the same windows as the
+/// board's, each with its own model (its calibration, else its default; never the model
+/// given for the board's source). A rail that failed while recorded, or whose readings
+/// cannot be analyzed, gives a warning instead of a figure; the board's figures stand.
+fn rail_energies(
+    trace: &Trace,
+    windows: &[Window],
+    board: &AnalysisOptions,
+    launches: f64,
+    warnings: &mut Vec<Warning>,
+) -> Vec<RailEnergy> {
+    if let Some(why) = trace.metadata(RAIL_FAILED) {
+        warnings.push(Warning::new(
+            WarningKind::RailUnavailable,
+            format!("a rail stopped being read during the measurement ({why}); the board's figures stand"),
+        ));
+    }
+    let mut rails = Vec::new();
+    for rail in SourceKind::rails().filter(|&k| !trace.series(&Channel::Source(k)).is_empty()) {
+        let options = AnalysisOptions { source: Some(rail), model: ModelChoice::Auto, ..board.clone() };
+        let figures = analyze_windows(trace, windows, &options).and_then(|a| {
+            let per_launch = |values: Vec<f64>| Estimate::from_values(&values);
+            let energy_j = per_launch(a.windows.iter().map(|w| w.energy_j / launches).collect());
+            let dynamic_j = per_launch(a.windows.iter().map(|w| w.dynamic_j / launches).collect());
+            let energy_j = energy_j.filter(|e| e.validate(true).is_ok()).ok_or_else(|| {
+                Error::new(ErrorKind::Analysis, "no positive, finite energy per launch in the windows")
+            })?;
+            // (A dynamic figure that a result file would refuse is left out, not written.)
+            let dynamic_j = dynamic_j.filter(|d| d.validate(false).is_ok() && d.mean <= energy_j.mean);
+            Ok(RailEnergy {
+                source: rail,
+                sensor_model: a.sensor_model,
+                energy_j,
+                dynamic_j,
+                idle_w: Some(a.idle_w).filter(|w| w.is_finite()),
+            })
+        });
+        match figures {
+            Ok(figures) => rails.push(figures),
+            Err(e) => warnings.push(Warning::new(
+                WarningKind::RailUnavailable,
+                format!("the {rail} rail was recorded but gives no figure: {}", e.message()),
+            )),
+        }
+    }
+    rails
 }
 
 /// How the windows moved from the first to the last: the energy per launch (least-squares

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::analyze::AnalysisOptions;
 use crate::engine::options::ResolvedOptions;
-use crate::engine::result::{CrossCheck, Drift, Measurement, PerUnit, WindowResult};
+use crate::engine::result::{CrossCheck, Drift, Measurement, PerUnit, RailEnergy, WindowResult};
 use crate::engine::stats::Estimate;
 use crate::engine::warning::Warning;
 use crate::error::{echo, Error, ErrorKind, Result};
@@ -103,6 +103,11 @@ pub struct ResultFile {
     /// The sample buffer's figure for the same windows.
     #[serde(default)]
     pub cross_check: Option<CrossCheck>,
+    /// The rails recorded beside the board's source (the GPU's memory, say), each with its
+    /// energy per launch over the same windows: reported beside the board's figures, never
+    /// subtracted from them. Absent when the GPU offers none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rails: Vec<RailEnergy>,
     /// Wall time of the measurement, s.
     #[serde(default)]
     pub wall_time_s: f64,
@@ -149,6 +154,7 @@ impl ResultFile {
             model_origin: m.model_origin.clone(),
             ticks_per_window: m.ticks_per_window,
             cross_check: m.cross_check.clone(),
+            rails: m.rails.clone(),
             wall_time_s: m.wall_time_s,
             windows: m.windows.clone(),
             options: m.options,
@@ -209,6 +215,7 @@ impl ResultFile {
             .chain(self.per_byte.iter_mut().flat_map(|u| [&mut u.energy_j, &mut u.dynamic_j]))
             .chain(self.net.iter_mut().map(|n| &mut n.energy_j))
             .chain(self.cross_check.iter_mut().map(|c| &mut c.energy_j))
+            .chain(self.rails.iter_mut().flat_map(|r| std::iter::once(&mut r.energy_j).chain(r.dynamic_j.as_mut())))
     }
 
     /// Checks every figure: energy, time and power per launch positive with intervals
@@ -253,6 +260,20 @@ impl ResultFile {
         }
         if let Some(net) = &self.net {
             field("net.energy_j", &net.energy_j, false)?;
+        }
+        for rail in &self.rails {
+            let name = rail.source.name();
+            if rail.source.measures_board() {
+                return Err(format!("`{}` rails: {name} measures the whole board, not a rail", echo(&self.id)));
+            }
+            field(&format!("rails.{name}.energy_j"), &rail.energy_j, true)?;
+            if let Some(dynamic) = &rail.dynamic_j {
+                field(&format!("rails.{name}.dynamic_j"), dynamic, false)?;
+                within_total(&format!("rails.{name}.dynamic_j"), dynamic, &rail.energy_j)?;
+            }
+            if let Some(idle) = rail.idle_w.filter(|w| !(w.is_finite() && *w >= 0.0)) {
+                return Err(format!("`{}` rails.{name}.idle_w: {idle} is not a power", echo(&self.id)));
+            }
         }
         if !(self.idle_w.is_finite() && self.idle_w >= 0.0) {
             return Err(format!("`{}` idle_w: {} is not a power", echo(&self.id), self.idle_w));
@@ -384,6 +405,22 @@ pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
     lines.push(format!("  time per launch     {} (CUDA events)", interval(&r.time_s, "s")));
     lines.push(format!("  energy per launch   {}", interval(&r.energy_j, "J")));
     lines.push(format!("  dynamic per launch  {}", interval(&r.dynamic_j, "J")));
+    // Each rail's own energy per launch over the same windows, beside the board's.
+    for rail in &r.rails {
+        let dynamic = rail.dynamic_j.map(|d| format!("; dynamic {}", format_si(d.mean, "J", 4))).unwrap_or_default();
+        let idle = rail.idle_w.map(|w| format!("; active idle {}", format_si(w, "W", 4))).unwrap_or_default();
+        lines.push(format!(
+            "  {:<19} {}{dynamic}{idle}",
+            format!("{} rail", rail.source),
+            interval(&rail.energy_j, "J")
+        ));
+        lines.push(format!(
+            "                      per launch, beside the board's figures, not subtracted; {}, sensor model {}{}",
+            rail.source.nvml_call(),
+            rail.sensor_model,
+            if rail.source.trusted() { "" } else { " (not trusted)" }
+        ));
+    }
     lines.push(format!(
         "  average power       {} in the windows; active idle {}",
         format_si(r.power_w.mean, "W", 4),

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::sensor::{CallLatency, Response, SensorFault, SensorSpec, UpdateTicks};
-use super::truth::ActiveIdleTail;
+use super::truth::{ActiveIdleTail, RailTruth};
 use crate::sensors::SourceKind;
 
 /// A simulated GPU model: its truth parameters and its sensors.
@@ -24,8 +24,11 @@ pub struct SimPreset {
     pub power_limit_w: f64,
     /// Nominal (SM, memory) clocks reported as the simulated device state, MHz.
     pub clocks_mhz: (u32, u32),
-    /// The sources this GPU offers.
+    /// The sources this GPU offers (its rails' sensors among them).
     pub sensors: BTreeMap<SourceKind, SensorSpec>,
+    /// The truth of each rail whose sensor it has: its idle level and share of the board's
+    /// power above idle.
+    pub rails: BTreeMap<SourceKind, RailTruth>,
     /// Seed of every random choice (jitter, noise, latency).
     pub seed: u64,
 }
@@ -161,6 +164,7 @@ impl SimPreset {
             power_limit_w: 700.0,
             clocks_mhz: (1980, 2619),
             sensors,
+            rails: BTreeMap::new(),
             seed: 0x4831_3030,
         }
     }
@@ -206,6 +210,7 @@ impl SimPreset {
             power_limit_w: 225.0,
             clocks_mhz: (705, 2600),
             sensors,
+            rails: BTreeMap::new(),
             seed: 0x4B32_3043,
         }
     }
