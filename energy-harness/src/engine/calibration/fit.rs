@@ -482,14 +482,10 @@ pub fn fit_calibration(trace: &Trace, facts: &DeviceFacts) -> Result<Calibration
         if readings.is_empty() {
             continue;
         }
-        // A rail draws its own share of the step: fitted against the step's timing with
-        // levels of its own, never against the board's power.
-        let (truth, until) = if kind.measures_board() {
-            (&truth, fit_until)
-        } else {
-            (&StepTruth::Levels(busy), fit_until.min(busy.end_s + 3.0))
-        };
-        let fitted = fit_power_source(kind, readings, &busy, truth, fit_from, until)?;
+        // Each source is fitted with a gain and an offset of its own against the truth, so a
+        // rail (drawing its own idle and a share of the board's power above idle while one
+        // kernel runs) is fitted against the board's profile as the board's sources are.
+        let fitted = fit_power_source(kind, readings, &busy, &truth, fit_from, fit_until)?;
         sources.insert(kind, fitted);
     }
     if counter.is_none() && sources.is_empty() {
