@@ -58,6 +58,7 @@ mod sampling;
 mod selftest;
 mod sensors;
 mod sim;
+mod source;
 mod trace;
 mod workload;
 
@@ -195,14 +196,14 @@ pub mod unstable {
         pub use crate::sampling::{
             record_until, Sampler, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE,
         };
-        pub use crate::sensors::model::MAX_MODEL_SECONDS;
         pub use crate::sensors::replay::ReplaySource;
-        pub use crate::sensors::source::{
+        pub use crate::sensors::{SensorModel, SensorSource, SourceError};
+        pub use crate::sim::{ActiveIdleTail, RailTruth, SensorFault, SimGpu, SimKernel, SimPreset};
+        pub use crate::source::model::MAX_MODEL_SECONDS;
+        pub use crate::source::{
             Delivery, NvmlCall, Quantity, Role, SourceFacts, FIELD_POWER_AVERAGE, FIELD_POWER_INSTANT, SCOPE_GPU,
             SCOPE_MEMORY, SOURCE_TABLE,
         };
-        pub use crate::sensors::{SensorModel, SensorSource, SourceError};
-        pub use crate::sim::{ActiveIdleTail, RailTruth, SensorFault, SimGpu, SimKernel, SimPreset};
     }
     /// Where a kernel's energy goes: the model file, its fit, `cargo energy explain`, and
     /// Nsight Compute's CSV exports.

@@ -1,16 +1,13 @@
-//! Sensor sources: what each source is ([`source`]: [`SourceKind`] and its table), one
-//! interface ([`SensorSource`]) over NVML, the simulated GPU and replayed trace files, and
-//! the models ([`SensorModel`]) of what a reading means.
+//! Reading sensor sources: one interface ([`SensorSource`]) over NVML, the simulated GPU
+//! and replayed trace files. What each source is (its table, [`SourceKind`]) and what a
+//! reading means ([`SensorModel`]) live on the ground floor, in [`crate::source`].
 
-pub mod model;
 pub mod nvml;
 pub mod replay;
-pub mod source;
 
 use std::fmt;
 
-pub use model::SensorModel;
-pub use source::{Delivery, NvmlCall, Quantity, SourceKind};
+pub use crate::source::{Delivery, NvmlCall, Quantity, SensorModel, SourceKind};
 
 use crate::clock::Clock;
 use crate::error::{Error, ErrorKind};

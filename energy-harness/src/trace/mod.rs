@@ -10,7 +10,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::sensors::source::{Quantity, SourceKind};
+use crate::source::{Quantity, SourceKind};
 
 /// What a series of readings measures, and in which unit: a sensor source's readings
 /// (named and measured as its row of the source table says: `counter_mj` in mJ, `sample_mw`

@@ -1,8 +1,10 @@
-//! Everything about a sensor source in one place: [`SourceKind`] and its row of
-//! [`SOURCE_TABLE`] — its one name (shared with the macros through
-//! [`energy_units::sources`]), the NVML call behind it, its trace channel, the model and
-//! reporting delay it is corrected with when nothing else is known, how often it is read,
-//! where it stands in the one preference order, whether it is trusted, and its role.
+//! Everything about a sensor source in one place, on the ground floor (the trace, the
+//! readers in `sensors`, the simulator and the engine stand on it): [`SourceKind`] and its
+//! row of [`SOURCE_TABLE`] — its one name (shared with the macros through
+//! [`energy_units::sources`]), the NVML call behind it, its trace channel, the model
+//! ([`model`]: what a reading means) and reporting delay it is corrected with when nothing
+//! else is known, how often it is read, where it stands in the one preference order,
+//! whether it is trusted, and its role.
 //!
 //! Planning, recording, analysis, calibration, the selftest, the simulator, the CLI and the
 //! result files all read a source's facts from here; none of them matches on a kind to
@@ -15,9 +17,10 @@ use energy_units::sources::{self as names, SourceName};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::model::SensorModel;
+pub mod model;
 
 pub use energy_units::sources::Role;
+pub use model::SensorModel;
 
 /// The kinds of on-board power/energy source a GPU may offer. Its facts are its row of
 /// [`SOURCE_TABLE`] ([`SourceKind::facts`]); it is written by its one name (`"counter"`), and
