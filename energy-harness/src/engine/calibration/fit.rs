@@ -477,14 +477,16 @@ pub fn fit_calibration(trace: &Trace, facts: &DeviceFacts) -> Result<Calibration
         StepTruth::Levels(_) => busy.end_s + 3.0,
     };
     let mut sources = BTreeMap::new();
-    for kind in SourceKind::ALL.into_iter().filter(|k| k.quantity() == Quantity::Power) {
+    // The board's power sources. A rail keeps its default model: the step is an FMA loop,
+    // which hardly moves a memory rail, and what it moves is no step a model describes (on
+    // H100s the memory rail dipped 2 W for 0.3 s, rose 5 W over 1.4 s, and bumped 2 W up
+    // at the end before falling: fits gave 1.9-2 s boxcars 0.19-0.2 s late, which turned
+    // saxpy windows' rail energies negative).
+    for kind in SourceKind::boards().filter(|k| k.quantity() == Quantity::Power) {
         let readings = trace.series(&Channel::Source(kind));
         if readings.is_empty() {
             continue;
         }
-        // Each source is fitted with a gain and an offset of its own against the truth, so a
-        // rail (drawing its own idle and a share of the board's power above idle while one
-        // kernel runs) is fitted against the board's profile as the board's sources are.
         let fitted = fit_power_source(kind, readings, &busy, &truth, fit_from, fit_until)?;
         sources.insert(kind, fitted);
     }
