@@ -36,8 +36,11 @@ pub const POWER: SourceName = SourceName { name: "power", role: Role::Board };
 /// The driver's power sample buffer (`nvmlDeviceGetSamples`).
 pub const SAMPLES: SourceName = SourceName { name: "samples", role: Role::Board };
 
+/// The GPU-memory power rail (`NVML_FI_DEV_POWER_AVERAGE` in `NVML_POWER_SCOPE_MEMORY`).
+pub const MEMORY: SourceName = SourceName { name: "memory", role: Role::Rail };
+
 /// Every source, in the order the harness lists them.
-pub const ALL: &[SourceName] = &[COUNTER, INSTANT, AVERAGE, POWER, SAMPLES];
+pub const ALL: &[SourceName] = &[COUNTER, INSTANT, AVERAGE, POWER, SAMPLES, MEMORY];
 
 /// The source of this name.
 pub fn find(name: &str) -> Option<SourceName> {

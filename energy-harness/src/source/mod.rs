@@ -37,6 +37,9 @@ pub enum SourceKind {
     PowerUsage,
     /// The driver's power sample buffer, `nvmlDeviceGetSamples(NVML_TOTAL_POWER_SAMPLES)`.
     SampleBuffer,
+    /// The GPU-memory power rail: field `NVML_FI_DEV_POWER_AVERAGE` (185) in
+    /// `NVML_POWER_SCOPE_MEMORY` (nvidia-smi's "GPU Memory Power Readings").
+    MemoryRail,
 }
 
 /// What a source's readings are.
@@ -131,7 +134,8 @@ pub struct SourceFacts {
     /// Its place in the one preference order ([`SourceKind::PREFERENCE`]): lower is preferred.
     pub rank: u8,
     /// Whether its energy can be taken at its word: false for a sensor that sees only part
-    /// of each period (a gate), whose figures the harness reports but never prefers.
+    /// of each period (a gate) or whose response is not measured (an assumed model), whose
+    /// figures the harness reports as such.
     pub trusted: bool,
     /// The source recorded beside it, when it measures, as a check on its figure.
     pub cross_check: Option<SourceKind>,
@@ -217,6 +221,26 @@ pub const SOURCE_TABLE: &[SourceFacts] = &[
         poll_period_s: 0.25,
         rank: 1,
         trusted: true,
+        cross_check: None,
+    },
+    SourceFacts {
+        kind: SourceKind::MemoryRail,
+        id: names::MEMORY,
+        legacy_name: None,
+        call: "nvmlDeviceGetFieldValues(NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_MEMORY)",
+        nvml: NvmlCall::Field { id: FIELD_POWER_AVERAGE, scope: SCOPE_MEMORY },
+        channel: "memory_mw",
+        // The H100 (driver 580.159.04) answers the average field in the memory scope and not
+        // the instant one (nvidia-smi: "Instantaneous Power Draw: N/A"); idle 34-59 W,
+        // +5.3-6.7 pJ/bit streaming HBM (DESIGN.md §7), updates every ~100 ms. Its response
+        // is not measured (calibration's FMA step hardly moves it and shows transients no
+        // model describes): assumed to average as the board's average field does (a 1 s
+        // boxcar, 17 ms late), so not trusted.
+        default_model: SensorModel::Boxcar { width_s: 1.0 },
+        default_delay_s: 0.017,
+        poll_period_s: 0.005,
+        rank: 5,
+        trusted: false,
         cross_check: None,
     },
 ];
