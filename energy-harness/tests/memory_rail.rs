@@ -228,3 +228,17 @@ fn a_recorded_h100_step_calibrates_the_board_and_leaves_the_rail_at_its_default(
     let after = busy.duration_s();
     assert!(mean(after + 0.1, after + 0.5) > plateau + 0.5, "a bump after the step");
 }
+
+#[test]
+fn the_committed_h100_results_with_the_rail_read_back() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results/2026-11-25-h100-memory-rail");
+    for name in ["saxpy_default.json", "saxpy_calibrated.json"] {
+        let r = ResultFile::read(&dir.join(name)).unwrap();
+        assert_eq!(r.source, SourceKind::Counter, "{name}");
+        assert_eq!(r.rails.len(), 1, "{name}");
+        let rail = &r.rails[0];
+        assert_eq!(rail.source, SourceKind::MemoryRail);
+        assert!((0.010..0.012).contains(&rail.energy_j.mean), "{name}: {}", rail.energy_j.mean);
+        assert!(rail.energy_j.mean < r.energy_j.mean);
+    }
+}
