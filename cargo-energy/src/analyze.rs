@@ -23,11 +23,10 @@ pub(super) fn parse_source(text: &str) -> std::result::Result<SourceArg, String>
     if text == "auto" {
         return Ok(SourceArg(None));
     }
-    SourceKind::ALL
-        .into_iter()
-        .find(|k| k.name() == text)
-        .map(|k| SourceArg(Some(k)))
-        .ok_or_else(|| format!("unknown source `{text}`: use counter, instant, average, samples, power or auto"))
+    SourceKind::from_name(text).map(|k| SourceArg(Some(k))).ok_or_else(|| {
+        let names: Vec<&str> = SourceKind::ALL.iter().map(|k| k.name()).collect();
+        format!("unknown source `{text}`: use {} or auto", names.join(", "))
+    })
 }
 
 /// `--sensor-model` values.

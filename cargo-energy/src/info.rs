@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use energy_harness::units::format_si;
 use energy_harness::unstable::device::DeviceFacts;
-use energy_harness::unstable::device::SourceError;
+use energy_harness::unstable::device::{Delivery, Quantity, SourceError};
 use energy_harness::unstable::device::{Device, DeviceRequest};
 use energy_harness::unstable::trace::Reading;
 use energy_harness::SourceKind;
@@ -14,6 +14,8 @@ use energy_harness::{Error, ErrorKind, Result};
 #[derive(Debug, Serialize)]
 struct SourceProbe {
     source: &'static str,
+    #[serde(skip)]
+    kind: SourceKind,
     call: &'static str,
     supported: bool,
     /// Wall time of one read, seconds.
@@ -75,6 +77,7 @@ pub(super) fn run(device: Option<u32>, json: bool) -> Result<()> {
 fn probe(device: &Device, kind: SourceKind) -> SourceProbe {
     let mut result = SourceProbe {
         source: kind.name(),
+        kind,
         call: kind.nvml_call(),
         supported: false,
         read_s: None,
@@ -95,7 +98,7 @@ fn probe(device: &Device, kind: SourceKind) -> SourceProbe {
     };
     result.supported = true;
     let clock = device.clock();
-    if kind == SourceKind::SampleBuffer {
+    if kind.delivery() == Delivery::Buffered {
         // The buffer only hands over samples newer than when it was opened.
         clock.sleep_s(0.1);
     }
@@ -186,13 +189,13 @@ fn render(report: &InfoReport<'_>) -> String {
         let detail = match (&s.problem, s.last_value) {
             (Some(p), _) => p.clone(),
             (None, value) => {
-                let value = match (s.source, value) {
+                let value = match (s.kind.quantity(), value) {
                     (_, None) => "no new reading yet".to_string(),
-                    ("counter", Some(v)) => format!("{v:.0} mJ"),
-                    (_, Some(v)) => format_si(v / 1000.0, "W", 4),
+                    (Quantity::Energy, Some(v)) => format!("{v:.0} mJ"),
+                    (Quantity::Power, Some(v)) => format_si(v / 1000.0, "W", 4),
                 };
                 let read = s.read_s.map(|r| format!("read {}", format_si(r, "s", 3))).unwrap_or_default();
-                if s.source == "samples" {
+                if s.kind.delivery() == Delivery::Buffered {
                     format!("{read}, {} new samples in 0.1 s, last {value}", s.readings)
                 } else {
                     format!("{read}, {value}")

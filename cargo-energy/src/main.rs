@@ -66,7 +66,8 @@ enum Command {
     Analyze {
         /// The trace file.
         trace: PathBuf,
-        /// Source to use: counter, instant, average, samples, power, or auto.
+        /// Source to use, by its name in `cargo energy info` (counter, samples, average, …), or
+        /// auto: the most preferred board source the trace holds.
         #[arg(long, default_value = "auto", value_parser = analyze::parse_source)]
         source: analyze::SourceArg,
         /// Sensor model to invert: none, first-order:TAU_S, boxcar:WIDTH_S,

@@ -117,7 +117,7 @@ fn analyze_reports_each_window_of_a_recorded_h100_trace() {
     let out = cargo_energy(&["analyze", &recorded("trace_b2b.csv"), "--json"], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["source"], "Counter");
+    assert_eq!(report["source"], "counter");
     assert_eq!(report["sensor_model"]["model"], "counter");
     let windows = report["windows"].as_array().unwrap();
     assert_eq!(windows.len(), 3);
@@ -188,7 +188,7 @@ fn calibrate_on_the_simulated_gpu_caches_per_uuid_and_analyze_uses_it() {
     let cal: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(cal["schema"], "energy-calibration/1");
     assert_eq!(cal["simulated"], true);
-    assert_eq!(cal["sources"]["AverageField"]["model"]["model"], "boxcar");
+    assert_eq!(cal["sources"]["average"]["model"]["model"], "boxcar");
     let cached = std::fs::read_dir(dir.path())
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json"))

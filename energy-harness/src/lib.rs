@@ -60,6 +60,7 @@ mod sampling;
 mod selftest;
 mod sensors;
 mod sim;
+mod source;
 mod trace;
 mod workload;
 
@@ -191,8 +192,8 @@ pub mod unstable {
         pub use crate::engine::stats::{linear_fit, student_t_975};
         pub use crate::engine::{
             analyze_trace, difference, measure, net_energy, net_per_op, per_unit, AnalysisOptions, Drift,
-            MeasureRequest, Measurement, ModelChoice, NetEnergy, PerUnit, ResolvedOptions, Session, SimWorkload,
-            TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
+            MeasureRequest, Measurement, ModelChoice, NetEnergy, PerUnit, RailEnergy, ResolvedOptions, Session,
+            SimWorkload, TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
         };
         pub use crate::workload::Workload;
     }
@@ -206,10 +207,14 @@ pub mod unstable {
         pub use crate::sampling::{
             record_until, Sampler, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE,
         };
-        pub use crate::sensors::model::MAX_MODEL_SECONDS;
         pub use crate::sensors::replay::ReplaySource;
         pub use crate::sensors::{SensorModel, SensorSource, SourceError};
-        pub use crate::sim::{ActiveIdleTail, SensorFault, SimGpu, SimKernel, SimPreset};
+        pub use crate::sim::{ActiveIdleTail, RailTruth, SensorFault, SimGpu, SimKernel, SimPreset};
+        pub use crate::source::model::MAX_MODEL_SECONDS;
+        pub use crate::source::{
+            Delivery, NvmlCall, Quantity, Role, SourceFacts, FIELD_POWER_AVERAGE, FIELD_POWER_INSTANT, SCOPE_GPU,
+            SCOPE_MEMORY, SOURCE_TABLE,
+        };
     }
     /// Where a kernel's energy goes: the model file, its fit, `cargo energy explain`, and
     /// Nsight Compute's CSV exports.

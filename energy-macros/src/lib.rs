@@ -23,7 +23,9 @@ use proc_macro::TokenStream;
 /// `device = expr` (a CUDA device ordinal, counted after `CUDA_VISIBLE_DEVICES`) or
 /// `device = "GPU-…"` (a UUID as `cargo energy info` prints it; `all` is refused: `cargo
 /// energy run --gpus all` runs one process per GPU);
-/// `source = "counter" | "samples" | "average" | "power" | "instant"`;
+/// `source = "…"`, a board source by its one name (`energy_units::sources`: "counter",
+/// "samples", "average", "power", "instant"; a rail is refused, being recorded beside the
+/// board's source whenever the GPU has it);
 /// `precision = expr` (a fraction of the estimate, 0.0001 to 0.5, e.g. 0.01 for ±1 %: windows
 /// are added until the 95 % interval is that narrow); `window_s = expr` (window length aimed
 /// at, at most 60 s); `windows = expr` (exactly that many, 10 to 1000);

@@ -3,6 +3,7 @@
 #![allow(missing_docs)]
 
 use energy_units::bounds::{BENCH_WINDOWS_MIN, BUDGET_WINDOWS_MIN};
+use energy_units::sources::{self, Role, SourceName};
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::parse::ParseStream;
@@ -66,15 +67,6 @@ const TEST_ONLY: [&str; 9] = [
     "max_rounds",
     "inconclusive",
 ];
-/// Source names and their `SourceKind` variants.
-pub const SOURCES: [(&str, &str); 5] = [
-    ("counter", "Counter"),
-    ("instant", "InstantField"),
-    ("average", "AverageField"),
-    ("power", "PowerUsage"),
-    ("samples", "SampleBuffer"),
-];
-
 /// A kernel's model on the simulated GPU.
 pub struct SimModel {
     /// Seconds per launch.
@@ -215,11 +207,16 @@ pub fn measure_options_literal(o: &Options) -> TokenStream {
         });
     }
     if let Some((source, _)) = &o.source {
-        let variant = syn::Ident::new(
-            SOURCES.iter().find(|(n, _)| n == source).map(|(_, v)| *v).unwrap_or("Counter"),
-            Span::call_site(),
-        );
-        fields.push(quote::quote! { source: ::core::option::Option::Some(#p::SourceKind::#variant) });
+        // The kind of the name, found at compile time in the harness's table (the name was
+        // checked against the shared list, which a harness test holds to the table).
+        fields.push(quote::quote! {
+            source: ::core::option::Option::Some(const {
+                match #p::SourceKind::from_name(#source) {
+                    ::core::option::Option::Some(kind) => kind,
+                    ::core::option::Option::None => ::core::panic!("a source name the harness does not know"),
+                }
+            })
+        });
     }
     if let Some(e) = &o.precision {
         fields.push(number("precision", e, quote::quote!(f64)));
@@ -354,11 +351,23 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
             "source" => {
                 let lit: LitStr = meta.value()?.parse()?;
                 let value = lit.value();
-                if !SOURCES.iter().any(|(n, _)| *n == value) {
-                    return Err(syn::Error::new(
-                        lit.span(),
-                        format!("unknown source `{value}`: expected counter, instant, average, power or samples"),
-                    ));
+                match sources::find(&value) {
+                    Some(SourceName { role: Role::Board, .. }) => {}
+                    Some(SourceName { role: Role::Rail, .. }) => {
+                        return Err(syn::Error::new(
+                            lit.span(),
+                            format!(
+                                "`{value}` is a rail (a part of the board): it is recorded and reported beside the board's energy whenever the GPU has it, never the source of that energy; expected {}",
+                                sources::board_names()
+                            ),
+                        ));
+                    }
+                    None => {
+                        return Err(syn::Error::new(
+                            lit.span(),
+                            format!("unknown source `{value}`: expected {}", sources::board_names()),
+                        ));
+                    }
                 }
                 once(&mut o.source, &meta, (value, lit.span()))
             }
@@ -505,10 +514,32 @@ pub fn check_signature(item: &ItemFn, has_setup: bool, attribute: Attribute) -> 
 
 #[cfg(test)]
 mod tests {
+    use super::{measure_options_literal, parse_options, Attribute};
     use energy_units::bounds::edges;
+    use energy_units::sources::{self, Role};
     use proc_macro2::TokenStream;
 
-    use super::{parse_options, Attribute};
+    #[test]
+    fn source_accepts_exactly_the_listed_board_names() {
+        let parse = |name: &str| parse_options(quote::quote!(source = #name), Attribute::Bench);
+        for source in sources::ALL {
+            match (source.role, parse(source.name)) {
+                (Role::Board, Ok(options)) => {
+                    let literal = measure_options_literal(&options).to_string();
+                    let call = format!("SourceKind :: from_name (\"{}\")", source.name);
+                    assert!(literal.contains(&call), "{literal}");
+                }
+                (Role::Rail, Err(e)) => assert!(e.to_string().contains("is a rail"), "{e}"),
+                (role, other) => {
+                    panic!("{} ({role:?}): {:?}", source.name, other.map(|_| ()).map_err(|e| e.to_string()))
+                }
+            }
+        }
+        for unknown in ["thermometer", "Counter", "SampleBuffer", ""] {
+            let e = parse(unknown).err().unwrap().to_string();
+            assert_eq!(e, format!("unknown source `{unknown}`: expected {}", sources::board_names()));
+        }
+    }
 
     /// Every bound of every measurement option, walked at compile time: the macro accepts
     /// a literal on the allowed side and refuses one on the other, exactly as the harness's

@@ -1,7 +1,8 @@
 //! Physical quantities with their unit in the type: [`Joules`] and [`Watts`], their SI
 //! formatting and their parsing from text ("5 mJ"). One crate so that `energy-harness`
 //! (at run time) and `energy-macros` (at compile time, for budgets) share one parser, and
-//! one set of limits on the measurement options ([`bounds`]).
+//! one set of limits on the measurement options ([`bounds`]) and one list of sensor source
+//! names ([`sources`]).
 //!
 //! Times stay `f64` seconds named `*_s` inside traces (they are positions on one
 //! monotonic clock, not durations) and [`std::time::Duration`] at API edges.
@@ -14,6 +15,7 @@ use std::ops::{Add, Div, Mul, Sub};
 use serde::{Deserialize, Serialize};
 
 pub mod bounds;
+pub mod sources;
 
 /// An amount of energy in joules.
 #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, Serialize, Deserialize)]

@@ -9,8 +9,8 @@ use super::curve::{counter_curve, power_curve, EnergyCurve, TickFit};
 use super::warning::{Warning, WarningKind};
 use super::windows::{window_energies, SplitOptions, WindowEnergy, BACK_TO_BACK_GAP_S};
 use crate::error::{Error, ErrorKind, Result};
-use crate::sensors::{SensorModel, SourceKind};
-use crate::trace::{Reading, Trace, Window, AUXILIARY_WINDOW};
+use crate::sensors::{Delivery, Quantity, SensorModel, SourceKind};
+use crate::trace::{Channel, Reading, Trace, Window, AUXILIARY_WINDOW};
 use crate::units::format_si;
 
 /// Which sensor model to invert.
@@ -275,21 +275,24 @@ pub struct TraceAnalysis {
     pub curve: EnergyCurve,
 }
 
-/// Picks the best source the trace holds enough readings of.
+/// Picks the most preferred board source ([`SourceKind::PREFERENCE`]) the trace holds
+/// enough readings of: two changes of an energy counter, two power readings.
 pub fn choose_source(trace: &Trace) -> Result<SourceKind> {
-    for kind in SourceKind::PREFERENCE {
-        let readings = trace.series(&kind.channel());
-        let usable = match kind {
-            SourceKind::Counter => readings.windows(2).filter(|w| w[1].value != w[0].value).count() >= 2,
-            _ => readings.len() >= 2,
+    for kind in SourceKind::PREFERENCE.into_iter().filter(|k| k.measures_board()) {
+        let readings = trace.series(&Channel::Source(kind));
+        let usable = match kind.quantity() {
+            Quantity::Energy => readings.windows(2).filter(|w| w[1].value != w[0].value).count() >= 2,
+            Quantity::Power => readings.len() >= 2,
         };
         if usable {
             return Ok(kind);
         }
     }
+    let channels: Vec<&str> =
+        SourceKind::PREFERENCE.into_iter().filter(|k| k.measures_board()).map(|k| k.channel_name()).collect();
     Err(Error::new(
         ErrorKind::Analysis,
-        "the trace holds no usable power or energy readings (counter_mj, sample_mw, average_mw, power_mw, instant_mw)",
+        format!("the trace holds no usable power or energy readings ({})", channels.join(", ")),
     ))
 }
 
@@ -335,17 +338,18 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
         Some(kind) => kind,
         None => choose_source(trace)?,
     };
-    let raw = trace.series(&source.channel());
+    let raw = trace.series(&Channel::Source(source));
     if raw.is_empty() {
         return Err(Error::new(
             ErrorKind::Analysis,
-            format!("the trace has no {} readings (source {source})", source.channel()),
+            format!("the trace has no {} readings (source {source})", source.channel_name()),
         ));
     }
     let (model, delay_s, model_origin) = resolve_model(source, options)?;
     check_time_steps(&sorted_finite(raw), windows, source)?;
     let mut warnings = Vec::new();
-    let (curve, tick_fit, sensor_model) = if source == SourceKind::Counter {
+    let energy_source = source.quantity() == Quantity::Energy;
+    let (curve, tick_fit, sensor_model) = if energy_source {
         // The counter is an energy integral: `none` (nothing to invert) and `counter:P` mean the same.
         if !matches!(model, SensorModel::Counter { .. } | SensorModel::Identity) {
             return Err(Error::new(
@@ -365,7 +369,10 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
                 format!("the counter model does not apply to the {source} power source"),
             ));
         }
-        let clean = if source == SourceKind::SampleBuffer { clean_buffered(raw) } else { clean_polled(raw) };
+        let clean = match source.delivery() {
+            Delivery::Buffered => clean_buffered(raw),
+            Delivery::Polled => clean_polled(raw),
+        };
         let aligned: Vec<Reading> =
             clean.iter().map(|r| Reading { time_s: r.time_s - delay_s, value: r.value }).collect();
         if let SensorModel::Gated { gate_s, period_s } = model {
@@ -428,8 +435,8 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
             ),
         ));
     }
-    let min_points = if source == SourceKind::Counter { 2 } else { 3 };
-    let update_period = if source == SourceKind::Counter {
+    let min_points = if energy_source { 2 } else { 3 };
+    let update_period = if energy_source {
         tick_fit.as_ref().map(|f| f.period_s)
     } else {
         median_change_interval_s(&sorted_finite(raw))

@@ -63,6 +63,24 @@ pub struct CrossCheck {
     pub difference_pct: f64,
 }
 
+/// A rail's energy over the same windows as the board's (the GPU's memory, say): reported
+/// beside the board's figures, never subtracted from them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RailEnergy {
+    /// The rail.
+    pub source: SourceKind,
+    /// Its sensor model.
+    pub sensor_model: SensorModel,
+    /// Its energy per launch, J.
+    pub energy_j: Estimate,
+    /// Its energy per launch above its own active idle, J.
+    #[serde(default)]
+    pub dynamic_j: Option<Estimate>,
+    /// Its active idle around the windows, W.
+    #[serde(default)]
+    pub idle_w: Option<f64>,
+}
+
 /// A complete measurement of one kernel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
@@ -102,6 +120,10 @@ pub struct Measurement {
     pub per_byte: Option<PerUnit>,
     /// A second source's figure for the same windows.
     pub cross_check: Option<CrossCheck>,
+    /// The rails recorded beside the board's source, each with its energy over the same
+    /// windows (absent in results of older versions and on GPUs without rails).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rails: Vec<RailEnergy>,
     /// Everything that makes a figure less trustworthy.
     pub warnings: Vec<Warning>,
     /// Wall time the measurement took, s.

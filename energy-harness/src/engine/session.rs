@@ -38,7 +38,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::DeviceFacts;
 use crate::sampling::{Recorder, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
-use crate::trace::{Trace, Window, AUXILIARY_WINDOW};
+use crate::trace::{Channel, Trace, Window, AUXILIARY_WINDOW};
 use crate::workload::Workload;
 
 /// GPU time the warm-up spends before the first window, s.
@@ -214,6 +214,14 @@ impl Session {
     /// workload up (inside the recording, as an auxiliary window) and plans the windows.
     pub fn prepare(device: &Device, workload: &mut dyn Workload, request: MeasureRequest) -> Result<Session> {
         let options = request.options.resolve(request.min_windows)?;
+        if let Some(rail) = options.source.filter(|k| !k.measures_board()) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "measurement option `source`: {rail} is a rail (a part of the board): it is recorded and reported beside the board's energy whenever the GPU has it, never the source of that energy"
+                ),
+            ));
+        }
         let clock = device.clock().clone();
         let wall_start = clock.now_s();
         let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -307,7 +315,7 @@ impl Session {
     fn interval_so_far(&mut self, trace: &Trace) -> Option<f64> {
         // The newest update: the last reading that differs from the one before it (a counter
         // repeats its value between ticks).
-        let series = trace.series(&self.primary.channel());
+        let series = trace.series(&Channel::Source(self.primary));
         let latest = series.last().map_or(f64::NEG_INFINITY, |r| r.time_s);
         let newest_update = series.windows(2).rev().find(|p| p[1].value != p[0].value).map_or(latest, |p| p[1].time_s);
         let pending_end = (newest_update - PENDING_MARGIN_S).min(latest - self.check_margin_s + COVER_MARGIN_S);
@@ -409,20 +417,23 @@ fn choose(
     request: &MeasureRequest,
     options: &ResolvedOptions,
 ) -> (Vec<SourceKind>, AnalysisOptions, SourceKind, SensorModel) {
+    // The source asked for with its check; else the best board source the GPU has with its
+    // check, or (when that one has none) every board source it has, for analysis to choose.
+    let with_check = |kind: SourceKind| [Some(kind), kind.cross_check()].into_iter().flatten().collect::<Vec<_>>();
     let mut sources = match options.source {
-        Some(SourceKind::Counter) => vec![SourceKind::Counter, SourceKind::SampleBuffer],
-        Some(kind) => vec![kind],
+        Some(kind) => with_check(kind),
         None => {
-            let available: Vec<SourceKind> =
-                SourceKind::ALL.into_iter().filter(|&k| device.open_source(k).is_ok()).collect();
-            if available.contains(&SourceKind::Counter) {
-                available.into_iter().filter(|k| matches!(k, SourceKind::Counter | SourceKind::SampleBuffer)).collect()
-            } else {
-                available
+            let available: Vec<SourceKind> = SourceKind::boards().filter(|&k| device.open_source(k).is_ok()).collect();
+            match SourceKind::preferred(&available) {
+                Some(best) if best.cross_check().is_some() => {
+                    with_check(best).into_iter().filter(|k| available.contains(k)).collect()
+                }
+                _ => available,
             }
         }
     };
-    for &extra in &request.record_also {
+    // Every rail the GPU offers is recorded beside them, to be reported with its own energy.
+    for extra in request.record_also.iter().copied().chain(SourceKind::rails()) {
         if !sources.contains(&extra) && device.open_source(extra).is_ok() {
             sources.push(extra);
         }

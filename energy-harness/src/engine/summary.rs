@@ -1,21 +1,21 @@
 //! The summary of a finished session: per-window energies with the SM clock and
 //! temperature the sampler read in each, estimates with their intervals, the drift from the
-//! first window to the last, the sample buffer's cross-check, and every warning; and the
-//! figures per unit of work: per op and per byte (from the counts the options give) and net
-//! against a baseline kernel. These are computed here and nowhere else: the bench glue,
-//! budgets and the suites' tables read them or call [`per_unit`], [`difference`] and
-//! [`net_energy`].
+//! first window to the last, the cross-check by a second source, the rails' energies, and
+//! every warning; and the figures per unit of work: per op and per byte (from the counts the
+//! options give) and net against a baseline kernel. These are computed here and nowhere else:
+//! the bench glue, budgets and the suites' tables read them or call [`per_unit`],
+//! [`difference`] and [`net_energy`].
 
 use super::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
 use super::options::ResolvedOptions;
-use super::result::{CrossCheck, Drift, Measurement, NetEnergy, PerUnit, WindowResult};
+use super::result::{CrossCheck, Drift, Measurement, NetEnergy, PerUnit, RailEnergy, WindowResult};
 use super::stats::{linear_fit, student_t_975, Estimate};
 use super::warning::{Warning, WarningKind};
 use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::DeviceFacts;
-use crate::sampling::{STATE_SM_CLOCK, STATE_TEMPERATURE};
+use crate::sampling::{RAIL_FAILED, STATE_SM_CLOCK, STATE_TEMPERATURE};
 use crate::sensors::SourceKind;
-use crate::trace::{Channel, Trace, AUXILIARY_WINDOW};
+use crate::trace::{Channel, Trace, Window, AUXILIARY_WINDOW};
 
 /// Everything a finished session consists of.
 pub(super) struct Summary<'a> {
@@ -40,7 +40,7 @@ fn state_in(trace: &Trace, channel: &str, start_s: f64, end_s: f64) -> Option<u3
 }
 
 /// Analyzes a finished session: per-window energies, estimates with intervals, drift,
-/// the sample-buffer cross-check, and warnings.
+/// the cross-check by a second source, and warnings.
 pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
     let Summary {
         id,
@@ -120,35 +120,30 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
     }
     warnings.extend(state_warnings(facts_before, facts_after));
 
-    // Cross-check with the sample buffer when the counter was the source.
-    let cross_check = if analysis.source == SourceKind::Counter
-        && !trace.series(&SourceKind::SampleBuffer.channel()).is_empty()
-    {
-        let check_options = AnalysisOptions {
-            source: Some(SourceKind::SampleBuffer),
-            model: ModelChoice::Auto,
-            ..analysis_options.clone()
-        };
-        analyze_windows(trace, &windows, &check_options).ok().and_then(|check| {
-            let values: Vec<f64> = check.windows.iter().map(|w| w.energy_j / n).collect();
-            let e = Estimate::from_values(&values)?;
-            let difference_pct = (e.mean / energy_j.mean - 1.0) * 100.0;
-            if difference_pct.abs() > 5.0 {
-                warnings.push(Warning::new(
-                    WarningKind::SourceDisagreement,
-                    format!("the sample buffer gives {difference_pct:+.1} % against the counter for the same windows"),
-                ));
-            }
-            Some(CrossCheck {
-                source: SourceKind::SampleBuffer,
-                sensor_model: check.sensor_model,
-                energy_j: e,
-                difference_pct,
+    // Cross-check with the source's check (the sample buffer for the counter) when it was recorded.
+    let cross_check = match analysis.source.cross_check() {
+        Some(check) if !trace.series(&Channel::Source(check)).is_empty() => {
+            let check_options =
+                AnalysisOptions { source: Some(check), model: ModelChoice::Auto, ..analysis_options.clone() };
+            analyze_windows(trace, &windows, &check_options).ok().and_then(|checked| {
+                let values: Vec<f64> = checked.windows.iter().map(|w| w.energy_j / n).collect();
+                let e = Estimate::from_values(&values)?;
+                let difference_pct = (e.mean / energy_j.mean - 1.0) * 100.0;
+                if difference_pct.abs() > 5.0 {
+                    warnings.push(Warning::new(
+                        WarningKind::SourceDisagreement,
+                        format!(
+                            "the {check} source gives {difference_pct:+.1} % against the {} for the same windows",
+                            analysis.source
+                        ),
+                    ));
+                }
+                Some(CrossCheck { source: check, sensor_model: checked.sensor_model, energy_j: e, difference_pct })
             })
-        })
-    } else {
-        None
+        }
+        _ => None,
     };
+    let rails = rail_energies(trace, &windows, analysis_options, n, &mut warnings);
 
     Ok(Measurement {
         id: id.to_string(),
@@ -169,6 +164,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         per_op: options.ops.and_then(|ops| per_unit_figures("op", ops, &energy_j, &dynamic_j)),
         per_byte: options.bytes.and_then(|bytes| per_unit_figures("byte", bytes, &energy_j, &dynamic_j)),
         cross_check,
+        rails,
         warnings,
         wall_time_s,
         options: Some(*options),
@@ -225,6 +221,54 @@ pub fn net_energy(with: &Measurement, without: &Measurement) -> Option<NetEnergy
         ops_per_launch: ops,
         energy_j,
     })
+}
+
+/// The energy per launch of every rail the trace holds, over the same windows as the
+/// board's, each with its own model (its calibration, else its default; never the model
+/// given for the board's source). A rail that failed while recorded, or whose readings
+/// cannot be analyzed, gives a warning instead of a figure; the board's figures stand.
+fn rail_energies(
+    trace: &Trace,
+    windows: &[Window],
+    board: &AnalysisOptions,
+    launches: f64,
+    warnings: &mut Vec<Warning>,
+) -> Vec<RailEnergy> {
+    if let Some(why) = trace.metadata(RAIL_FAILED) {
+        warnings.push(Warning::new(
+            WarningKind::RailUnavailable,
+            format!("a rail stopped being read during the measurement ({why}); the board's figures stand"),
+        ));
+    }
+    let mut rails = Vec::new();
+    for rail in SourceKind::rails().filter(|&k| !trace.series(&Channel::Source(k)).is_empty()) {
+        let options = AnalysisOptions { source: Some(rail), model: ModelChoice::Auto, ..board.clone() };
+        let figures = analyze_windows(trace, windows, &options).and_then(|a| {
+            let per_launch = |values: Vec<f64>| Estimate::from_values(&values);
+            let energy_j = per_launch(a.windows.iter().map(|w| w.energy_j / launches).collect());
+            let dynamic_j = per_launch(a.windows.iter().map(|w| w.dynamic_j / launches).collect());
+            let energy_j = energy_j.filter(|e| e.validate(true).is_ok()).ok_or_else(|| {
+                Error::new(ErrorKind::Analysis, "no positive, finite energy per launch in the windows")
+            })?;
+            // (A dynamic figure that a result file would refuse is left out, not written.)
+            let dynamic_j = dynamic_j.filter(|d| d.validate(false).is_ok() && d.mean <= energy_j.mean);
+            Ok(RailEnergy {
+                source: rail,
+                sensor_model: a.sensor_model,
+                energy_j,
+                dynamic_j,
+                idle_w: Some(a.idle_w).filter(|w| w.is_finite()),
+            })
+        });
+        match figures {
+            Ok(figures) => rails.push(figures),
+            Err(e) => warnings.push(Warning::new(
+                WarningKind::RailUnavailable,
+                format!("the {rail} rail was recorded but gives no figure: {}", e.message()),
+            )),
+        }
+    }
+    rails
 }
 
 /// How the windows moved from the first to the last: the energy per launch (least-squares

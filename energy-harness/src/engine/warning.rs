@@ -37,6 +37,9 @@ pub enum WarningKind {
     CounterReset,
     /// The energy per launch trended from the first window to the last.
     Drift,
+    /// A rail the GPU offers was recorded but gave no figure (it failed, or its readings
+    /// could not be analyzed); the board's figures stand.
+    RailUnavailable,
 }
 
 /// A warning: its kind and a sentence for people.

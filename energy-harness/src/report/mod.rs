@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::analyze::AnalysisOptions;
 use crate::engine::options::ResolvedOptions;
 pub use crate::engine::result::NetEnergy;
-use crate::engine::result::{CrossCheck, Drift, Measurement, PerUnit, WindowResult};
+use crate::engine::result::{CrossCheck, Drift, Measurement, PerUnit, RailEnergy, WindowResult};
 use crate::engine::stats::Estimate;
 use crate::engine::warning::Warning;
 use crate::error::{echo, Error, ErrorKind, Result};
@@ -93,6 +93,11 @@ pub struct ResultFile {
     /// The sample buffer's figure for the same windows.
     #[serde(default)]
     pub cross_check: Option<CrossCheck>,
+    /// The rails recorded beside the board's source (the GPU's memory, say), each with its
+    /// energy per launch over the same windows: reported beside the board's figures, never
+    /// subtracted from them. Absent when the GPU offers none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rails: Vec<RailEnergy>,
     /// Wall time of the measurement, s.
     #[serde(default)]
     pub wall_time_s: f64,
@@ -139,6 +144,7 @@ impl ResultFile {
             model_origin: m.model_origin.clone(),
             ticks_per_window: m.ticks_per_window,
             cross_check: m.cross_check.clone(),
+            rails: m.rails.clone(),
             wall_time_s: m.wall_time_s,
             windows: m.windows.clone(),
             options: m.options,
@@ -199,6 +205,7 @@ impl ResultFile {
             .chain(self.per_byte.iter_mut().flat_map(|u| [&mut u.energy_j, &mut u.dynamic_j]))
             .chain(self.net.iter_mut().map(|n| &mut n.energy_j))
             .chain(self.cross_check.iter_mut().map(|c| &mut c.energy_j))
+            .chain(self.rails.iter_mut().flat_map(|r| std::iter::once(&mut r.energy_j).chain(r.dynamic_j.as_mut())))
     }
 
     /// Checks every figure: energy, time and power per launch positive with intervals
@@ -243,6 +250,20 @@ impl ResultFile {
         }
         if let Some(net) = &self.net {
             field("net.energy_j", &net.energy_j, false)?;
+        }
+        for rail in &self.rails {
+            let name = rail.source.name();
+            if rail.source.measures_board() {
+                return Err(format!("`{}` rails: {name} measures the whole board, not a rail", echo(&self.id)));
+            }
+            field(&format!("rails.{name}.energy_j"), &rail.energy_j, true)?;
+            if let Some(dynamic) = &rail.dynamic_j {
+                field(&format!("rails.{name}.dynamic_j"), dynamic, false)?;
+                within_total(&format!("rails.{name}.dynamic_j"), dynamic, &rail.energy_j)?;
+            }
+            if let Some(idle) = rail.idle_w.filter(|w| !(w.is_finite() && *w >= 0.0)) {
+                return Err(format!("`{}` rails.{name}.idle_w: {idle} is not a power", echo(&self.id)));
+            }
         }
         if !(self.idle_w.is_finite() && self.idle_w >= 0.0) {
             return Err(format!("`{}` idle_w: {} is not a power", echo(&self.id), self.idle_w));

@@ -8,8 +8,8 @@ use crate::engine::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
 use crate::engine::clean::{clean_buffered, clean_polled, sorted_finite};
 use crate::engine::counter::counter_ticks;
 use crate::engine::curve::power_profile;
-use crate::sensors::SourceKind;
-use crate::trace::{Trace, Window};
+use crate::sensors::{Delivery, SourceKind};
+use crate::trace::{Channel, Trace, Window};
 
 const WIDTH: f64 = 1040.0;
 const HEIGHT: f64 = 380.0;
@@ -32,7 +32,7 @@ pub fn power_plot(trace: &Trace, options: &AnalysisOptions, title: &str) -> Stri
     let windows = trace.windows().unwrap_or_default();
     let mut series = Vec::new();
     // The counter's power between ticks (what it really says, no correction needed).
-    let ticks = counter_ticks(&sorted_finite(trace.series(&SourceKind::Counter.channel())));
+    let ticks = counter_ticks(&sorted_finite(trace.series(&Channel::CounterMj)));
     if ticks.len() > 1 {
         let pts = ticks
             .windows(2)
@@ -49,14 +49,15 @@ pub fn power_plot(trace: &Trace, options: &AnalysisOptions, title: &str) -> Stri
         (SourceKind::AverageField, "#fdae6b", "#d94801"),
         (SourceKind::PowerUsage, "#c7e9c0", "#238b45"),
     ] {
-        let raw = trace.series(&kind.channel());
+        let raw = trace.series(&Channel::Source(kind));
         if raw.is_empty() {
             continue;
         }
-        if kind == SourceKind::PowerUsage && !trace.series(&SourceKind::AverageField.channel()).is_empty() {
+        if kind == SourceKind::PowerUsage && !trace.series(&Channel::AverageMw).is_empty() {
             continue; // the same sensor as field 185 on GPUs that have it
         }
-        let clean = if kind == SourceKind::SampleBuffer { clean_buffered(raw) } else { clean_polled(raw) };
+        let buffered = kind.delivery() == Delivery::Buffered;
+        let clean = if buffered { clean_buffered(raw) } else { clean_polled(raw) };
         series.push(Series {
             label: format!("{kind}, raw"),
             color: raw_color,
@@ -65,7 +66,7 @@ pub fn power_plot(trace: &Trace, options: &AnalysisOptions, title: &str) -> Stri
         if !windows.is_empty() {
             let opts = AnalysisOptions { source: Some(kind), model: ModelChoice::Auto, ..options.clone() };
             if let Ok(a) = analyze_windows(trace, &windows, &opts) {
-                let half_span = if kind == SourceKind::SampleBuffer { 2 } else { 1 };
+                let half_span = if buffered { 2 } else { 1 };
                 series.push(Series {
                     label: format!("{kind}, corrected ({})", a.sensor_model),
                     color: corrected_color,

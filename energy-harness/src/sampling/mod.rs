@@ -5,7 +5,9 @@
 //!
 //! Memory is bounded: past [`SamplerConfig::max_readings`] the oldest half of the
 //! readings is dropped (counted in the trace's `dropped_readings` metadata). A source
-//! that fails stops being read and the failure is returned by [`Sampler::stop`].
+//! that fails stops being read and the failure is returned by [`Sampler::stop`]; a rail
+//! (recorded beside the board's source, never measuring it) that fails only stops being read,
+//! its failure noted in the trace ([`RAIL_FAILED`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -45,6 +47,10 @@ pub const STATE_SM_CLOCK: &str = "sm_clock_mhz";
 pub const STATE_TEMPERATURE: &str = "temperature_c";
 /// How often the state is read, s.
 const STATE_PERIOD_S: f64 = 0.05;
+
+/// Trace metadata key of a rail that failed while recorded (its value says why): the rail
+/// stopped being read, the measurement went on.
+pub const RAIL_FAILED: &str = "rail_failed";
 
 /// Schedules reads of several sources: each is read when its poll period has passed
 /// since its last read began; a period of 0 means "as fast as it answers".
@@ -120,6 +126,10 @@ impl PollLoop {
         };
         match result {
             Ok(()) => sink.append(&self.sources[i].channel(), &self.batch),
+            Err(e) if !self.sources[i].kind().measures_board() => {
+                self.failed[i] = true;
+                lock(&sink.trace).set_metadata(RAIL_FAILED, format!("{}: {e}", self.sources[i].kind()));
+            }
             Err(e) => {
                 self.failed[i] = true;
                 sink.fail(
@@ -510,7 +520,10 @@ mod tests {
         assert_eq!(windows.len(), 1);
         assert_eq!((windows[0].start_s, windows[0].end_s), (start, end));
         assert!(trace.series(&Channel::CounterMj).len() > 10);
-        assert_eq!(trace.metadata("sources"), Some("counter, instant, average, power, samples"));
+        // Every source of the preset, by name, in the order opened.
+        let names: Vec<&str> = gpu.supported_sources().iter().map(|k| k.name()).collect();
+        assert!(names.starts_with(&["counter", "instant", "average", "power", "samples"]), "{names:?}");
+        assert_eq!(trace.metadata("sources"), Some(names.join(", ").as_str()));
     }
 
     #[test]

@@ -37,8 +37,8 @@ use crate::engine::run::record;
 use crate::engine::{measure, MeasureOptions, MeasureRequest};
 use crate::error::{Error, ErrorKind, Result};
 use crate::report::ResultDevice;
-use crate::sensors::{SensorModel, SourceKind};
-use crate::trace::{Window, AUXILIARY_WINDOW};
+use crate::sensors::{Quantity, SensorModel, SourceKind};
+use crate::trace::{Channel, Window, AUXILIARY_WINDOW};
 use crate::workload::Workload;
 use checks::{Agreement, CountWindow, DutyLine, DutyWindow, Linearity};
 
@@ -227,7 +227,9 @@ pub fn run_selftest(
         ));
     }
 
-    let sources: Vec<SourceKind> = SourceKind::ALL.into_iter().filter(|&k| device.open_source(k).is_ok()).collect();
+    // The board's sources: each is judged against the others on the same windows (a rail
+    // measures a part of the board and would disagree with all of them).
+    let sources: Vec<SourceKind> = SourceKind::boards().filter(|&k| device.open_source(k).is_ok()).collect();
     progress(&format!(
         "launch-count and duty windows, recording {}",
         sources.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
@@ -284,7 +286,7 @@ pub fn run_selftest(
         .map(|&source| {
             // A power source cannot resolve windows shorter than its updates: they stay in
             // the analysis (their busy time is not idle) as auxiliary stretches, unjudged.
-            let min_s = if source == SourceKind::Counter { 0.0 } else { POWER_SOURCE_MIN_WINDOW_S };
+            let min_s = if source.quantity() == Quantity::Energy { 0.0 } else { POWER_SOURCE_MIN_WINDOW_S };
             let windows: Vec<Window> = windows
                 .iter()
                 .map(|w| if w.duration_s() < min_s { Window { index: AUXILIARY_WINDOW, ..*w } } else { *w })
@@ -303,7 +305,7 @@ pub fn run_selftest(
     let ok_analyses: Vec<(SourceKind, &TraceAnalysis)> =
         analyses.iter().filter_map(|(k, a)| a.as_ref().ok().map(|a| (*k, a))).collect();
     // The counter's tick grid gives each window's start phase.
-    let tick = ok_analyses.iter().find(|(k, _)| *k == SourceKind::Counter).and_then(|(_, a)| a.tick_fit.clone());
+    let tick = ok_analyses.iter().find_map(|(_, a)| a.tick_fit.clone());
     let phase = |start_s: f64| tick.as_ref().map(|t| ((start_s - t.phase_s) / t.period_s).rem_euclid(1.0));
     let long_energies: Vec<(SourceKind, Vec<(u32, f64)>)> = ok_analyses
         .iter()
@@ -359,7 +361,7 @@ pub fn run_selftest(
                 Planned::Count { launches } => counts.push(CountWindow {
                     launches,
                     dynamic_j: w.dynamic_j,
-                    phase: if *source == SourceKind::Counter { phase(w.start_s) } else { None },
+                    phase: if source.quantity() == Quantity::Energy { phase(w.start_s) } else { None },
                 }),
                 Planned::Duty { period_s, busy_s } => duties.push(DutyWindow {
                     period_s,
@@ -373,7 +375,7 @@ pub fn run_selftest(
         let linearity = checks::linearity(&counts, harness.dynamic_j);
         let update_s = match &analysis.tick_fit {
             Some(tick) => Some(tick.period_s),
-            None => median_change_interval_s(&sorted_finite(trace.series(&source.channel()))),
+            None => median_change_interval_s(&sorted_finite(trace.series(&Channel::Source(*source)))),
         };
         let duty =
             checks::duty_lines(&duties, harness.dynamic_w, update_s, linearity.as_ref().map(|l| l.rms_residual_j));

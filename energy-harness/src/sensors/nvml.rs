@@ -1,5 +1,7 @@
-//! NVML sensor sources (DESIGN.md §1): the energy counter, the two power fields,
-//! `nvmlDeviceGetPowerUsage` and the driver's power sample buffer.
+//! NVML sensor sources (DESIGN.md §1): each source's call is data in its row of the source
+//! table ([`NvmlCall`]); this file performs the calls: the energy counter,
+//! `nvmlDeviceGetPowerUsage`, a power field in a power scope, and the driver's power
+//! sample buffer.
 //!
 //! Every source is probed when it is opened, so a source the GPU lacks reports
 //! [`SourceError::NotSupported`] up front instead of failing in the sampler thread.
@@ -7,19 +9,15 @@
 use nvml_wrapper::enum_wrappers::device::Sampling;
 use nvml_wrapper::enums::device::SampleValue;
 use nvml_wrapper::error::NvmlError;
-use nvml_wrapper::structs::device::FieldId;
+use nvml_wrapper::struct_wrappers::device::FieldValueSample;
 use nvml_wrapper::Device as NvmlDevice;
+use nvml_wrapper_sys::bindings::nvmlFieldValue_t;
 
-use super::{SensorSource, SourceError, SourceKind};
+use super::{Delivery, NvmlCall, SensorSource, SourceError, SourceKind};
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::gpu::nvml_device;
 use crate::trace::Reading;
-
-/// `NVML_FI_DEV_POWER_AVERAGE`.
-pub const FIELD_POWER_AVERAGE: u32 = 185;
-/// `NVML_FI_DEV_POWER_INSTANT`.
-pub const FIELD_POWER_INSTANT: u32 = 186;
 
 /// A sensor source on an NVML device.
 pub struct NvmlSource {
@@ -43,8 +41,8 @@ impl NvmlSource {
 
     /// One read to learn whether the source works here.
     fn probe(&mut self) -> std::result::Result<(), SourceError> {
-        match self.kind {
-            SourceKind::SampleBuffer => {
+        match self.kind.delivery() {
+            Delivery::Buffered => {
                 // NOT_FOUND only means "nothing buffered yet": the call itself is supported.
                 match self.device.samples(Sampling::Power, None) {
                     Ok(samples) => {
@@ -55,7 +53,7 @@ impl NvmlSource {
                     Err(e) => Err(self.error(e)),
                 }
             }
-            _ => self.read_value().map(|_| ()),
+            Delivery::Polled => self.read_value().map(|_| ()),
         }
     }
 
@@ -70,26 +68,42 @@ impl NvmlSource {
 
     /// Reads a polled source's current value (mJ for the counter, mW otherwise).
     fn read_value(&self) -> std::result::Result<f64, SourceError> {
-        match self.kind {
-            SourceKind::Counter => {
+        match self.kind.facts().nvml {
+            NvmlCall::TotalEnergy => {
                 self.device.total_energy_consumption().map(|mj| mj as f64).map_err(|e| self.error(e))
             }
-            SourceKind::PowerUsage => self.device.power_usage().map(f64::from).map_err(|e| self.error(e)),
-            SourceKind::InstantField | SourceKind::AverageField => {
-                let id = if self.kind == SourceKind::InstantField { FIELD_POWER_INSTANT } else { FIELD_POWER_AVERAGE };
-                let mut values = self.device.field_values_for(&[FieldId(id)]).map_err(|e| self.error(e))?;
-                let sample = values
-                    .pop()
-                    .ok_or_else(|| SourceError::Failed {
-                        kind: self.kind,
-                        detail: "NVML returned no field value".into(),
-                    })?
-                    .map_err(|e| self.error(e))?;
+            NvmlCall::PowerUsage => self.device.power_usage().map(f64::from).map_err(|e| self.error(e)),
+            NvmlCall::Field { id, scope } => {
+                let sample = self.field_value(id, scope)?;
                 let value = sample.value.map_err(|e| self.error(e))?;
                 Ok(sample_value_f64(value))
             }
-            SourceKind::SampleBuffer => unreachable!("the sample buffer is drained, not polled"),
+            NvmlCall::PowerSamples => unreachable!("the sample buffer is drained, not polled"),
         }
+    }
+
+    /// `nvmlDeviceGetFieldValues` for one field in one scope. nvml-wrapper's
+    /// `field_values_for` sets no scope (every request reads the board), so the function is
+    /// called through the wrapper's loaded library with the device's handle.
+    fn field_value(&self, id: u32, scope: u32) -> std::result::Result<FieldValueSample, SourceError> {
+        let lib = self.device.nvml().lib();
+        let get = lib
+            .nvmlDeviceGetFieldValues
+            .as_ref()
+            .map_err(|e| self.error(NvmlError::FailedToLoadSymbol(e.to_string())))?;
+        // SAFETY: a zeroed nvmlFieldValue_t is a valid request once its field and scope are
+        // set; the handle belongs to a device of the NVML instance that outlives `self`
+        // (`nvml_device` keeps it for the process); NVML writes one value into the one
+        // element it is given.
+        let raw = unsafe {
+            let mut request: nvmlFieldValue_t = std::mem::zeroed();
+            request.fieldId = id;
+            request.scopeId = scope;
+            let status = get(self.device.handle(), 1, &mut request);
+            nvml_wrapper::error::nvml_try(status).map_err(|e| self.error(e))?;
+            request
+        };
+        FieldValueSample::try_from(raw).map_err(|e| self.error(e))
     }
 }
 
@@ -107,20 +121,8 @@ impl SensorSource for NvmlSource {
         self.kind
     }
 
-    fn poll_period_s(&self) -> f64 {
-        match self.kind {
-            // As fast as the blocking call allows (~2.4 ms on the H100): tick instants are
-            // located to within one call.
-            SourceKind::Counter => 0.0,
-            // The fields update every 100 ms; 5 ms locates each update well enough.
-            SourceKind::InstantField | SourceKind::AverageField | SourceKind::PowerUsage => 0.005,
-            // About 120 samples (2.4 s) deep: drain well before it wraps.
-            SourceKind::SampleBuffer => 0.25,
-        }
-    }
-
     fn read(&mut self, clock: &dyn Clock, out: &mut Vec<Reading>) -> std::result::Result<(), SourceError> {
-        if self.kind == SourceKind::SampleBuffer {
+        if self.kind.delivery() == Delivery::Buffered {
             let samples = match self.device.samples(Sampling::Power, self.last_sample_us) {
                 Ok(samples) => samples,
                 Err(NvmlError::NotFound) => return Ok(()), // nothing new since last_sample_us

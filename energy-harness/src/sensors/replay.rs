@@ -5,7 +5,7 @@
 use super::{SensorSource, SourceError, SourceKind};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorKind, Result};
-use crate::trace::{Reading, Trace};
+use crate::trace::{Channel, Reading, Trace};
 
 /// Plays one channel of a trace back in (clock) time.
 pub struct ReplaySource {
@@ -20,11 +20,11 @@ impl ReplaySource {
     /// Replays the channel of `kind` from `trace`, with the trace's first reading of any
     /// channel placed at clock time `start_at_s`.
     pub fn new(trace: &Trace, kind: SourceKind, start_at_s: f64) -> Result<Self> {
-        let readings = trace.sorted_series(&kind.channel());
+        let readings = trace.sorted_series(&Channel::Source(kind));
         if readings.is_empty() {
             return Err(Error::new(
                 ErrorKind::NotSupported,
-                format!("the trace has no {} readings to replay", kind.channel()),
+                format!("the trace has no {} readings to replay", kind.channel_name()),
             ));
         }
         let trace_start = trace.time_span_s().map(|(lo, _)| lo).unwrap_or(0.0);

@@ -1,7 +1,9 @@
 //! The simulated GPU: a ground-truth power signal ([`truth`]) pushed through sensor
 //! models ([`sensor`]) that behave like a real GPU's ([`preset`]), behind the same
 //! [`SensorSource`] interface as NVML. The truth is exposed, so tests can assert the
-//! accuracy of a measurement against it.
+//! accuracy of a measurement against it. A rail of the board (its memory, say) has a truth
+//! of its own ([`RailTruth`]: an idle level and a share of the board's power above idle),
+//! scheduled with the board's, which the rail's sensor reads.
 //!
 //! On a [`MonotonicClock`](crate::clock::MonotonicClock) the simulated GPU runs in real
 //! time (a bench without a GPU); on a [`VirtualClock`](crate::clock::VirtualClock) hours
@@ -17,15 +19,17 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use preset::SimPreset;
 pub use sensor::{SensorFault, SensorSpec, SimSensor};
-pub use truth::{ActiveIdleTail, PowerTimeline, SimKernel};
+pub use truth::{ActiveIdleTail, PowerTimeline, RailTruth, SimKernel};
 
 use crate::clock::{Clock, SharedClock};
 use crate::gpu::DeviceFacts;
-use crate::sensors::{SensorModel, SensorSource, SourceError, SourceKind};
+use crate::sensors::{Delivery, SensorModel, SensorSource, SourceError, SourceKind};
 use crate::trace::Reading;
 
 struct SimState {
     truth: PowerTimeline,
+    /// Each rail's own truth, scheduled with the board's.
+    rails: BTreeMap<SourceKind, PowerTimeline>,
     sensors: BTreeMap<SourceKind, SimSensor>,
 }
 
@@ -41,11 +45,10 @@ impl SimGpu {
     /// A simulated GPU following `preset`, on `clock`.
     pub fn new(preset: SimPreset, clock: SharedClock) -> Self {
         let sensors = preset.sensors.iter().map(|(&kind, &spec)| (kind, SimSensor::new(spec, preset.seed))).collect();
-        SimGpu {
-            state: Arc::new(Mutex::new(SimState { truth: PowerTimeline::new(preset.idle_w, preset.tail), sensors })),
-            preset: Arc::new(preset),
-            clock,
-        }
+        let truth = PowerTimeline::new(preset.idle_w, preset.tail);
+        let rails =
+            preset.rails.iter().map(|(&kind, rail)| (kind, rail.timeline(preset.idle_w, preset.tail))).collect();
+        SimGpu { state: Arc::new(Mutex::new(SimState { truth, rails, sensors })), preset: Arc::new(preset), clock }
     }
 
     fn lock(&self) -> MutexGuard<'_, SimState> {
@@ -71,8 +74,12 @@ impl SimGpu {
 
     /// Places a kernel at `start_s` (or when the stream is free, if later).
     pub fn schedule(&self, start_s: f64, kernel: SimKernel) -> (f64, f64) {
-        let mut state = self.lock();
+        let mut guard = self.lock();
+        let state = &mut *guard;
         let placed = state.truth.schedule(start_s, kernel);
+        for (kind, rail) in &mut state.rails {
+            rail.schedule(start_s, self.preset.rails[kind].kernel(kernel, self.preset.idle_w));
+        }
         for sensor in state.sensors.values_mut() {
             sensor.invalidate_after(placed.0);
         }
@@ -107,6 +114,11 @@ impl SimGpu {
     /// A copy of the truth, for analysis in tests.
     pub fn truth(&self) -> PowerTimeline {
         self.lock().truth.clone()
+    }
+
+    /// A copy of a rail's truth (`None` for a source that is not one of the preset's rails).
+    pub fn rail_truth(&self, kind: SourceKind) -> Option<PowerTimeline> {
+        self.lock().rails.get(&kind).cloned()
     }
 
     /// The source kinds this GPU offers.
@@ -176,18 +188,12 @@ impl SensorSource for SimSource {
     }
 
     fn poll_period_s(&self) -> f64 {
-        match self.kind {
-            SourceKind::Counter => 0.0,
-            SourceKind::SampleBuffer => 0.25,
-            _ => {
-                // Read a polled power sensor well within its update period; the K20 study
-                // polled as fast as possible, which the K20 preset reproduces.
-                if self.gpu.preset.key == "k20" {
-                    0.0
-                } else {
-                    0.005
-                }
-            }
+        // The source's own period; the K20 study polled its one power sensor as fast as
+        // possible, which the K20 preset reproduces.
+        if self.gpu.preset.key == "k20" && self.kind.delivery() == Delivery::Polled {
+            0.0
+        } else {
+            self.kind.poll_period_s()
         }
     }
 
@@ -201,17 +207,18 @@ impl SensorSource for SimSource {
         let mut guard = self.gpu.lock();
         let state = &mut *guard;
         let sensor = state.sensors.get_mut(&self.kind).expect("opened sources exist");
+        let truth = state.rails.get(&self.kind).unwrap_or(&state.truth);
         match sensor.spec().buffer_depth {
             None => {
                 let mid = 0.5 * (t0 + t1);
-                out.push(Reading { time_s: mid, value: sensor.read_at(&state.truth, mid) });
+                out.push(Reading { time_s: mid, value: sensor.read_at(truth, mid) });
             }
             Some(depth) => {
                 let newest = sensor.visible_update(t1);
                 let oldest_kept = newest - i64::from(depth) + 1;
                 let first = self.last_seen_update.map_or(oldest_kept, |seen| (seen + 1).max(oldest_kept));
                 for k in first..=newest {
-                    out.push(Reading { time_s: sensor.tick(k), value: sensor.update_value(&state.truth, k) });
+                    out.push(Reading { time_s: sensor.tick(k), value: sensor.update_value(truth, k) });
                 }
                 if newest >= first {
                     self.last_seen_update = Some(newest);

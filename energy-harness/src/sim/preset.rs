@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::sensor::{CallLatency, Response, SensorFault, SensorSpec, UpdateTicks};
-use super::truth::ActiveIdleTail;
+use super::truth::{ActiveIdleTail, RailTruth};
 use crate::sensors::SourceKind;
 
 /// A simulated GPU model: its truth parameters and its sensors.
@@ -24,8 +24,11 @@ pub struct SimPreset {
     pub power_limit_w: f64,
     /// Nominal (SM, memory) clocks reported as the simulated device state, MHz.
     pub clocks_mhz: (u32, u32),
-    /// The sources this GPU offers.
+    /// The sources this GPU offers (its rails' sensors among them).
     pub sensors: BTreeMap<SourceKind, SensorSpec>,
+    /// The truth of each rail whose sensor it has: its idle level and share of the board's
+    /// power above idle.
+    pub rails: BTreeMap<SourceKind, RailTruth>,
     /// Seed of every random choice (jitter, noise, latency).
     pub seed: u64,
 }
@@ -95,7 +98,12 @@ impl SimPreset {
     /// - reporting delays as `cargo energy calibrate` measured them (counter 12 ms, fields
     ///   ~15 ms, buffer 6 ms; docs/results/2026-11-22-h100-calibrate);
     /// - idle 120 W, an FMA loop ~272 W, ~1.5 W of active idle for a few seconds after a
-    ///   kernel (121-122 W in the recordings, against 119-120 W before).
+    ///   kernel (121-122 W in the recordings, against 119-120 W before);
+    /// - a GPU-memory power rail (DESIGN.md §7): idle 58 W, drawing 35 % of the board's power
+    ///   above idle (5.3-6.7 of 16-17.5 pJ/bit while streaming HBM; saxpy on an H100: 7.7 of
+    ///   22 mJ above idle; the simulator's kernels are a duration and a power, so one share
+    ///   serves them all; compute-bound kernels draw less on the rail), read as the memory
+    ///   source's default model assumes (the average field's 1 s boxcar every 100 ms).
     pub fn h100() -> SimPreset {
         let average = SensorSpec {
             response: Response::WindowMean { width_s: 1.0 },
@@ -152,6 +160,16 @@ impl SimPreset {
                 fault: None,
             },
         );
+        sensors.insert(
+            SourceKind::MemoryRail,
+            SensorSpec {
+                ticks: UpdateTicks { period_s: 0.1, phase_s: 0.0531, jitter_s: 0.002 },
+                report_delay_s: SourceKind::MemoryRail.default_delay_s(),
+                stream: 6,
+                ..average
+            },
+        );
+        let rails = BTreeMap::from([(SourceKind::MemoryRail, RailTruth { idle_w: 58.0, share: 0.35 })]);
         SimPreset {
             key: "h100",
             device_name: "NVIDIA H100 80GB HBM3 (simulated)",
@@ -161,6 +179,7 @@ impl SimPreset {
             power_limit_w: 700.0,
             clocks_mhz: (1980, 2619),
             sensors,
+            rails,
             seed: 0x4831_3030,
         }
     }
@@ -206,6 +225,7 @@ impl SimPreset {
             power_limit_w: 225.0,
             clocks_mhz: (705, 2600),
             sensors,
+            rails: BTreeMap::new(),
             seed: 0x4B32_3043,
         }
     }

@@ -37,6 +37,36 @@ pub struct ActiveIdleTail {
     pub steps: u32,
 }
 
+/// The truth of one rail of the board (its memory, say): its own idle level, and a share of
+/// the board's power above the board's idle. The rail's power is
+/// `idle_w + share · (P_board − board idle)` at every instant, through kernels, ramps and the
+/// active-idle tail alike, so its exact energy over any interval is known too.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RailTruth {
+    /// The rail's idle power, W.
+    pub idle_w: f64,
+    /// The share of the board's power above idle that the rail draws (0 to 1).
+    pub share: f64,
+}
+
+impl RailTruth {
+    /// The rail's power when the board draws `board_w` and idles at `board_idle_w`.
+    pub fn power_w(&self, board_w: f64, board_idle_w: f64) -> f64 {
+        self.idle_w + self.share * (board_w - board_idle_w)
+    }
+
+    /// The rail's own timeline, idle: kernels reach it through [`RailTruth::kernel`].
+    pub fn timeline(&self, board_idle_w: f64, board_tail: Option<ActiveIdleTail>) -> PowerTimeline {
+        let tail = board_tail.map(|t| ActiveIdleTail { level_w: self.power_w(t.level_w, board_idle_w), ..t });
+        PowerTimeline::new(self.idle_w, tail)
+    }
+
+    /// What the rail draws while `kernel` runs on the board.
+    pub fn kernel(&self, kernel: SimKernel, board_idle_w: f64) -> SimKernel {
+        SimKernel { power_w: self.power_w(kernel.power_w, board_idle_w), ..kernel }
+    }
+}
+
 /// A linear piece of the truth: power goes from `p0_w` at `t0_s` to `p1_w` at `t1_s`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Segment {

@@ -12,9 +12,10 @@
 //! The first line is the magic `# energy-trace v1`. Comment lines start with `#` and may
 //! appear anywhere; `key: value` comments are metadata. The header `time_s,channel,value`
 //! comes before the first data line. `time_s` is seconds on one monotonic clock (any
-//! origin); `channel` is `counter_mj`, `instant_mw`, `average_mw`, `sample_mw`, `power_mw`,
-//! `window_start` or `window_end` (value = 0-based window index), or any other name, which
-//! is kept and ignored. Values are finite numbers.
+//! origin); `channel` is a sensor source's channel (`counter_mj`, `instant_mw`,
+//! `average_mw`, `sample_mw`, `power_mw`: the source table names them), `window_start` or
+//! `window_end` (value = 0-based window index), or any other name, which is kept and
+//! ignored. Values are finite numbers.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -103,14 +104,14 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
             trace.push_mark(WindowMark { time_s, index: value as u32, edge });
         } else {
             let channel = Channel::from_name(channel);
-            if (channel.is_power() || channel == Channel::CounterMj) && value < 0.0 {
+            if channel.source().is_some() && value < 0.0 {
                 return Err(Error::format(
                     origin,
                     line_no,
                     format!(
                         "{channel} reading {} is negative: a board cannot draw negative {}; the file is corrupt",
                         echo(fields[2]),
-                        if channel == Channel::CounterMj { "energy" } else { "power" }
+                        if channel.is_power() { "power" } else { "energy" }
                     ),
                 ));
             }

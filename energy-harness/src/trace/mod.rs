@@ -10,56 +10,76 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::source::{Quantity, SourceKind};
 
-/// What a series of readings measures, and in which unit.
+/// What a series of readings measures, and in which unit: a sensor source's readings
+/// (named and measured as its row of the source table says: `counter_mj` in mJ, `sample_mw`
+/// in mW), or anything else a trace holds (the sampler's clock and temperature, a channel
+/// of a later version), kept and never analyzed.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Channel {
-    /// Cumulative energy counter in mJ (`nvmlDeviceGetTotalEnergyConsumption`).
-    CounterMj,
-    /// `NVML_FI_DEV_POWER_INSTANT` (field 186) in mW.
-    InstantMw,
-    /// `NVML_FI_DEV_POWER_AVERAGE` (field 185) in mW.
-    AverageMw,
-    /// The driver's power sample buffer (`nvmlDeviceGetSamples`) in mW.
-    SampleMw,
-    /// A power reading of unstated kind in mW (`nvmlDeviceGetPowerUsage`, an older GPU's sensor).
-    PowerMw,
-    /// A channel this version does not know: kept, never analyzed.
+    /// A sensor source's readings.
+    Source(SourceKind),
+    /// Any other channel: kept, never analyzed.
     Other(String),
 }
 
+// The channels of the first sources by their former variant names, for code written
+// against them (and `match` patterns).
+#[allow(non_upper_case_globals)]
 impl Channel {
-    /// The five channels the harness knows, in a fixed order.
-    pub const KNOWN: [Channel; 5] =
-        [Channel::CounterMj, Channel::InstantMw, Channel::AverageMw, Channel::SampleMw, Channel::PowerMw];
+    /// Cumulative energy counter in mJ (`nvmlDeviceGetTotalEnergyConsumption`).
+    pub const CounterMj: Channel = Channel::Source(SourceKind::Counter);
+    /// `NVML_FI_DEV_POWER_INSTANT` (field 186) in mW.
+    pub const InstantMw: Channel = Channel::Source(SourceKind::InstantField);
+    /// `NVML_FI_DEV_POWER_AVERAGE` (field 185) in mW.
+    pub const AverageMw: Channel = Channel::Source(SourceKind::AverageField);
+    /// The driver's power sample buffer (`nvmlDeviceGetSamples`) in mW.
+    pub const SampleMw: Channel = Channel::Source(SourceKind::SampleBuffer);
+    /// A power reading of unstated kind in mW (`nvmlDeviceGetPowerUsage`, an older GPU's sensor).
+    pub const PowerMw: Channel = Channel::Source(SourceKind::PowerUsage);
+}
+
+impl Channel {
+    /// The channel of every source the harness knows, in [`SourceKind::ALL`]'s order.
+    pub const KNOWN: [Channel; SourceKind::COUNT] = {
+        let mut known = [Channel::CounterMj; SourceKind::COUNT];
+        let mut i = 0;
+        while i < SourceKind::COUNT {
+            // (`replace` and `forget`: a constant may not drop a value, even one without a String.)
+            std::mem::forget(std::mem::replace(&mut known[i], Channel::Source(SourceKind::ALL[i])));
+            i += 1;
+        }
+        known
+    };
 
     /// The name in trace files.
     pub fn name(&self) -> &str {
         match self {
-            Channel::CounterMj => "counter_mj",
-            Channel::InstantMw => "instant_mw",
-            Channel::AverageMw => "average_mw",
-            Channel::SampleMw => "sample_mw",
-            Channel::PowerMw => "power_mw",
+            Channel::Source(kind) => kind.channel_name(),
             Channel::Other(name) => name,
         }
     }
 
     /// The channel of a trace-file name; unknown names become [`Channel::Other`].
     pub fn from_name(name: &str) -> Channel {
-        match name {
-            "counter_mj" => Channel::CounterMj,
-            "instant_mw" => Channel::InstantMw,
-            "average_mw" => Channel::AverageMw,
-            "sample_mw" => Channel::SampleMw,
-            "power_mw" => Channel::PowerMw,
-            other => Channel::Other(other.to_string()),
+        match SourceKind::ALL.into_iter().find(|k| k.channel_name() == name) {
+            Some(kind) => Channel::Source(kind),
+            None => Channel::Other(name.to_string()),
+        }
+    }
+
+    /// The source whose readings it holds, if any.
+    pub fn source(&self) -> Option<SourceKind> {
+        match self {
+            Channel::Source(kind) => Some(*kind),
+            Channel::Other(_) => None,
         }
     }
 
     /// Whether readings are power in mW (as opposed to cumulative energy or unknown).
     pub fn is_power(&self) -> bool {
-        matches!(self, Channel::InstantMw | Channel::AverageMw | Channel::SampleMw | Channel::PowerMw)
+        self.source().is_some_and(|k| k.quantity() == Quantity::Power)
     }
 }
 

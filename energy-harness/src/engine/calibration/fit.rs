@@ -19,8 +19,8 @@ use crate::engine::curve::fit_tick_grid;
 use crate::engine::stats::solve_linear;
 use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::DeviceFacts;
-use crate::sensors::{SensorModel, SourceKind};
-use crate::trace::{Reading, Trace, Window};
+use crate::sensors::{Delivery, Quantity, SensorModel, SourceKind};
+use crate::trace::{Channel, Reading, Trace, Window};
 
 /// The kernels' true busy intervals in a step-response trace: each window from its start
 /// mark for the GPU time recorded as `window I gpu_time_s` (or `window I cuda_event_ms`),
@@ -291,8 +291,9 @@ pub fn fit_power_source(
     fit_from_s: f64,
     fit_until_s: f64,
 ) -> Result<SourceCalibration> {
-    let clean = if kind == SourceKind::SampleBuffer { clean_buffered(raw_mw) } else { clean_polled(raw_mw) };
-    let update_period_s = if kind == SourceKind::SampleBuffer {
+    let buffered = kind.delivery() == Delivery::Buffered;
+    let clean = if buffered { clean_buffered(raw_mw) } else { clean_polled(raw_mw) };
+    let update_period_s = if buffered {
         let gaps: Vec<f64> = clean.windows(2).map(|w| w[1].time_s - w[0].time_s).collect();
         let mut g = gaps.clone();
         g.sort_by(f64::total_cmp);
@@ -454,7 +455,7 @@ pub fn fit_calibration(trace: &Trace, facts: &DeviceFacts) -> Result<Calibration
     let mut counter = None;
     let mut levels: Option<[f64; 3]> = None;
     let mut truth = StepTruth::Levels(busy);
-    let counter_readings = trace.series(&SourceKind::Counter.channel());
+    let counter_readings = trace.series(&Channel::CounterMj);
     if !counter_readings.is_empty() {
         let (c, l, profile) = fit_counter(counter_readings, &windows)?;
         counter = Some(c);
@@ -476,8 +477,13 @@ pub fn fit_calibration(trace: &Trace, facts: &DeviceFacts) -> Result<Calibration
         StepTruth::Levels(_) => busy.end_s + 3.0,
     };
     let mut sources = BTreeMap::new();
-    for kind in [SourceKind::InstantField, SourceKind::AverageField, SourceKind::PowerUsage, SourceKind::SampleBuffer] {
-        let readings = trace.series(&kind.channel());
+    // The board's power sources. A rail keeps its default model: the step is an FMA loop,
+    // which hardly moves a memory rail, and what it moves is no step a model describes (on
+    // H100s the memory rail dipped 2 W for 0.3 s, rose 5 W over 1.4 s, and bumped 2 W up
+    // at the end before falling: fits gave 1.9-2 s boxcars 0.19-0.2 s late, which turned
+    // saxpy windows' rail energies negative).
+    for kind in SourceKind::boards().filter(|k| k.quantity() == Quantity::Power) {
+        let readings = trace.series(&Channel::Source(kind));
         if readings.is_empty() {
             continue;
         }
@@ -491,9 +497,14 @@ pub fn fit_calibration(trace: &Trace, facts: &DeviceFacts) -> Result<Calibration
     let [idle_before_w, busy_w, idle_after_w] = match levels {
         Some(l) => l,
         None => {
-            let (kind, _) =
-                sources.iter().min_by(|a, b| a.1.rms_residual_w.total_cmp(&b.1.rms_residual_w)).expect("non-empty");
-            let clean = clean_polled(trace.series(&kind.channel()));
+            let (kind, _) = sources
+                .iter()
+                .filter(|(k, _)| k.measures_board())
+                .min_by(|a, b| a.1.rms_residual_w.total_cmp(&b.1.rms_residual_w))
+                .ok_or_else(|| {
+                    Error::new(ErrorKind::Analysis, "the trace has no board power or energy readings to calibrate")
+                })?;
+            let clean = clean_polled(trace.series(&Channel::Source(*kind)));
             let (model, delay) = (sources[kind].model, sources[kind].delay_s);
             let candidate = match model {
                 SensorModel::FirstOrder { tau_s } => Candidate::FirstOrder(tau_s),

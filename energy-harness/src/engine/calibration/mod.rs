@@ -16,7 +16,7 @@ pub use fit::{busy_intervals, fit_calibration};
 pub use step::{calibrate, StepPlan};
 
 use crate::error::{echo, Error, ErrorKind, Result};
-use crate::sensors::{SensorModel, SourceKind};
+use crate::sensors::{Quantity, SensorModel, SourceKind};
 use crate::trace::format::write_atomically;
 
 /// The largest reporting delay a calibration may hold, s: sensors report within tens of
@@ -91,7 +91,7 @@ pub struct Calibration {
 impl Calibration {
     /// The model and delay to use for a power source, if calibrated.
     pub fn model_for(&self, kind: SourceKind) -> Option<(SensorModel, f64)> {
-        if kind == SourceKind::Counter {
+        if kind.quantity() == Quantity::Energy {
             return self.counter.as_ref().map(|c| (SensorModel::Counter { period_s: c.period_s }, c.delay_s));
         }
         self.sources.get(&kind).map(|s| (s.model, s.delay_s))

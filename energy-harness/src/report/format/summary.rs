@@ -42,6 +42,22 @@ pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
     lines.push(format!("  time per launch     {} (CUDA events)", interval(&r.time_s, "s")));
     lines.push(format!("  energy per launch   {}", interval(&r.energy_j, "J")));
     lines.push(format!("  dynamic per launch  {}", interval(&r.dynamic_j, "J")));
+    // Each rail's own energy per launch over the same windows, beside the board's.
+    for rail in &r.rails {
+        let dynamic = rail.dynamic_j.map(|d| format!("; dynamic {}", format_si(d.mean, "J", 4))).unwrap_or_default();
+        let idle = rail.idle_w.map(|w| format!("; active idle {}", format_si(w, "W", 4))).unwrap_or_default();
+        lines.push(format!(
+            "  {:<19} {}{dynamic}{idle}",
+            format!("{} rail", rail.source),
+            interval(&rail.energy_j, "J")
+        ));
+        lines.push(format!(
+            "                      per launch, beside the board's figures, not subtracted; {}, sensor model {}{}",
+            rail.source.nvml_call(),
+            rail.sensor_model,
+            if rail.source.trusted() { "" } else { " (not trusted)" }
+        ));
+    }
     lines.push(format!(
         "  average power       {} in the windows; active idle {}",
         format_si(r.power_w.mean, "W", 4),
