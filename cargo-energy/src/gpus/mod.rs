@@ -21,24 +21,23 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use energy_harness::unstable::device::NO_GPU_HINT;
-use energy_harness::unstable::report::escape::visible;
 use energy_harness::unstable::report::{RunManifest, MANIFEST_FILE};
 use energy_harness::{Error, ErrorKind, Result};
 
+mod process;
+
+use process::{
+    catch_interrupts, exit_reason, signal_name, stderr_tail, wait_with_limit, Ended, GRACE, INTERRUPT, TAIL_BYTES,
+};
+
 /// The default of `--timeout`: the longest one bench executable may run on one GPU.
 pub(super) const DEFAULT_TIMEOUT: &str = "2h";
-/// How long a stopped executable has between SIGTERM and SIGKILL.
-const GRACE: Duration = Duration::from_secs(5);
-/// How much of an executable's stderr is kept for the message when it fails.
-const TAIL_BYTES: usize = 4096;
-/// How many of its last stderr lines the message quotes.
-const TAIL_LINES: usize = 8;
 
 /// `--timeout`: the longest one executable may run, or `None` for no limit.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -274,133 +273,6 @@ fn build(cargo_args: &[String]) -> Result<Vec<BenchExe>> {
         return Err(Error::new(ErrorKind::InvalidInput, "cargo built no bench target: nothing to run"));
     }
     Ok(exes)
-}
-
-/// The signal (SIGINT, SIGTERM) `cargo energy run` received, 0 before any.
-static INTERRUPT: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_interrupt(signal: libc::c_int) {
-    INTERRUPT.store(signal, Ordering::SeqCst);
-}
-
-/// From here on SIGINT and SIGTERM are noted, not fatal: the runners pass them on to their
-/// executables' process groups (which the terminal's Ctrl-C no longer reaches).
-fn catch_interrupts() {
-    for signal in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
-        unsafe { libc::signal(signal, on_interrupt as *const () as libc::sighandler_t) };
-    }
-}
-
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGTERM => "SIGTERM",
-        _ => "signal",
-    }
-}
-
-/// Why an executable did not succeed: its exit code, or the signal that ended it.
-fn exit_reason(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exited with code {code}"),
-        (None, Some(signal)) => format!(
-            "was killed by signal {signal} ({}){}",
-            signal_name(signal),
-            if status.core_dumped() { ", core dumped" } else { "" }
-        ),
-        (None, None) => format!("ended with {status}"),
-    }
-}
-
-/// The last lines of what an executable wrote to stderr, each shown ([`visible`]) and cut
-/// to 240 characters, indented under the failure; empty when it wrote nothing.
-fn stderr_tail(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.is_empty() {
-        return "; it wrote nothing to stderr".into();
-    }
-    let mut out = String::from("; the end of its stderr:");
-    for line in &lines[lines.len().saturating_sub(TAIL_LINES)..] {
-        let shown = visible(line);
-        let cut: String = shown.chars().take(240).collect();
-        out.push_str("\n        ");
-        out.push_str(&cut);
-        if cut.len() < shown.len() {
-            out.push('…');
-        }
-    }
-    out
-}
-
-/// How a wait for an executable ended.
-enum Ended {
-    Exited(ExitStatus),
-    TimedOut,
-    Interrupted(i32),
-}
-
-/// Sends `first` to the process group `child` leads, gives it [`GRACE`] to end, then
-/// SIGKILLs the group (stragglers too) and reaps the child.
-fn stop_group(child: &mut Child, first: libc::c_int) {
-    let group = child.id() as libc::pid_t;
-    // SAFETY: kill(2) with a negative pid signals that process group and touches no memory.
-    unsafe { libc::kill(-group, first) };
-    let deadline = Instant::now() + GRACE;
-    while Instant::now() < deadline {
-        if matches!(child.try_wait(), Ok(Some(_))) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    // SAFETY: as above; the group's leader is not reaped yet, so its id is not reused.
-    unsafe { libc::kill(-group, libc::SIGKILL) };
-    let _ = child.wait();
-}
-
-/// Waits for `child` at most `limit`, saying every so often that it still runs (every
-/// tenth of the limit, at least each second and at most each minute).
-fn wait_with_limit(child: &mut Child, limit: Option<Duration>, label: &str, name: &str) -> std::io::Result<Ended> {
-    let start = Instant::now();
-    let every =
-        limit.map_or(Duration::from_secs(60), |l| (l / 10).clamp(Duration::from_secs(1), Duration::from_secs(60)));
-    let mut next_note = start + every;
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Ended::Exited(status));
-        }
-        let signal = INTERRUPT.load(Ordering::SeqCst);
-        if signal != 0 {
-            stop_group(child, signal);
-            return Ok(Ended::Interrupted(signal));
-        }
-        let now = Instant::now();
-        if limit.is_some_and(|l| now.duration_since(start) >= l) {
-            stop_group(child, libc::SIGTERM);
-            return Ok(Ended::TimedOut);
-        }
-        if now >= next_note {
-            let limit_text =
-                limit.map_or("no time limit".to_string(), |l| format!("time limit {:.0} s", l.as_secs_f64()));
-            eprintln!(
-                "  {label}  {name}: still running after {:.0} s ({limit_text})",
-                now.duration_since(start).as_secs_f64()
-            );
-            next_note += every;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// What one GPU's share came to.
@@ -672,18 +544,6 @@ mod tests {
         for bad in ["-1", "nan", "inf", "x", "", "1e300"] {
             assert!(parse_limit(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn exit_reasons_name_the_code_or_the_signal_and_quote_stderr() {
-        use std::os::unix::process::ExitStatusExt;
-        assert_eq!(exit_reason(ExitStatus::from_raw(3 << 8)), "exited with code 3");
-        assert_eq!(exit_reason(ExitStatus::from_raw(libc::SIGSEGV)), "was killed by signal 11 (SIGSEGV)");
-        assert_eq!(stderr_tail(b""), "; it wrote nothing to stderr");
-        let lines: String = (1..=20).map(|i| format!("line {i}\n")).collect();
-        let tail = stderr_tail(lines.as_bytes());
-        assert!(tail.contains("line 20") && tail.contains("line 13") && !tail.contains("line 12"), "{tail}");
-        assert!(stderr_tail(b"\x1b[2Jbad\n").contains("\\u{1b}[2Jbad"), "shown, not sent raw");
     }
 
     #[test]
