@@ -1,0 +1,273 @@
+//! Nsight Compute's CSV export, read back: one [`NcuKernel`] per profiled launch with its
+//! metrics in base units.
+//!
+//! Both of `ncu --csv`'s layouts are read:
+//! - `--page raw` (one row per launch, one column per metric, a units row under the header);
+//! - `--page details` (the default: one row per launch and metric, with `Metric Name`,
+//!   `Metric Unit` and `Metric Value` columns).
+//!
+//! Lines before the header (`==PROF==` messages, the program's own output) are skipped.
+//! Values may carry thousands separators (`1,234,567`). Units are brought to base units:
+//! a `K`, `M`, `G` or `T` prefix on `byte`, `sector`, `cycle`, `inst`, `request`, `warp`,
+//! `wavefront` or `thread` multiplies by 10³ … 10¹² (ncu scales with powers of 1000);
+//! `--print-units base` avoids the question. A value ncu could not collect (`n/a`) is left
+//! out of that launch's metrics rather than read as zero; a text value (the raw page's device
+//! attributes) is kept apart, and asking for it as a metric says so.
+//!
+//! Every number is checked as it is read: ncu's counts, rates and durations are never
+//! negative, and none is beyond what an `f64` holds once in base units; a file with one
+//! is refused with its line, launch and metric. The file is read line by line in one pass,
+//! launches found by ID in a hash map (linear in launches: 100,000 raw-page launches in
+//! seconds, docs/RELIABILITY.md); [`read_ncu_launches`] keeps only one kernel's launches
+//! and the metrics asked for, so memory follows what is kept, not the file.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::Path;
+
+use crate::error::{Error, ErrorKind, Result};
+
+mod csv;
+mod names;
+
+use csv::Reader;
+
+/// One profiled kernel launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NcuKernel {
+    /// ncu's launch ID (its order in the profiled process).
+    pub id: u64,
+    /// The kernel's name as ncu prints it (mangled or demangled, as exported).
+    pub name: String,
+    /// `Block Size` as printed (`(1024, 1, 1)`), empty when the export has no such column.
+    pub block: String,
+    /// `Grid Size` as printed, empty when absent.
+    pub grid: String,
+    /// Metric name → value in base units.
+    pub metrics: BTreeMap<String, f64>,
+    /// Columns whose value is text (the raw page's device attributes: `No-CC`, the GPU's
+    /// name), by name.
+    pub text: BTreeMap<String, String>,
+}
+
+impl NcuKernel {
+    /// The kernel's name without a demangled signature (`saxpy` of `saxpy(int, float)`).
+    pub fn base_name(&self) -> &str {
+        self.name.split(['(', ' ']).next().unwrap_or("")
+    }
+
+    /// The metric `name`, or an error naming the metric, the launch and how to collect it.
+    pub fn metric(&self, name: &str) -> Result<f64> {
+        if let Some(text) = self.text.get(name) {
+            return Err(Error::new(
+                ErrorKind::Format,
+                format!("ncu launch {} ({}): `{name}` is `{text}`, not a number", self.id, self.name),
+            ));
+        }
+        self.metrics.get(name).copied().ok_or_else(|| {
+            Error::new(
+                ErrorKind::Format,
+                format!(
+                    "ncu launch {} ({}) has no metric `{name}`: profile with `ncu --metrics {name} ...`",
+                    self.id, self.name
+                ),
+            )
+        })
+    }
+}
+
+/// Which launches of an export a read keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelChoice<'a> {
+    /// Every launch.
+    All,
+    /// The launches of the first launch's kernel (`cargo energy explain` without `--kernel`).
+    First,
+    /// The launches whose name, or name without its demangled signature
+    /// ([`NcuKernel::base_name`]), is this; none is an error naming the closest names.
+    Named(&'a str),
+}
+
+/// Reads an ncu CSV export from `path` (every launch, every metric).
+pub fn read_ncu_csv(path: &Path) -> Result<Vec<NcuKernel>> {
+    read_ncu_launches(path, KernelChoice::All, None)
+}
+
+/// Parses the text of an ncu CSV export (see the module's documentation).
+pub fn parse_ncu_csv(text: &str) -> Result<Vec<NcuKernel>> {
+    parse_ncu_launches(text, KernelChoice::All, None)
+}
+
+/// Reads the launches `kernel` chooses from the export at `path`, with only the `metrics`
+/// named (all of them with `None`; a metric asked for but absent stays absent, for
+/// [`NcuKernel::metric`] to name). The whole file is still checked.
+pub fn read_ncu_launches(path: &Path, kernel: KernelChoice, metrics: Option<&[&str]>) -> Result<Vec<NcuKernel>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "read the ncu CSV export", e))?;
+    let mut input = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut reader = Reader::new(kernel, metrics);
+    let mut line = String::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {
+                number += 1;
+                let text = line.strip_suffix('\n').unwrap_or(&line);
+                reader.line(number, text).map_err(|e| e.context(path.display()))?;
+            }
+            Err(e) => return Err(Error::io(path, "read the ncu CSV export", e)),
+        }
+    }
+    reader.finish().map_err(|e| e.context(path.display()))
+}
+
+/// [`read_ncu_launches`] on the text of an export.
+pub fn parse_ncu_launches(text: &str, kernel: KernelChoice, metrics: Option<&[&str]>) -> Result<Vec<NcuKernel>> {
+    let mut reader = Reader::new(kernel, metrics);
+    for (index, line) in text.lines().enumerate() {
+        reader.line(index + 1, line)?;
+    }
+    reader.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv::split_csv_line;
+    use super::*;
+
+    const RAW: &str = "==PROF== Connected to process 7 (/tmp/memory)
+memory: profile 2 launches
+\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"dram__bytes_read.sum\",\"lts__t_sector_hit_rate.pct\"
+\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"Mbyte\",\"%\"
+\"0\",\"7\",\"memory\",\"h\",\"load_cg\",\"1\",\"7\",\"(1024, 1, 1)\",\"(132, 1, 1)\",\"0\",\"9.0\",\"1,234.5\",\"99.5\"
+\"1\",\"7\",\"memory\",\"h\",\"load_cg\",\"1\",\"7\",\"(1024, 1, 1)\",\"(132, 1, 1)\",\"0\",\"9.0\",\"n/a\",\"0\"
+==PROF== Disconnected from process 7
+";
+
+    const DETAILS: &str = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"
+\"3\",\"7\",\"saxpy\",\"h\",\"saxpy\",\"1\",\"7\",\"(256, 1, 1)\",\"(65536, 1, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\",\"dram__bytes_read.sum\",\"Kbyte\",\"2.5\"
+\"3\",\"7\",\"saxpy\",\"h\",\"saxpy\",\"1\",\"7\",\"(256, 1, 1)\",\"(65536, 1, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\",\"lts__t_sectors.sum\",\"sector\",\"1,048,576\"
+";
+
+    #[test]
+    fn the_raw_page_reads_one_launch_per_row_in_base_units() {
+        let k = parse_ncu_csv(RAW).unwrap();
+        assert_eq!(k.len(), 2);
+        assert_eq!((k[0].id, k[0].name.as_str(), k[0].grid.as_str()), (0, "load_cg", "(132, 1, 1)"));
+        assert_eq!(k[0].metric("dram__bytes_read.sum").unwrap(), 1_234.5e6);
+        assert_eq!(k[0].metric("lts__t_sector_hit_rate.pct").unwrap(), 99.5);
+        assert_eq!(k[0].base_name(), "load_cg");
+        // n/a is missing, not zero; the error names the metric and how to collect it.
+        let e = k[1].metric("dram__bytes_read.sum").unwrap_err().to_string();
+        assert!(e.contains("dram__bytes_read.sum") && e.contains("--metrics"), "{e}");
+        assert_eq!(k[1].metric("lts__t_sector_hit_rate.pct").unwrap(), 0.0);
+    }
+
+    #[test]
+    fn the_details_page_gathers_a_launchs_rows() {
+        let k = parse_ncu_csv(DETAILS).unwrap();
+        assert_eq!(k.len(), 1);
+        assert_eq!(k[0].metric("dram__bytes_read.sum").unwrap(), 2500.0);
+        assert_eq!(k[0].metric("lts__t_sectors.sum").unwrap(), 1_048_576.0);
+        assert_eq!(k[0].block, "(256, 1, 1)");
+    }
+
+    #[test]
+    fn malformed_exports_are_refused_with_the_reason() {
+        let e = parse_ncu_csv("hello\n").unwrap_err().to_string();
+        assert!(e.contains("no ncu CSV header"), "{e}");
+        let short = RAW.replace(",\"99.5\"", "");
+        let e = parse_ncu_csv(&short).unwrap_err().to_string();
+        assert!(e.contains("line 5") && e.contains("fields"), "{e}");
+        // Text where a number is asked for (the raw page's device attributes) is named, not read as zero.
+        let k = parse_ncu_csv(&RAW.replace("\"1,234.5\"", "\"No-CC\"")).unwrap();
+        let e = k[0].metric("dram__bytes_read.sum").unwrap_err().to_string();
+        assert!(e.contains("dram__bytes_read.sum") && e.contains("No-CC") && e.contains("not a number"), "{e}");
+        let header_only = RAW.lines().take(4).collect::<Vec<_>>().join("\n");
+        assert!(parse_ncu_csv(&header_only).unwrap_err().to_string().contains("no profiled launch"));
+        assert!(split_csv_line("\"open").is_err());
+    }
+
+    #[test]
+    fn impossible_numbers_are_refused_with_line_launch_and_metric() {
+        // A negative count (raw page) and a negative value (details page).
+        let e = parse_ncu_csv(&RAW.replace("\"1,234.5\"", "\"-5\"")).unwrap_err().to_string();
+        assert!(
+            e.contains("line 5") && e.contains("launch 0 (load_cg)") && e.contains("`dram__bytes_read.sum` is -5"),
+            "{e}"
+        );
+        assert!(e.contains("never negative") && e.contains("profile the kernel again"), "{e}");
+        let e = parse_ncu_csv(&DETAILS.replace("\"1,048,576\"", "\"-1\"")).unwrap_err().to_string();
+        assert!(e.contains("line 3") && e.contains("`lts__t_sectors.sum` is -1"), "{e}");
+        // Finite as written, infinite in base units (1e300 Mbyte).
+        let e = parse_ncu_csv(&RAW.replace("\"1,234.5\"", "\"1e305\"")).unwrap_err().to_string();
+        assert!(e.contains("is 1e305 Mbyte") && e.contains("not a finite number"), "{e}");
+        // A rejected launch is rejected even when it is not the one kept.
+        let e = parse_ncu_launches(&RAW.replace("\"n/a\",\"0\"", "\"n/a\",\"-1\""), KernelChoice::Named("x"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 6") && e.contains("is -1"), "{e}");
+    }
+
+    /// An export of `n` launches on the details page, one metric each, kernels `k{i % names}`.
+    fn details(n: usize, names: usize) -> String {
+        let mut text =
+            String::from("\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n");
+        for i in 0..n {
+            text.push_str(&format!("\"{i}\",\"k{:05}(float*)\",\"s\",\"m\",\"byte\",\"{i}\"\n", i % names));
+        }
+        text
+    }
+
+    #[test]
+    fn one_kernels_launches_and_metrics_are_kept() {
+        let text = details(30, 3);
+        let all = parse_ncu_csv(&text).unwrap();
+        assert_eq!(all.len(), 30);
+        let named = parse_ncu_launches(&text, KernelChoice::Named("k00001"), None).unwrap();
+        assert_eq!(named.iter().map(|k| k.id).collect::<Vec<_>>(), (1..30).step_by(3).collect::<Vec<u64>>());
+        assert_eq!(named[0].metric("m").unwrap(), 1.0);
+        let first = parse_ncu_launches(&text, KernelChoice::First, Some(&["other"])).unwrap();
+        assert_eq!(first.len(), 10);
+        assert!(first.iter().all(|k| k.name == "k00000(float*)" && k.metrics.is_empty()));
+        // Raw-page rows sharing an ID stay one launch.
+        let twice = format!("{RAW}{}", RAW.lines().nth(4).unwrap());
+        assert_eq!(parse_ncu_csv(&twice).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn an_absent_kernel_names_the_closest_few_and_the_count() {
+        let e = parse_ncu_launches(&details(6, 2), KernelChoice::Named("gemm"), None).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidInput);
+        assert_eq!(
+            e.to_string(),
+            "no launch of `gemm` among its 6 launches of 2 kernels: `k00000(float*)` (3 launches), \
+             `k00001(float*)` (3 launches); name one of them (or its name before `(`)"
+        );
+        // 5,000 names: the eight closest and the count, not a 665 kB list.
+        let e = parse_ncu_launches(&details(5000, 5000), KernelChoice::Named("k0499"), None).unwrap_err().to_string();
+        assert!(e.len() < 1000, "{} bytes: {e}", e.len());
+        assert!(e.contains("among its 5000 launches of 5000 kernels") && e.contains("(4992 more)"), "{e}");
+        // Names holding the one asked for come first.
+        assert!(e.contains("the closest names: `k04990(float*)`, `k04991(float*)`"), "{e}");
+    }
+
+    #[test]
+    fn reading_is_linear_in_launches() {
+        // The launch search was a scan of every launch so far (quadratic: 50,000 launches
+        // took 99 s). Sixteen times the launches must take well under 256 times as long.
+        let time = |n: usize| {
+            let text = details(n, 7);
+            (0..3)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    assert_eq!(parse_ncu_csv(&text).unwrap().len(), n);
+                    start.elapsed().as_secs_f64()
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let (small, large) = (time(2000), time(32_000));
+        assert!(large < 48.0 * small, "2,000 launches: {small:.3} s; 32,000: {large:.3} s");
+    }
+}
