@@ -16,7 +16,7 @@
 //!
 //! All of them start from [`visible`]: control characters (and the invisible characters that
 //! reorder or break lines) are shown as escapes (`\n`, `\u{1b}`), never written raw. The
-//! markdown rules are those of GitHub (GFM, as cmark-gfm implements tables); `tests/fuzz_readers.rs`
+//! markdown rules are those of GitHub (GFM, as cmark-gfm implements tables); `tests/fuzz_readers/names.rs`
 //! checks every format against random names.
 
 use std::borrow::Cow;
