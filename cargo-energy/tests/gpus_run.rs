@@ -279,7 +279,7 @@ fn a_gpu_named_twice_is_refused_before_anything_runs() {
 #[test]
 fn with_energy_device_sim_set_the_advice_is_not_to_set_it() {
     if energy_harness::unstable::device::list_gpus().is_ok() {
-        eprintln!("NVML lists GPUs here: `--gpus all` finds them; the advice without GPUs is tested in gpus.rs");
+        eprintln!("NVML lists GPUs here: `--gpus all` finds them; the advice without GPUs is tested in gpus/mod.rs");
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-energy"))
