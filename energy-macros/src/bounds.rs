@@ -203,23 +203,7 @@ pub fn name_problem(name: &str) -> Option<String> {
              (`..` is target/ itself); choose another"
         ));
     }
-    let invisible = |c: char| {
-        c.is_control()
-            || matches!(
-                c,
-                '\u{061c}'
-                    | '\u{200e}'
-                    | '\u{200f}'
-                    | '\u{2028}'
-                    | '\u{2029}'
-                    | '\u{202a}'..='\u{202e}'
-                    | '\u{2066}'..='\u{2069}'
-                    | '\u{feff}'
-                    | '\u{fffe}'
-                    | '\u{ffff}'
-            )
-    };
-    name.chars().find(|&c| invisible(c)).map(|c| {
+    name.chars().find(|&c| energy_units::bounds::is_invisible(c)).map(|c| {
         format!(
             "the benchmark name holds the control or invisible character U+{:04X} ({}): a name is printed, tabled, \
              plotted and made a file name; write it without",

@@ -61,6 +61,28 @@ pub fn windows_allowed(windows: usize, floor: usize) -> bool {
     (floor.max(WINDOWS_MIN)..=WINDOWS_MAX).contains(&windows)
 }
 
+/// Whether `c` cannot stand as itself in a benchmark name or any output of one: control
+/// characters (Unicode's `Cc`: C0, DEL, C1), the line and paragraph separators, the
+/// bidirectional controls that reorder what a reader sees, the byte-order mark, and
+/// U+FFFE/U+FFFF (not characters XML allows). The macros refuse such names; the harness's
+/// writers show such characters as escapes.
+pub fn is_invisible(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+                | '\u{fffe}'
+                | '\u{ffff}'
+        )
+}
+
 /// Whether `text` reads as a GPU's UUID as NVML and `cargo energy info` print it
 /// (`GPU-…`, or `MIG-…` for a MIG instance; any case), not an ordinal or a word.
 pub fn is_gpu_uuid(text: &str) -> bool {

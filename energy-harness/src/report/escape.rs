@@ -22,25 +22,9 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// Whether `c` is shown as an escape by [`visible`]: control characters (Unicode's `Cc`:
-/// C0, DEL, C1), the line and paragraph separators, the bidirectional controls that reorder
-/// what a reader sees, the byte-order mark, and U+FFFE/U+FFFF (not characters XML allows).
-pub fn is_invisible(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061c}'
-                | '\u{200e}'
-                | '\u{200f}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202a}'..='\u{202e}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{feff}'
-                | '\u{fffe}'
-                | '\u{ffff}'
-        )
-}
+/// Whether `c` is shown as an escape by [`visible`] (the one list, shared with the macros'
+/// check of benchmark names).
+pub use energy_units::bounds::is_invisible;
 
 /// `text` with every [`is_invisible`] character written as an escape: `\n`, `\r`, `\t`,
 /// else `\u{hex}` (as Rust writes them). Everything else is kept, so ordinary ids are
