@@ -2,6 +2,7 @@
 //! SVG plot, and the summary printed under criterion's lines.
 
 pub mod compare;
+pub mod detect;
 pub mod escape;
 pub mod format;
 pub mod run;
