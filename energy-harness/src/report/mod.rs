@@ -1,9 +1,13 @@
 //! What a measurement leaves behind: the `energy-result/1` JSON file, the trace, the
 //! SVG plot, and the summary printed under criterion's lines.
 
+pub mod chart;
 pub mod compare;
 pub mod escape;
 pub mod format;
+pub mod history;
+pub mod natural;
+pub mod provenance;
 pub mod run;
 pub mod svg;
 
@@ -25,6 +29,7 @@ use crate::sensors::{SensorModel, SourceKind};
 use crate::trace::format::{render_trace, write_atomically};
 use crate::trace::Trace;
 use energy_units::format_si;
+pub use provenance::{Provenance, TemperatureRange};
 
 /// The schema tag of result files.
 pub const RESULT_SCHEMA: &str = "energy-result/1";
@@ -113,6 +118,14 @@ pub struct ResultFile {
     /// How the windows moved from the first to the last (energy, temperature, SM clock).
     #[serde(default)]
     pub drift: Option<Drift>,
+    /// Where the result came from: commit, branch, dirty tree, host (absent in files of
+    /// older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+    /// The lowest and highest die temperature of the windows (absent in files of older
+    /// versions, and when no window recorded one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature_range_c: Option<TemperatureRange>,
 }
 
 impl ResultFile {
@@ -150,6 +163,8 @@ impl ResultFile {
             options: m.options,
             stop: m.stop.clone(),
             drift: m.drift.clone(),
+            provenance: Some(Provenance::current().clone()),
+            temperature_range_c: TemperatureRange::of_windows(&m.windows),
         }
     }
 
@@ -212,7 +227,9 @@ impl ResultFile {
     /// that hold their means over at least two windows; dynamic and net energies finite
     /// with ordered intervals (they may be negative: a kernel below idle, a cheaper
     /// variant), a dynamic energy no larger than the total (idle power is never negative);
-    /// idle power finite and non-negative. The error names the field. A comparison checks
+    /// idle power finite and non-negative; the provenance's commit a full hash and the
+    /// temperature range ordered and sane ([`Provenance::validate`],
+    /// [`TemperatureRange::validate`]). The error names the field. A comparison checks
     /// the figure it compares further ([`crate::report::compare::check_comparable_figure`]).
     pub fn validate(&self) -> std::result::Result<(), String> {
         let field = |name: &str, e: &Estimate, positive: bool| {
@@ -267,6 +284,12 @@ impl ResultFile {
         }
         if !(self.idle_w.is_finite() && self.idle_w >= 0.0) {
             return Err(format!("`{}` idle_w: {} is not a power", echo(&self.id), self.idle_w));
+        }
+        if let Some(p) = &self.provenance {
+            p.validate().map_err(|problem| format!("`{}` {problem}", echo(&self.id)))?;
+        }
+        if let Some(t) = &self.temperature_range_c {
+            t.validate().map_err(|problem| format!("`{}` {problem}", echo(&self.id)))?;
         }
         Ok(())
     }
