@@ -420,6 +420,38 @@ mod tests {
     }
 
     #[test]
+    fn provenance_is_optional_on_read_and_checked_when_present() {
+        let e = |mean: f64| serde_json::json!({"mean": mean, "ci_low": mean * 0.99, "ci_high": mean * 1.01, "n": 10});
+        let mut v = serde_json::json!({
+            "schema": RESULT_SCHEMA, "id": "k",
+            "device": {"name": "H100", "uuid": "GPU-a", "driver": null, "simulated": false},
+            "energy_j": e(1.0), "dynamic_j": e(0.5), "time_s": e(1e-3), "power_w": e(1e3), "idle_w": 100.0,
+            "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1}, "launches": 100,
+            "warnings": [], "timestamp": "2026-11-24T00:00:00Z"
+        });
+        let parse = |v: &serde_json::Value| ResultFile::parse(&v.to_string(), Path::new("k.json"));
+        // A file of an older version: no provenance, no temperature range.
+        let old = parse(&v).unwrap();
+        assert_eq!((old.provenance, old.temperature_range_c), (None, None));
+        // Written and read back whole; an older reader's rule (unknown fields ignored) keeps it readable.
+        let commit = "89abcdef".repeat(5);
+        v["provenance"] = serde_json::json!({"commit": commit, "branch": "main", "dirty": true, "host": "gpu-1"});
+        v["temperature_range_c"] = serde_json::json!({"min_c": 35, "max_c": 42});
+        let r = parse(&v).unwrap();
+        assert_eq!(r.provenance.as_ref().unwrap().short_label().as_deref(), Some("89abcdef*"));
+        assert_eq!(parse(&serde_json::to_value(&r).unwrap()).unwrap(), r);
+        v["temperature_range_c"] = serde_json::json!({"min_c": 45, "max_c": 42});
+        let err = parse(&v).unwrap_err();
+        assert!(err.message().contains("k.json: `k` temperature_range_c: min 45 °C is above max 42 °C"), "{err}");
+        v["temperature_range_c"] = serde_json::json!({"min_c": -5, "max_c": 42});
+        assert!(parse(&v).unwrap_err().message().contains("malformed energy result"));
+        v["temperature_range_c"] = serde_json::Value::Null;
+        v["provenance"]["commit"] = serde_json::json!("HEAD");
+        let err = parse(&v).unwrap_err();
+        assert!(err.message().contains("provenance.commit `HEAD` is not a full commit hash"), "{err}");
+    }
+
+    #[test]
     fn schema_is_checked_on_read() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.json");
