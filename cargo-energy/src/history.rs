@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_harness::unstable::report::{read_history, shown_dir, text_table, write_history};
+use energy_harness::unstable::report::{read_history, text_table, write_history};
 use energy_harness::Result;
 
 /// Reads the runs under `dirs`, writes one SVG per benchmark and `index.html` into
@@ -13,7 +13,7 @@ pub(super) fn run(dirs: &[PathBuf], threshold: f64, output: &Path) -> Result<()>
     let written = write_history(&history, output)?;
     let mut text = text_table(&history);
     if let Some(index) = written.last() {
-        text.push_str(&format!("{} chart(s) and {}\n", written.len() - 1, shown_dir(index)));
+        text.push_str(&format!("{} chart(s) and {}\n", written.len() - 1, index.display()));
     }
     super::emit(&text)
 }
