@@ -13,6 +13,7 @@ mod analyze;
 mod calibrate;
 mod explain;
 mod gpus;
+mod history;
 mod info;
 mod results;
 mod selftest;
@@ -190,6 +191,23 @@ enum Command {
         #[arg(long = "run-id", value_name = "ID")]
         run_id: Option<String>,
     },
+    /// Energy per launch of each benchmark across saved runs (commits), with its 95 %
+    /// interval: an SVG per benchmark and index.html in --output, a table on standard output.
+    /// Runs are ordered by commit time when their results know it, else by start; each GPU
+    /// is its own series; a point is marked when its change from the previous run on that
+    /// GPU is a regression by `compare`'s rule.
+    History {
+        /// Run directories (target/energy/main) or folders holding them at any depth
+        /// (downloaded CI artifacts): every directory with a run.json is a run.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Regression threshold, percent (as for compare).
+        #[arg(long, default_value_t = 5.0)]
+        threshold: f64,
+        /// Where the SVGs and index.html go [default: <target>/energy/history].
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+    },
     /// Check this GPU's sensors against physics (linearity in launch count and in duty,
     /// agreement of independent sources): a verdict per source, in under a minute. Exit 1
     /// when the source the harness measures with fails a check.
@@ -309,7 +327,11 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     // Everything `analyze` can fail on is its input (the file, its contents, the options).
     let input_only = matches!(
         cli.command,
-        Command::Analyze { .. } | Command::Report { .. } | Command::Compare { .. } | Command::Explain { .. }
+        Command::Analyze { .. }
+            | Command::Report { .. }
+            | Command::Compare { .. }
+            | Command::Explain { .. }
+            | Command::History { .. }
     );
     let result = match cli.command {
         Command::Info { device, json } => info::run(device, json),
@@ -329,6 +351,10 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             let runs = results::Runs { dirs: dirs_or_default(dir), pin };
             results::report(&runs, &run, baseline.as_deref(), format, threshold, output.as_deref())
         }),
+        Command::History { dirs, threshold, output } => {
+            let output = output.unwrap_or_else(|| energy_harness::unstable::report::energy_dir().join("history"));
+            history::run(&dirs, threshold, &output)
+        }
         Command::Explain { result, model, ncu, kernel, json, output } => {
             explain::run(&result, &model, ncu.as_deref(), kernel.as_deref(), json, output.as_deref())
         }

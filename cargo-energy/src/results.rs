@@ -7,7 +7,7 @@ use energy_harness::unstable::report::{compare_text, render_several, Compared, F
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 
-fn check_threshold(threshold: f64) -> Result<()> {
+pub(super) fn check_threshold(threshold: f64) -> Result<()> {
     if threshold.is_finite() && threshold >= 0.0 {
         Ok(())
     } else {

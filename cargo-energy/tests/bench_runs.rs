@@ -7,7 +7,7 @@
 //!
 //! This test has its own `main` (`harness = false`): the child is this same binary with
 //! `BENCH_RUNS_CHILD=1`, and it takes criterion's options (`--save-baseline`), which
-//! libtest would reject.
+//! libtest would reject. `BENCH_RUNS_ONLY=NAME` runs one case.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -119,6 +119,42 @@ fn a_saved_baseline_compares_and_an_interrupted_run_never_passes() {
             out.status.code()
         );
     }
+}
+
+/// Each result records the commit, branch and dirt of the crate benchmarked (git asked in
+/// `CARGO_MANIFEST_DIR`), the host and the windows' temperatures; outside a repository the
+/// git fields are absent and the run still succeeds.
+fn a_result_records_where_it_came_from() {
+    let read = |target: &Path| -> serde_json::Value {
+        let manifest = RunManifest::read_manifest(&target.join("energy/new")).unwrap();
+        let entry = manifest.results().next().unwrap();
+        serde_json::from_str(&std::fs::read_to_string(target.join("energy/new").join(&entry.json)).unwrap()).unwrap()
+    };
+    let in_repo = tempfile::tempdir().unwrap();
+    let repo = env!("CARGO_MANIFEST_DIR");
+    assert!(run_child(in_repo.path(), &[], &[("CARGO_MANIFEST_DIR", repo)]).wait().unwrap().success());
+    let r = read(in_repo.path());
+    let p = &r["provenance"];
+    let git_works =
+        Command::new("git").args(["-C", repo, "rev-parse", "HEAD"]).output().is_ok_and(|o| o.status.success());
+    if git_works {
+        let commit = p["commit"].as_str().unwrap_or_default();
+        assert!(commit.len() == 40 && commit.chars().all(|c| c.is_ascii_hexdigit()), "{p}");
+        assert!(p["dirty"].is_boolean() && p["commit_time_unix"].is_i64(), "{p}");
+    }
+    assert!(p["host"].as_str().is_some_and(|h| !h.is_empty()), "{p}");
+    let t = &r["temperature_range_c"];
+    assert!(t["min_c"].as_u64().unwrap() <= t["max_c"].as_u64().unwrap(), "{r}");
+    let outside = tempfile::tempdir().unwrap();
+    let plain = outside.path().join("crate");
+    std::fs::create_dir_all(&plain).unwrap();
+    let status = run_child(outside.path(), &[], &[("CARGO_MANIFEST_DIR", plain.to_str().unwrap()), ("GITHUB_SHA", "")])
+        .wait()
+        .unwrap();
+    assert!(status.success());
+    let p = read(outside.path())["provenance"].clone();
+    assert!(p["commit"].is_null() && p["branch"].is_null() && p["dirty"].is_null(), "{p}");
+    assert!(p["host"].is_string(), "{p}");
 }
 
 fn a_failing_run_is_recorded_as_failed() {
@@ -415,7 +451,8 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let cases: [(&str, fn()); 7] = [
+    let cases: [(&str, fn()); 8] = [
+        ("a_result_records_where_it_came_from", a_result_records_where_it_came_from),
         ("a_baseline_has_its_own_ops_not_the_kernels", a_baseline_has_its_own_ops_not_the_kernels),
         (
             "a_saved_baseline_compares_and_an_interrupted_run_never_passes",
@@ -433,8 +470,12 @@ fn main() {
             sigkill_at_random_points_across_bench_targets_never_passes_and_never_blocks,
         ),
     ];
+    // BENCH_RUNS_ONLY=NAME runs one case (the others take minutes).
+    let only = std::env::var("BENCH_RUNS_ONLY").ok();
+    let cases: Vec<(&str, fn())> =
+        cases.into_iter().filter(|(name, _)| only.as_deref().is_none_or(|o| o == *name)).collect();
     let mut failed = 0;
-    for (name, case) in cases {
+    for (name, case) in cases.iter().copied() {
         match catch_unwind(AssertUnwindSafe(case)) {
             Ok(()) => println!("test {name} ... ok"),
             Err(_) => {

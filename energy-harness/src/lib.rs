@@ -231,6 +231,7 @@ pub mod unstable {
     /// Runs, reports and comparisons of result files.
     pub mod report {
         pub use crate::hash::content_hash;
+        pub use crate::report::chart;
         pub use crate::report::compare::{
             change, check_comparable_figure, compare, compare_across_boards, Figure, ResultSet, Verdict,
             ACROSS_BOARDS_MIN_THRESHOLD_PCT,
@@ -243,7 +244,12 @@ pub mod unstable {
             github_action_benchmark, github_action_benchmark_on, GITHUB_ACTION_BENCHMARK_MEASURES,
         };
         pub use crate::report::format::merge::render_several;
+        pub use crate::report::format::shown_dir;
         pub use crate::report::format::{render, Format};
+        pub use crate::report::history::render::{text_table, write_history};
+        pub use crate::report::history::{find_runs, read_history, History};
+        pub use crate::report::natural::{natural_cmp, sort_natural};
+        pub use crate::report::provenance::{host_name, is_full_commit, Provenance, TemperatureRange};
         pub use crate::report::run::MANIFEST_FILE;
         pub use crate::report::run::{
             current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,

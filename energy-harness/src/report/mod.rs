@@ -1,10 +1,14 @@
 //! What a measurement leaves behind: the `energy-result/1` JSON file, the trace, the
 //! SVG plot, and the summary printed under criterion's lines.
 
+pub mod chart;
 pub mod compare;
 pub mod detect;
 pub mod escape;
 pub mod format;
+pub mod history;
+pub mod natural;
+pub mod provenance;
 pub mod run;
 pub mod svg;
 
@@ -26,6 +30,7 @@ use crate::sensors::{SensorModel, SourceKind};
 use crate::trace::format::{render_trace, write_atomically};
 use crate::trace::Trace;
 use energy_units::format_si;
+pub use provenance::{Provenance, TemperatureRange};
 
 /// The schema tag of result files.
 pub const RESULT_SCHEMA: &str = "energy-result/1";
@@ -114,6 +119,14 @@ pub struct ResultFile {
     /// How the windows moved from the first to the last (energy, temperature, SM clock).
     #[serde(default)]
     pub drift: Option<Drift>,
+    /// Where the result came from: commit, branch, dirty tree, host (absent in files of
+    /// older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+    /// The lowest and highest die temperature of the windows (absent in files of older
+    /// versions, and when no window recorded one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature_range_c: Option<TemperatureRange>,
 }
 
 impl ResultFile {
@@ -151,6 +164,8 @@ impl ResultFile {
             options: m.options,
             stop: m.stop.clone(),
             drift: m.drift.clone(),
+            provenance: Some(Provenance::current().clone()),
+            temperature_range_c: TemperatureRange::of_windows(&m.windows),
         }
     }
 
@@ -213,7 +228,9 @@ impl ResultFile {
     /// that hold their means over at least two windows; dynamic and net energies finite
     /// with ordered intervals (they may be negative: a kernel below idle, a cheaper
     /// variant), a dynamic energy no larger than the total (idle power is never negative);
-    /// idle power finite and non-negative. The error names the field. A comparison checks
+    /// idle power finite and non-negative; the provenance's commit a full hash and the
+    /// temperature range ordered and sane ([`Provenance::validate`],
+    /// [`TemperatureRange::validate`]). The error names the field. A comparison checks
     /// the figure it compares further ([`crate::report::compare::check_comparable_figure`]).
     pub fn validate(&self) -> std::result::Result<(), String> {
         let field = |name: &str, e: &Estimate, positive: bool| {
@@ -268,6 +285,12 @@ impl ResultFile {
         }
         if !(self.idle_w.is_finite() && self.idle_w >= 0.0) {
             return Err(format!("`{}` idle_w: {} is not a power", echo(&self.id), self.idle_w));
+        }
+        if let Some(p) = &self.provenance {
+            p.validate().map_err(|problem| format!("`{}` {problem}", echo(&self.id)))?;
+        }
+        if let Some(t) = &self.temperature_range_c {
+            t.validate().map_err(|problem| format!("`{}` {problem}", echo(&self.id)))?;
         }
         Ok(())
     }
@@ -395,6 +418,38 @@ mod tests {
         // Ids that map to one readable prefix still get their own files.
         assert_ne!(file_stem("a|b/energy"), file_stem("a`b/energy"));
         assert_ne!(file_stem(&format!("{long}1")), file_stem(&format!("{long}2")));
+    }
+
+    #[test]
+    fn provenance_is_optional_on_read_and_checked_when_present() {
+        let e = |mean: f64| serde_json::json!({"mean": mean, "ci_low": mean * 0.99, "ci_high": mean * 1.01, "n": 10});
+        let mut v = serde_json::json!({
+            "schema": RESULT_SCHEMA, "id": "k",
+            "device": {"name": "H100", "uuid": "GPU-a", "driver": null, "simulated": false},
+            "energy_j": e(1.0), "dynamic_j": e(0.5), "time_s": e(1e-3), "power_w": e(1e3), "idle_w": 100.0,
+            "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1}, "launches": 100,
+            "warnings": [], "timestamp": "2026-11-24T00:00:00Z"
+        });
+        let parse = |v: &serde_json::Value| ResultFile::parse(&v.to_string(), Path::new("k.json"));
+        // A file of an older version: no provenance, no temperature range.
+        let old = parse(&v).unwrap();
+        assert_eq!((old.provenance, old.temperature_range_c), (None, None));
+        // Written and read back whole; an older reader's rule (unknown fields ignored) keeps it readable.
+        let commit = "89abcdef".repeat(5);
+        v["provenance"] = serde_json::json!({"commit": commit, "branch": "main", "dirty": true, "host": "gpu-1"});
+        v["temperature_range_c"] = serde_json::json!({"min_c": 35, "max_c": 42});
+        let r = parse(&v).unwrap();
+        assert_eq!(r.provenance.as_ref().unwrap().short_label().as_deref(), Some("89abcdef*"));
+        assert_eq!(parse(&serde_json::to_value(&r).unwrap()).unwrap(), r);
+        v["temperature_range_c"] = serde_json::json!({"min_c": 45, "max_c": 42});
+        let err = parse(&v).unwrap_err();
+        assert!(err.message().contains("k.json: `k` temperature_range_c: min 45 °C is above max 42 °C"), "{err}");
+        v["temperature_range_c"] = serde_json::json!({"min_c": -5, "max_c": 42});
+        assert!(parse(&v).unwrap_err().message().contains("malformed energy result"));
+        v["temperature_range_c"] = serde_json::Value::Null;
+        v["provenance"]["commit"] = serde_json::json!("HEAD");
+        let err = parse(&v).unwrap_err();
+        assert!(err.message().contains("provenance.commit `HEAD` is not a full commit hash"), "{err}");
     }
 
     #[test]

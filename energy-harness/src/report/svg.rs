@@ -220,7 +220,7 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
 }
 
 /// An axis label: `decimals` places, or an exponent past 10⁷ (a corrupt time is not 300 digits).
-fn label(v: f64, decimals: usize) -> String {
+pub(super) fn label(v: f64, decimals: usize) -> String {
     if v.abs() < 1e7 {
         format!("{v:.decimals$}")
     } else {
@@ -228,7 +228,7 @@ fn label(v: f64, decimals: usize) -> String {
     }
 }
 
-fn nice_ceiling(v: f64) -> f64 {
+pub(super) fn nice_ceiling(v: f64) -> f64 {
     let magnitude = 10f64.powf(v.log10().floor());
     for step in [1.0, 2.0, 2.5, 5.0, 10.0] {
         if step * magnitude >= v {

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::super::compare::{Comparison, ResultSet, Verdict};
 use super::super::escape::visible;
+use super::super::natural::sort_natural;
 use energy_units::format_si;
 
 /// What was compared, as the command line named it.
@@ -49,7 +50,14 @@ pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Comp
     if let Some(rule) = &comparison.rule {
         let _ = writeln!(out, "rule: {rule}");
     }
-    for c in &comparison.changes {
+    // Every list in natural order of the ids (`saxpy/1ms` before `saxpy/10ms`).
+    let mut changes: Vec<_> = comparison.changes.iter().collect();
+    sort_natural(&mut changes, |c| c.id.as_str());
+    let mut added: Vec<&String> = comparison.added.iter().collect();
+    sort_natural(&mut added, |id| id.as_str());
+    let mut gone: Vec<&String> = comparison.removed.iter().collect();
+    sort_natural(&mut gone, |id| id.as_str());
+    for c in changes {
         let _ = writeln!(
             out,
             "  {:<40} {} → {}  {:+.2} % [{:+.2}, {:+.2}]  {}",
@@ -65,10 +73,10 @@ pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Comp
             let _ = writeln!(out, "  {:<40} note: {note}", "");
         }
     }
-    for id in &comparison.added {
+    for id in added {
         let _ = writeln!(out, "  {:<40} new in {candidate_name}", visible(id));
     }
-    for id in &comparison.removed {
+    for id in gone {
         let _ = writeln!(out, "  {:<40} removed on purpose (--removed): only in {baseline}", visible(id));
     }
     for id in removed.iter().filter(|id| !comparison.removed.contains(id)) {
@@ -83,7 +91,8 @@ pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Comp
     if regressions.is_empty() {
         let _ = writeln!(out, "no energy regression");
     } else {
-        let ids: Vec<&str> = regressions.iter().map(|c| c.id.as_str()).collect();
+        let mut ids: Vec<&str> = regressions.iter().map(|c| c.id.as_str()).collect();
+        sort_natural(&mut ids, |id| id);
         let _ = writeln!(out, "{} energy regression(s): {}", regressions.len(), ids.join(", "));
     }
     out

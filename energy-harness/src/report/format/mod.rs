@@ -12,8 +12,11 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod merge;
+pub mod overlay;
 pub mod summary;
 pub mod table;
+
+use std::path::{Path, PathBuf};
 
 use super::compare::{compare, ResultSet};
 use super::ResultFile;
@@ -67,9 +70,43 @@ pub fn render(current: &ResultSet, baseline: Option<&ResultSet>, threshold_pct: 
         Format::Markdown => {
             Ok(markdown::markdown(&table::Table::new(table::Cells::Markdown, current, baseline, comparison.as_ref())))
         }
-        Format::Html => {
-            Ok(html::html(&table::Table::new(table::Cells::Html, current, baseline, comparison.as_ref()), current))
-        }
+        Format::Html => Ok(html::html(
+            &table::Table::new(table::Cells::Html, current, baseline, comparison.as_ref()),
+            current,
+            baseline,
+        )),
+    }
+}
+
+/// A run directory as a report shows it, never an absolute path (a pull-request comment
+/// must not carry `/home/runner/work/…`): relative to the current directory when inside
+/// it; else from its last `target` component on (`target/energy/new`); else its last two
+/// components (`energy/new`). A relative path is shown as given.
+pub fn shown_dir(dir: &Path) -> String {
+    shown_dir_from(dir, std::env::current_dir().ok().as_deref())
+}
+
+/// [`shown_dir`] against the directory `cwd` (none: no current directory).
+pub fn shown_dir_from(dir: &Path, cwd: Option<&Path>) -> String {
+    if !dir.has_root() && !dir.is_absolute() {
+        return dir.display().to_string();
+    }
+    if let Some(rest) = cwd.and_then(|cwd| dir.strip_prefix(cwd).ok()) {
+        return if rest.as_os_str().is_empty() { ".".into() } else { rest.display().to_string() };
+    }
+    let parts: Vec<&std::ffi::OsStr> = dir
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(part) => Some(part),
+            _ => None,
+        })
+        .collect();
+    let from = parts.iter().rposition(|p| *p == "target").unwrap_or(parts.len().saturating_sub(2));
+    let shown: PathBuf = parts[from..].iter().collect();
+    if shown.as_os_str().is_empty() {
+        ".".into()
+    } else {
+        shown.display().to_string()
     }
 }
 
@@ -101,4 +138,22 @@ fn tracker_name(r: &ResultFile, gpu: Option<&str>) -> String {
         name.push_str(tag);
     }
     name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directories_are_shown_without_their_absolute_part() {
+        let cwd = Some(Path::new("/home/runner/work/repo"));
+        let shown = |dir: &str| shown_dir_from(Path::new(dir), cwd);
+        assert_eq!(shown("/home/runner/work/repo/target/energy/new"), "target/energy/new");
+        assert_eq!(shown("/home/runner/work/repo"), ".");
+        assert_eq!(shown("/tmp/ci/artifacts/target/energy/main"), "target/energy/main");
+        assert_eq!(shown("/tmp/xyz/energy/new"), "energy/new");
+        assert_eq!(shown("/"), ".");
+        assert_eq!(shown("target/energy/new"), "target/energy/new");
+        assert_eq!(shown_dir_from(Path::new("/a/b/c"), None), "b/c");
+    }
 }

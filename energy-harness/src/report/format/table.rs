@@ -6,8 +6,9 @@
 
 use super::super::compare::{Change, Comparison, ResultSet, Verdict};
 use super::super::escape::{html, markdown_cell_code, markdown_code_span};
+use super::super::natural::sort_natural;
 use super::super::ResultFile;
-use super::interval_pct;
+use super::{interval_pct, shown_dir};
 use energy_units::format_si;
 
 /// How a table's cells are written: each writes code and emphasis its own way and escapes
@@ -65,8 +66,12 @@ pub struct Table<'a> {
     pub current: &'a ResultSet,
     /// Whether its figures are simulated.
     pub simulated: bool,
-    /// One row per benchmark, [`HEADER`]'s columns.
+    /// One row per benchmark, [`HEADER`]'s columns, in natural order of the ids
+    /// ([`super::super::natural::natural_cmp`]).
     pub rows: Vec<Vec<String>>,
+    /// Each row's benchmark id and its verdict against the baseline (when compared), in
+    /// the order of `rows`.
+    pub row_ids: Vec<(String, Option<Verdict>)>,
     /// The notes under the table (the baseline and the rule, benchmarks of the baseline only).
     pub notes: Vec<String>,
 }
@@ -82,7 +87,11 @@ impl<'a> Table<'a> {
         let change_of = |id: &str| comparison.and_then(|c| c.changes.iter().find(|x| x.id == id));
         let first = current.results.values().next().expect("a result set is never empty");
         let mut rows = Vec::new();
-        for r in current.results.values() {
+        let mut row_ids = Vec::new();
+        let mut results: Vec<&ResultFile> = current.results.values().collect();
+        sort_natural(&mut results, |r| r.id.as_str());
+        for r in results {
+            row_ids.push((r.id.clone(), change_of(&r.id).map(|c| c.verdict)));
             rows.push(vec![
                 cells.code(&r.id),
                 format_si(r.time_s.mean, "s", 4),
@@ -102,18 +111,20 @@ impl<'a> Table<'a> {
         if let (Some(b), Some(c)) = (baseline, comparison) {
             notes.push(format!(
                 "Baseline {}; a regression is a rise above {:.1} % whose 95 % interval excludes zero.",
-                cells.code_span(&b.dir.display().to_string()),
+                cells.code_span(&shown_dir(&b.dir)),
                 c.threshold_pct
             ));
-            for id in &c.removed {
+            let mut removed: Vec<&String> = c.removed.iter().collect();
+            sort_natural(&mut removed, |id| id.as_str());
+            for id in removed {
                 notes.push(format!("{} is in the baseline only.", cells.code_span(id)));
             }
         }
-        Table { current, simulated: first.device.simulated, rows, notes }
+        Table { current, simulated: first.device.simulated, rows, row_ids, notes }
     }
 
-    /// The title, its device name, driver and directory (from files and the command line)
-    /// escaped by `text`.
+    /// The title, its device name, driver and directory (from files and the command line,
+    /// the directory never absolute: [`shown_dir`]) escaped by `text`.
     pub fn title(&self, text: fn(&str) -> String) -> String {
         let first = self.current.results.values().next().expect("a result set is never empty");
         format!(
@@ -121,7 +132,7 @@ impl<'a> Table<'a> {
             if self.simulated { " [SIMULATED]" } else { "" },
             text(&first.device.name),
             text(first.device.driver.as_deref().unwrap_or("driver ?")),
-            text(&self.current.dir.display().to_string())
+            text(&shown_dir(&self.current.dir))
         )
     }
 }

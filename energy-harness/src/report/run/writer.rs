@@ -134,6 +134,9 @@ impl RunWriter {
     /// A run of another invocation, or one this target already took part in, is replaced:
     /// the directory is emptied first.
     pub fn begin(dir: &Path, target: &str, invocation: &Invocation) -> Result<RunWriter> {
+        // The commit, branch and host every result of this process records, asked of git
+        // once, now, before anything is measured.
+        let _ = crate::report::Provenance::current();
         let _lock = DirLock::take(dir)?;
         let pid = std::process::id();
         let existing = RunManifest::read_manifest(dir).ok();
