@@ -178,7 +178,10 @@ impl EnergyBudget {
         let options = options_on(device, &self.options);
         let calibration = rig.calibration().cloned();
         let request = |id: &str| {
-            MeasureRequest::new(id, options.clone()).min_windows(BUDGET_MIN_WINDOWS).calibration(calibration.clone())
+            MeasureRequest::new(id, options.clone())
+                .min_windows(BUDGET_MIN_WINDOWS)
+                .calibration(calibration.clone())
+                .thermal(rig.thermal().cloned())
         };
         let mut kernel_values = Vec::new();
         let mut reference_values = Vec::new();

@@ -190,6 +190,10 @@ pub mod unstable {
         pub use crate::engine::options::default_window_s;
         pub use crate::engine::run::{record, virtual_sim_device};
         pub use crate::engine::stats::{linear_fit, student_t_975};
+        pub use crate::engine::thermal::{
+            fit_thermal, normalize, ThermalCalibration, ThermalNormalized, ThermalPoint, MIN_FIT_SPAN_C,
+            MIN_FIT_WINDOWS, REFERENCE_TEMPERATURE_C, THERMAL_SCHEMA,
+        };
         pub use crate::engine::{
             analyze_trace, difference, measure, net_energy, net_per_op, per_unit, AnalysisOptions, Drift,
             MeasureRequest, Measurement, ModelChoice, NetEnergy, PerUnit, RailEnergy, ResolvedOptions, Session,
@@ -233,8 +237,11 @@ pub mod unstable {
         pub use crate::hash::content_hash;
         pub use crate::report::chart;
         pub use crate::report::compare::{
-            change, check_comparable_figure, compare, compare_across_boards, Figure, ResultSet, Verdict,
-            ACROSS_BOARDS_MIN_THRESHOLD_PCT,
+            change, check_comparable_figure, compare, compare_across_boards, compare_with_baselines, Figure, ResultSet,
+            Verdict, ACROSS_BOARDS_MIN_THRESHOLD_PCT,
+        };
+        pub use crate::report::detect::{
+            combine, normal_quantile, student_t_quantile, Detectability, NoiseBasis, DETECTION_POWER, FALSE_ALARM_RATE,
         };
         pub use crate::report::escape;
         pub use crate::report::format;

@@ -235,7 +235,8 @@ fn measure(
     let id = format!("{group}/{function}");
     let request = MeasureRequest::new(&id, options_on(&station.device, options))
         .min_windows(CRITERION_MIN_SAMPLES)
-        .calibration(station.rig.calibration().cloned());
+        .calibration(station.rig.calibration().cloned())
+        .thermal(station.rig.thermal().cloned());
     let device = &mut station.device;
     {
         let mut err = std::io::stderr().lock();

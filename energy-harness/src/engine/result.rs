@@ -137,6 +137,10 @@ pub struct Measurement {
     /// How the windows moved from the first to the last.
     #[serde(default)]
     pub drift: Option<Drift>,
+    /// The energy per launch at the reference temperature, when the board has a thermal
+    /// calibration ([`super::thermal`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thermal: Option<super::thermal::ThermalNormalized>,
 }
 
 /// How a measurement's windows moved from the first to the last.

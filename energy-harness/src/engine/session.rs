@@ -32,6 +32,7 @@ use super::options::{MeasureOptions, ResolvedOptions};
 use super::result::Measurement;
 use super::stats::Estimate;
 use super::summary::{summarize, Summary};
+use super::thermal::ThermalCalibration;
 use crate::clock::SharedClock;
 use crate::device::Device;
 use crate::error::{Error, ErrorKind, Result};
@@ -74,6 +75,9 @@ pub struct MeasureRequest {
     pub calibration: Option<Calibration>,
     /// Sources recorded besides the measured one (for comparisons).
     pub record_also: Vec<SourceKind>,
+    /// The GPU's thermal calibration, if any: the result then carries its energy at the
+    /// reference temperature too.
+    pub thermal: Option<ThermalCalibration>,
 }
 
 impl MeasureRequest {
@@ -86,7 +90,14 @@ impl MeasureRequest {
             model: ModelChoice::Auto,
             calibration: None,
             record_also: Vec::new(),
+            thermal: None,
         }
+    }
+
+    /// The GPU's thermal calibration.
+    pub fn thermal(mut self, thermal: Option<ThermalCalibration>) -> Self {
+        self.thermal = thermal;
+        self
     }
 
     /// At least `windows` windows (unless the kernel is too long for them, see the plan).
@@ -377,6 +388,7 @@ impl Session {
             timestamp: self.timestamp.clone(),
             wall_time_s: self.clock.now_s() - self.wall_start,
             stop: stop.describe(),
+            thermal: self.request.thermal.as_ref(),
         })?;
         Ok((measurement, trace))
     }

@@ -30,6 +30,7 @@ pub(super) struct Summary<'a> {
     pub(super) timestamp: String,
     pub(super) wall_time_s: f64,
     pub(super) stop: &'static str,
+    pub(super) thermal: Option<&'a super::thermal::ThermalCalibration>,
 }
 
 /// The last reading of a state channel inside `[start, end]`, else the last one before `end`.
@@ -54,6 +55,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         timestamp,
         wall_time_s,
         stop,
+        thermal,
     } = done;
     let windows = trace.windows()?;
     let measured = windows.iter().filter(|w| w.index != AUXILIARY_WINDOW).count();
@@ -144,6 +146,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         _ => None,
     };
     let rails = rail_energies(trace, &windows, analysis_options, n, &mut warnings);
+    let thermal = thermal.and_then(|cal| super::thermal::normalize(&facts_before.uuid, &per_window, cal));
 
     Ok(Measurement {
         id: id.to_string(),
@@ -170,6 +173,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         options: Some(*options),
         stop: Some(stop.to_string()),
         drift,
+        thermal,
     })
 }
 

@@ -2,6 +2,7 @@
 //! what running kernels there takes besides ([`Rig`]): the GPU's cached calibration, CUDA
 //! on it, and on the simulated GPU the checked device that runs the code instead.
 
+use crate::engine::thermal::ThermalCalibration;
 use std::sync::Arc;
 
 use super::subject::KernelUnderTest;
@@ -34,6 +35,7 @@ pub fn open_device(ordinal: Option<u32>) -> Result<Device> {
 /// One per device, shared by every kernel run there.
 pub struct Rig {
     calibration: Option<Calibration>,
+    thermal: Option<ThermalCalibration>,
     cuda: Option<Arc<CudaGpu>>,
     checked: Option<Arc<CudaGpu>>,
 }
@@ -47,7 +49,17 @@ impl Rig {
                 eprintln!("warning: ignoring the cached calibration: {e}");
                 None
             });
-        Rig { calibration, cuda: None, checked: None }
+        let thermal =
+            ThermalCalibration::load_cached(&default_calibration_dir(), &device.facts().uuid).unwrap_or_else(|e| {
+                eprintln!("warning: ignoring the cached thermal calibration: {e}");
+                None
+            });
+        Rig { calibration, thermal, cuda: None, checked: None }
+    }
+
+    /// The device's thermal calibration (dP/dT), when one is cached.
+    pub fn thermal(&self) -> Option<&ThermalCalibration> {
+        self.thermal.as_ref()
     }
 
     /// The device's calibration, when one is cached.

@@ -3,16 +3,21 @@
 //!
 //! The rule for a regression: a benchmark's energy per launch rose by more than the
 //! threshold (the estimate of the change exceeds it) **and** the rise is statistically
-//! significant: the 95 % interval of the change lies entirely above zero. The interval of
-//! the change comes from both runs' intervals (independent measurements; a ratio by the
-//! delta method). Improvements and changes that are not significant are reported, never
-//! failed.
+//! significant: one-sided at 1 % false alarms ([`super::detect`]), given the noise the
+//! comparison has. The noise comes from both runs' intervals (independent measurements; a
+//! ratio by the delta method), or, with several saved runs of the baseline, from their
+//! spread ([`compare_with_baselines`]), which holds the between-run drift the within-run
+//! intervals do not. Every change states the smallest change it could have detected.
+//! When both runs carry the energy at the reference temperature (a thermally calibrated
+//! board, [`crate::engine::thermal`]), that figure is compared, and the change says so.
+//! Improvements and changes that are not significant are reported, never failed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::detect::{combine, student_t_quantile, Detectability, NoiseBasis};
 use super::run::{RunManifest, RunPin};
 use super::ResultFile;
 use crate::engine::stats::{student_t_975, Estimate};
@@ -127,8 +132,14 @@ pub struct Change {
     /// Mean die temperature of the windows in the baseline and in the candidate, °C.
     pub temperature_c: (Option<f64>, Option<f64>),
     /// Said when the two ran at temperatures far enough apart to move the energy by
-    /// itself (see [`TEMPERATURE_NOTE_C`]).
+    /// itself (see [`TEMPERATURE_NOTE_C`]) and the figures are not temperature-normalized.
     pub temperature_note: Option<String>,
+    /// The noise of the change and the smallest change it could detect.
+    pub detectability: Detectability,
+    /// Whether the figures compared are the energies at the reference temperature.
+    pub normalized: bool,
+    /// What was compared, when it is not the plain energy per launch ("energy at 50 °C").
+    pub figure_note: Option<String>,
 }
 
 /// A difference in temperature between baseline and candidate that `compare` points out,
@@ -231,19 +242,38 @@ pub fn check_comparable_figure(dir: &Path, result: &ResultFile, figure: Figure) 
     Ok(())
 }
 
-/// The change from `baseline` to `candidate`, judged against `threshold_pct`. Both must
-/// have passed [`check_comparable_figure`]; a change that is still not a finite number
-/// (1e300 J against 1e-10 J) is an error, never `+inf %`. The lower end of the interval
-/// stops at −100 % (no energy): a ratio of two positive figures is never negative.
+/// The change from `baseline` to `candidate`, judged against `threshold_pct` with the noise
+/// of the two within-run intervals ([`NoiseBasis::WithinRun`]). Both must have passed
+/// [`check_comparable_figure`]; a change that is still not a finite number (1e300 J against
+/// 1e-10 J) is an error, never `+inf %`. The lower end of the interval stops at −100 % (no
+/// energy): a ratio of two positive figures is never negative.
 pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct: f64) -> Result<Change> {
     let ratio = candidate.mean / baseline.mean;
-    let rel_se = ((standard_error(candidate) / candidate.mean).powi(2)
-        + (standard_error(baseline) / baseline.mean).powi(2))
-    .sqrt();
-    let df = candidate.n.min(baseline.n).saturating_sub(1);
-    let half = student_t_975(df) * rel_se * ratio;
-    let (change, low, high) =
-        ((ratio - 1.0) * 100.0, ((ratio - half - 1.0) * 100.0).max(-100.0), (ratio + half - 1.0) * 100.0);
+    let rel = |e: &Estimate| standard_error(e) / e.mean;
+    // Each run's relative error on n − 1 degrees of freedom, combined by Welch.
+    let (rel_se, df) = combine(&[
+        (rel(candidate), candidate.n.saturating_sub(1) as f64),
+        (rel(baseline), baseline.n.saturating_sub(1) as f64),
+    ]);
+    let detect = Detectability::new(100.0 * rel_se * ratio, df, NoiseBasis::WithinRun);
+    judge(id, baseline, candidate, ratio, detect, threshold_pct)
+}
+
+/// The change of ratio `ratio` with noise `detect`, as a [`Change`] with its verdict: a
+/// regression when it exceeds the threshold and its one-sided lower bound (1 − α) is above
+/// zero; an improvement when its upper bound is below zero; the interval shown is the
+/// two-sided 95 % one.
+fn judge(
+    id: &str,
+    baseline: &Estimate,
+    candidate: &Estimate,
+    ratio: f64,
+    detect: Detectability,
+    threshold_pct: f64,
+) -> Result<Change> {
+    let change = (ratio - 1.0) * 100.0;
+    let half = student_t_quantile(0.975, detect.degrees_of_freedom) * detect.standard_error_pct;
+    let (low, high) = ((change - half).max(-100.0), change + half);
     if !(change.is_finite() && low.is_finite() && high.is_finite() && ratio > 0.0) {
         return Err(Error::new(
             ErrorKind::InvalidInput,
@@ -257,11 +287,12 @@ pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct
             ),
         ));
     }
-    let verdict = if low > 0.0 && change > threshold_pct {
+    let significant_rise = detect.lower_bound_pct(change) > 0.0;
+    let verdict = if significant_rise && change > threshold_pct {
         Verdict::Regression
-    } else if low > 0.0 {
+    } else if significant_rise {
         Verdict::WithinThreshold
-    } else if high < 0.0 {
+    } else if detect.upper_bound_pct(change) < 0.0 {
         Verdict::Improvement
     } else {
         Verdict::NotSignificant
@@ -276,6 +307,9 @@ pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct
         verdict,
         temperature_c: (None, None),
         temperature_note: None,
+        detectability: detect,
+        normalized: false,
+        figure_note: None,
     })
 }
 
@@ -378,9 +412,22 @@ fn pair(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64, figure:
             Some(cand) => {
                 check_comparable_figure(&baseline.dir, base, figure)?;
                 check_comparable_figure(&candidate.dir, cand, figure)?;
-                let mut c = change(id, figure.of(base), figure.of(cand), threshold_pct)?;
+                let normalized = match figure {
+                    Figure::Energy => normalized_pair(base, cand),
+                    Figure::Dynamic => None,
+                };
+                let mut c = match &normalized {
+                    Some((b, c, _)) => change(id, b, c, threshold_pct)?,
+                    None => change(id, figure.of(base), figure.of(cand), threshold_pct)?,
+                };
                 c.temperature_c = (mean_temperature(base), mean_temperature(cand));
-                c.temperature_note = temperature_note(c.temperature_c.0, c.temperature_c.1);
+                match normalized {
+                    Some((_, _, note)) => {
+                        c.normalized = true;
+                        c.figure_note = Some(note);
+                    }
+                    None => c.temperature_note = temperature_note(c.temperature_c.0, c.temperature_c.1),
+                }
                 changes.push(c);
             }
             None => removed.push(id.clone()),
@@ -394,6 +441,111 @@ fn pair(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64, figure:
             format!(
                 "`{}` and `{}` have no benchmark in common: nothing to compare",
                 baseline.dir.display(),
+                candidate.dir.display()
+            ),
+        ));
+    }
+    Ok(Comparison { threshold_pct, rule: None, changes, added, removed })
+}
+
+/// Both results' energies at the reference temperature and what they rest on, when both
+/// carry one from the same board's coefficient at the same reference and both are sound.
+fn normalized_pair(base: &ResultFile, cand: &ResultFile) -> Option<(Estimate, Estimate, String)> {
+    let (b, c) = (base.thermal.as_ref()?, cand.thermal.as_ref()?);
+    let same = b.calibration_uuid == c.calibration_uuid
+        && b.reference_c == c.reference_c
+        && b.watts_per_c == c.watts_per_c
+        && b.energy_j.validate(true).is_ok()
+        && c.energy_j.validate(true).is_ok();
+    same.then(|| {
+        (
+            b.energy_j,
+            c.energy_j,
+            format!(
+                "energy at {:.0} °C (runs at {:.1} and {:.1} °C; {})",
+                b.reference_c, b.mean_temperature_c, c.mean_temperature_c, b.origin
+            ),
+        )
+    })
+}
+
+/// Compares `candidate` with several saved runs of the baseline code (`baselines`, at least
+/// two; CI artifacts of earlier runs of main, say): the baseline figure is their mean and
+/// the noise is their spread ([`NoiseBasis::BetweenRuns`]): a run's figure scatters by
+/// `s` between runs, so the change has a standard error of `s · √(1 + 1/k)` on `k − 1`
+/// degrees of freedom. Temperature-normalized figures are used when every run has one from
+/// the same coefficient. All runs must come from one GPU.
+pub fn compare_with_baselines(
+    baselines: &[ResultSet],
+    candidate: &ResultSet,
+    threshold_pct: f64,
+) -> Result<Comparison> {
+    let Some(first) = baselines.first() else {
+        return Err(Error::new(ErrorKind::InvalidInput, "no baseline run to compare with"));
+    };
+    if baselines.len() == 1 {
+        return compare(first, candidate, threshold_pct);
+    }
+    for other in baselines {
+        other.check_comparable(candidate)?;
+    }
+    let k = baselines.len();
+    let mut changes = Vec::new();
+    let mut removed = Vec::new();
+    for (id, cand) in &candidate.results {
+        check_comparable_figure(&candidate.dir, cand, Figure::Energy)?;
+        let mut runs = Vec::new();
+        for set in baselines {
+            if let Some(r) = set.results.get(id) {
+                check_comparable_figure(&set.dir, r, Figure::Energy)?;
+                runs.push(r);
+            }
+        }
+        if runs.len() < k {
+            continue; // Not in every baseline: reported as new when in none, else skipped below.
+        }
+        let all_normalized = runs.iter().all(|r| normalized_pair(r, cand).is_some());
+        let figure = |r: &ResultFile| {
+            if all_normalized {
+                r.thermal.as_ref().map_or(r.energy_j, |t| t.energy_j)
+            } else {
+                r.energy_j
+            }
+        };
+        let values: Vec<f64> = runs.iter().map(|r| figure(r).mean).collect();
+        let mean = values.iter().sum::<f64>() / k as f64;
+        let sd = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
+        let cand_figure = figure(cand);
+        let ratio = cand_figure.mean / mean;
+        let se_pct = 100.0 * sd / mean * (1.0 + 1.0 / k as f64).sqrt() * ratio;
+        let detect = Detectability::new(se_pct, (k - 1) as f64, NoiseBasis::BetweenRuns);
+        let base_estimate = Estimate::from_values(&values).unwrap_or(Estimate::exact(mean));
+        let mut c = judge(id, &base_estimate, &cand_figure, ratio, detect, threshold_pct)?;
+        c.temperature_c = (mean_temperature(runs[0]), mean_temperature(cand));
+        if all_normalized {
+            c.normalized = true;
+            c.figure_note = normalized_pair(runs[0], cand).map(|(_, _, note)| format!("{note}; {k} baseline runs"));
+        } else {
+            c.figure_note = Some(format!("mean of {k} baseline runs"));
+        }
+        changes.push(c);
+    }
+    for id in first.results.keys() {
+        if !candidate.results.contains_key(id) {
+            removed.push(id.clone());
+        }
+    }
+    let added: Vec<String> = candidate
+        .results
+        .keys()
+        .filter(|id| !baselines.iter().all(|set| set.results.contains_key(*id)))
+        .cloned()
+        .collect();
+    if changes.is_empty() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "`{}` has no benchmark in common with all {k} baseline runs: nothing to compare",
                 candidate.dir.display()
             ),
         ));

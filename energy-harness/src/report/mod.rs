@@ -127,6 +127,10 @@ pub struct ResultFile {
     /// versions, and when no window recorded one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature_range_c: Option<TemperatureRange>,
+    /// The energy per launch at the reference temperature (absent without a thermal
+    /// calibration of the board, and in files of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thermal: Option<crate::engine::thermal::ThermalNormalized>,
 }
 
 impl ResultFile {
@@ -166,6 +170,7 @@ impl ResultFile {
             drift: m.drift.clone(),
             provenance: Some(Provenance::current().clone()),
             temperature_range_c: TemperatureRange::of_windows(&m.windows),
+            thermal: m.thermal.clone(),
         }
     }
 

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::super::compare::{Comparison, ResultSet, Verdict};
+use super::super::detect::FALSE_ALARM_RATE;
 use super::super::escape::visible;
 use super::super::natural::sort_natural;
 use energy_units::format_si;
@@ -44,8 +45,9 @@ pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Comp
     let what = if across_boards { "dynamic energy per launch" } else { "energy per launch" };
     let _ = writeln!(
         out,
-        "{what}, {candidate_name} against {baseline} (regression: a rise above {:.1} % whose 95 % interval excludes zero)",
-        comparison.threshold_pct
+        "{what}, {candidate_name} against {baseline} (regression: a rise above {:.1} %, significant at {:.0} % false alarms, one-sided; intervals 95 %)",
+        comparison.threshold_pct,
+        FALSE_ALARM_RATE * 100.0
     );
     if let Some(rule) = &comparison.rule {
         let _ = writeln!(out, "rule: {rule}");
@@ -69,6 +71,13 @@ pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Comp
             c.change_high_pct,
             verdict_label(c.verdict)
         );
+        if let Some(note) = &c.figure_note {
+            let _ = writeln!(out, "  {:<40} compared: {note}", "");
+        }
+        let _ = writeln!(out, "  {:<40} {}", "", c.detectability.describe());
+        if let Some(note) = c.detectability.threshold_note(comparison.threshold_pct) {
+            let _ = writeln!(out, "  {:<40} note: {note}", "");
+        }
         if let Some(note) = &c.temperature_note {
             let _ = writeln!(out, "  {:<40} note: {note}", "");
         }

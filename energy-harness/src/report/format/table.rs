@@ -173,8 +173,14 @@ fn change_text(c: &Change, cells: Cells) -> String {
         (Some(_), (Some(b), Some(t))) => format!(" (ran {:+.0} °C from the baseline)", t - b),
         _ => String::new(),
     };
+    let at = if c.normalized { " at the reference temperature" } else { "" };
+    let detectable = if c.detectability.detectable_change_pct.is_finite() {
+        format!("{:.2} %", c.detectability.detectable_change_pct)
+    } else {
+        "unbounded".to_string()
+    };
     format!(
-        "{:+.2} % [{:+.2}, {:+.2}] {}{warmth}",
+        "{:+.2} % [{:+.2}, {:+.2}] {}{warmth}{at}; detectable {detectable}",
         c.change_pct,
         c.change_low_pct,
         c.change_high_pct,
