@@ -161,9 +161,12 @@ enum Command {
     },
     /// Exit 1 when a benchmark's energy rose by more than the threshold, significantly; 0 otherwise.
     Compare {
-        /// The saved baseline (under --dir).
-        #[arg(long)]
-        baseline: String,
+        /// The saved baseline (under --dir). Repeat it with several saved runs of the
+        /// baseline code (CI artifacts of main, say; three or more): the baseline figure is
+        /// their mean and the verdict's noise their spread, which holds the drift between
+        /// runs that one run's interval does not.
+        #[arg(long, required = true)]
+        baseline: Vec<String>,
         /// The candidate run.
         #[arg(long, default_value = "new")]
         candidate: String,

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_harness::unstable::report::{compare as compare_sets, compare_across_boards, ResultSet, RunPin};
+use energy_harness::unstable::report::{compare_across_boards, compare_with_baselines, ResultSet, RunPin};
 use energy_harness::unstable::report::{compare_text, render_several, Compared, Format};
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
@@ -60,7 +60,7 @@ pub(super) fn report(
 
 /// Prints the comparison of each directory's candidate with its own baseline; `Ok(true)`
 /// when something regressed in any.
-pub(super) fn compare(runs: &Runs, baseline: &str, candidate: &str, options: &CompareOptions) -> Result<bool> {
+pub(super) fn compare(runs: &Runs, baseline: &[String], candidate: &str, options: &CompareOptions) -> Result<bool> {
     check_threshold(options.threshold)?;
     let mut regressed = false;
     for dir in &runs.dirs {
@@ -76,21 +76,38 @@ pub(super) fn compare(runs: &Runs, baseline: &str, candidate: &str, options: &Co
 fn compare_one(
     heading: Option<&Path>,
     dir: &Path,
-    baseline: &str,
+    baseline: &[String],
     candidate: &str,
     pin: Option<&RunPin>,
     options: &CompareOptions,
 ) -> Result<bool> {
     let cand = ResultSet::read_run_pinned(&dir.join(candidate), pin)?;
-    let base = ResultSet::read_run(&dir.join(baseline))?;
-    let comparison = if options.across_boards {
-        compare_across_boards(&base, &cand, options.threshold)?
-    } else {
-        compare_sets(&base, &cand, options.threshold)?
+    let bases = baseline.iter().map(|b| ResultSet::read_run(&dir.join(b))).collect::<Result<Vec<_>>>()?;
+    let Some(base) = bases.first() else {
+        return Err(Error::new(ErrorKind::InvalidInput, "--baseline: name the saved baseline run"));
     };
-    comparison.check_missing(&base, &cand, &options.removed)?;
-    let asked =
-        Compared { dir: heading, baseline, candidate, across_boards: options.across_boards, removed: &options.removed };
+    if options.across_boards && bases.len() > 1 {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "--across-boards compares one baseline run: the spread of several runs is measured on one board; give one --baseline",
+        ));
+    }
+    let comparison = if options.across_boards {
+        compare_across_boards(base, &cand, options.threshold)?
+    } else {
+        compare_with_baselines(&bases, &cand, options.threshold)?
+    };
+    for set in &bases {
+        comparison.check_missing(set, &cand, &options.removed)?;
+    }
+    let names = baseline.join(" + ");
+    let asked = Compared {
+        dir: heading,
+        baseline: &names,
+        candidate,
+        across_boards: options.across_boards,
+        removed: &options.removed,
+    };
     super::emit(&compare_text(&comparison, &cand, &asked))?;
     Ok(!comparison.regressions().is_empty())
 }
