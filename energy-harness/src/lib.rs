@@ -243,12 +243,14 @@ pub mod unstable {
             github_action_benchmark, github_action_benchmark_on, GITHUB_ACTION_BENCHMARK_MEASURES,
         };
         pub use crate::report::format::merge::render_several;
+        pub use crate::report::format::paired_text::{ab_markdown, ab_text, progress_line};
         pub use crate::report::format::{render, Format};
         pub use crate::report::run::MANIFEST_FILE;
         pub use crate::report::run::{
             current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
         };
         pub use crate::report::svg::power_plot;
+        pub use crate::report::{detect, paired};
         pub use crate::report::{energy_dir, file_stem, render_summary, MAX_STEM_BYTES, RESULT_SCHEMA};
     }
     /// The selftest: does this GPU's sensor deliver what the harness assumes?

@@ -62,8 +62,7 @@ impl Detectability {
     /// `degrees_of_freedom` (at least 1; non-finite errors give an infinite detectable change).
     pub fn new(standard_error_pct: f64, degrees_of_freedom: f64, basis: NoiseBasis) -> Detectability {
         let df = if degrees_of_freedom.is_finite() { degrees_of_freedom.max(1.0) } else { 1e6 };
-        let factor =
-            student_t_quantile(1.0 - FALSE_ALARM_RATE, df) + student_t_quantile(DETECTION_POWER, df);
+        let factor = student_t_quantile(1.0 - FALSE_ALARM_RATE, df) + student_t_quantile(DETECTION_POWER, df);
         let detectable = if standard_error_pct.is_finite() && standard_error_pct >= 0.0 {
             factor * standard_error_pct
         } else {

@@ -5,6 +5,7 @@ pub mod compare;
 pub mod detect;
 pub mod escape;
 pub mod format;
+pub mod paired;
 pub mod run;
 pub mod svg;
 

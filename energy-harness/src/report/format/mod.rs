@@ -12,6 +12,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod merge;
+pub mod paired_text;
 pub mod summary;
 pub mod table;
 
