@@ -146,7 +146,7 @@ pub(super) fn run(a: &AbArgs) -> Result<bool> {
         let figures =
             RunFigures::from_set(&set, index + 1, side, started_s, start.elapsed().as_secs_f64() - started_s)?;
         sequence.add(figures)?;
-        if sequence.runs.len() % 2 != 0 {
+        if !sequence.runs.len().is_multiple_of(2) {
             continue;
         }
         let pairs = sequence.pairs();

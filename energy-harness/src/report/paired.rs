@@ -49,7 +49,7 @@ impl Side {
 
 /// The side of run `index` (from 0) in ABBA order: A B B A, A B B A, …
 pub fn abba_side(index: usize) -> Side {
-    if (index + 1) / 2 % 2 == 0 {
+    if index.div_ceil(2).is_multiple_of(2) {
         Side::A
     } else {
         Side::B
