@@ -78,10 +78,9 @@ fn check_args(a: &AbArgs) -> Result<()> {
 }
 
 /// The `CUDA_VISIBLE_DEVICES` both executables get: the UUID of `--gpu`, or nothing (the
-/// environment's choice).
-fn gpu_env(gpu: Option<&str>) -> Result<Option<String>> {
+/// environment's choice); `sim`: ENERGY_DEVICE asks for the simulated GPU.
+fn gpu_env(gpu: Option<&str>, sim: bool) -> Result<Option<String>> {
     let Some(spec) = gpu else { return Ok(None) };
-    let sim = std::env::var("ENERGY_DEVICE").is_ok_and(|v| v.trim().to_ascii_lowercase().starts_with("sim"));
     if sim {
         return Err(bad(format!(
             "--gpu {spec} names a real GPU, but ENERGY_DEVICE asks for the simulated one: drop one of them"
@@ -121,7 +120,8 @@ pub(super) fn run(a: &AbArgs) -> Result<bool> {
     let here = std::env::current_dir().map_err(|e| Error::io(Path::new("."), "read the current folder", e))?;
     let exe_a = gpus::check_executable("--baseline", &a.baseline, &here)?;
     let exe_b = gpus::check_executable("--candidate", &a.candidate, &here)?;
-    let visible = gpu_env(a.gpu.as_deref())?;
+    let sim = std::env::var("ENERGY_DEVICE").is_ok_and(|v| v.trim().to_ascii_lowercase().starts_with("sim"));
+    let visible = gpu_env(a.gpu.as_deref(), sim)?;
     let out = output_dir(a.output_dir.as_deref())?;
     let start = Instant::now();
     let stamp =
@@ -301,8 +301,9 @@ mod tests {
 
     #[test]
     fn gpu_is_one_gpu() {
-        assert!(gpu_env(Some("GPU-a,GPU-b")).unwrap_err().message().contains("share one GPU"));
-        assert_eq!(gpu_env(Some("GPU-abc")).ok().flatten().as_deref(), Some("GPU-abc"));
-        assert_eq!(gpu_env(None).unwrap(), None);
+        assert!(gpu_env(Some("GPU-a,GPU-b"), false).unwrap_err().message().contains("share one GPU"));
+        assert_eq!(gpu_env(Some("GPU-abc"), false).unwrap().as_deref(), Some("GPU-abc"));
+        assert_eq!(gpu_env(None, true).unwrap(), None);
+        assert!(gpu_env(Some("0"), true).unwrap_err().message().contains("asks for the simulated one"));
     }
 }

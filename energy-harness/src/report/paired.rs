@@ -314,15 +314,15 @@ impl AbSequence {
                 let lacks = names(before.difference(&now).collect());
                 let extra = names(now.difference(&before).collect());
                 return refuse(format!(
-                    "run {} ({}) in {} {}{}{} than run {} of the same executable: a run that lost benchmarks \
-                     crashed or was filtered; nothing is compared",
+                    "run {} ({}) in {} differs from run {} of the same executable: it {}{}{}; a run that lost \
+                     benchmarks crashed or was filtered; nothing is compared",
                     run.run,
                     run.side.role(),
                     run.dir,
+                    same.run,
                     if lacks.is_empty() { String::new() } else { format!("lacks {}", lacks.join(", ")) },
                     if !lacks.is_empty() && !extra.is_empty() { " and " } else { "" },
                     if extra.is_empty() { String::new() } else { format!("holds {} more", extra.join(", ")) },
-                    same.run
                 ));
             }
         }
