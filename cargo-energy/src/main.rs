@@ -9,6 +9,7 @@
 // placeholder, not HTML.
 #![allow(rustdoc::invalid_html_tags)]
 
+mod ab;
 mod analyze;
 mod calibrate;
 mod explain;
@@ -158,6 +159,49 @@ enum Command {
         /// Also write explain.md, explain.json and explain.svg in this folder.
         #[arg(long)]
         output: Option<PathBuf>,
+    },
+    /// Run a baseline's and a candidate's bench executables interleaved on one GPU (A B B A
+    /// A B B A …) and judge each benchmark's change from the paired differences, which cancel
+    /// the GPU's drift. Exit 1 on a regression, 0 otherwise, 2 when nothing could be decided.
+    Ab {
+        /// The baseline's bench executable (A).
+        #[arg(long)]
+        baseline: PathBuf,
+        /// The candidate's bench executable (B).
+        #[arg(long)]
+        candidate: PathBuf,
+        /// The one GPU both run on: a CUDA ordinal or a UUID (passed as CUDA_VISIBLE_DEVICES)
+        /// [default: the GPU ENERGY_DEVICE and CUDA_VISIBLE_DEVICES choose].
+        #[arg(long)]
+        gpu: Option<String>,
+        /// Pairs run before the sequence may stop (2 or more).
+        #[arg(long = "min-pairs", default_value_t = 3)]
+        min_pairs: usize,
+        /// Pairs run at most.
+        #[arg(long = "max-pairs", default_value_t = 12)]
+        max_pairs: usize,
+        /// Stop once every benchmark's detectable change is at most this, percent.
+        #[arg(long, default_value_t = 1.0)]
+        target: f64,
+        /// Regression threshold, percent.
+        #[arg(long, default_value_t = 5.0)]
+        threshold: f64,
+        /// The longest one run of an executable may take: seconds, or `90m`, `2h`; 0 for no limit.
+        #[arg(long, default_value = gpus::DEFAULT_TIMEOUT, value_parser = gpus::parse_timeout)]
+        timeout: gpus::TimeLimit,
+        /// Where the runs and ab.json go [default: <target>/energy/ab/<UTC time>].
+        #[arg(long = "output-dir")]
+        output_dir: Option<PathBuf>,
+        /// text, json (energy-ab/1) or markdown.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ab::AbFormat,
+        /// A benchmark of the baseline removed on purpose (repeat for several); any other the
+        /// candidate lacks is refused.
+        #[arg(long = "removed", value_name = "ID")]
+        removed: Vec<String>,
+        /// Arguments for both executables (criterion's filter), after `--`.
+        #[arg(last = true)]
+        args: Vec<String>,
     },
     /// Exit 1 when a benchmark's energy rose by more than the threshold, significantly; 0 otherwise.
     Compare {
@@ -335,6 +379,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             | Command::Compare { .. }
             | Command::Explain { .. }
             | Command::History { .. }
+            | Command::Ab { .. }
     );
     let result = match cli.command {
         Command::Info { device, json } => info::run(device, json),
@@ -366,6 +411,40 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
+        Command::Ab {
+            baseline,
+            candidate,
+            gpu,
+            min_pairs,
+            max_pairs,
+            target,
+            threshold,
+            timeout,
+            output_dir,
+            format,
+            removed,
+            args,
+        } => {
+            let asked = ab::AbArgs {
+                baseline,
+                candidate,
+                gpu,
+                min_pairs,
+                max_pairs,
+                target_pct: target,
+                threshold_pct: threshold,
+                timeout: timeout.0,
+                output_dir,
+                format,
+                removed,
+                args,
+            };
+            match ab::run(&asked) {
+                Ok(false) => Ok(()),
+                Ok(true) => return ExitCode::from(1),
+                Err(e) => Err(e),
+            }
+        }
         Command::Compare { baseline, candidate, dir, threshold, across_boards, removed, run_id } => {
             let compared = run_pin(run_id).and_then(|pin| {
                 let runs = results::Runs { dirs: dirs_or_default(dir), pin };

@@ -9,11 +9,14 @@
 //! `BENCH_RUNS_CHILD=1`, and it takes criterion's options (`--save-baseline`), which
 //! libtest would reject. `BENCH_RUNS_ONLY=NAME` runs one case.
 
+mod common;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{bench_targets, cargo_energy, text};
 use energy_harness::unstable::bench::{run_collect, BenchSpec, RunSettings};
 use energy_harness::unstable::report::{RunManifest, TargetStatus};
 use energy_harness::MeasureOptions;
@@ -50,19 +53,6 @@ fn run_child(target: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
         cmd.env(k, v);
     }
     cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
-}
-
-fn cargo_energy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-energy"))
-        .args(args)
-        .env("ENERGY_DEVICE", "sim")
-        .env_remove("ENERGY_RUN_ID")
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
 fn compare(target: &Path) -> Output {
@@ -239,21 +229,6 @@ fn multi_target_child() -> ! {
     let spec = BenchSpec::new(&target, file!(), line!()).sim(0.01, 300.0).options(options).without_time_bench();
     let collected = run_collect(vec![spec], &RunSettings::default(), |_| {});
     std::process::exit(if collected.failures > 0 { 1 } else { 0 });
-}
-
-/// The bench targets `names` under `dir`.
-fn bench_targets(dir: &Path, names: &[&str]) -> Vec<std::path::PathBuf> {
-    let exe = std::env::current_exe().unwrap();
-    names
-        .iter()
-        .map(|name| {
-            let path = dir.join(format!("{name}-0123456789abcdef"));
-            if std::fs::hard_link(&exe, &path).is_err() {
-                std::fs::copy(&exe, &path).unwrap();
-            }
-            path
-        })
-        .collect()
 }
 
 /// `cargo bench` over `targets` (with `args` for each): a shell in its own process group

@@ -252,6 +252,7 @@ pub mod unstable {
         };
         pub use crate::report::format::merge::render_several;
         pub use crate::report::format::shown_dir;
+        pub use crate::report::format::paired_text::{ab_markdown, ab_text, progress_line};
         pub use crate::report::format::{render, Format};
         pub use crate::report::history::render::{text_table, write_history};
         pub use crate::report::history::{find_runs, read_history, History};
@@ -262,6 +263,7 @@ pub mod unstable {
             current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
         };
         pub use crate::report::svg::power_plot;
+        pub use crate::report::{detect, paired};
         pub use crate::report::{energy_dir, file_stem, render_summary, MAX_STEM_BYTES, RESULT_SCHEMA};
     }
     /// The selftest: does this GPU's sensor deliver what the harness assumes?

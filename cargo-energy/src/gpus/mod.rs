@@ -19,11 +19,9 @@
 //! runs in a process group of its own; Ctrl-C (SIGINT) or SIGTERM to `cargo energy run` is
 //! passed on to every one of them.
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use energy_harness::unstable::device::NO_GPU_HINT;
@@ -32,9 +30,7 @@ use energy_harness::{Error, ErrorKind, Result};
 
 mod process;
 
-use process::{
-    catch_interrupts, exit_reason, signal_name, stderr_tail, wait_with_limit, Ended, GRACE, INTERRUPT, TAIL_BYTES,
-};
+pub(crate) use process::{catch_interrupts, run_executable, signal_name, ExeEnd, Launch, INTERRUPT};
 
 /// The default of `--timeout`: the longest one bench executable may run on one GPU.
 pub(super) const DEFAULT_TIMEOUT: &str = "2h";
@@ -224,33 +220,31 @@ fn given(prebuilt: &[PathBuf], cargo_args: &[String]) -> Result<Vec<BenchExe>> {
         ));
     }
     let here = std::env::current_dir().map_err(|e| Error::io(Path::new("."), "read the current folder", e))?;
-    prebuilt
-        .iter()
-        .map(|p| {
-            let refuse = |why: &str| {
-                Err(Error::new(
-                    ErrorKind::InvalidInput,
-                    format!(
-                        "--exe {}: {why} (`cargo bench --no-run` prints the bench executables' paths)",
-                        p.display()
-                    ),
-                ))
-            };
-            match std::fs::metadata(p) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return refuse("no such file"),
-                Err(e) => return refuse(&format!("cannot be read ({e})")),
-                Ok(m) if m.is_dir() => return refuse("is a directory, not a bench executable"),
-                Ok(m) if !m.is_file() => return refuse("is not a regular file"),
-                #[cfg(unix)]
-                Ok(m) if std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 == 0 => {
-                    return refuse("is not executable (chmod +x it, or give the executable itself)")
-                }
-                Ok(_) => {}
-            }
-            let path = std::path::absolute(p).unwrap_or_else(|_| p.clone());
-            Ok(BenchExe { path, package_dir: here.clone() })
-        })
-        .collect()
+    prebuilt.iter().map(|p| check_executable("--exe", p, &here)).collect()
+}
+
+/// A bench executable built elsewhere, given as `flag PATH`: it must be an executable
+/// file; it runs in `here`, as `cargo bench` would run it from its package's folder.
+pub(crate) fn check_executable(flag: &str, p: &Path, here: &Path) -> Result<BenchExe> {
+    let refuse = |why: &str| {
+        Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("{flag} {}: {why} (`cargo bench --no-run` prints the bench executables' paths)", p.display()),
+        ))
+    };
+    match std::fs::metadata(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return refuse("no such file"),
+        Err(e) => return refuse(&format!("cannot be read ({e})")),
+        Ok(m) if m.is_dir() => return refuse("is a directory, not a bench executable"),
+        Ok(m) if !m.is_file() => return refuse("is not a regular file"),
+        #[cfg(unix)]
+        Ok(m) if std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 == 0 => {
+            return refuse("is not executable (chmod +x it, or give the executable itself)")
+        }
+        Ok(_) => {}
+    }
+    let path = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    Ok(BenchExe { path, package_dir: here.to_path_buf() })
 }
 
 /// `cargo bench --no-run` with `cargo_args`: the bench executables it built.
@@ -395,60 +389,27 @@ fn run_on_gpu(
         let name =
             exe.path.file_name().map_or_else(|| exe.path.display().to_string(), |n| n.to_string_lossy().into_owned());
         eprintln!("  {}  running {name} ({} of {}) on {}", gpu.label, i + 1, exes.len(), gpu.uuid);
-        let mut command = Command::new(&exe.path);
-        command
-            .arg("--bench")
-            .args(bench_args)
-            .current_dir(&exe.package_dir)
-            .env("CUDA_VISIBLE_DEVICES", &gpu.uuid)
-            .env("ENERGY_SHARD", &gpu.shard)
-            .env("CARGO_TARGET_DIR", &gpu.target_dir)
-            .env("ENERGY_RUN_ID", &run_env)
-            .stdout(log.try_clone().map_err(|e| Error::io(&log_path, "share the log", e))?)
-            .stderr(Stdio::piped());
-        // Its own process group: a time limit stops whatever it started too.
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command.spawn().map_err(|e| Error::io(&exe.path, "run the bench executable", e))?;
-        // Its stderr goes to the log as it comes; the end is kept for the message.
-        let tail = Arc::new(Mutex::new(Vec::<u8>::new()));
-        let copier = {
-            let (tail, mut log) =
-                (Arc::clone(&tail), log.try_clone().map_err(|e| Error::io(&log_path, "share the log", e))?);
-            let mut stderr = child.stderr.take().expect("stderr is piped");
-            let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-            std::thread::spawn(move || {
-                let mut buffer = [0u8; 8192];
-                while let Ok(n) = stderr.read(&mut buffer) {
-                    if n == 0 {
-                        break;
-                    }
-                    let _ = log.write_all(&buffer[..n]);
-                    let mut kept = tail.lock().unwrap_or_else(|p| p.into_inner());
-                    kept.extend_from_slice(&buffer[..n]);
-                    let excess = kept.len().saturating_sub(TAIL_BYTES);
-                    kept.drain(..excess);
-                }
-                let _ = done_tx.send(());
-            });
-            done_rx
+        let env = [
+            ("CUDA_VISIBLE_DEVICES", gpu.uuid.as_str()),
+            ("ENERGY_SHARD", gpu.shard.as_str()),
+            ("ENERGY_RUN_ID", run_env.as_str()),
+        ];
+        let launch = Launch {
+            exe,
+            bench_args,
+            env: &env,
+            target_dir: &gpu.target_dir,
+            log: &log,
+            log_path: &log_path,
+            limit,
+            label: &gpu.label,
+            command: "cargo energy run",
         };
-        let ended = wait_with_limit(&mut child, limit, &gpu.label, &name)
-            .map_err(|e| Error::io(&exe.path, "wait for the bench executable", e))?;
-        // A process it left behind may hold the pipe open: wait for the copy a little only.
-        let _ = copier.recv_timeout(Duration::from_secs(2));
-        let kept = tail.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        match ended {
-            Ended::Exited(status) if status.success() => {}
-            Ended::Exited(status) => problems.push(format!("{name} {}{}", exit_reason(status), stderr_tail(&kept))),
-            Ended::TimedOut => problems.push(format!(
-                "{name} was still running after the time limit of {} s (--timeout): stopped (SIGTERM to its \
-                 process group, SIGKILL {} s later){}",
-                limit.map_or(0.0, |l| l.as_secs_f64()),
-                GRACE.as_secs(),
-                stderr_tail(&kept)
-            )),
-            Ended::Interrupted(signal) => {
-                problems.push(format!("{name} was stopped: cargo energy run received {}", signal_name(signal)));
+        match run_executable(&launch)? {
+            ExeEnd::Succeeded => {}
+            ExeEnd::Failed(why) => problems.push(why),
+            ExeEnd::Interrupted(why) => {
+                problems.push(why);
                 break;
             }
         }
@@ -465,7 +426,7 @@ fn run_on_gpu(
 
 /// Checks the run the executables of one GPU wrote in `dir`: there, this invocation's
 /// (`ENERGY_RUN_ID` = `run_env`), complete and intact. Returns how many results it holds.
-fn check_run(dir: &Path, run_env: &str) -> std::result::Result<usize, String> {
+pub(crate) fn check_run(dir: &Path, run_env: &str) -> std::result::Result<usize, String> {
     if !dir.join(MANIFEST_FILE).is_file() {
         return Err(format!(
             "every executable exited 0, but none wrote a run in {}: nothing was measured (not an energy bench \

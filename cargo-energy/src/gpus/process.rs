@@ -2,21 +2,28 @@
 //! the time limit of each executable (SIGTERM, then SIGKILL to its process group), and why
 //! an executable did not succeed (its exit code or signal and the end of its stderr).
 
-use std::process::{Child, ExitStatus};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use energy_harness::unstable::report::escape::visible;
+use energy_harness::{Error, Result};
+
+use super::BenchExe;
 
 /// How long a stopped executable has between SIGTERM and SIGKILL.
-pub(super) const GRACE: Duration = Duration::from_secs(5);
+const GRACE: Duration = Duration::from_secs(5);
 /// How much of an executable's stderr is kept for the message when it fails.
-pub(super) const TAIL_BYTES: usize = 4096;
+const TAIL_BYTES: usize = 4096;
 /// How many of its last stderr lines the message quotes.
 const TAIL_LINES: usize = 8;
 
 /// The signal (SIGINT, SIGTERM) `cargo energy run` received, 0 before any.
-pub(super) static INTERRUPT: AtomicI32 = AtomicI32::new(0);
+pub(crate) static INTERRUPT: AtomicI32 = AtomicI32::new(0);
 
 extern "C" fn on_interrupt(signal: libc::c_int) {
     INTERRUPT.store(signal, Ordering::SeqCst);
@@ -24,14 +31,14 @@ extern "C" fn on_interrupt(signal: libc::c_int) {
 
 /// From here on SIGINT and SIGTERM are noted, not fatal: the runners pass them on to their
 /// executables' process groups (which the terminal's Ctrl-C no longer reaches).
-pub(super) fn catch_interrupts() {
+pub(crate) fn catch_interrupts() {
     for signal in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
         unsafe { libc::signal(signal, on_interrupt as *const () as libc::sighandler_t) };
     }
 }
 
-pub(super) fn signal_name(signal: i32) -> &'static str {
+pub(crate) fn signal_name(signal: i32) -> &'static str {
     match signal {
         libc::SIGHUP => "SIGHUP",
         libc::SIGINT => "SIGINT",
@@ -49,7 +56,7 @@ pub(super) fn signal_name(signal: i32) -> &'static str {
 }
 
 /// Why an executable did not succeed: its exit code, or the signal that ended it.
-pub(super) fn exit_reason(status: ExitStatus) -> String {
+fn exit_reason(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exited with code {code}"),
@@ -64,7 +71,7 @@ pub(super) fn exit_reason(status: ExitStatus) -> String {
 
 /// The last lines of what an executable wrote to stderr, each shown ([`visible`]) and cut
 /// to 240 characters, indented under the failure; empty when it wrote nothing.
-pub(super) fn stderr_tail(bytes: &[u8]) -> String {
+fn stderr_tail(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {
@@ -84,7 +91,7 @@ pub(super) fn stderr_tail(bytes: &[u8]) -> String {
 }
 
 /// How a wait for an executable ended.
-pub(super) enum Ended {
+enum Ended {
     Exited(ExitStatus),
     TimedOut,
     Interrupted(i32),
@@ -110,12 +117,7 @@ fn stop_group(child: &mut Child, first: libc::c_int) {
 
 /// Waits for `child` at most `limit`, saying every so often that it still runs (every
 /// tenth of the limit, at least each second and at most each minute).
-pub(super) fn wait_with_limit(
-    child: &mut Child,
-    limit: Option<Duration>,
-    label: &str,
-    name: &str,
-) -> std::io::Result<Ended> {
+fn wait_with_limit(child: &mut Child, limit: Option<Duration>, label: &str, name: &str) -> std::io::Result<Ended> {
     let start = Instant::now();
     let every =
         limit.map_or(Duration::from_secs(60), |l| (l / 10).clamp(Duration::from_secs(1), Duration::from_secs(60)));
@@ -145,6 +147,100 @@ pub(super) fn wait_with_limit(
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// One run of a bench executable: what it runs, where it writes, how long it may take.
+pub(crate) struct Launch<'a> {
+    /// The executable and the folder it runs in.
+    pub exe: &'a BenchExe,
+    /// Its arguments after `--bench` (criterion's filter).
+    pub bench_args: &'a [String],
+    /// Environment variables set for it.
+    pub env: &'a [(&'a str, &'a str)],
+    /// Its `CARGO_TARGET_DIR`: its results go to `energy/new` there.
+    pub target_dir: &'a Path,
+    /// Where its stdout and stderr go.
+    pub log: &'a File,
+    /// The log's path, for messages.
+    pub log_path: &'a Path,
+    /// The longest it may run.
+    pub limit: Option<Duration>,
+    /// The label of the "still running" notes.
+    pub label: &'a str,
+    /// The command that runs it, as messages name it (`cargo energy run`).
+    pub command: &'a str,
+}
+
+/// How a run of a bench executable ended, a failure described (exit code or signal and the
+/// end of its stderr, or the time limit).
+pub(crate) enum ExeEnd {
+    Succeeded,
+    Failed(String),
+    /// Stopped because the command received SIGINT or SIGTERM: nothing more should run.
+    Interrupted(String),
+}
+
+/// Runs `launch.exe` once, in a process group of its own (a time limit or an interrupt stops
+/// whatever it started too), its stderr copied to the log as it comes and its end kept for
+/// the message.
+pub(crate) fn run_executable(launch: &Launch<'_>) -> Result<ExeEnd> {
+    let Launch { exe, bench_args, env, target_dir, log, log_path, limit, label, command: caller } = *launch;
+    let name =
+        exe.path.file_name().map_or_else(|| exe.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let mut command = Command::new(&exe.path);
+    command
+        .arg("--bench")
+        .args(bench_args)
+        .current_dir(&exe.package_dir)
+        .env("CARGO_TARGET_DIR", target_dir)
+        .stdout(log.try_clone().map_err(|e| Error::io(log_path, "share the log", e))?)
+        .stderr(Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command.spawn().map_err(|e| Error::io(&exe.path, "run the bench executable", e))?;
+    let tail = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let copier = {
+        let (tail, mut log) =
+            (Arc::clone(&tail), log.try_clone().map_err(|e| Error::io(log_path, "share the log", e))?);
+        let mut stderr = child.stderr.take().expect("stderr is piped");
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 8192];
+            while let Ok(n) = stderr.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                let _ = log.write_all(&buffer[..n]);
+                let mut kept = tail.lock().unwrap_or_else(|p| p.into_inner());
+                kept.extend_from_slice(&buffer[..n]);
+                let excess = kept.len().saturating_sub(TAIL_BYTES);
+                kept.drain(..excess);
+            }
+            let _ = done_tx.send(());
+        });
+        done_rx
+    };
+    let ended = wait_with_limit(&mut child, limit, label, &name)
+        .map_err(|e| Error::io(&exe.path, "wait for the bench executable", e))?;
+    // A process it left behind may hold the pipe open: wait for the copy a little only.
+    let _ = copier.recv_timeout(Duration::from_secs(2));
+    let kept = tail.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    Ok(match ended {
+        Ended::Exited(status) if status.success() => ExeEnd::Succeeded,
+        Ended::Exited(status) => ExeEnd::Failed(format!("{name} {}{}", exit_reason(status), stderr_tail(&kept))),
+        Ended::TimedOut => ExeEnd::Failed(format!(
+            "{name} was still running after the time limit of {} s (--timeout): stopped (SIGTERM to its process \
+             group, SIGKILL {} s later){}",
+            limit.map_or(0.0, |l| l.as_secs_f64()),
+            GRACE.as_secs(),
+            stderr_tail(&kept)
+        )),
+        Ended::Interrupted(signal) => {
+            ExeEnd::Interrupted(format!("{name} was stopped: {caller} received {}", signal_name(signal)))
+        }
+    })
 }
 
 #[cfg(test)]

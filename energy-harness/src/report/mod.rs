@@ -9,6 +9,7 @@ pub mod format;
 pub mod history;
 pub mod natural;
 pub mod provenance;
+pub mod paired;
 pub mod run;
 pub mod svg;
 

@@ -13,6 +13,7 @@ pub mod json;
 pub mod markdown;
 pub mod merge;
 pub mod overlay;
+pub mod paired_text;
 pub mod summary;
 pub mod table;
 

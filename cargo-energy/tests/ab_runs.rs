@@ -1,0 +1,126 @@
+//! `cargo energy ab` end to end on the simulated GPU: a candidate that does 10 % more work
+//! per launch is a regression, stated as simulated; the same executable against itself
+//! (A/A) is none; a candidate that crashes leaves exit 2 and its exit reason.
+//!
+//! This test has its own `main` (`harness = false`): the bench executables are hard links
+//! of this binary (`tests/common`), which measures one simulated benchmark when
+//! `AB_RUNS_CHILD=1`, its launch 10 ms long, 11 ms when its name starts with `heavier`.
+
+mod common;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use common::{bench_targets, cargo_energy, text};
+use energy_harness::unstable::bench::{run_collect, BenchSpec, RunSettings};
+use energy_harness::unstable::report::current_target_name;
+use energy_harness::MeasureOptions;
+
+fn child() -> ! {
+    let target = current_target_name();
+    if target == "crash" {
+        eprintln!("crash: the candidate dies at start");
+        std::process::exit(101);
+    }
+    let launch_s = if target.starts_with("heavier") { 0.011 } else { 0.010 };
+    let options = MeasureOptions { windows: Some(10), ..MeasureOptions::DEFAULT };
+    let spec = BenchSpec::new("kernel", file!(), line!()).sim(launch_s, 300.0).options(options).without_time_bench();
+    let collected = run_collect(vec![spec], &RunSettings::default(), |_| {});
+    std::process::exit(if collected.failures > 0 { 1 } else { 0 });
+}
+
+fn ab(dir: &Path, baseline: &Path, candidate: &Path) -> std::process::Output {
+    let out = dir.join("out");
+    cargo_energy(&[
+        "ab",
+        "--baseline",
+        baseline.to_str().unwrap(),
+        "--candidate",
+        candidate.to_str().unwrap(),
+        "--min-pairs",
+        "2",
+        "--max-pairs",
+        "2",
+        "--output-dir",
+        out.to_str().unwrap(),
+    ])
+}
+
+fn report(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("out").join("ab.json")).unwrap()).unwrap()
+}
+
+fn a_heavier_candidate_is_a_simulated_regression() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let exes = bench_targets(dir.path(), &["base", "heavier"]);
+    let out = ab(dir.path(), &exes[0], &exes[1]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("REGRESSION") && t.contains("SIMULATED figures"), "{t}");
+    assert!(t.contains("pair 2/2 (BA, simulated)"), "{t}");
+    let r = report(dir.path());
+    assert_eq!(r["schema"], "energy-ab/1");
+    assert_eq!(r["device"]["simulated"], true);
+    assert_eq!(r["runs"].as_array().unwrap().len(), 4);
+    let sides: Vec<&str> = r["runs"].as_array().unwrap().iter().map(|run| run["side"].as_str().unwrap()).collect();
+    assert_eq!(sides, ["A", "B", "B", "A"]);
+    let c = &r["changes"][0];
+    assert_eq!(c["verdict"], "regression", "{c}");
+    let change = c["change_pct"].as_f64().unwrap();
+    assert!((change - 10.0).abs() < 1.0, "{c}");
+    assert!(c["change_low_pct"].as_f64().unwrap() < change && c["change_high_pct"].as_f64().unwrap() > change);
+    assert_eq!(c["detectability"]["basis"], "pairs");
+    println!("  heavier candidate: {change:+.2} % (simulated), exit 1");
+}
+
+fn the_same_executable_against_itself_is_no_regression() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let exes = bench_targets(dir.path(), &["base"]);
+    let out = ab(dir.path(), &exes[0], &exes[0]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(!t.contains("REGRESSION") && t.contains("0 regression(s) in 1 benchmark(s) (simulated)"), "{t}");
+    let c = &report(dir.path())["changes"][0];
+    assert!(c["change_pct"].as_f64().unwrap().abs() < 0.5, "{c}");
+    println!("  A/A: {:+.3} % (simulated), exit 0", c["change_pct"].as_f64().unwrap());
+}
+
+fn a_crashing_candidate_is_refused_with_its_exit_reason() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let exes = bench_targets(dir.path(), &["base", "crash"]);
+    let out = ab(dir.path(), &exes[0], &exes[1]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("run 2 (candidate)") && t.contains("exited with code 101"), "{t}");
+    assert!(t.contains("the candidate dies at start"), "{t}");
+}
+
+fn main() {
+    if std::env::var_os("AB_RUNS_CHILD").is_some() {
+        child();
+    }
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    // The children inherit it through `cargo energy ab`.
+    std::env::set_var("AB_RUNS_CHILD", "1");
+    let cases: [(&str, fn()); 3] = [
+        ("a_heavier_candidate_is_a_simulated_regression", a_heavier_candidate_is_a_simulated_regression),
+        ("the_same_executable_against_itself_is_no_regression", the_same_executable_against_itself_is_no_regression),
+        ("a_crashing_candidate_is_refused_with_its_exit_reason", a_crashing_candidate_is_refused_with_its_exit_reason),
+    ];
+    let mut failed = 0;
+    for (name, case) in cases {
+        match catch_unwind(AssertUnwindSafe(case)) {
+            Ok(()) => println!("test {name} ... ok"),
+            Err(_) => {
+                println!("test {name} ... FAILED");
+                failed += 1;
+            }
+        }
+    }
+    println!("ab_runs: {} passed, {failed} failed", cases.len() - failed);
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,201 @@
+use super::*;
+
+fn device(uuid: &str, simulated: bool) -> ResultDevice {
+    ResultDevice { name: "H100".into(), uuid: uuid.into(), driver: None, simulated }
+}
+
+/// Run `index` (from 0) of an ABBA sequence whose benchmarks `ids` draw `energy(index, side)`.
+fn run_of(index: usize, ids: &[&str], energy: impl Fn(usize, Side) -> f64) -> RunFigures {
+    let side = abba_side(index);
+    let benchmarks = ids
+        .iter()
+        .map(|id| {
+            let figure = BenchFigure { energy_j: energy(index, side), temperature_c: Some(40.0 + index as f64) };
+            (id.to_string(), figure)
+        })
+        .collect();
+    RunFigures {
+        run: index + 1,
+        side,
+        dir: format!("run-{:02}-{side:?}", index + 1),
+        started_s: index as f64,
+        wall_s: 1.0,
+        device: device("GPU-a", false),
+        benchmarks,
+    }
+}
+
+/// A sequence of `pairs` pairs of one benchmark with energies `energy(index, side)`.
+fn sequence(pairs: usize, energy: impl Fn(usize, Side) -> f64) -> AbSequence {
+    let mut s = AbSequence::new(vec![]);
+    for i in 0..2 * pairs {
+        s.add(run_of(i, &["k"], &energy)).unwrap();
+    }
+    s
+}
+
+/// A drift of `per_run` (a fraction) per run, a true change of `change` on B, and a
+/// small jitter (deterministic, ±0.02 %).
+fn drifting(per_run: f64, change: f64) -> impl Fn(usize, Side) -> f64 {
+    move |i, side| {
+        let jitter = 1.0 + 2e-4 * ((i * 7919 % 13) as f64 / 6.0 - 1.0);
+        let b = if side == Side::B { 1.0 + change } else { 1.0 };
+        0.030 * (1.0 + per_run).powi(i as i32) * b * jitter
+    }
+}
+
+#[test]
+fn the_order_is_abba() {
+    use Side::{A, B};
+    assert_eq!(abba_order(8), vec![A, B, B, A, A, B, B, A]);
+    assert_eq!(abba_order(10)[8..], [A, B]);
+    let s = sequence(3, drifting(0.0, 0.0));
+    let orders: Vec<String> = s.pair_figures()["k"].iter().map(|p| p.order.clone()).collect();
+    assert_eq!(orders, ["AB", "BA", "AB"]);
+}
+
+#[test]
+fn paired_differences_cancel_a_linear_drift() {
+    // +0.1 % per run, no true change: a comparison of the first A with the last B would
+    // see +0.7 %; the pairs see nothing.
+    let s = sequence(4, drifting(0.001, 0.0));
+    let c = &s.changes(1.0).unwrap()[0];
+    assert_eq!(c.verdict, Verdict::NotSignificant, "{c:?}");
+    assert!(c.change_pct.abs() < 0.05, "{c:?}");
+    assert!(c.change_low_pct < 0.0 && c.change_high_pct > 0.0);
+    // +1 % true change with the same drift: caught, the estimate within its interval.
+    let s = sequence(4, drifting(0.001, 0.01));
+    let c = &s.changes(0.5).unwrap()[0];
+    assert_eq!(c.verdict, Verdict::Regression, "{c:?}");
+    assert!((c.change_pct - 1.0).abs() < 0.05, "{c:?}");
+    assert!(c.change_low_pct < 1.0 && c.change_high_pct > 1.0, "{c:?}");
+    assert!(c.change_low_pct > 0.0);
+    // Above the threshold it is a regression, below it within the threshold.
+    assert_eq!(s.changes(2.0).unwrap()[0].verdict, Verdict::WithinThreshold);
+    // A fall is an improvement, whatever the threshold.
+    let s = sequence(4, drifting(0.001, -0.01));
+    assert_eq!(s.changes(5.0).unwrap()[0].verdict, Verdict::Improvement);
+}
+
+#[test]
+fn degrees_of_freedom_and_detectable_change_come_from_the_pairs() {
+    let pairs: Vec<PairFigures> = [0.5, 1.5, 1.0, 1.0, 0.5, 1.5]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let a = BenchFigure { energy_j: 1.0, temperature_c: Some(40.0) };
+            let b = BenchFigure { energy_j: (d / 100.0f64).exp(), temperature_c: Some(42.0) };
+            PairFigures::new(i + 1, "AB", a, b)
+        })
+        .collect();
+    assert_eq!(pairs[0].temperature_c(), Some(41.0));
+    let c = paired_change("k", pairs, 5.0).unwrap();
+    // mean 1.0, sd √(4·0.25/5) = √0.2, se = √0.2/√6.
+    let se = (0.2f64).sqrt() / 6f64.sqrt();
+    assert!((c.mean_difference_pct - 1.0).abs() < 1e-9);
+    assert_eq!(c.detectability.degrees_of_freedom, 5.0);
+    assert!((c.detectability.standard_error_pct - se).abs() < 1e-9, "{c:?}");
+    let expected = Detectability::new(se, 5.0, NoiseBasis::Pairs).detectable_change_pct;
+    assert!((c.detectability.detectable_change_pct - expected).abs() < 1e-9);
+    assert_eq!(c.detectability.basis, NoiseBasis::Pairs);
+    let t = student_t_quantile(0.975, 5.0);
+    assert!((c.change_low_pct - 100.0 * (((1.0 - t * se) / 100.0).exp() - 1.0)).abs() < 1e-9);
+    assert!((c.change_pct - 100.0 * (0.01f64.exp() - 1.0)).abs() < 1e-9);
+    assert!(c.threshold_note.is_none());
+    // One pair has no spread: refused.
+    let one = vec![PairFigures::new(
+        1,
+        "AB",
+        BenchFigure { energy_j: 1.0, temperature_c: None },
+        BenchFigure { energy_j: 1.1, temperature_c: None },
+    )];
+    assert!(paired_change("k", one, 5.0).unwrap_err().message().contains("needs two pairs"));
+}
+
+#[test]
+fn the_sequence_stops_at_the_target_or_at_max_pairs() {
+    let s = sequence(3, drifting(0.0, 0.0));
+    let quiet = s.changes(5.0).unwrap();
+    assert!(quiet[0].detectability.detectable_change_pct < 0.5, "{quiet:?}");
+    assert!(stop_reason(&quiet, 2, 3, 12, 1.0).is_none(), "not before --min-pairs");
+    assert!(stop_reason(&quiet, 3, 3, 12, 1.0).unwrap().contains("at most the target 1.00 %"));
+    let noisy = sequence(3, |i, _| if i % 3 == 0 { 1.0 } else { 1.05 }).changes(5.0).unwrap();
+    assert!(stop_reason(&noisy, 3, 3, 12, 1.0).is_none());
+    assert!(stop_reason(&noisy, 12, 3, 12, 1.0).unwrap().contains("--max-pairs 12 reached"));
+}
+
+#[test]
+fn runs_on_different_gpus_or_simulated_and_measured_are_refused() {
+    let mut s = AbSequence::new(vec![]);
+    s.add(run_of(0, &["k"], drifting(0.0, 0.0))).unwrap();
+    let mut other = run_of(1, &["k"], drifting(0.0, 0.0));
+    other.device = device("GPU-b", false);
+    let err = s.add(other).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(err.message().contains("must share one GPU") && err.message().contains("GPU-b"), "{err}");
+    let mut sim = run_of(1, &["k"], drifting(0.0, 0.0));
+    sim.device = device("GPU-a", true);
+    assert!(s.add(sim).unwrap_err().message().contains("simulated and measured figures are never compared"));
+    // Out of order.
+    assert!(s.add(run_of(3, &["k"], drifting(0.0, 0.0))).unwrap_err().message().contains("ABBA order"));
+}
+
+#[test]
+fn a_benchmark_missing_on_one_side_is_named() {
+    let e = drifting(0.0, 0.0);
+    // The candidate lacks `gone`: refused after the first pair, named.
+    let mut s = AbSequence::new(vec![]);
+    s.add(run_of(0, &["k", "gone"], &e)).unwrap();
+    let err = s.add(run_of(1, &["k", "new"], &e)).unwrap_err();
+    assert!(err.message().contains("lacks 1 benchmark(s) of the baseline's: `gone`"), "{err}");
+    // Removed on purpose: compared on the rest; `new` is listed as added.
+    let mut s = AbSequence::new(vec!["gone".into()]);
+    s.add(run_of(0, &["k", "gone"], &e)).unwrap();
+    s.add(run_of(1, &["k", "new"], &e)).unwrap();
+    assert_eq!(
+        (s.common.clone(), s.added.clone(), s.removed.clone()),
+        (vec!["k".to_string()], vec!["new".to_string()], vec!["gone".to_string()])
+    );
+    // A later run of one side that lost a benchmark (crashed partway): refused, named.
+    let err = s.add(run_of(2, &["new"], &e)).unwrap_err();
+    assert!(err.message().contains("differs from run 2 of the same executable: it lacks `k`"), "{err}");
+    // Nothing in common.
+    let mut s = AbSequence::new(vec!["x".into()]);
+    s.add(run_of(0, &["x"], &e)).unwrap();
+    assert!(s.add(run_of(1, &["y"], &e)).unwrap_err().message().contains("no benchmark in common"));
+}
+
+#[test]
+fn a_report_round_trips_and_its_changes_are_recomputed() {
+    let s = sequence(3, drifting(0.001, 0.02));
+    let changes = s.changes(1.0).unwrap();
+    let report = AbReport {
+        schema: AB_SCHEMA.into(),
+        baseline: "a".into(),
+        candidate: "b".into(),
+        args: vec![],
+        device: device("GPU-a", false),
+        threshold_pct: 1.0,
+        target_pct: 1.0,
+        min_pairs: 3,
+        max_pairs: 12,
+        pairs: 3,
+        stop: "test".into(),
+        wall_s: 6.0,
+        runs: s.runs.clone(),
+        changes: changes.clone(),
+        added: vec![],
+        removed: vec![],
+    };
+    let text = serde_json::to_string(&report).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["changes"] = serde_json::json!([]);
+    let back = AbReport::parse(&v.to_string()).unwrap();
+    assert_eq!(back.runs.len(), 6);
+    assert_eq!(back.changes.len(), 1);
+    assert_eq!(back.changes[0].verdict, report.changes[0].verdict);
+    assert!((back.changes[0].change_pct - report.changes[0].change_pct).abs() < 1e-9);
+    assert_eq!(back.regressions().len(), 1);
+    v["schema"] = "energy-ab/9".into();
+    assert!(AbReport::parse(&v.to_string()).unwrap_err().message().contains("is not energy-ab/1"));
+}
