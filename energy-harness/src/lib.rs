@@ -191,7 +191,7 @@ pub mod unstable {
         pub use crate::engine::run::{record, virtual_sim_device};
         pub use crate::engine::stats::{linear_fit, student_t_975};
         pub use crate::engine::thermal::{
-            fit_thermal, normalize, ThermalCalibration, ThermalNormalized, ThermalPoint, MIN_FIT_SPAN_C,
+            fit_thermal, normalize, ThermalCalibration, ThermalFit, ThermalNormalized, ThermalPoint, MIN_FIT_SPAN_C,
             MIN_FIT_WINDOWS, REFERENCE_TEMPERATURE_C, THERMAL_SCHEMA,
         };
         pub use crate::engine::{

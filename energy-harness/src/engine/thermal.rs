@@ -100,11 +100,28 @@ impl ThermalPoint {
     }
 }
 
+/// A least-squares fit of load power on die temperature.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ThermalFit {
+    /// dP/dT, W/°C.
+    pub watts_per_c: f64,
+    /// Its standard error, W/°C.
+    pub std_error_w_per_c: f64,
+    /// The SM clock of the windows kept, MHz.
+    pub sm_clock_mhz: Option<u32>,
+    /// Coolest and hottest window kept, °C.
+    pub temperature_range_c: (f64, f64),
+    /// Windows kept.
+    pub windows: usize,
+    /// Their mean power, W.
+    pub mean_power_w: f64,
+}
+
 /// Fits dP/dT to `points` (windows of one kernel, from several measurements as the board
 /// warms): windows at the most common SM clock only, then least squares of power on
 /// temperature. Errors (naming what to do) when fewer than [`MIN_FIT_WINDOWS`] remain, the
 /// span is under [`MIN_FIT_SPAN_C`], or the slope is not a board's.
-pub fn fit_thermal(points: &[ThermalPoint]) -> Result<(f64, f64, Option<u32>, (f64, f64), usize, f64)> {
+pub fn fit_thermal(points: &[ThermalPoint]) -> Result<ThermalFit> {
     let mut clocks: Vec<Option<u32>> = points.iter().map(|p| p.sm_clock_mhz).collect();
     clocks.sort();
     let modal =
@@ -136,25 +153,32 @@ pub fn fit_thermal(points: &[ThermalPoint]) -> Result<(f64, f64, Option<u32>, (f
         ));
     }
     let mean_power = kept.iter().map(|p| p.1).sum::<f64>() / kept.len() as f64;
-    Ok((fit.slope, fit.slope_std_err, modal, (low, high), kept.len(), mean_power))
+    Ok(ThermalFit {
+        watts_per_c: fit.slope,
+        std_error_w_per_c: fit.slope_std_err,
+        sm_clock_mhz: modal,
+        temperature_range_c: (low, high),
+        windows: kept.len(),
+        mean_power_w: mean_power,
+    })
 }
 
 impl ThermalCalibration {
     /// The calibration of the device `facts` from `points` (see [`fit_thermal`]).
     pub fn fit(facts: &crate::gpu::DeviceFacts, kernel: &str, points: &[ThermalPoint]) -> Result<ThermalCalibration> {
-        let (slope, se, clock, range, n, mean_power) = fit_thermal(points)?;
+        let fit = fit_thermal(points)?;
         Ok(ThermalCalibration {
             schema: THERMAL_SCHEMA.to_string(),
             device_name: facts.name.clone(),
             uuid: facts.uuid.clone(),
             simulated: facts.simulated,
             created_at: crate::report::run::now_rfc3339(),
-            watts_per_c: slope,
-            std_error_w_per_c: se,
-            sm_clock_mhz: clock,
-            temperature_range_c: range,
-            windows: n,
-            mean_power_w: mean_power,
+            watts_per_c: fit.watts_per_c,
+            std_error_w_per_c: fit.std_error_w_per_c,
+            sm_clock_mhz: fit.sm_clock_mhz,
+            temperature_range_c: fit.temperature_range_c,
+            windows: fit.windows,
+            mean_power_w: fit.mean_power_w,
             kernel: kernel.to_string(),
         })
     }
@@ -360,9 +384,10 @@ mod tests {
             })
             .chain([ThermalPoint { temperature_c: 60.0, power_w: 200.0, sm_clock_mhz: Some(1410) }])
             .collect();
-        let (k, se, clock, range, n, _) = fit_thermal(&points).unwrap();
+        let fit = fit_thermal(&points).unwrap();
+        let (k, se) = (fit.watts_per_c, fit.std_error_w_per_c);
         assert!((k - 1.5).abs() < 0.02 && se < 0.05, "{k} ± {se}");
-        assert_eq!((clock, range, n), (Some(1980), (38.0, 62.0), 25));
+        assert_eq!((fit.sm_clock_mhz, fit.temperature_range_c, fit.windows), (Some(1980), (38.0, 62.0), 25));
         // The same kernel (0.15 s windows of 100 launches) read at 40 and at 60 °C.
         let energy = |t: u32| (330.0 + 1.5 * (f64::from(t) - 50.0)) * 0.15;
         let cold: Vec<WindowResult> =
