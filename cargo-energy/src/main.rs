@@ -18,6 +18,7 @@ mod history;
 mod info;
 mod results;
 mod selftest;
+mod thermal;
 mod trace;
 
 use std::ffi::OsString;
@@ -290,6 +291,15 @@ enum Command {
         /// Do not save it in the calibration cache.
         #[arg(long = "no-save")]
         no_save: bool,
+        /// Fit the board's load power against its die temperature (dP/dT) instead: a busy
+        /// kernel measured back to back for --thermal-seconds from a cold board (idle a
+        /// minute or more); later results also carry their energy at 50 °C, which compare
+        /// uses when both runs have it.
+        #[arg(long)]
+        thermal: bool,
+        /// How long the thermal calibration runs, seconds.
+        #[arg(long = "thermal-seconds", default_value_t = 90.0, value_parser = parse_seconds)]
+        thermal_seconds: f64,
     },
 }
 
@@ -387,7 +397,10 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Analyze { trace, source, sensor_model, json, plot } => {
             analyze::run(&trace, source.0, sensor_model, json, plot.as_deref())
         }
-        Command::Calibrate { device, busy_seconds, json, trace, no_save } => {
+        Command::Calibrate { device, thermal: true, thermal_seconds, json, no_save, .. } => {
+            thermal::run(device, thermal_seconds, json, !no_save)
+        }
+        Command::Calibrate { device, busy_seconds, json, trace, no_save, .. } => {
             calibrate::run(device, busy_seconds, json, trace.as_deref(), !no_save)
         }
         Command::Selftest { device, json, output } => match selftest::run(device, json, output.as_deref()) {

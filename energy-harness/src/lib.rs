@@ -191,8 +191,8 @@ pub mod unstable {
         pub use crate::engine::run::{record, virtual_sim_device};
         pub use crate::engine::stats::{linear_fit, student_t_975};
         pub use crate::engine::thermal::{
-            fit_thermal, normalize, ThermalCalibration, ThermalFit, ThermalNormalized, ThermalPoint, MIN_FIT_SPAN_C,
-            MIN_FIT_WINDOWS, REFERENCE_TEMPERATURE_C, THERMAL_SCHEMA,
+            calibrate_thermal, fit_thermal, normalize, ThermalCalibration, ThermalFit, ThermalNormalized, ThermalPoint,
+            MIN_FIT_SPAN_C, MIN_FIT_WINDOWS, REFERENCE_TEMPERATURE_C, THERMAL_SCHEMA,
         };
         pub use crate::engine::{
             analyze_trace, difference, measure, net_energy, net_per_op, per_unit, AnalysisOptions, Drift,
@@ -213,7 +213,9 @@ pub mod unstable {
         };
         pub use crate::sensors::replay::ReplaySource;
         pub use crate::sensors::{SensorModel, SensorSource, SourceError};
-        pub use crate::sim::{ActiveIdleTail, RailTruth, SensorFault, SimGpu, SimKernel, SimPreset};
+        pub use crate::sim::{
+            ActiveIdleTail, RailTruth, SensorFault, SimGpu, SimKernel, SimPreset, SimThermal, ThermalState,
+        };
         pub use crate::source::model::MAX_MODEL_SECONDS;
         pub use crate::source::{
             Delivery, NvmlCall, Quantity, Role, SourceFacts, FIELD_POWER_AVERAGE, FIELD_POWER_INSTANT, SCOPE_GPU,
@@ -251,8 +253,8 @@ pub mod unstable {
             github_action_benchmark, github_action_benchmark_on, GITHUB_ACTION_BENCHMARK_MEASURES,
         };
         pub use crate::report::format::merge::render_several;
-        pub use crate::report::format::shown_dir;
         pub use crate::report::format::paired_text::{ab_markdown, ab_text, progress_line};
+        pub use crate::report::format::shown_dir;
         pub use crate::report::format::{render, Format};
         pub use crate::report::history::render::{text_table, write_history};
         pub use crate::report::history::{find_runs, read_history, History};

@@ -117,10 +117,12 @@ impl Device {
     /// A reader of the GPU's SM clock and temperature for the sampler thread (the
     /// simulated GPU reports its fixed facts); `None` when NVML cannot give one.
     pub fn state_probe(&self) -> Option<crate::sampling::StateProbe> {
-        if self.sim.is_some() {
-            let state =
-                crate::gpu::GpuState { sm_clock_mhz: self.facts.sm_clock_mhz, temperature_c: self.facts.temperature_c };
-            return Some(Box::new(move || state));
+        if let Some(gpu) = &self.sim {
+            let (gpu, sm_clock_mhz) = (gpu.clone(), self.facts.sm_clock_mhz);
+            return Some(Box::new(move || crate::gpu::GpuState {
+                sm_clock_mhz,
+                temperature_c: Some(gpu.temperature_c().round() as u32),
+            }));
         }
         let probe = crate::gpu::GpuStateProbe::open(self.facts.nvml_index).ok()?;
         Some(Box::new(move || probe.current_state()))

@@ -4,7 +4,7 @@
 //! - unset or `auto`: the real GPU when NVML finds one, otherwise the simulated H100
 //!   (every figure then says `simulated`);
 //! - `nvml`: a real GPU is required; its absence is an error naming what is missing;
-//! - `sim` or `sim:PRESET` (`h100`, `k20`): the simulated GPU;
+//! - `sim` or `sim:PRESET` (`h100`, `h100-warming`, `k20`): the simulated GPU;
 //! - a CUDA device ordinal (`1`) or a GPU's UUID (`GPU-…`): that real GPU, for every
 //!   measurement that names no device of its own (`device =`, `--device` win).
 
@@ -61,7 +61,7 @@ impl DeviceRequest {
                 _ => Err(Error::new(
                     ErrorKind::InvalidInput,
                     format!(
-                        "{DEVICE_ENV}=`{text}` is not understood: use auto, nvml, sim, sim:h100, sim:k20, a CUDA \
+                        "{DEVICE_ENV}=`{text}` is not understood: use auto, nvml, sim, sim:h100, sim:h100-warming, sim:k20, a CUDA \
                          device ordinal or a GPU UUID"
                     ),
                 )),

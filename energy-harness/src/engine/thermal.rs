@@ -264,6 +264,50 @@ impl ThermalCalibration {
     }
 }
 
+/// Windows per measurement of [`calibrate_thermal`]: each measurement takes about 2 s, so
+/// the die moves little within one.
+pub const CALIBRATION_WINDOWS: usize = 10;
+
+/// Fits the board's dP/dT: `workload` (a kernel that keeps every SM busy) measured back to
+/// back for `seconds` on the device's clock while the board warms, each window's power
+/// against its temperature ([`ThermalCalibration::fit`]). `progress` hears a line per
+/// measurement. Start it on a cold board: a board already hot moves too little.
+pub fn calibrate_thermal(
+    device: &mut crate::device::Device,
+    workload: &mut dyn crate::workload::Workload,
+    seconds: f64,
+    kernel: &str,
+    progress: &mut dyn FnMut(String),
+) -> Result<ThermalCalibration> {
+    let facts = device.facts().clone();
+    let options = super::MeasureOptions { windows: Some(CALIBRATION_WINDOWS), ..super::MeasureOptions::DEFAULT };
+    let clock = device.clock().clone();
+    let start = clock.now_s();
+    let mut points = Vec::new();
+    let mut round = 0;
+    while clock.now_s() - start < seconds {
+        round += 1;
+        let (m, _) = super::measure(device, workload, super::MeasureRequest::new("thermal", options.clone()))?;
+        let new = ThermalPoint::of(&m);
+        if let (Some(first), Some(last)) = (new.first(), new.last()) {
+            progress(format!(
+                "{:>6.1} s  round {round}: {:.1} W, {:.0} → {:.0} °C",
+                clock.now_s() - start,
+                m.power_w.mean,
+                first.temperature_c,
+                last.temperature_c
+            ));
+        }
+        points.extend(new);
+    }
+    ThermalCalibration::fit(&facts, kernel, &points).map_err(|e| {
+        Error::new(
+            e.kind(),
+            format!("{} (the board warmed over {} windows in {round} rounds)", e.message(), points.len()),
+        )
+    })
+}
+
 /// A measurement's energy per launch moved to [`REFERENCE_TEMPERATURE_C`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ThermalNormalized {

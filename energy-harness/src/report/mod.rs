@@ -8,8 +8,8 @@ pub mod escape;
 pub mod format;
 pub mod history;
 pub mod natural;
-pub mod provenance;
 pub mod paired;
+pub mod provenance;
 pub mod run;
 pub mod svg;
 

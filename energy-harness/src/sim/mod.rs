@@ -12,6 +12,7 @@
 pub mod noise;
 pub mod preset;
 pub mod sensor;
+pub mod thermal;
 pub mod truth;
 
 use std::collections::BTreeMap;
@@ -19,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use preset::SimPreset;
 pub use sensor::{SensorFault, SensorSpec, SimSensor};
+pub use thermal::{SimThermal, ThermalState};
 pub use truth::{ActiveIdleTail, PowerTimeline, RailTruth, SimKernel};
 
 use crate::clock::{Clock, SharedClock};
@@ -31,6 +33,8 @@ struct SimState {
     /// Each rail's own truth, scheduled with the board's.
     rails: BTreeMap<SourceKind, PowerTimeline>,
     sensors: BTreeMap<SourceKind, SimSensor>,
+    /// The die's temperature, when the preset models it.
+    thermal: Option<ThermalState>,
 }
 
 /// A simulated GPU. Cheap to clone: clones share one device.
@@ -48,7 +52,12 @@ impl SimGpu {
         let truth = PowerTimeline::new(preset.idle_w, preset.tail);
         let rails =
             preset.rails.iter().map(|(&kind, rail)| (kind, rail.timeline(preset.idle_w, preset.tail))).collect();
-        SimGpu { state: Arc::new(Mutex::new(SimState { truth, rails, sensors })), preset: Arc::new(preset), clock }
+        let thermal = preset.thermal.map(|params| ThermalState::idle(&params, clock.now_s()));
+        SimGpu {
+            state: Arc::new(Mutex::new(SimState { truth, rails, sensors, thermal })),
+            preset: Arc::new(preset),
+            clock,
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, SimState> {
@@ -76,6 +85,15 @@ impl SimGpu {
     pub fn schedule(&self, start_s: f64, kernel: SimKernel) -> (f64, f64) {
         let mut guard = self.lock();
         let state = &mut *guard;
+        // A warm die leaks: the kernel draws more than its nominal power (fixed at its start).
+        let kernel = match (self.preset.thermal, state.thermal.as_mut()) {
+            (Some(params), Some(thermal)) => {
+                let start = start_s.max(state.truth.busy_until_s().unwrap_or(start_s));
+                advance_thermal(thermal, &params, &state.truth, self.preset.idle_w, start);
+                SimKernel { power_w: kernel.power_w + thermal.leakage_w(&params), ..kernel }
+            }
+            _ => kernel,
+        };
         let placed = state.truth.schedule(start_s, kernel);
         for (kind, rail) in &mut state.rails {
             rail.schedule(start_s, self.preset.rails[kind].kernel(kernel, self.preset.idle_w));
@@ -84,6 +102,20 @@ impl SimGpu {
             sensor.invalidate_after(placed.0);
         }
         placed
+    }
+
+    /// The die's temperature now, °C: the preset's model, else a constant 40 °C.
+    pub fn temperature_c(&self) -> f64 {
+        let now = self.clock.now_s();
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        match (self.preset.thermal, state.thermal.as_mut()) {
+            (Some(params), Some(thermal)) => {
+                advance_thermal(thermal, &params, &state.truth, self.preset.idle_w, now);
+                thermal.temperature_c
+            }
+            _ => 40.0,
+        }
     }
 
     /// Waits until every enqueued kernel has finished.
@@ -166,10 +198,19 @@ impl SimGpu {
             mem_clock_mhz: Some(self.preset.clocks_mhz.1),
             max_sm_clock_mhz: Some(self.preset.clocks_mhz.0),
             max_mem_clock_mhz: Some(self.preset.clocks_mhz.1),
-            temperature_c: Some(40),
+            temperature_c: Some(self.temperature_c().round() as u32),
             pstate: Some(0),
             ..DeviceFacts::default()
         }
+    }
+}
+
+/// Moves `thermal` to `time_s` under the mean power the truth drew since its last update.
+fn advance_thermal(thermal: &mut ThermalState, params: &SimThermal, truth: &PowerTimeline, idle_w: f64, time_s: f64) {
+    let from = thermal.time_s;
+    if time_s > from {
+        let mean = truth.energy_j(from, time_s) / (time_s - from);
+        thermal.advance(params, idle_w, time_s, mean);
     }
 }
 

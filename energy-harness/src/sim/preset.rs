@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::sensor::{CallLatency, Response, SensorFault, SensorSpec, UpdateTicks};
+use super::thermal::SimThermal;
 use super::truth::{ActiveIdleTail, RailTruth};
 use crate::sensors::SourceKind;
 
@@ -31,6 +32,8 @@ pub struct SimPreset {
     pub rails: BTreeMap<SourceKind, RailTruth>,
     /// Seed of every random choice (jitter, noise, latency).
     pub seed: u64,
+    /// The die's temperature and leakage; `None`: a constant temperature, no leakage.
+    pub thermal: Option<SimThermal>,
 }
 
 impl SimPreset {
@@ -38,6 +41,7 @@ impl SimPreset {
     pub fn by_name(name: &str) -> Option<SimPreset> {
         match name.to_ascii_lowercase().as_str() {
             "h100" => Some(SimPreset::h100()),
+            "h100-warming" => Some(SimPreset::h100_warming()),
             "k20" => Some(SimPreset::k20()),
             _ => None,
         }
@@ -181,6 +185,19 @@ impl SimPreset {
             sensors,
             rails,
             seed: 0x4831_3030,
+            thermal: None,
+        }
+    }
+
+    /// The H100 with a die that warms under load and leaks more as it does
+    /// ([`SimThermal::h100`]): one kernel reads about 0.4 % more per °C, as on the boards
+    /// measured. `ENERGY_DEVICE=sim:h100-warming`.
+    pub fn h100_warming() -> SimPreset {
+        SimPreset {
+            key: "h100-warming",
+            device_name: "NVIDIA H100 80GB HBM3 (simulated, warming)",
+            thermal: Some(SimThermal::h100()),
+            ..SimPreset::h100()
         }
     }
 
@@ -227,6 +244,7 @@ impl SimPreset {
             sensors,
             rails: BTreeMap::new(),
             seed: 0x4B32_3043,
+            thermal: None,
         }
     }
 }
