@@ -10,3 +10,4 @@ pub mod launch_paths;
 pub mod memory;
 pub mod model;
 pub mod sass;
+pub mod verdicts;

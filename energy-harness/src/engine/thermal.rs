@@ -84,8 +84,12 @@ pub struct ThermalPoint {
 impl ThermalPoint {
     /// The points of a measurement's windows that have a temperature.
     pub fn of(measurement: &Measurement) -> Vec<ThermalPoint> {
-        measurement
-            .windows
+        ThermalPoint::of_windows(&measurement.windows)
+    }
+
+    /// The points of `windows` (a result file's, say) that have a temperature.
+    pub fn of_windows(windows: &[WindowResult]) -> Vec<ThermalPoint> {
+        windows
             .iter()
             .filter_map(|w| {
                 let d = w.energy.duration_s();
