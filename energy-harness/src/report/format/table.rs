@@ -110,7 +110,7 @@ impl<'a> Table<'a> {
         let mut notes = Vec::new();
         if let (Some(b), Some(c)) = (baseline, comparison) {
             notes.push(format!(
-                "Baseline {}; a regression is a rise above {:.1} % whose 95 % interval excludes zero.",
+                "Baseline {}; a regression is a rise above {:.1} %, significant one-sided at 1 % false alarms; each change states the smallest change it could detect (95 % power).",
                 cells.code_span(&shown_dir(&b.dir)),
                 c.threshold_pct
             ));

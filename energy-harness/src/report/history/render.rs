@@ -96,7 +96,7 @@ pub fn bench_chart(history: &History, bench: &BenchHistory) -> String {
 pub fn index_html(history: &History, charts: &[(String, String)]) -> String {
     let title = format!("Energy history{}", simulated_note(history));
     let mut out = format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:left}}</style></head><body><h2>{title}</h2>\n<p>Energy per launch with its 95 % interval, run after run; a red ring marks a regression from the previous run on the same GPU (a rise above {:.1} % whose interval excludes zero, the rule of <code>cargo energy compare</code>). Each GPU is its own series.</p>\n",
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:left}}</style></head><body><h2>{title}</h2>\n<p>Energy per launch with its 95 % interval, run after run; a red ring marks a regression from the previous run on the same GPU (a rise above {:.1} %, significant one-sided at 1 % false alarms: the rule of <code>cargo energy compare</code>). Each GPU is its own series.</p>\n",
         history.threshold_pct
     );
     for (id, svg) in charts {
@@ -127,7 +127,7 @@ pub fn text_table(history: &History) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "energy per launch by run{}, oldest first ({} runs; regression: a rise above {:.1} % whose 95 % interval excludes zero)",
+        "energy per launch by run{}, oldest first ({} runs; regression: a rise above {:.1} %, significant one-sided at 1 % false alarms)",
         simulated_note(history),
         history.runs.len(),
         history.threshold_pct
