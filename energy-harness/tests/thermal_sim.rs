@@ -98,6 +98,20 @@ fn normalized_energy_holds_from_a_cold_board_to_a_hot_one() {
     let back = ResultFile::parse(&text, "k.json".as_ref()).unwrap();
     assert_eq!(back.thermal, hot.thermal);
     assert_eq!(back.energy_j, hot.energy_j);
+    // A file's normalized figure is checked on read, like every other figure.
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for (path, bad, needle) in [
+        ("/thermal/statistical_j/mean", serde_json::json!(-1.0), "thermal.statistical_j"),
+        ("/thermal/seconds_per_launch", serde_json::json!(0.0), "thermal.seconds_per_launch"),
+        ("/thermal/mean_temperature_c", serde_json::json!(900.0), "thermal.mean_temperature_c"),
+        ("/thermal/watts_per_c", serde_json::json!(1e9), "thermal.watts_per_c"),
+        ("/thermal/energy_j/ci_high", serde_json::json!(h.energy_j.mean * 1.000001), "narrower than the windows"),
+    ] {
+        let mut v = value.clone();
+        *v.pointer_mut(path).unwrap() = bad;
+        let err = ResultFile::parse(&v.to_string(), "k.json".as_ref()).unwrap_err();
+        assert!(err.message().contains(needle), "{path}: {err}");
+    }
 }
 
 #[test]

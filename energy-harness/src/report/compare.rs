@@ -21,6 +21,7 @@ use super::detect::{combine, student_t_quantile, Detectability, NoiseBasis};
 use super::run::{RunManifest, RunPin};
 use super::ResultFile;
 use crate::engine::stats::{student_t_975, Estimate};
+use crate::engine::thermal::ThermalNormalized;
 use crate::error::{echo, Error, ErrorKind, Result};
 
 /// The results of one run, by benchmark id.
@@ -417,7 +418,7 @@ fn pair(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64, figure:
                     Figure::Dynamic => None,
                 };
                 let mut c = match &normalized {
-                    Some((b, c, _)) => change(id, b, c, threshold_pct)?,
+                    Some((b, c, _)) => normalized_change(id, b, c, threshold_pct)?,
                     None => change(id, figure.of(base), figure.of(cand), threshold_pct)?,
                 };
                 c.temperature_c = (mean_temperature(base), mean_temperature(cand));
@@ -450,23 +451,45 @@ fn pair(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64, figure:
 
 /// Both results' energies at the reference temperature and what they rest on, when both
 /// carry one from the same board's coefficient at the same reference and both are sound.
-fn normalized_pair(base: &ResultFile, cand: &ResultFile) -> Option<(Estimate, Estimate, String)> {
+fn normalized_pair<'a>(
+    base: &'a ResultFile,
+    cand: &'a ResultFile,
+) -> Option<(&'a ThermalNormalized, &'a ThermalNormalized, String)> {
     let (b, c) = (base.thermal.as_ref()?, cand.thermal.as_ref()?);
     let same = b.calibration_uuid == c.calibration_uuid
         && b.reference_c == c.reference_c
         && b.watts_per_c == c.watts_per_c
-        && b.energy_j.validate(true).is_ok()
-        && c.energy_j.validate(true).is_ok();
+        && b.std_error_w_per_c == c.std_error_w_per_c
+        && b.validate().is_ok()
+        && c.validate().is_ok();
     same.then(|| {
-        (
-            b.energy_j,
-            c.energy_j,
-            format!(
-                "energy at {:.0} °C (runs at {:.1} and {:.1} °C; {})",
-                b.reference_c, b.mean_temperature_c, c.mean_temperature_c, b.origin
-            ),
-        )
+        let note = format!(
+            "energy at {:.0} °C (runs at {:.1} and {:.1} °C; {})",
+            b.reference_c, b.mean_temperature_c, c.mean_temperature_c, b.origin
+        );
+        (b, c, note)
     })
+}
+
+/// The change between two normalized figures of one board: the windows' spread of each run
+/// (Welch) and the coefficient's error once, through the runs' temperature difference (both
+/// were moved with the same dP/dT, so its error shifts both alike but for that difference).
+fn normalized_change(id: &str, b: &ThermalNormalized, c: &ThermalNormalized, threshold_pct: f64) -> Result<Change> {
+    let (base, cand) = (&b.statistical_j, &c.statistical_j);
+    let ratio = cand.mean / base.mean;
+    let rel = |e: &Estimate| standard_error(e) / e.mean;
+    let coefficient = b.std_error_w_per_c
+        * ((c.mean_temperature_c - c.reference_c) * c.seconds_per_launch
+            - (b.mean_temperature_c - b.reference_c) * b.seconds_per_launch)
+            .abs()
+        / base.mean;
+    let (rel_se, df) = combine(&[
+        (rel(cand), cand.n.saturating_sub(1) as f64),
+        (rel(base), base.n.saturating_sub(1) as f64),
+        (coefficient, 1e6),
+    ]);
+    let detect = Detectability::new(100.0 * rel_se * ratio, df, NoiseBasis::WithinRun);
+    judge(id, &b.energy_j, &c.energy_j, ratio, detect, threshold_pct)
 }
 
 /// Compares `candidate` with several saved runs of the baseline code (`baselines`, at least

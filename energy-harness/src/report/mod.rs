@@ -298,6 +298,9 @@ impl ResultFile {
         if let Some(t) = &self.temperature_range_c {
             t.validate().map_err(|problem| format!("`{}` {problem}", echo(&self.id)))?;
         }
+        if let Some(t) = &self.thermal {
+            t.validate().map_err(|problem| format!("`{}` {problem}", echo(&self.id)))?;
+        }
         Ok(())
     }
 
