@@ -14,7 +14,9 @@
 //! - **Zeus-style**: cool-down (20 s) before each run, one A and one B, compared plainly.
 //!
 //! Every comparison uses threshold [`THRESHOLD_PCT`]; a regression verdict at level 0 is a
-//! false alarm, at +1 and +2 % a detection.
+//! false alarm, at +1 and +2 % a detection. A comparison is *cold* when its first run began
+//! after [`COLD_IDLE_S`] or more of idle (a fixed cool-down, or the machine's start); the
+//! die itself reads near idle within 2 s of a kernel's end, the board does not.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -30,6 +32,8 @@ use energy_harness::{Error, ErrorKind, Result, ResultFile};
 pub const THRESHOLD_PCT: f64 = 0.5;
 /// The paired mode's detectable-change target, percent (`cargo energy ab --target`).
 pub const PAIRED_TARGET_PCT: f64 = 1.0;
+/// Idle before a comparison's first run that makes it a cold start, s.
+pub const COLD_IDLE_S: f64 = 20.0;
 /// Loop iterations of the three executables.
 pub const ITERATIONS: [u32; 3] = [8192, 8274, 8356];
 
@@ -58,6 +62,8 @@ pub struct Run {
     pub end_ns: u128,
     /// Its result, when the process succeeded.
     pub result: Option<ResultFile>,
+    /// Idle since the previous process of its call ended, s (infinite for a call's first).
+    pub idle_before_s: f64,
 }
 
 impl Run {
@@ -72,7 +78,7 @@ pub fn read_call(dir: &Path) -> Result<Vec<Run>> {
     let tsv = dir.join("runs.tsv");
     let text = std::fs::read_to_string(&tsv).map_err(|e| Error::io(&tsv, "read the runs", e))?;
     let bad = |line: usize, what: &str| Error::new(ErrorKind::Format, format!("{}:{line}: {what}", tsv.display()));
-    let mut runs = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
         if f.len() != 12 {
@@ -83,7 +89,10 @@ pub fn read_call(dir: &Path) -> Result<Vec<Run>> {
         let exit = f[11].parse::<i32>().map_err(|_| bad(i + 1, "bad exit status"))?;
         let path = dir.join("res").join(format!("{n:04}.json"));
         let result = if exit == 0 && path.exists() { Some(ResultFile::read_json(&path)?) } else { None };
+        let start_ns = num(8)?;
+        let idle_before_s = runs.last().map_or(f64::INFINITY, |p| start_ns.saturating_sub(p.end_ns) as f64 * 1e-9);
         runs.push(Run {
+            idle_before_s,
             tag: f[1].to_string(),
             n,
             cycle: f[2].to_string(),
@@ -92,7 +101,7 @@ pub fn read_call(dir: &Path) -> Result<Vec<Run>> {
             role: f[5].chars().next().ok_or_else(|| bad(i + 1, "no role"))?,
             pair: num(6)? as u32,
             cold: f[7].to_string(),
-            start_ns: num(8)?,
+            start_ns,
             end_ns: num(9)?,
             result,
         });
@@ -200,11 +209,50 @@ pub struct ColdHot {
     pub normalized_change_pct: f64,
     /// Largest deviation of a run's normalized figure from the runs' mean, percent.
     pub normalized_spread_pct: f64,
+    /// The raw figure's least-squares trend over the sequence (first to last run), percent,
+    /// with the half-width of its 95 % interval.
+    pub raw_trend_pct: (f64, f64),
+    /// The normalized figure's trend, percent, with its half-width.
+    pub normalized_trend_pct: (f64, f64),
+}
+
+/// The least-squares trend of `values` against `times_s` over their span, as a percentage
+/// of their mean, with the half-width of its 95 % interval.
+fn trend_pct(times_s: &[f64], values: &[f64]) -> (f64, f64) {
+    let points: Vec<(f64, f64)> = times_s.iter().copied().zip(values.iter().copied()).collect();
+    let Some(fit) = energy_harness::unstable::engine::linear_fit(&points) else { return (f64::NAN, f64::NAN) };
+    let span = times_s.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        - times_s.iter().copied().fold(f64::INFINITY, f64::min);
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    let t = energy_harness::unstable::engine::student_t_975(values.len().saturating_sub(2));
+    (100.0 * fit.slope * span / mean, 100.0 * t * fit.slope_std_err * span / mean)
+}
+
+/// One board's figures of the baseline kernel (every A and V run): what boards of one
+/// model differ by.
+#[derive(Clone, Debug)]
+pub struct BoardFigures {
+    /// The board.
+    pub uuid: String,
+    /// Runs.
+    pub runs: usize,
+    /// Mean energy per launch, J.
+    pub energy_j: f64,
+    /// Mean energy per launch at 50 °C, J.
+    pub normalized_j: f64,
+    /// Mean dynamic energy per launch (above active idle), J.
+    pub dynamic_j: f64,
+    /// Mean active idle, W.
+    pub idle_w: f64,
+    /// Mean window temperature, °C.
+    pub temperature_c: f64,
 }
 
 /// Everything the experiment shows.
 #[derive(Clone, Debug)]
 pub struct Analysis {
+    /// Per board: the baseline kernel's figures.
+    pub board_figures: Vec<BoardFigures>,
     /// Per board: its fits.
     pub boards: Vec<BoardFit>,
     /// Per board: the cold→hot check.
@@ -265,6 +313,7 @@ pub fn analyze(runs: &[Run]) -> Result<Analysis> {
         }
     }
     let mut boards = Vec::new();
+    let mut board_figures = Vec::new();
     let mut cold_hot = Vec::new();
     let mut outcomes = Vec::new();
     for (uuid, mut runs) in by_board {
@@ -284,6 +333,8 @@ pub fn analyze(runs: &[Run]) -> Result<Analysis> {
             }
         }
         let v: Vec<&ResultFile> = runs.iter().filter(|r| r.role == 'V').filter_map(|r| r.result.as_ref()).collect();
+        let v_times: Vec<f64> =
+            runs.iter().filter(|r| r.role == 'V' && r.result.is_some()).map(|r| r.start_ns as f64 * 1e-9).collect();
         if v.len() >= 2 {
             let raw: Vec<f64> = v.iter().map(|r| r.energy_j.mean).collect();
             let norm: Vec<f64> = v.iter().filter_map(|r| r.thermal.as_ref().map(|t| t.energy_j.mean)).collect();
@@ -300,14 +351,31 @@ pub fn analyze(runs: &[Run]) -> Result<Analysis> {
                     raw_spread_pct: spread(&raw),
                     normalized_change_pct: (norm[norm.len() - 1] / norm[0] - 1.0) * 100.0,
                     normalized_spread_pct: spread(&norm),
+                    raw_trend_pct: trend_pct(&v_times, &raw),
+                    normalized_trend_pct: trend_pct(&v_times, &norm),
                 });
             }
+        }
+        let base: Vec<&ResultFile> =
+            runs.iter().filter(|r| matches!(r.role, 'A' | 'V')).filter_map(|r| r.result.as_ref()).collect();
+        if !base.is_empty() {
+            let n = base.len() as f64;
+            let mean = |f: &dyn Fn(&ResultFile) -> f64| base.iter().map(|r| f(r)).sum::<f64>() / n;
+            board_figures.push(BoardFigures {
+                uuid: uuid.clone(),
+                runs: base.len(),
+                energy_j: mean(&|r| r.energy_j.mean),
+                normalized_j: mean(&|r| r.thermal.as_ref().map_or(f64::NAN, |t| t.energy_j.mean)),
+                dynamic_j: mean(&|r| r.dynamic_j.mean),
+                idle_w: mean(&|r| r.idle_w),
+                temperature_c: mean(&mean_temp),
+            });
         }
         outcomes.extend(board_outcomes(&uuid, &runs)?);
         boards.push(BoardFit { uuid, name, calibration, check });
     }
     let process_s = median(runs.iter().filter(|r| r.result.is_some()).map(Run::wall_s).collect());
-    Ok(Analysis { boards, cold_hot, outcomes, failed, process_s })
+    Ok(Analysis { board_figures, boards, cold_hot, outcomes, failed, process_s })
 }
 
 fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
@@ -323,14 +391,14 @@ fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
             continue; // cut by the call's time limit, or a failed process: no comparison from it
         }
         let level = block[0].level;
-        let cold = block[0].cold == "1";
+        let cold = block[0].idle_before_s >= COLD_IDLE_S;
         let res = |i: usize| block[i].result.as_ref().expect("checked above");
         // Plain and normalized: the A-first pairs (runs 1-2 and 5-6).
         for (a, b) in [(0usize, 1usize), (4, 5)] {
             let wall = block[a].wall_s() + block[b].wall_s();
             for mode in [Mode::Plain, Mode::Normalized] {
                 let (change, verdict, detectable) = compared(mode, res(a), res(b))?;
-                let cold = cold && a == 0;
+                let cold = block[a].idle_before_s >= COLD_IDLE_S;
                 outcomes.push(Outcome {
                     mode,
                     level,
@@ -381,13 +449,12 @@ fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
             continue;
         }
         let (Some(ra), Some(rb)) = (a.result.as_ref(), b.result.as_ref()) else { continue };
-        let previous_end = runs.iter().filter(|r| r.tag == a.tag && r.n + 1 == a.n).map(|r| r.end_ns).next();
-        let cool_before = previous_end.map_or(0.0, |e| a.start_ns.saturating_sub(e) as f64 * 1e-9);
+        let cool_before = if a.idle_before_s.is_finite() { a.idle_before_s } else { 0.0 };
         let (change, verdict, detectable) = compared(Mode::Plain, ra, rb)?;
         outcomes.push(Outcome {
             mode: Mode::Zeus,
             level: a.level,
-            cold: true,
+            cold: a.idle_before_s >= COLD_IDLE_S,
             board: uuid.into(),
             change_pct: change,
             verdict,
@@ -445,19 +512,23 @@ pub fn render(a: &Analysis) -> String {
         );
     }
     let _ = writeln!(out, "\n### Cold → hot: one kernel back to back from a cooled board\n");
-    let _ = writeln!(out, "| board | runs | °C first → last | raw: last/first | raw: largest deviation from mean | at 50 °C: last/first | at 50 °C: largest deviation from mean |");
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "| board | runs | °C first → last | raw: trend over the runs | at 50 °C: trend | raw: last/first | at 50 °C: last/first | raw: largest deviation from mean | at 50 °C: largest deviation |");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
     for c in &a.cold_hot {
         let _ = writeln!(
             out,
-            "| {} | {} | {:.1} → {:.1} | {:+.2} % | {:.2} % | {:+.2} % | {:.2} % |",
+            "| {} | {} | {:.1} → {:.1} | {:+.2} ± {:.2} % | {:+.2} ± {:.2} % | {:+.2} % | {:+.2} % | {:.2} % | {:.2} % |",
             short(&c.uuid),
             c.runs,
             c.temperature_c.0,
             c.temperature_c.1,
+            c.raw_trend_pct.0,
+            c.raw_trend_pct.1,
+            c.normalized_trend_pct.0,
+            c.normalized_trend_pct.1,
             c.raw_change_pct,
-            c.raw_spread_pct,
             c.normalized_change_pct,
+            c.raw_spread_pct,
             c.normalized_spread_pct
         );
     }
@@ -496,6 +567,36 @@ pub fn render(a: &Analysis) -> String {
             median(detect.clone()),
             median(os.iter().map(|o| o.wall_s).collect()),
         );
+    }
+    let _ = writeln!(out, "\n### Across boards: the baseline kernel (fma0) on each board\n");
+    let _ = writeln!(out, "| board | runs | energy per launch | at 50 °C | dynamic | active idle | mean °C |");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for b in &a.board_figures {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.2} mJ | {:.2} mJ | {:.2} mJ | {:.1} W | {:.1} |",
+            short(&b.uuid),
+            b.runs,
+            b.energy_j * 1e3,
+            b.normalized_j * 1e3,
+            b.dynamic_j * 1e3,
+            b.idle_w,
+            b.temperature_c
+        );
+    }
+    if let [first, rest @ ..] = a.board_figures.as_slice() {
+        for b in rest {
+            let _ = writeln!(
+                out,
+                "\n{} against {}: energy {:+.2} %, at 50 °C {:+.2} %, dynamic {:+.2} %, active idle {:+.1} W.",
+                short(&b.uuid),
+                short(&first.uuid),
+                100.0 * (b.energy_j / first.energy_j - 1.0),
+                100.0 * (b.normalized_j / first.normalized_j - 1.0),
+                100.0 * (b.dynamic_j / first.dynamic_j - 1.0),
+                b.idle_w - first.idle_w
+            );
+        }
     }
     let _ = writeln!(
         out,
