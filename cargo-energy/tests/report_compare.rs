@@ -315,3 +315,46 @@ fn across_boards_refuses_impossible_dynamic_figures_with_exit_2() {
         assert!(!t.contains("inf") && !t.contains("improvement") && !t.contains("no energy regression"), "{t}");
     }
 }
+
+#[test]
+fn several_saved_baselines_put_the_drift_between_runs_into_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    // Three baseline runs that scatter by ~1 % between runs, each with a ±0.2 % interval.
+    for (run, e) in [("main", 1.000), ("main-2", 1.010), ("main-3", 0.992)] {
+        write_set(dir.path(), run, &[result("a/energy", e, GPU, false)]);
+    }
+    write_set(dir.path(), "new", &[result("a/energy", 1.02, GPU, false)]);
+    let d = dir.path().to_str().unwrap();
+    // Against one run, +2 % with ±0.2 % intervals is a regression above 1 %, detectable 0.6 %.
+    let one = cargo_energy(&["compare", "--baseline", "main", "--dir", d, "--threshold", "1"]);
+    assert_eq!(one.status.code(), Some(1), "{}", text(&one));
+    assert!(text(&one).contains("within-run intervals only; between-run drift not included"), "{}", text(&one));
+    // Against the three, the spread between runs is the noise: +1.9 % is not significant on
+    // 2 degrees of freedom, and the detectable change says how far off it is.
+    let three = cargo_energy(&[
+        "compare",
+        "--baseline",
+        "main",
+        "--baseline",
+        "main-2",
+        "--baseline",
+        "main-3",
+        "--dir",
+        d,
+        "--threshold",
+        "1",
+    ]);
+    let t = text(&three);
+    assert_eq!(three.status.code(), Some(0), "{t}");
+    assert!(t.contains("spread between saved baseline runs") && t.contains("mean of 3 baseline runs"), "{t}");
+    assert!(t.contains("is below the smallest detectable change"), "{t}");
+    // Several baselines across boards, or one of another GPU: refused.
+    let across =
+        cargo_energy(&["compare", "--baseline", "main", "--baseline", "main-2", "--dir", d, "--across-boards"]);
+    assert_eq!(across.status.code(), Some(2), "{}", text(&across));
+    assert!(text(&across).contains("--across-boards compares one baseline run"), "{}", text(&across));
+    write_set(dir.path(), "other", &[result("a/energy", 1.0, "GPU-bbbb", false)]);
+    let other = cargo_energy(&["compare", "--baseline", "main", "--baseline", "other", "--dir", d]);
+    assert_eq!(other.status.code(), Some(2), "{}", text(&other));
+    assert!(text(&other).contains("different GPUs"), "{}", text(&other));
+}
