@@ -180,7 +180,7 @@ impl ThermalCalibration {
             device_name: facts.name.clone(),
             uuid: facts.uuid.clone(),
             simulated: facts.simulated,
-            created_at: crate::report::run::now_rfc3339(),
+            created_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             watts_per_c: fit.watts_per_c,
             std_error_w_per_c: fit.std_error_w_per_c,
             sm_clock_mhz: fit.sm_clock_mhz,

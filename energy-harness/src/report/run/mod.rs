@@ -29,7 +29,6 @@ use crate::error::{echo, Error, ErrorKind, Result};
 use crate::hash::content_hash;
 
 mod writer;
-pub(crate) use writer::now_rfc3339;
 pub use writer::{current_target_name, RunWriter};
 
 /// The schema tag of run manifests.

@@ -12,8 +12,7 @@ use crate::hash::content_hash;
 use crate::report::ResultDevice;
 use crate::trace::format::write_atomically;
 
-/// The current time, RFC 3339 with milliseconds.
-pub(crate) fn now_rfc3339() -> String {
+fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }
 
