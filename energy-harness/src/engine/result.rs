@@ -140,7 +140,7 @@ pub struct Measurement {
     /// The energy per launch at the reference temperature, when the board has a thermal
     /// calibration ([`super::thermal`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thermal: Option<super::thermal::ThermalNormalized>,
+    pub thermal: Option<ThermalNormalized>,
 }
 
 /// How a measurement's windows moved from the first to the last.
@@ -167,4 +167,30 @@ impl Measurement {
     pub fn has_warning(&self, kind: WarningKind) -> bool {
         self.warnings.iter().any(|w| w.kind == kind)
     }
+}
+
+/// A measurement's energy per launch moved to [`REFERENCE_TEMPERATURE_C`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThermalNormalized {
+    /// The reference temperature, °C.
+    pub reference_c: f64,
+    /// Energy per launch at the reference temperature, J (interval widened by the
+    /// coefficient's uncertainty).
+    pub energy_j: Estimate,
+    /// The same figure with the windows' spread alone in its interval: what a comparison of
+    /// two runs with one coefficient combines (their shared coefficient error enters once,
+    /// through their temperature difference).
+    pub statistical_j: Estimate,
+    /// Mean window length per launch, s: what turns dP/dT into joules per launch.
+    pub seconds_per_launch: f64,
+    /// Mean temperature of the windows, °C.
+    pub mean_temperature_c: f64,
+    /// dP/dT used, W/°C.
+    pub watts_per_c: f64,
+    /// Its standard error, W/°C.
+    pub std_error_w_per_c: f64,
+    /// The UUID of the board the coefficient was fitted on.
+    pub calibration_uuid: String,
+    /// Where the coefficient came from.
+    pub origin: String,
 }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::result::{Measurement, WindowResult};
+use super::result::{Measurement, ThermalNormalized, WindowResult};
 use super::stats::{linear_fit, Estimate};
 use crate::error::{echo, Error, ErrorKind, Result};
 use crate::trace::format::write_atomically;
@@ -316,61 +316,31 @@ pub fn calibrate_thermal(
     })
 }
 
-/// A measurement's energy per launch moved to [`REFERENCE_TEMPERATURE_C`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ThermalNormalized {
-    /// The reference temperature, °C.
-    pub reference_c: f64,
-    /// Energy per launch at the reference temperature, J (interval widened by the
-    /// coefficient's uncertainty).
-    pub energy_j: Estimate,
-    /// The same figure with the windows' spread alone in its interval: what a comparison of
-    /// two runs with one coefficient combines (their shared coefficient error enters once,
-    /// through their temperature difference).
-    pub statistical_j: Estimate,
-    /// Mean window length per launch, s: what turns dP/dT into joules per launch.
-    pub seconds_per_launch: f64,
-    /// Mean temperature of the windows, °C.
-    pub mean_temperature_c: f64,
-    /// dP/dT used, W/°C.
-    pub watts_per_c: f64,
-    /// Its standard error, W/°C.
-    pub std_error_w_per_c: f64,
-    /// The UUID of the board the coefficient was fitted on.
-    pub calibration_uuid: String,
-    /// Where the coefficient came from.
-    pub origin: String,
-}
-
-impl ThermalNormalized {
-    /// Checks every figure (read from a file, it is not trusted): both estimates positive
-    /// and sound, the interval with the coefficient's error no narrower than the windows'
-    /// alone, a window length, a temperature and a coefficient that are physical.
-    pub fn validate(&self) -> std::result::Result<(), String> {
-        self.energy_j.validate(true).map_err(|e| format!("thermal.energy_j: {e}"))?;
-        self.statistical_j.validate(true).map_err(|e| format!("thermal.statistical_j: {e}"))?;
-        if self.energy_j.ci_high - self.energy_j.ci_low
-            < 0.999 * (self.statistical_j.ci_high - self.statistical_j.ci_low)
-        {
-            return Err("thermal.energy_j: its interval is narrower than the windows' alone".into());
-        }
-        if !(self.seconds_per_launch.is_finite() && self.seconds_per_launch > 0.0) {
-            return Err(format!("thermal.seconds_per_launch: {} is not a duration", self.seconds_per_launch));
-        }
-        if !(self.mean_temperature_c.is_finite() && (-40.0..=150.0).contains(&self.mean_temperature_c)) {
-            return Err(format!("thermal.mean_temperature_c: {} is not a die's", self.mean_temperature_c));
-        }
-        if !(self.reference_c.is_finite() && (-40.0..=150.0).contains(&self.reference_c)) {
-            return Err(format!("thermal.reference_c: {} is not a die's", self.reference_c));
-        }
-        if !(self.watts_per_c.is_finite() && self.watts_per_c.abs() <= MAX_WATTS_PER_C) {
-            return Err(format!("thermal.watts_per_c: {} is not a board's", self.watts_per_c));
-        }
-        if !(self.std_error_w_per_c.is_finite() && self.std_error_w_per_c >= 0.0) {
-            return Err(format!("thermal.std_error_w_per_c: {} is not one", self.std_error_w_per_c));
-        }
-        Ok(())
+/// Checks every figure of a normalized energy (read from a file, it is not trusted): both
+/// estimates positive and sound, the interval with the coefficient's error no narrower than
+/// the windows' alone, a window length, a temperature and a coefficient that are physical.
+pub fn validate_normalized(n: &ThermalNormalized) -> std::result::Result<(), String> {
+    n.energy_j.validate(true).map_err(|e| format!("thermal.energy_j: {e}"))?;
+    n.statistical_j.validate(true).map_err(|e| format!("thermal.statistical_j: {e}"))?;
+    if n.energy_j.ci_high - n.energy_j.ci_low < 0.999 * (n.statistical_j.ci_high - n.statistical_j.ci_low) {
+        return Err("thermal.energy_j: its interval is narrower than the windows' alone".into());
     }
+    if !(n.seconds_per_launch.is_finite() && n.seconds_per_launch > 0.0) {
+        return Err(format!("thermal.seconds_per_launch: {} is not a duration", n.seconds_per_launch));
+    }
+    if !(n.mean_temperature_c.is_finite() && (-40.0..=150.0).contains(&n.mean_temperature_c)) {
+        return Err(format!("thermal.mean_temperature_c: {} is not a die's", n.mean_temperature_c));
+    }
+    if !(n.reference_c.is_finite() && (-40.0..=150.0).contains(&n.reference_c)) {
+        return Err(format!("thermal.reference_c: {} is not a die's", n.reference_c));
+    }
+    if !(n.watts_per_c.is_finite() && n.watts_per_c.abs() <= MAX_WATTS_PER_C) {
+        return Err(format!("thermal.watts_per_c: {} is not a board's", n.watts_per_c));
+    }
+    if !(n.std_error_w_per_c.is_finite() && n.std_error_w_per_c >= 0.0) {
+        return Err(format!("thermal.std_error_w_per_c: {} is not one", n.std_error_w_per_c));
+    }
+    Ok(())
 }
 
 /// The windows' energy per launch moved to the reference temperature with `calibration`;

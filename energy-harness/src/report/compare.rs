@@ -20,8 +20,9 @@ use serde::Serialize;
 use super::detect::{combine, student_t_quantile, Detectability, NoiseBasis};
 use super::run::{RunManifest, RunPin};
 use super::ResultFile;
+use crate::engine::result::ThermalNormalized;
 use crate::engine::stats::{student_t_975, Estimate};
-use crate::engine::thermal::ThermalNormalized;
+use crate::engine::thermal::validate_normalized;
 use crate::error::{echo, Error, ErrorKind, Result};
 
 /// The results of one run, by benchmark id.
@@ -460,8 +461,8 @@ fn normalized_pair<'a>(
         && b.reference_c == c.reference_c
         && b.watts_per_c == c.watts_per_c
         && b.std_error_w_per_c == c.std_error_w_per_c
-        && b.validate().is_ok()
-        && c.validate().is_ok();
+        && validate_normalized(b).is_ok()
+        && validate_normalized(c).is_ok();
     same.then(|| {
         let note = format!(
             "energy at {:.0} °C (runs at {:.1} and {:.1} °C; {})",

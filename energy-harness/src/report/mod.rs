@@ -131,7 +131,7 @@ pub struct ResultFile {
     /// The energy per launch at the reference temperature (absent without a thermal
     /// calibration of the board, and in files of older versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thermal: Option<crate::engine::thermal::ThermalNormalized>,
+    pub thermal: Option<crate::engine::result::ThermalNormalized>,
 }
 
 impl ResultFile {
@@ -299,7 +299,8 @@ impl ResultFile {
             t.validate().map_err(|problem| format!("`{}` {problem}", echo(&self.id)))?;
         }
         if let Some(t) = &self.thermal {
-            t.validate().map_err(|problem| format!("`{}` {problem}", echo(&self.id)))?;
+            crate::engine::thermal::validate_normalized(t)
+                .map_err(|problem| format!("`{}` {problem}", echo(&self.id)))?;
         }
         Ok(())
     }
