@@ -120,6 +120,11 @@ pub enum Mode {
     Paired,
     /// Cool-down before each of two runs, raw.
     Zeus,
+    /// Two runs apart: the baseline from a cold start, the candidate a block or two later
+    /// on the warmed board (a saved baseline's situation), raw.
+    PlainApart,
+    /// The same pairs, energy at 50 °C.
+    NormalizedApart,
 }
 
 impl Mode {
@@ -130,6 +135,8 @@ impl Mode {
             Mode::Normalized => "temperature-normalized compare",
             Mode::Paired => "paired runs (cargo energy ab)",
             Mode::Zeus => "Zeus-style (20 s cool-down before each run), plain",
+            Mode::PlainApart => "plain compare, baseline cold, candidate 25-50 s later",
+            Mode::NormalizedApart => "normalized compare, baseline cold, candidate 25-50 s later",
         }
     }
 }
@@ -279,7 +286,7 @@ fn set(name: &str, r: &ResultFile, normalized: bool) -> ResultSet {
 }
 
 fn compared(mode: Mode, a: &ResultFile, b: &ResultFile) -> Result<(f64, Verdict, f64)> {
-    let normalized = mode == Mode::Normalized;
+    let normalized = matches!(mode, Mode::Normalized | Mode::NormalizedApart);
     let c = compare(&set("A", a, normalized), &set("B", b, normalized), THRESHOLD_PCT)?;
     let c = &c.changes[0];
     if normalized && !c.normalized {
@@ -440,6 +447,35 @@ fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
             wall_s: block[..2 * used].iter().map(|r| r.wall_s()).sum(),
             pairs: used,
         });
+    }
+    // Apart: each cycle's cold first A against the first B of the cycle's later blocks.
+    let mut cycles: BTreeMap<(String, String), Vec<&Vec<&Run>>> = BTreeMap::new();
+    for block in blocks.values().filter(|b| b.len() == 8 && b.iter().all(|r| r.result.is_some())) {
+        cycles.entry((block[0].tag.clone(), block[0].cycle.clone())).or_default().push(block);
+    }
+    for blocks in cycles.values() {
+        let first = blocks[0];
+        if first[0].idle_before_s < COLD_IDLE_S || first[0].role != 'A' {
+            continue;
+        }
+        for later in &blocks[1..] {
+            let (a, b) = (first[0], later[1]);
+            let (Some(ra), Some(rb)) = (a.result.as_ref(), b.result.as_ref()) else { continue };
+            for mode in [Mode::PlainApart, Mode::NormalizedApart] {
+                let (change, verdict, detectable) = compared(mode, ra, rb)?;
+                outcomes.push(Outcome {
+                    mode,
+                    level: later[1].level,
+                    cold: true,
+                    board: uuid.into(),
+                    change_pct: change,
+                    verdict,
+                    detectable_pct: detectable,
+                    wall_s: a.wall_s() + b.wall_s(),
+                    pairs: 0,
+                });
+            }
+        }
     }
     // Zeus-style trials: cool, A, cool, B.
     let zeus: Vec<&Run> = runs.iter().filter(|r| r.cold == "zeus").collect();
