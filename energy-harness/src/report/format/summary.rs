@@ -42,6 +42,16 @@ pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
     lines.push(format!("  time per launch     {} (CUDA events)", interval(&r.time_s, "s")));
     lines.push(format!("  energy per launch   {}", interval(&r.energy_j, "J")));
     lines.push(format!("  dynamic per launch  {}", interval(&r.dynamic_j, "J")));
+    if let Some(t) = &r.thermal {
+        lines.push(format!(
+            "  at {:.0} °C            {} (windows at {:.1} °C; dP/dT {:.3} ± {:.3} W/°C: cargo energy calibrate --thermal)",
+            t.reference_c,
+            interval(&t.energy_j, "J"),
+            t.mean_temperature_c,
+            t.watts_per_c,
+            t.std_error_w_per_c
+        ));
+    }
     // Each rail's own energy per launch over the same windows, beside the board's.
     for rail in &r.rails {
         let dynamic = rail.dynamic_j.map(|d| format!("; dynamic {}", format_si(d.mean, "J", 4))).unwrap_or_default();
