@@ -25,3 +25,13 @@ fn a_board_without_calibration_runs_is_refused() {
     assert!(err.to_string().contains("expected 12 tab-separated fields"), "{err}");
     assert!(energy_suites::verdicts::wilson_pct(0, 30).1 > 10.0);
 }
+
+#[test]
+fn the_validation_page_holds_the_generated_tables_unchanged() {
+    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/VALIDATION.md")).unwrap();
+    let table = std::fs::read_to_string(results().join("table.md")).unwrap();
+    let begin = "<!-- verdicts: begin (generated: table.md) -->\n";
+    let start = page.find(begin).expect("the begin marker") + begin.len();
+    let end = page[start..].find("<!-- verdicts: end -->").expect("the end marker") + start;
+    assert_eq!(&page[start..end], table, "docs/VALIDATION.md's verdict tables differ from table.md");
+}
