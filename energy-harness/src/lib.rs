@@ -155,6 +155,10 @@ pub use report::{ResultDevice, ResultFile};
 pub mod unstable {
     /// The criterion runner behind `energy_main!()`, and the same by hand.
     pub mod bench {
+        pub use crate::bench::queue::{
+            claim_order, duration_key, Durations, ItemStatus, QueueItem, QueueState, WorkQueue, DURATIONS_SCHEMA,
+            QUEUE_ENV, QUEUE_FILE, QUEUE_SCHEMA, QUEUE_WORKER_ENV,
+        };
         pub use crate::bench::{
             benchmark_name_problem, run_collect, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter,
             RunSettings,
