@@ -133,6 +133,12 @@ enum Command {
         /// GPU's run fails.
         #[arg(long, default_value = gpus::DEFAULT_TIMEOUT, value_parser = gpus::parse_timeout)]
         timeout: gpus::TimeLimit,
+        /// How the benchmarks are split between the GPUs: `queue` (each GPU takes the next
+        /// when it is done with one, longest first when the last run's durations are known)
+        /// or `hash` (hash shards, ENERGY_SHARD: a benchmark on the same GPU run after run,
+        /// for `compare` against per-GPU baselines).
+        #[arg(long, value_enum, default_value = "queue")]
+        split: gpus::Split,
         /// `cargo bench` arguments, then `--` and the bench binaries' own (criterion's filter).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
@@ -419,7 +425,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Explain { result, model, ncu, kernel, json, output } => {
             explain::run(&result, &model, ncu.as_deref(), kernel.as_deref(), json, output.as_deref())
         }
-        Command::Run { gpus, exes, timeout, args } => match gpus::run(&gpus, &exes, timeout.0, &args) {
+        Command::Run { gpus, exes, timeout, split, args } => match gpus::run(&gpus, &exes, timeout.0, split, &args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),

@@ -256,7 +256,7 @@ pub mod unstable {
         pub use crate::report::format::github_action_benchmark::{
             github_action_benchmark, github_action_benchmark_on, GITHUB_ACTION_BENCHMARK_MEASURES,
         };
-        pub use crate::report::format::merge::render_several;
+        pub use crate::report::format::merge::{measured_nothing_line, render_several, render_with_empty};
         pub use crate::report::format::paired_text::{ab_markdown, ab_text, progress_line};
         pub use crate::report::format::shown_dir;
         pub use crate::report::format::{render, Format};
