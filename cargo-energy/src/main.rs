@@ -114,8 +114,8 @@ enum Command {
         #[arg(long = "run-id", value_name = "ID")]
         run_id: Option<String>,
     },
-    /// Run the benches on several GPUs of this node at once, one process and one shard per
-    /// GPU: `cargo energy run --gpus all -- --bench fma -- FILTER`. Results per GPU under
+    /// Run the benches on several GPUs of this node at once, one process per GPU taking
+    /// benchmarks from one queue: `cargo energy run --gpus all -- --bench fma -- FILTER`. Results per GPU under
     /// <target>/energy-gpus/; exit 1 when a GPU's run failed (an executable's exit code or
     /// signal, its time limit, or a run that is missing or incomplete) or nothing was
     /// measured on any GPU.

@@ -161,7 +161,7 @@ pub mod unstable {
         };
         pub use crate::bench::{
             benchmark_name_problem, run_collect, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter,
-            RunSettings,
+            RunSettings, Sharing,
         };
         pub use crate::budget::assert_budget;
     }

@@ -44,7 +44,7 @@ mod run_options;
 mod spec;
 
 use run_options::RunOptions;
-pub use spec::{benchmark_name_problem, BenchSpec};
+pub use spec::{benchmark_name_problem, BenchSpec, Sharing};
 
 pub use criterion_energy::{Energy, EnergyFormatter};
 
@@ -243,56 +243,84 @@ impl Bench {
         }
     }
 
-    /// Registers `specs` in the node's queue, then claims and runs them one at a time until
-    /// none is left. A benchmark whose device does not open is handed back for another
-    /// process to take, and this one claims no more (its GPU is not usable).
+    /// Runs the specs every GPU measures ([`Sharing::EveryGpu`]), then registers the others
+    /// in the node's queue, one unit per benchmark or group ([`Sharing::Group`]), and claims
+    /// and runs them one unit at a time until none is left. A unit whose device does not
+    /// open is handed back for another process to take, and this one claims no more (its
+    /// GPU is not usable).
     fn run_queued(&mut self, queue: &WorkQueue, specs: &[BenchSpec], on_measured: &mut impl FnMut(&CollectedBench)) {
         let fail = |collected: &mut Collected, e: Error| {
             eprintln!("error: the benchmark queue: {e}");
             collected.failures += 1;
         };
-        let names: Vec<String> = specs.iter().map(|s| s.name().to_string()).collect();
-        if let Err(e) = queue.register(&names) {
+        let mut units: Vec<(String, Vec<&BenchSpec>)> = Vec::new();
+        for spec in specs {
+            let key = match &spec.sharing {
+                Sharing::EveryGpu => {
+                    if self.run_one(spec, on_measured) == Ran::NoDevice {
+                        return;
+                    }
+                    continue;
+                }
+                Sharing::Alone => spec.name().to_string(),
+                Sharing::Group(group) => group.clone(),
+            };
+            match units.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, members)) => members.push(spec),
+                None => units.push((key, vec![spec])),
+            }
+        }
+        let keys: Vec<String> = units.iter().map(|(k, _)| k.clone()).collect();
+        if let Err(e) = queue.register(&keys) {
             return fail(&mut self.collected, e);
         }
         let mut taken = 0;
         loop {
-            let name = match queue.claim_next() {
-                Ok(Some(name)) => name,
+            let key = match queue.claim_next() {
+                Ok(Some(key)) => key,
                 Ok(None) => break,
                 Err(e) => return fail(&mut self.collected, e),
             };
-            taken += 1;
-            let Some(spec) = specs.iter().find(|s| s.name() == name) else {
+            let Some((_, members)) = units.iter().find(|(k, _)| *k == key) else {
                 eprintln!(
-                    "error: the queue gave benchmark `{}`, which this process does not run: its processes on the \
-                     other GPUs were given another filter or shard",
-                    crate::error::echo(&name)
+                    "error: the queue gave `{}`, which this process does not run: its processes on the other GPUs \
+                     were given another filter or shard",
+                    crate::error::echo(&key)
                 );
                 self.collected.failures += 1;
-                if let Err(e) = queue.finish(&name, false) {
+                if let Err(e) = queue.finish(&key, false) {
                     return fail(&mut self.collected, e);
                 }
                 continue;
             };
-            let ran = self.run_one(spec, on_measured);
+            let mut ran = Ran::Ok;
+            for spec in members {
+                match self.run_one(spec, on_measured) {
+                    Ran::Ok => {}
+                    Ran::Failed => ran = Ran::Failed,
+                    Ran::NoDevice => {
+                        ran = Ran::NoDevice;
+                        break;
+                    }
+                }
+            }
             let recorded = match ran {
-                Ran::NoDevice => queue.release(&name),
-                Ran::Ok | Ran::Failed => queue.finish(&name, ran == Ran::Ok),
+                Ran::NoDevice => queue.release(&key),
+                Ran::Ok | Ran::Failed => queue.finish(&key, ran == Ran::Ok),
             };
             if let Err(e) = recorded {
                 return fail(&mut self.collected, e);
             }
             if ran == Ran::NoDevice {
                 eprintln!(
-                    "{}: {name} handed back to the queue: the device did not open here; this process takes no more",
+                    "{}: {key} handed back to the queue: the device did not open here; this process takes no more",
                     current_exe_name()
                 );
-                taken -= 1;
                 break;
             }
+            taken += 1;
         }
-        eprintln!("{}: took {taken} benchmark(s) from the queue as {}", current_exe_name(), queue.worker());
+        eprintln!("{}: took {taken} from the queue as {}", current_exe_name(), queue.worker());
     }
 }
 
