@@ -114,8 +114,8 @@ enum Command {
         #[arg(long = "run-id", value_name = "ID")]
         run_id: Option<String>,
     },
-    /// Run the benches on several GPUs of this node at once, one process and one shard per
-    /// GPU: `cargo energy run --gpus all -- --bench fma -- FILTER`. Results per GPU under
+    /// Run the benches on several GPUs of this node at once, one process per GPU taking
+    /// benchmarks from one queue: `cargo energy run --gpus all -- --bench fma -- FILTER`. Results per GPU under
     /// <target>/energy-gpus/; exit 1 when a GPU's run failed (an executable's exit code or
     /// signal, its time limit, or a run that is missing or incomplete) or nothing was
     /// measured on any GPU.
@@ -133,6 +133,12 @@ enum Command {
         /// GPU's run fails.
         #[arg(long, default_value = gpus::DEFAULT_TIMEOUT, value_parser = gpus::parse_timeout)]
         timeout: gpus::TimeLimit,
+        /// How the benchmarks are split between the GPUs: `queue` (each GPU takes the next
+        /// when it is done with one, longest first when the last run's durations are known)
+        /// or `hash` (hash shards, ENERGY_SHARD: a benchmark on the same GPU run after run,
+        /// for `compare` against per-GPU baselines).
+        #[arg(long, value_enum, default_value = "queue")]
+        split: gpus::Split,
         /// `cargo bench` arguments, then `--` and the bench binaries' own (criterion's filter).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
@@ -419,7 +425,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Explain { result, model, ncu, kernel, json, output } => {
             explain::run(&result, &model, ncu.as_deref(), kernel.as_deref(), json, output.as_deref())
         }
-        Command::Run { gpus, exes, timeout, args } => match gpus::run(&gpus, &exes, timeout.0, &args) {
+        Command::Run { gpus, exes, timeout, split, args } => match gpus::run(&gpus, &exes, timeout.0, split, &args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use energy_harness::unstable::report::{compare_across_boards, compare_with_baselines, ResultSet, RunPin};
-use energy_harness::unstable::report::{compare_text, render_several, Compared, Format};
+use energy_harness::unstable::report::{compare_text, measured_nothing_line, render_with_empty, Compared, Format};
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 
@@ -45,13 +45,37 @@ pub(super) fn report(
     output: Option<&Path>,
 ) -> Result<()> {
     check_threshold(threshold)?;
+    let several = runs.dirs.len() > 1;
     let mut sets = Vec::new();
+    let mut empty = Vec::new();
     for dir in &runs.dirs {
-        let current = ResultSet::read_run_pinned(&dir.join(run), runs.pin.as_ref())?;
+        // Beside others, a GPU that measured nothing is a line, not an error.
+        let current = if several {
+            ResultSet::read_run_pinned_or_empty(&dir.join(run), runs.pin.as_ref())?
+        } else {
+            ResultSet::read_run_pinned(&dir.join(run), runs.pin.as_ref())?
+        };
+        if current.results.is_empty() {
+            // The tracker formats are pure JSON: the line goes to stderr; the others carry it.
+            if matches!(format, Format::Bmf | Format::GithubActionBenchmark) {
+                eprintln!("{}", measured_nothing_line(dir));
+            }
+            empty.push(dir.clone());
+            continue;
+        }
         let base = baseline.map(|b| ResultSet::read_run(&dir.join(b))).transpose()?;
         sets.push((current, base));
     }
-    let text = render_several(&sets, threshold, format)?;
+    if sets.is_empty() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "none of the {} directories' run `{run}` holds an energy result: nothing to report",
+                runs.dirs.len()
+            ),
+        ));
+    }
+    let text = render_with_empty(&sets, &empty, threshold, format)?;
     match output {
         Some(path) => write_atomically(path, text.as_bytes()),
         None => super::emit(&text),
@@ -63,10 +87,26 @@ pub(super) fn report(
 pub(super) fn compare(runs: &Runs, baseline: &[String], candidate: &str, options: &CompareOptions) -> Result<bool> {
     check_threshold(options.threshold)?;
     let mut regressed = false;
+    let several = runs.dirs.len() > 1;
+    let mut compared = 0;
     for dir in &runs.dirs {
-        let several = runs.dirs.len() > 1;
+        // Beside others, a GPU whose candidate measured nothing is a line, not an error.
+        if several && ResultSet::read_run_pinned_or_empty(&dir.join(candidate), runs.pin.as_ref())?.results.is_empty() {
+            super::emit(&format!("{}\n", measured_nothing_line(dir)))?;
+            continue;
+        }
+        compared += 1;
         regressed |=
             compare_one(several.then_some(dir.as_path()), dir, baseline, candidate, runs.pin.as_ref(), options)?;
+    }
+    if compared == 0 {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "none of the {} directories' run `{candidate}` holds an energy result: nothing to compare",
+                runs.dirs.len()
+            ),
+        ));
     }
     Ok(regressed)
 }

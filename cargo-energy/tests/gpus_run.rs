@@ -1,5 +1,5 @@
 //! `cargo energy run --gpus …` end to end with a stand-in cargo and bench executable (no GPU
-//! needed): each GPU gets its own process with its UUID in CUDA_VISIBLE_DEVICES, its shard,
+//! needed): each GPU gets its own process with its UUID in CUDA_VISIBLE_DEVICES, the queue (or its shard),
 //! its own result folder and the bench arguments; a GPU whose run fails makes the exit 1,
 //! saying why (exit code or signal and the end of stderr, a time limit, no run written);
 //! exit 0 with nothing measured is a failure; a GPU named twice and an `--exe` that is a
@@ -65,7 +65,7 @@ fn every_gpu_runs_its_own_shard_in_its_own_folder() {
     let target = dir.path().join("target");
     let run = |gpus: &str| {
         Command::new(env!("CARGO_BIN_EXE_cargo-energy"))
-            .args(["run", "--gpus", gpus, "--", "--bench", "fma", "--", "fma_loop/"])
+            .args(["run", "--gpus", gpus, "--split", "hash", "--", "--bench", "fma", "--", "fma_loop/"])
             .env("CARGO", &cargo)
             .env("CARGO_TARGET_DIR", &target)
             .env("TEMPLATE", &template)
@@ -107,7 +107,7 @@ fn prebuilt_executables_run_without_cargo_in_the_current_folder() {
     script(
         &bench,
         &format!(
-            r#"echo "$CUDA_VISIBLE_DEVICES|$ENERGY_SHARD|$*|$(pwd)" > "$CARGO_TARGET_DIR/seen.txt"
+            r#"echo "$CUDA_VISIBLE_DEVICES|$ENERGY_SHARD|$*|$(pwd)|$ENERGY_QUEUE|$ENERGY_QUEUE_WORKER" > "$CARGO_TARGET_DIR/seen.txt"
 {MEASURE}"#
         ),
     );
@@ -133,8 +133,11 @@ fn prebuilt_executables_run_without_cargo_in_the_current_folder() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let seen = std::fs::read_to_string(target.join("energy-gpus/gpu1-GPU-bbbb0000/seen.txt")).unwrap();
     let fields: Vec<&str> = seen.trim().split('|').collect();
-    assert_eq!(&fields[..3], ["GPU-bbbb0000-2", "2/2", "--bench instructions/int/"], "{seen}");
+    // The default split is one queue: no hash shard, the queue's folder and the GPU's label.
+    assert_eq!(&fields[..3], ["GPU-bbbb0000-2", "", "--bench instructions/int/"], "{seen}");
     assert_eq!(Path::new(fields[3]), work, "{seen}");
+    assert_eq!(Path::new(fields[4]), target.join("energy-gpus/queue"), "{seen}");
+    assert_eq!(fields[5], "gpu1-GPU-bbbb0000", "{seen}");
     // cargo arguments with --exe have nowhere to go; a missing executable is named.
     let out = run(&["--release"]);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
@@ -227,7 +230,7 @@ fn exit_0_with_nothing_measured_is_a_failure() {
     script(&split, &format!("[ \"$CUDA_VISIBLE_DEVICES\" = GPU-b ] && TEMPLATE={}\n{MEASURE}", empty.display()));
     let (out, _) = run_exes(dir.path(), "GPU-a,GPU-b", &[&split], &[], &template);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("ok, nothing in its shard"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("ok, measured nothing (the queue ran out)"), "{}", stderr(&out));
     let (out, _) = run_exes(dir.path(), "GPU-a,GPU-b", &[&measures], &[], &empty);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("nothing was measured on any GPU"), "{}", stderr(&out));

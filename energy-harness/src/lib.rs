@@ -155,9 +155,13 @@ pub use report::{ResultDevice, ResultFile};
 pub mod unstable {
     /// The criterion runner behind `energy_main!()`, and the same by hand.
     pub mod bench {
+        pub use crate::bench::queue::{
+            claim_order, duration_key, Durations, ItemStatus, QueueItem, QueueState, WorkQueue, DURATIONS_SCHEMA,
+            QUEUE_ENV, QUEUE_FILE, QUEUE_SCHEMA, QUEUE_WORKER_ENV,
+        };
         pub use crate::bench::{
             benchmark_name_problem, run_collect, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter,
-            RunSettings,
+            RunSettings, Sharing,
         };
         pub use crate::budget::assert_budget;
     }
@@ -252,7 +256,7 @@ pub mod unstable {
         pub use crate::report::format::github_action_benchmark::{
             github_action_benchmark, github_action_benchmark_on, GITHUB_ACTION_BENCHMARK_MEASURES,
         };
-        pub use crate::report::format::merge::render_several;
+        pub use crate::report::format::merge::{measured_nothing_line, render_several, render_with_empty};
         pub use crate::report::format::paired_text::{ab_markdown, ab_text, progress_line};
         pub use crate::report::format::shown_dir;
         pub use crate::report::format::{render, Format};

@@ -3,11 +3,16 @@
 //!
 //! The benches are built once (`cargo bench --no-run`); then for each GPU `i` of `N`, in
 //! parallel, every bench executable runs with `CUDA_VISIBLE_DEVICES` set to that GPU's UUID
-//! (so its kernels and its measurement are that GPU's), `ENERGY_SHARD=i/N` (each benchmark in
-//! exactly one shard), and `CARGO_TARGET_DIR=<target>/energy-gpus/<label>` (its results in a
-//! directory of its own: `<target>/energy-gpus/<label>/energy/new`). Its output goes to
-//! `bench.log` there. At the end one line per GPU, and the `report` command that puts the
-//! results side by side, never averaged.
+//! (so its kernels and its measurement are that GPU's) and
+//! `CARGO_TARGET_DIR=<target>/energy-gpus/<label>` (its results in a directory of its own:
+//! `<target>/energy-gpus/<label>/energy/new`). Its output goes to `bench.log` there. The
+//! benchmarks are split by one queue (`--split queue`, the default: `ENERGY_QUEUE`, see
+//! [`queue`]): each GPU's process takes the next benchmark when it is done with one, longest
+//! first when the previous run's durations are known, so the GPUs end within about one
+//! benchmark of each other; or by hash shards (`--split hash`: `ENERGY_SHARD=i/N`, a
+//! benchmark on the same GPU run after run). At the end one line per GPU, and the `report`
+//! command that puts the results side by side, never averaged, over the GPUs whose run can
+//! be read (a GPU that measured nothing is a line of that report).
 //!
 //! A GPU's run succeeds only when every executable exits 0 **and** the run they wrote in
 //! its folder is this invocation's (its `ENERGY_RUN_ID`), complete and intact; a run that
@@ -24,11 +29,15 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use energy_harness::unstable::bench::{QUEUE_ENV, QUEUE_WORKER_ENV};
 use energy_harness::unstable::device::NO_GPU_HINT;
 use energy_harness::unstable::report::{RunManifest, MANIFEST_FILE};
 use energy_harness::{Error, ErrorKind, Result};
 
 mod process;
+mod queue;
+
+pub(crate) use queue::Split;
 
 pub(crate) use process::{catch_interrupts, run_executable, signal_name, ExeEnd, Launch, INTERRUPT};
 
@@ -196,14 +205,20 @@ pub(super) fn bench_executables(messages: &str) -> Vec<BenchExe> {
 
 /// Builds the benches, runs them on every selected GPU in parallel, each executable for at
 /// most `timeout`; `Ok(true)` when every GPU's run succeeded and something was measured.
-pub(super) fn run(gpus: &str, prebuilt: &[PathBuf], timeout: Option<Duration>, args: &[String]) -> Result<bool> {
+pub(super) fn run(
+    gpus: &str,
+    prebuilt: &[PathBuf],
+    timeout: Option<Duration>,
+    split: Split,
+    args: &[String],
+) -> Result<bool> {
     let (cargo_args, bench_args) = match args.iter().position(|a| a == "--") {
         Some(i) => (&args[..i], &args[i + 1..]),
         None => (args, &[][..]),
     };
     let uuids = select(gpus)?;
     let exes = if prebuilt.is_empty() { build(cargo_args)? } else { given(prebuilt, cargo_args)? };
-    run_executables(&uuids, &exes, bench_args, timeout)
+    run_executables(&uuids, &exes, bench_args, timeout, split)
 }
 
 /// Bench executables built elsewhere (a runner without a toolchain): each must exist; they
@@ -278,12 +293,13 @@ struct GpuOutcome {
     results: usize,
 }
 
-/// Runs `exes` on every GPU of `uuids` in parallel, one shard each.
+/// Runs `exes` on every GPU of `uuids` in parallel, the benchmarks split by `split`.
 fn run_executables(
     uuids: &[String],
     exes: &[BenchExe],
     bench_args: &[String],
     timeout: Option<Duration>,
+    split: Split,
 ) -> Result<bool> {
     let target = energy_harness::unstable::report::energy_dir()
         .parent()
@@ -299,21 +315,31 @@ fn run_executables(
     let limit = timeout.map_or("no time limit".to_string(), |l| {
         format!("at most {} each", humantime::format_duration(Duration::from_secs(l.as_secs().max(1))))
     });
-    eprintln!("energy run: {} bench target(s) on {} GPU(s), one shard each, {limit}", exes.len(), runs.len());
+    let base = target.join("energy-gpus");
+    let queue = match split {
+        Split::Queue => Some(queue::prepare(&base, &run_id)?),
+        Split::Hash => None,
+    };
+    let how = if queue.is_some() { "one queue" } else { "one hash shard each" };
+    eprintln!("energy run: {} bench target(s) on {} GPU(s), {how}, {limit}", exes.len(), runs.len());
     catch_interrupts();
     let outcomes: Vec<(GpuRun, Result<GpuOutcome>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = runs
             .iter()
             .map(|gpu| {
-                let (exes, bench_args, run_id) = (exes, bench_args, &run_id);
-                scope.spawn(move || (gpu.clone(), run_on_gpu(gpu, exes, bench_args, run_id, timeout)))
+                let (exes, bench_args, run_id, queue) = (exes, bench_args, &run_id, queue.as_deref());
+                scope.spawn(move || (gpu.clone(), run_on_gpu(gpu, exes, bench_args, run_id, queue, timeout)))
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("a GPU's runner thread")).collect()
     });
+    let ended = match &queue {
+        Some(dir) => Some(queue::conclude(&base, dir)?),
+        None => None,
+    };
     let mut all_ok = true;
     let mut measured = 0;
-    let mut dirs = Vec::new();
+    let (mut dirs, mut left_out, mut readable_results) = (Vec::new(), Vec::new(), 0);
     for (gpu, outcome) in &outcomes {
         let energy = gpu.target_dir.join("energy");
         match outcome {
@@ -321,18 +347,23 @@ fn run_executables(
                 let ok = o.problems.is_empty();
                 all_ok &= ok;
                 measured += o.results;
-                let what = if !ok {
-                    "FAILED".to_string()
-                } else if o.results == 0 {
-                    "ok, nothing in its shard".to_string()
-                } else {
-                    format!("ok, {} result(s)", o.results)
+                let what = match (ok, o.results, &queue) {
+                    (false, _, _) => "FAILED".to_string(),
+                    (true, 0, Some(_)) => "ok, measured nothing (the queue ran out)".to_string(),
+                    (true, 0, None) => "ok, nothing in its shard".to_string(),
+                    (true, n, _) => format!("ok, {n} result(s)"),
+                };
+                let share = match &ended {
+                    Some(end) => {
+                        let (taken, _) = end.taken.get(&gpu.label).copied().unwrap_or((0, 0.0));
+                        format!("took {taken} of {}", end.total)
+                    }
+                    None => format!("shard {}", gpu.shard),
                 };
                 eprintln!(
-                    "  {}  {}  shard {}  {what}  {:.0} s  results {}  log {}",
+                    "  {}  {}  {share}  {what}  {:.1} s  results {}  log {}",
                     gpu.label,
                     gpu.uuid,
-                    gpu.shard,
                     o.wall_s,
                     energy.join("new").display(),
                     gpu.target_dir.join("bench.log").display()
@@ -346,7 +377,23 @@ fn run_executables(
                 eprintln!("  {}  {}  could not run: {e}", gpu.label, gpu.uuid);
             }
         }
-        dirs.push(format!("--dir {}", energy.display()));
+        // The report command names the GPUs whose run it can read: this invocation's,
+        // complete and intact (one that measured nothing is a line of the report).
+        match check_run(&energy.join("new"), &format!("{run_id}-{}", gpu.label)) {
+            Ok(n) => {
+                readable_results += n;
+                dirs.push(format!("--dir {}", energy.display()));
+            }
+            Err(_) => left_out.push(gpu.label.as_str()),
+        }
+    }
+    if let Some(end) = &ended {
+        let done: Vec<String> = end.taken.iter().map(|(w, (n, at))| format!("{w} {n} (done at {at:.1} s)")).collect();
+        eprintln!("energy run: queue of {} benchmark(s): {}", end.total, done.join(", "));
+        for problem in &end.problems {
+            eprintln!("  FAILED: {problem}");
+        }
+        all_ok &= end.problems.is_empty();
     }
     let signal = INTERRUPT.load(Ordering::SeqCst);
     if signal != 0 {
@@ -363,17 +410,27 @@ fn run_executables(
         );
         return Ok(false);
     }
-    eprintln!("side by side, one table per GPU: cargo energy report {}", dirs.join(" "));
+    if readable_results == 0 {
+        eprintln!("energy run: no GPU's run can be read whole: there is no report to show");
+        return Ok(false);
+    }
+    let left_out = if left_out.is_empty() {
+        String::new()
+    } else {
+        format!(" (left out, their run is not complete: {})", left_out.join(", "))
+    };
+    eprintln!("side by side, one table per GPU: cargo energy report {}{left_out}", dirs.join(" "));
     Ok(all_ok)
 }
 
 /// Runs every bench executable on one GPU, one after another, each for at most `limit`,
-/// then checks the run they wrote.
+/// taking its benchmarks from `queue` (else its hash shard), then checks the run they wrote.
 fn run_on_gpu(
     gpu: &GpuRun,
     exes: &[BenchExe],
     bench_args: &[String],
     run_id: &str,
+    queue: Option<&Path>,
     limit: Option<Duration>,
 ) -> Result<GpuOutcome> {
     std::fs::create_dir_all(&gpu.target_dir).map_err(|e| Error::io(&gpu.target_dir, "create the GPU's folder", e))?;
@@ -389,11 +446,19 @@ fn run_on_gpu(
         let name =
             exe.path.file_name().map_or_else(|| exe.path.display().to_string(), |n| n.to_string_lossy().into_owned());
         eprintln!("  {}  running {name} ({} of {}) on {}", gpu.label, i + 1, exes.len(), gpu.uuid);
-        let env = [
+        // With a queue, a shard of this machine (ENERGY_SHARD set for `cargo energy run`)
+        // passes on: the GPUs share the machine's shard.
+        let queue_dir = queue.map(|q| q.display().to_string());
+        let mut env = vec![
             ("CUDA_VISIBLE_DEVICES", gpu.uuid.as_str()),
-            ("ENERGY_SHARD", gpu.shard.as_str()),
             ("ENERGY_RUN_ID", run_env.as_str()),
+            (QUEUE_ENV, queue_dir.as_deref().unwrap_or("")),
         ];
+        if queue.is_some() {
+            env.push((QUEUE_WORKER_ENV, gpu.label.as_str()));
+        } else {
+            env.push(("ENERGY_SHARD", gpu.shard.as_str()));
+        }
         let launch = Launch {
             exe,
             bench_args,

@@ -38,20 +38,24 @@
 mod criteria;
 mod criterion_energy;
 mod pipeline;
+pub mod queue;
 mod quiet;
 mod run_options;
 mod spec;
 
 use run_options::RunOptions;
-pub use spec::{benchmark_name_problem, BenchSpec};
+pub use spec::{benchmark_name_problem, BenchSpec, Sharing};
 
 pub use criterion_energy::{Energy, EnergyFormatter};
 
 use crate::engine::result::Measurement;
+use crate::error::Error;
 use crate::error::Result;
 use crate::kernel::{open_device, CodeCheck, Rig};
+use crate::report::run::RunWriter;
 use criteria::Criteria;
 use pipeline::{run_spec, SpecOutcome, Station};
+use queue::WorkQueue;
 
 /// Runs every `#[energy_bench]` of the binary (what `energy_main!()` calls).
 pub fn run_registered(specs: Vec<BenchSpec>) -> std::process::ExitCode {
@@ -123,6 +127,15 @@ pub fn run_collect(
     if let Some(shard) = options.shard {
         eprintln!("{}: shard {} of {} (ENERGY_SHARD)", current_exe_name(), shard.index, shard.count);
     }
+    // With a queue (`cargo energy run --gpus`), the benchmarks this process may run are
+    // registered there and claimed one at a time; without one, each runs in turn.
+    let queue = match queue::WorkQueue::from_env() {
+        Ok(queue) => queue.filter(|_| !options.nothing_runs),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Collected { failures: 1, ..Collected::default() };
+        }
+    };
     let runs = match options.begin_runs() {
         Ok(runs) => runs,
         Err(e) => {
@@ -130,44 +143,39 @@ pub fn run_collect(
             return Collected { failures: 1, ..Collected::default() };
         }
     };
-    let mut criteria = Criteria::from_args(settings);
-    let mut collected = Collected::default();
-    let quiet = settings.summarize_checked && !quiet::verbose();
-    let mut stations: Vec<(Option<u32>, Result<Station>)> = Vec::new();
+    let mut bench = Bench {
+        criteria: Criteria::from_args(settings),
+        collected: Collected::default(),
+        quiet: settings.summarize_checked && !quiet::verbose(),
+        stations: Vec::new(),
+        runs,
+        options,
+    };
+    let mut eligible = Vec::new();
     for spec in specs {
         let (file, line) = spec.location();
         if let Some(problem) = benchmark_name_problem(spec.name()) {
             eprintln!("error: benchmark at {file}:{line}: {problem}");
-            collected.failures += 1;
+            bench.collected.failures += 1;
             continue;
         }
         // A benchmark the filter or the shard leaves out opens no device and reports no
         // device's error.
-        if !may_run(&spec, &options) || options.shard.is_some_and(|s| !s.runs(spec.name())) {
+        let options = &bench.options;
+        if !may_run(&spec, options) || options.shard.is_some_and(|s| !s.runs(spec.name())) {
             continue;
         }
-        let outcome = station(&mut stations, &spec, quiet).and_then(|station| {
-            collected.simulated = station.device.is_simulated();
-            run_spec(&spec, station, &mut criteria, &runs, &options, quiet)
-        });
-        match outcome {
-            Ok(SpecOutcome::Ran(measured)) => {
-                let (kernel, baseline) = *measured;
-                let bench = CollectedBench { name: spec.name().to_string(), kernel, baseline };
-                on_measured(&bench);
-                collected.measured.push(bench);
-            }
-            Ok(SpecOutcome::Checked(checks)) => {
-                collected.checked += 1;
-                collected.checks.extend(checks);
-            }
-            Ok(SpecOutcome::Skipped) => {}
-            Err(e) => {
-                eprintln!("error: benchmark {} ({file}:{line}): {e}", spec.name());
-                collected.failures += 1;
+        eligible.push(spec);
+    }
+    match &queue {
+        None => {
+            for spec in &eligible {
+                let _ = bench.run_one(spec, &mut on_measured);
             }
         }
+        Some(queue) => bench.run_queued(queue, &eligible, &mut on_measured),
     }
+    let Bench { mut criteria, mut collected, runs, .. } = bench;
     criteria.final_summary();
     for run in runs {
         let dir = run.dir().to_path_buf();
@@ -177,6 +185,143 @@ pub fn run_collect(
         }
     }
     collected
+}
+
+/// A run of benchmarks in one process: what it carries from one benchmark to the next.
+struct Bench {
+    criteria: Criteria,
+    collected: Collected,
+    quiet: bool,
+    stations: Vec<(Option<u32>, Result<Station>)>,
+    runs: Vec<RunWriter>,
+    options: RunOptions,
+}
+
+/// How one benchmark went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ran {
+    /// Measured, checked or skipped.
+    Ok,
+    /// It failed (said on stderr).
+    Failed,
+    /// Its device did not open (said on stderr): it never started.
+    NoDevice,
+}
+
+impl Bench {
+    /// Runs `spec` on its device, counting and saying what became of it.
+    fn run_one(&mut self, spec: &BenchSpec, on_measured: &mut impl FnMut(&CollectedBench)) -> Ran {
+        let (file, line) = spec.location();
+        let station = match station(&mut self.stations, spec, self.quiet) {
+            Ok(station) => station,
+            Err(e) => {
+                eprintln!("error: benchmark {} ({file}:{line}): {e}", spec.name());
+                self.collected.failures += 1;
+                return Ran::NoDevice;
+            }
+        };
+        self.collected.simulated = station.device.is_simulated();
+        match run_spec(spec, station, &mut self.criteria, &self.runs, &self.options, self.quiet) {
+            Ok(SpecOutcome::Ran(measured)) => {
+                let (kernel, baseline) = *measured;
+                let bench = CollectedBench { name: spec.name().to_string(), kernel, baseline };
+                on_measured(&bench);
+                self.collected.measured.push(bench);
+                Ran::Ok
+            }
+            Ok(SpecOutcome::Checked(checks)) => {
+                self.collected.checked += 1;
+                self.collected.checks.extend(checks);
+                Ran::Ok
+            }
+            Ok(SpecOutcome::Skipped) => Ran::Ok,
+            Err(e) => {
+                eprintln!("error: benchmark {} ({file}:{line}): {e}", spec.name());
+                self.collected.failures += 1;
+                Ran::Failed
+            }
+        }
+    }
+
+    /// Runs the specs every GPU measures ([`Sharing::EveryGpu`]), then registers the others
+    /// in the node's queue, one unit per benchmark or group ([`Sharing::Group`]), and claims
+    /// and runs them one unit at a time until none is left. A unit whose device does not
+    /// open is handed back for another process to take, and this one claims no more (its
+    /// GPU is not usable).
+    fn run_queued(&mut self, queue: &WorkQueue, specs: &[BenchSpec], on_measured: &mut impl FnMut(&CollectedBench)) {
+        let fail = |collected: &mut Collected, e: Error| {
+            eprintln!("error: the benchmark queue: {e}");
+            collected.failures += 1;
+        };
+        let mut units: Vec<(String, Vec<&BenchSpec>)> = Vec::new();
+        for spec in specs {
+            let key = match &spec.sharing {
+                Sharing::EveryGpu => {
+                    if self.run_one(spec, on_measured) == Ran::NoDevice {
+                        return;
+                    }
+                    continue;
+                }
+                Sharing::Alone => spec.name().to_string(),
+                Sharing::Group(group) => group.clone(),
+            };
+            match units.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, members)) => members.push(spec),
+                None => units.push((key, vec![spec])),
+            }
+        }
+        let keys: Vec<String> = units.iter().map(|(k, _)| k.clone()).collect();
+        if let Err(e) = queue.register(&keys) {
+            return fail(&mut self.collected, e);
+        }
+        let mut taken = 0;
+        loop {
+            let key = match queue.claim_next() {
+                Ok(Some(key)) => key,
+                Ok(None) => break,
+                Err(e) => return fail(&mut self.collected, e),
+            };
+            let Some((_, members)) = units.iter().find(|(k, _)| *k == key) else {
+                eprintln!(
+                    "error: the queue gave `{}`, which this process does not run: its processes on the other GPUs \
+                     were given another filter or shard",
+                    crate::error::echo(&key)
+                );
+                self.collected.failures += 1;
+                if let Err(e) = queue.finish(&key, false) {
+                    return fail(&mut self.collected, e);
+                }
+                continue;
+            };
+            let mut ran = Ran::Ok;
+            for spec in members {
+                match self.run_one(spec, on_measured) {
+                    Ran::Ok => {}
+                    Ran::Failed => ran = Ran::Failed,
+                    Ran::NoDevice => {
+                        ran = Ran::NoDevice;
+                        break;
+                    }
+                }
+            }
+            let recorded = match ran {
+                Ran::NoDevice => queue.release(&key),
+                Ran::Ok | Ran::Failed => queue.finish(&key, ran == Ran::Ok),
+            };
+            if let Err(e) = recorded {
+                return fail(&mut self.collected, e);
+            }
+            if ran == Ran::NoDevice {
+                eprintln!(
+                    "{}: {key} handed back to the queue: the device did not open here; this process takes no more",
+                    current_exe_name()
+                );
+                break;
+            }
+            taken += 1;
+        }
+        eprintln!("{}: took {taken} from the queue as {}", current_exe_name(), queue.worker());
+    }
 }
 
 fn current_exe_name() -> String {

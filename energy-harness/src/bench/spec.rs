@@ -43,6 +43,24 @@ pub struct BenchSpec {
     pub(super) subject: Subject,
     pub(super) options: MeasureOptions,
     pub(super) time_bench: bool,
+    /// How it is shared out by a node's queue ([`Sharing`]).
+    pub(super) sharing: Sharing,
+}
+
+/// How a benchmark is shared out between the GPUs of a node's queue (`cargo energy run
+/// --gpus`); without a queue every benchmark simply runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Sharing {
+    /// Claimed alone: measured on one GPU.
+    #[default]
+    Alone,
+    /// Claimed with every benchmark of the same group (the first one's place in the
+    /// queue): measured on one GPU together, e.g. an instruction's kernels and their own
+    /// baseline, whose figures are computed against each other.
+    Group(String),
+    /// Not claimed: every GPU's process measures it, e.g. a baseline many benchmarks'
+    /// figures are computed against, which each GPU needs from its own board.
+    EveryGpu,
 }
 
 impl BenchSpec {
@@ -53,7 +71,20 @@ impl BenchSpec {
             subject: Subject::new(KernelUnderTest::new(name)),
             options: MeasureOptions::DEFAULT,
             time_bench: true,
+            sharing: Sharing::Alone,
         }
+    }
+
+    /// With a node's queue, claimed together with the benchmarks of `group` ([`Sharing::Group`]).
+    pub fn queue_group(mut self, group: &str) -> Self {
+        self.sharing = Sharing::Group(group.to_string());
+        self
+    }
+
+    /// With a node's queue, measured by every GPU's process, not claimed ([`Sharing::EveryGpu`]).
+    pub fn on_every_gpu(mut self) -> Self {
+        self.sharing = Sharing::EveryGpu;
+        self
     }
 
     /// Declares that its code cannot run on the checked device (raw cudarc, a library with

@@ -47,6 +47,25 @@ impl ResultSet {
     /// [`ResultSet::read_run`], after checking that the run is the one `pin` names
     /// ([`RunManifest::check_pin`]) when given.
     pub fn read_run_pinned(dir: &Path, pin: Option<&RunPin>) -> Result<ResultSet> {
+        let set = ResultSet::read_run_pinned_or_empty(dir, pin)?;
+        if set.results.is_empty() {
+            let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "run `{}` in `{}` holds no energy results (its benchmarks were filtered out, skipped, or run with --test)",
+                    echo(&name),
+                    dir.display()
+                ),
+            ));
+        }
+        Ok(set)
+    }
+
+    /// [`ResultSet::read_run_pinned`], except that a complete run with no result is read as
+    /// an empty set: a GPU of `cargo energy run --gpus` that measured nothing (the other
+    /// GPUs took every benchmark from the queue), read beside the others.
+    pub fn read_run_pinned_or_empty(dir: &Path, pin: Option<&RunPin>) -> Result<ResultSet> {
         let manifest = RunManifest::read_manifest(dir)?;
         if let Some(pin) = pin {
             manifest.check_pin(dir, pin)?;
@@ -61,16 +80,6 @@ impl ResultSet {
                     format!("two results for benchmark `{}` in `{}`", previous.id, dir.display()),
                 ));
             }
-        }
-        if results.is_empty() {
-            return Err(Error::new(
-                ErrorKind::InvalidInput,
-                format!(
-                    "run `{}` in `{}` holds no energy results (its benchmarks were filtered out, skipped, or run with --test)",
-                    manifest.name,
-                    dir.display()
-                ),
-            ));
         }
         Ok(ResultSet { dir: dir.to_path_buf(), results })
     }

@@ -151,10 +151,19 @@ pub fn specs(kernels: &[PlannedKernel], options: &SuiteOptions, book: &FactsBook
                 }
                 Ok(launcher)
             });
-            BenchSpec::new(&planned.name, file!(), line!())
+            let spec = BenchSpec::new(&planned.name, file!(), line!())
                 .code(code)
                 .options(options.measure.clone())
-                .without_time_bench()
+                .without_time_bench();
+            // Shared out by a node's queue (`cargo energy run --gpus`): the loop alone is the
+            // baseline of every instruction of its width, so each GPU measures it on its own
+            // board; an instruction's kernels at a level (its chains and its helpers, the
+            // baseline of its chains) go to one GPU together, their figures being computed
+            // against each other.
+            match planned.variant {
+                Variant::Base => spec.on_every_gpu(),
+                _ => spec.queue_group(planned.name.rsplit_once('/').map_or(planned.name.as_str(), |(g, _)| g)),
+            }
         })
         .collect()
 }

@@ -89,3 +89,71 @@ pub fn render_several(sets: &[(ResultSet, Option<ResultSet>)], threshold_pct: f6
         }
     }
 }
+
+/// The line said for a directory whose run measured nothing: its GPU named from the folder
+/// `cargo energy run` gave it (`…/gpu1-GPU-xxxxxxxx/energy` → `GPU 1 (GPU-xxxxxxxx)`),
+/// else the directory as reports show it.
+pub fn measured_nothing_line(dir: &std::path::Path) -> String {
+    let gpu = dir
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|_| dir.file_name().is_some_and(|n| n == "energy"))
+        .and_then(|label| {
+            let (index, uuid) = label.strip_prefix("gpu")?.split_once('-')?;
+            index.parse::<u32>().ok().map(|i| format!("GPU {i} ({uuid})"))
+        });
+    let who = gpu.unwrap_or_else(|| super::shown_dir(dir));
+    format!(
+        "{who}: measured nothing (its run is complete and holds no result: the other GPUs took every benchmark from \
+         the queue, or its filter or shard left it none)"
+    )
+}
+
+/// [`render_several`] over the directories that measured something, with a line for each
+/// that measured nothing (`empty`: their directories): in markdown and HTML after the
+/// tables, in JSON as `measured_nothing` of an `energy-report-set/1` object. The tracker
+/// formats get nothing for them (the caller says the lines on stderr).
+pub fn render_with_empty(
+    sets: &[(ResultSet, Option<ResultSet>)],
+    empty: &[std::path::PathBuf],
+    threshold_pct: f64,
+    format: Format,
+) -> Result<String> {
+    if sets.is_empty() {
+        return Err(Error::new(ErrorKind::InvalidInput, "no directory's run holds an energy result"));
+    }
+    let mut out = render_several(sets, threshold_pct, format)?;
+    if empty.is_empty() {
+        return Ok(out);
+    }
+    let lines: Vec<String> = empty.iter().map(|d| measured_nothing_line(d)).collect();
+    match format {
+        Format::Markdown => {
+            for line in &lines {
+                out.push_str(&format!("{}\n\n", crate::report::escape::markdown_text(line)));
+            }
+        }
+        Format::Html => {
+            for line in &lines {
+                out.push_str(&format!("<p>{}</p>\n", crate::report::escape::html(line)));
+            }
+        }
+        Format::Json => {
+            let mut value: serde_json::Value = serde_json::from_str(&out)
+                .map_err(|e| Error::new(ErrorKind::Io, format!("could not re-read the report: {e}")))?;
+            if value["schema"] != REPORT_SET_SCHEMA {
+                value = serde_json::json!({ "schema": REPORT_SET_SCHEMA, "reports": [value] });
+            }
+            let nothing: Vec<serde_json::Value> = empty
+                .iter()
+                .zip(&lines)
+                .map(|(d, l)| serde_json::json!({ "dir": super::shown_dir(d), "line": l }))
+                .collect();
+            value["measured_nothing"] = serde_json::Value::Array(nothing);
+            out = encode_json(&value)?;
+        }
+        Format::Bmf | Format::GithubActionBenchmark => {}
+    }
+    Ok(out)
+}

@@ -29,6 +29,7 @@ use crate::error::{echo, Error, ErrorKind, Result};
 use crate::hash::content_hash;
 
 mod writer;
+pub(crate) use writer::DirLock;
 pub use writer::{current_target_name, RunWriter};
 
 /// The schema tag of run manifests.

@@ -32,7 +32,7 @@ const LOCK_WAIT: Duration = Duration::from_secs(30);
 /// `.run.lock`. The kernel releases it when the process ends, however it ends (SIGKILL
 /// included), so a killed bench never blocks the next run. The file itself stays: removing
 /// it while another process waits on it would let two processes lock two different files.
-pub(super) struct DirLock {
+pub(crate) struct DirLock {
     _file: fs::File,
     /// Without `flock` (not unix): the marker file this process created, removed on drop.
     #[cfg(not(unix))]
@@ -41,11 +41,11 @@ pub(super) struct DirLock {
 
 impl DirLock {
     /// Takes the lock, waiting up to [`LOCK_WAIT`] for a live holder.
-    pub(super) fn take(dir: &Path) -> Result<DirLock> {
+    pub(crate) fn take(dir: &Path) -> Result<DirLock> {
         DirLock::take_within(dir, LOCK_WAIT)
     }
 
-    pub(super) fn take_within(dir: &Path, wait: Duration) -> Result<DirLock> {
+    pub(crate) fn take_within(dir: &Path, wait: Duration) -> Result<DirLock> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the run directory", e))?;
         let path = dir.join(LOCK_FILE);
         let deadline = Instant::now() + wait;
