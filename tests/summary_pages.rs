@@ -18,7 +18,7 @@ fn read(path: &str) -> String {
 /// The last line of a generated page that starts with `prefix`, from the code's pages.
 fn generated_line(pages: &[energy_suites::published::Page], page: &str, prefix: &str) -> String {
     let text = &pages.iter().find(|p| p.path.to_str() == Some(page)).unwrap().text;
-    text.lines().filter(|l| l.starts_with(prefix)).last().unwrap().to_string()
+    text.lines().rfind(|l| l.starts_with(prefix)).unwrap().to_string()
 }
 
 /// "range 1.05x to 1.63x over 5 pairs" out of a switching check's detail.
@@ -58,7 +58,9 @@ fn the_instruction_summary_quotes_what_the_tables_give() {
 fn the_memory_summary_copies_the_generated_h100_table() {
     let generated = read("2026-11-24-memory-h100-h200/h100/memory.md");
     let page = read("memory-h100.md");
-    for line in generated.lines().filter(|l| l.starts_with("| ") && l.contains(" | load | ") || l.contains(" | store | ")) {
+    for line in
+        generated.lines().filter(|l| l.starts_with("| ") && (l.contains(" | load | ") || l.contains(" | store | ")))
+    {
         assert!(page.contains(line), "memory-h100.md lacks the generated row `{line}`");
     }
     for line in generated.lines().filter(|l| l.contains(": 1 thread per block costs")) {
