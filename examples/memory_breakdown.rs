@@ -1,5 +1,5 @@
 //! Delestrac's breakdown applied to a real kernel: its accesses per level from an Nsight
-//! Compute export, times the memory suite's dynamic lower bound per level, beside the
+//! Compute export, times the memory suite's lowest measured dynamic energy per level, beside the
 //! kernel's measured dynamic energy (its `#[energy_bench]` result file).
 //!
 //! ```sh
@@ -78,9 +78,9 @@ fn run() -> Result<String, String> {
     let b = breakdown(&energies, &counts, Some(dynamic.mean))?;
     let mut s = format!(
         "Breakdown of `{}` ({} x {}; mean of {} profiled launches) measured on {} ({}), priced with the memory \
-         table of {} ({}): sectors times the memory suite's dynamic lower bound per sector, against the measured \
+         table of {} ({}): sectors times the memory suite's lowest measured dynamic energy per sector, against the measured \
          dynamic energy per launch.\n\n\
-         | what | sectors per launch | pJ per sector (dynamic lower bound) | µJ | share of measured dynamic |\n|---|---|---|---|---|\n",
+         | what | sectors per launch | pJ per sector (lowest measured dynamic) | µJ | share of measured dynamic |\n|---|---|---|---|---|\n",
         chosen[0].name,
         chosen[0].grid,
         chosen[0].block,
@@ -101,7 +101,7 @@ fn run() -> Result<String, String> {
         ));
     }
     s.push_str(&format!(
-        "| data movement (lower bound) | | | {:.1} | {:.1} % |\n| measured dynamic [95 % CI] | | | {:.1} [{:.1}, {:.1}] | 100 % |\n",
+        "| data movement (at the lowest measured figures) | | | {:.1} | {:.1} % |\n| measured dynamic [95 % CI] | | | {:.1} [{:.1}, {:.1}] | 100 % |\n",
         b.data_movement_j * 1e6,
         b.data_movement_j / dynamic.mean * 100.0,
         dynamic.mean * 1e6,
@@ -111,7 +111,7 @@ fn run() -> Result<String, String> {
     let rest = b.rest_j.unwrap_or(0.0);
     if rest >= 0.0 {
         s.push_str(&format!(
-            "| rest (compute, accesses above the bound) | | | {:.1} | {:.1} % |\n",
+            "| rest (compute, accesses above the chase's figures) | | | {:.1} | {:.1} % |\n",
             rest * 1e6,
             rest / dynamic.mean * 100.0
         ));
@@ -119,7 +119,7 @@ fn run() -> Result<String, String> {
         // No energy is left for the rest: say by how much the estimate overshoots, not a
         // negative energy.
         s.push_str(&format!(
-            "| rest (compute, accesses above the bound) | | | none: the estimate exceeds the measurement by {:.1} µJ ({:.1} %) | |\n\n\
+            "| rest (compute, accesses above the chase's figures) | | | none: the estimate exceeds the measurement by {:.1} µJ ({:.1} %) | |\n\n\
              The data-movement estimate exceeds the measured dynamic energy: for this kernel's accesses the suite's \
              per-sector figures (measured with pointer chases) are not a lower bound, or the two were measured on \
              boards that differ by more than the rest.\n",

@@ -118,6 +118,15 @@ pub fn suite_measure_options() -> energy_harness::MeasureOptions {
     energy_harness::MeasureOptions { precision: Some(0.005), ..energy_harness::MeasureOptions::DEFAULT }
 }
 
+/// What a published page's intervals cover, said in each page's header: every interval
+/// is statistical (the windows' spread); the board's own sensor chain carries a gain error
+/// no run can see (±5 % per board against an external meter, Yang et al., SC'24) that
+/// scales every energy of the board together.
+pub const ACCURACY_NOTE: &str = "\n**Accuracy.** Every interval on this page is statistical only (95 %, the spread of the windows). \
+Every energy rests on the board's own power sensor: a per-board gain error, ±5 % against an external meter by Yang et al. (SC'24), \
+is not in the intervals. It scales all of one board's energies together, so ratios on one board (instruction to instruction, level to level, \
+switching to constant) do not move with it; absolute figures, and ratios between two boards, can move by that much.\n";
+
 /// Rough wall time of one suite benchmark, s, for the estimate printed before a run: the
 /// kernel's setup, idle before and after, the warm-up, ten windows of 0.15 s, and the
 /// writing (3.0 s measured on an H100 for the instruction suite, 2026-11-23).

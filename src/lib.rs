@@ -9,5 +9,6 @@ pub mod instructions;
 pub mod launch_paths;
 pub mod memory;
 pub mod model;
+pub mod published;
 pub mod sass;
 pub mod verdicts;

@@ -25,9 +25,12 @@ fn every_h200_instruction_finds_an_h100_figure_in_order_of_preference() {
         assert!(lo < m && m < hi, "{}: {:?}", r.label, r.ratio);
         // Same die, same clock: a ratio outside 0.8-1.25 would be a defect of the pairing.
         assert!((0.8..1.25).contains(&m), "{}: {m}", r.label);
-        if board1.rows.iter().any(|b| b.label == r.label && b.level == "O4") {
+        // Board 1 first, where it has a slope: a slope is never paired with a net figure
+        // while another board has a slope (xor.b32: net on board 1, slope on board 2).
+        if board1.rows.iter().any(|b| b.label == r.label && b.level == "O4" && b.slope.is_some()) {
             assert_eq!(r.reference_uuid, uuid1, "{}", r.label);
         }
+        assert_eq!(r.figures, "slope", "{}", r.label);
     }
     // Nothing pairs across levels.
     assert!(board_ratios(&[board1], &h200, "O0").is_empty());

@@ -42,6 +42,10 @@ pub(super) fn run(
     let chosen: Vec<&NcuKernel> = launches.iter().collect();
     let e = explain(&model, &result, &chosen)
         .map_err(|e| e.context(format!("{} with {}", model_path.display(), ncu.display())))?;
+    if let (true, Some(warning)) = (json, &e.warning) {
+        // The markdown opens with it; the JSON carries it, and it is said on stderr too.
+        eprintln!("{warning}");
+    }
     let md = render_explanation(&e, &model);
     let js = serde_json::to_string_pretty(&e)
         .map_err(|err| Error::new(ErrorKind::Format, format!("cannot serialize the explanation: {err}")))?;

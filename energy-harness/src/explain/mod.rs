@@ -256,6 +256,52 @@ pub struct Explanation {
     pub static_j: f64,
     /// Measured dynamic less predicted, J (what the model does not explain).
     pub unexplained_j: f64,
+    /// The prediction's interval, J: the terms' intervals added (a term without one at its
+    /// figure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_ci_j: Option<(f64, f64)>,
+    /// When the measured dynamic energy lies outside the prediction's interval: by how much,
+    /// and the likely causes. Printed first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// The warning for a measured dynamic energy `measured` outside the prediction's interval
+/// `(low, high)`, J; `None` inside it.
+pub fn outside_prediction(measured: f64, (low, high): (f64, f64)) -> Option<String> {
+    if measured < low {
+        Some(format!(
+            "warning: the measured dynamic energy ({}) is {:.1} % below the lowest prediction ({}): the model, fitted on \
+             full-entropy data, over-prices this kernel; likely causes: operands of low entropy (zeros, constants, \
+             repeated values switch fewer bits), a lower SM clock than the model's, or a unit counted that did not work",
+            format_si(measured, "J", 4),
+            (1.0 - measured / low) * 100.0,
+            format_si(low, "J", 4)
+        ))
+    } else if measured > high {
+        Some(format!(
+            "warning: the measured dynamic energy ({}) is {:.1} % above the highest prediction ({}): likely causes: work \
+             the model has no term for (atomics, texture, TMA, warpgroup MMA, local memory), a higher clock than the \
+             model's, or accesses dearer than the suite's pointer chases",
+            format_si(measured, "J", 4),
+            (measured / high - 1.0) * 100.0,
+            format_si(high, "J", 4)
+        ))
+    } else {
+        None
+    }
+}
+
+/// A term's units per launch as printed: a time term in seconds (SI prefix), a count
+/// rounded to a whole number when large, with three significant digits when small.
+fn units_text(t: &ExplainedTerm) -> String {
+    if t.kind == "time" {
+        format_si(t.units, "s", 4)
+    } else if t.units == 0.0 || t.units.abs() >= 100.0 {
+        format!("{:.0}", t.units)
+    } else {
+        format!("{:.3}", t.units)
+    }
 }
 
 /// Prices `launches` (profiled launches of one kernel, averaged) with `model` and sets the
@@ -375,7 +421,14 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
             ),
         ));
     }
+    let predicted_ci_j = terms.iter().try_fold((0.0, 0.0), |(lo, hi), t| {
+        let (a, b) = t.ci_j.unwrap_or((t.j, t.j));
+        Some((lo + a.min(t.j), hi + b.max(t.j)))
+    });
+    let warning = predicted_ci_j.and_then(|interval| outside_prediction(d.mean, interval));
     Ok(Explanation {
+        predicted_ci_j,
+        warning,
         id: result.id.clone(),
         gpu: result.device.name.clone(),
         uuid: result.device.uuid.clone(),
@@ -393,8 +446,9 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
 /// The explanation as markdown. Ids, names and notes from the result, the model and the
 /// ncu export are escaped ([`crate::report::escape`]).
 pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
+    let warning = e.warning.as_ref().map(|w| format!("**{}**\n\n", markdown_text(w))).unwrap_or_default();
     let mut s = format!(
-        "# Where {} spends its energy\n\n{} ({}); kernel {}, {} profiled launch(es); model of the {} fitted on {} at \
+        "# Where {} spends its energy\n\n{warning}{} ({}); kernel {}, {} profiled launch(es); model of the {} fitted on {} at \
          {:.0} MHz ({}).\n\n| term | kind | units per launch | predicted, µJ | share of measured total |\n|---|---|---|---|---|\n",
         markdown_code_span(&e.id),
         markdown_text(&e.gpu),
@@ -410,19 +464,20 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
     for t in &e.terms {
         let ci = t.ci_j.map(|(lo, hi)| format!(" [{:.1}, {:.1}]", lo * 1e6, hi * 1e6)).unwrap_or_default();
         s.push_str(&format!(
-            "| {} | {} | {:.0} | {:.1}{ci} | {} |\n",
+            "| {} | {} | {} | {:.1}{ci} | {} |\n",
             markdown_text(&t.name),
             markdown_text(&t.kind),
-            t.units,
+            units_text(t),
             t.j * 1e6,
             share(t.j)
         ));
     }
     s.push_str(&format!(
-        "| **predicted dynamic** | | | {:.1} | {} |\n| measured dynamic [95 % CI] | | | {:.1} [{:.1}, {:.1}] | {} |\n\
+        "| **predicted dynamic** | | | {:.1}{} | {} |\n| measured dynamic [95 % CI] | | | {:.1} [{:.1}, {:.1}] | {} |\n\
          | unexplained (measured − predicted dynamic) | | | {:.1} | {} |\n| static (active idle over the launch) | | | {:.1} | {} |\n\
          | **measured total** | | | {:.1} | 100 % |\n",
         e.predicted_dynamic_j * 1e6,
+        e.predicted_ci_j.map(|(lo, hi)| format!(" [{:.1}, {:.1}]", lo * 1e6, hi * 1e6)).unwrap_or_default(),
         share(e.predicted_dynamic_j),
         e.measured_dynamic_j.0 * 1e6,
         e.measured_dynamic_j.1 * 1e6,

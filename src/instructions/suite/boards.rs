@@ -24,20 +24,30 @@ pub struct BoardRatio {
     pub ratio: (f64, f64, f64),
     /// Grid time per instruction, other / reference.
     pub time_ratio: Option<f64>,
+    /// What the two figures are: `slope` (both slopes over K) or `net` (a net figure on at
+    /// least one side: one chain length measured there).
+    #[serde(default)]
+    pub figures: String,
 }
 
 /// Pairs `other`'s rows of `level` with the first reference table that has the same
-/// instruction (tables in order of preference), on the dynamic energy per thread-instruction
-/// of the slope ([`InstructionRow::dynamic_j`]); withheld rows and rows whose reference
+/// instruction with the same kind of figure (tables in order of preference), on the dynamic
+/// energy per thread-instruction ([`InstructionRow::dynamic_j`]): a slope is paired with a
+/// slope whenever a reference has one, and only a row with no slope on any reference falls
+/// back to the first net figure (marked `net`). Withheld rows and rows whose reference
 /// energy is not above zero are left out.
 pub fn board_ratios(references: &[InstructionTable], other: &InstructionTable, level: &str) -> Vec<BoardRatio> {
     let mut list = Vec::new();
     for row in other.rows.iter().filter(|r| r.level == level) {
         let Some(b) = row.dynamic_j() else { continue };
-        let found = references.iter().find_map(|t| {
-            let r = t.rows.iter().find(|r| r.level == level && r.label == row.label)?;
-            Some((t, r, r.dynamic_j()?))
-        });
+        let candidate = |want_slope: bool| {
+            references.iter().find_map(|t| {
+                let r = t.rows.iter().find(|r| r.level == level && r.label == row.label)?;
+                (!want_slope || r.slope.is_some()).then_some(())?;
+                Some((t, r, r.dynamic_j()?))
+            })
+        };
+        let found = if row.slope.is_some() { candidate(true).or_else(|| candidate(false)) } else { candidate(false) };
         let Some((table, reference, a)) = found else { continue };
         if a.mean <= 0.0 || b.mean <= 0.0 {
             continue;
@@ -55,6 +65,7 @@ pub fn board_ratios(references: &[InstructionTable], other: &InstructionTable, l
             other_j: b,
             ratio: (ratio, ratio - spread, ratio + spread),
             time_ratio: time(reference).zip(time(row)).map(|(a, b)| b / a),
+            figures: if reference.slope.is_some() && row.slope.is_some() { "slope" } else { "net" }.into(),
         });
     }
     list
@@ -63,12 +74,12 @@ pub fn board_ratios(references: &[InstructionTable], other: &InstructionTable, l
 /// The ratios as a markdown table, with the median and range of the ratio.
 pub fn render_board_ratios(list: &[BoardRatio], reference_name: &str, other_name: &str) -> String {
     let mut s = format!(
-        "| instruction | level | {reference_name} dynamic, pJ / thread-instr | board | {other_name} dynamic, pJ | ratio [95 % CI] | time ratio |\n|---|---|---|---|---|---|---|\n"
+        "| instruction | level | {reference_name} dynamic, pJ / thread-instr | board | {other_name} dynamic, pJ | ratio [95 % CI] | time ratio | figures |\n|---|---|---|---|---|---|---|---|\n"
     );
     let pj = |e: &Estimate| format!("{:.3} [{:.3}, {:.3}]", e.mean * 1e12, e.ci_low * 1e12, e.ci_high * 1e12);
     for r in list {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.3} [{:.3}, {:.3}] | {} |\n",
+            "| {} | {} | {} | {} | {} | {:.3} [{:.3}, {:.3}] | {} | {} |\n",
             r.label,
             r.level,
             pj(&r.reference_j),
@@ -77,7 +88,26 @@ pub fn render_board_ratios(list: &[BoardRatio], reference_name: &str, other_name
             r.ratio.0,
             r.ratio.1,
             r.ratio.2,
-            r.time_ratio.map(|t| format!("{t:.3}")).unwrap_or_else(|| "-".into())
+            r.time_ratio.map(|t| format!("{t:.3}")).unwrap_or_else(|| "-".into()),
+            if r.figures.is_empty() { "-" } else { &r.figures }
+        ));
+    }
+    // Which reference board each row was measured against, and how many rows are not
+    // slope against slope.
+    let mut boards: Vec<(String, usize)> = Vec::new();
+    for r in list {
+        let id = r.reference_uuid.get(..12).unwrap_or(&r.reference_uuid).to_string();
+        match boards.iter_mut().find(|(b, _)| *b == id) {
+            Some((_, n)) => *n += 1,
+            None => boards.push((id, 1)),
+        }
+    }
+    if !list.is_empty() {
+        let nets = list.iter().filter(|r| r.figures != "slope").count();
+        s.push_str(&format!(
+            "\nReference boards: {}. Figures: {} slope against slope, {nets} with a net figure on one side.\n",
+            boards.iter().map(|(b, n)| format!("{b} for {n} rows")).collect::<Vec<_>>().join(", "),
+            list.len() - nets
         ));
     }
     let mut ratios: Vec<f64> = list.iter().map(|r| r.ratio.0).collect();

@@ -132,3 +132,26 @@ pub fn publish_table(dir: &Path, options: &SuiteOptions, uuid: Option<&str>) -> 
     println!("instructions: wrote {} and {}", json.display(), md.display());
     Ok(table)
 }
+
+/// The table rebuilt from its own kernels (the raw measurements it carries): the options
+/// from its thread mode, chain lengths and levels, the rows, checks and missing kernels
+/// computed again by [`build_table`]. What a published table must equal to be reproducible.
+pub fn rebuild_table(table: &InstructionTable) -> Result<InstructionTable> {
+    let mut levels = Vec::new();
+    for row in &table.rows {
+        let level = super::plan::parse_level(&row.level)?;
+        if !levels.contains(&level) {
+            levels.push(level);
+        }
+    }
+    let options = SuiteOptions {
+        levels,
+        k_values: table.k_values.clone(),
+        one_thread: table.threads_mode == "one",
+        ..SuiteOptions::default()
+    };
+    let kernels = plan(&options, &catalog());
+    let runs: BTreeMap<String, KernelRun> = table.kernels.iter().map(|r| (r.name.clone(), r.clone())).collect();
+    let (rows, checks, missing) = build_table(&kernels, &runs, &options);
+    Ok(InstructionTable { rows, checks, missing, ..table.clone() })
+}

@@ -44,14 +44,18 @@ pub fn render_markdown(table: &InstructionTable) -> String {
         "**Slope**: energy per thread and loop iteration fitted against the instructions per iteration over the chain lengths K \
 (least squares; 95 % interval from the residuals and the points' own intervals, in quadrature), so whatever the loop costs once per iteration, \
 and however it overlaps the chain, drops out; a chain with a helper statement has the helper's own slope (its kernels alone) taken out. \
-**Dynamic** leaves out active-idle power: it is the figure to compare across boards. **Net at K** is Arafa's `(E_K / L_K - E_base / L_base) / (threads x K x ops)` \
-against the loop alone (or the helpers alone), kept as a cross-check; `net/slope` is its difference from the slope. \
+**Dynamic** leaves out active-idle power: it is the figure to compare across boards. **Net at K** is the difference of Arafa's Eq. 1, \
+`(E_K / L_K - E_base / L_base) / (threads x K x ops)` against the loop alone (or the helpers alone), taken in total energy: it keeps the active-idle power over \
+the time the instructions add. Arafa et al. state that their difference eliminates the steady-state power, and their Table I magnitudes (at most 5 nJ) \
+are far below one thread's static power times its time, so their figures sit beside our *dynamic* column, not the net one. Net is kept as a cross-check; \
+`net/slope` is its difference from the slope. Per warp-instruction: 32 thread-instructions, or the launch's threads when fewer (one thread: per warp is per thread). \
 **Grid time** is the GPU time one instruction adds to a loop iteration of the whole grid (slope; with the helper where the chain has one: times do not subtract \
 when two pipes overlap); **bound** is the least the SM's issue and pipe rates allow for the SASS that ran (read back from the cubin the driver's JIT produced), \
 per step as measured (helper included), at the highest SM clock of the windows; a row faster than its bound is withheld; no bound where the step branches or calls \
 a subroutine (which instructions run then depends on the data). \
 Toggles: mean bits that change in each measured instruction's result (the data's switching activity).\n",
     );
+    md.push_str(crate::common::ACCURACY_NOTE);
     let levels: Vec<String> = {
         let mut l: Vec<String> = table.rows.iter().map(|r| r.level.clone()).collect();
         l.dedup();
@@ -159,8 +163,11 @@ Toggles: mean bits that change in each measured instruction's result (the data's
 pub fn render_table_i(table: &InstructionTable) -> String {
     let mut md = String::from(
         "\n## Beside Arafa et al. (2020), Table I (TITAN V, one block of one thread)\n\n\
-Ours: dynamic energy per warp-instruction (one thread), nJ, from the chain at K against its baseline, with its 95 % interval. \
-Theirs: Volta, as printed (nJ; PAPI, MTSM), optimized (-O3) beside our O4 and non-optimized (-O0) beside our O0. \
+Ours: dynamic energy per warp-instruction (one thread: one thread-instruction), nJ, from the chain at K against its baseline, with its 95 % interval. \
+Theirs: Volta, as printed (nJ; PAPI, MTSM), optimized (-O3) beside our O4 and non-optimized (-O0) beside our O0. Like for like: their Eq. 1 takes the kernel \
+without the instructions away and, in their words, eliminates the steady-state power; one thread's static power times its time would be of the order of \
+100 nJ per instruction against Table I's at most 5 nJ, so theirs are above the steady state, as our dynamic figures are. Clocks: the TITAN V at the \
+1200 MHz the paper gives, never locked by them; ours at the SM clock read in the windows (the launch column). \
 A figure of ours is *resolved* when its interval excludes zero and is narrower than the figure; an unresolved one bounds the \
 energy only: it lies within the interval.\n\n\
 | instruction | level | ours, nJ [95 %] | resolved | Table I row | Volta PAPI, nJ | Volta MTSM, nJ |\n|---|---|---|---|---|---|---|\n",
@@ -200,7 +207,19 @@ the error (the kernel and its baseline are measured apart, and active idle drift
     let mut magnitudes: Vec<f64> = figures.iter().map(|(_, _, e)| e.mean.abs() * 1e9).collect();
     magnitudes.sort_by(f64::total_cmp);
     if let Some(median) = magnitudes.get(magnitudes.len() / 2) {
-        md.push_str(&format!("\nMedian magnitude of our figures: {median:.1} nJ per warp-instruction.\n"));
+        let theirs: Vec<f64> = figures
+            .iter()
+            .flat_map(|(r, paper, _)| {
+                let (papi, mtsm) = if r.level == "O0" { paper.non_optimized } else { paper.optimized };
+                [papi, mtsm]
+            })
+            .collect();
+        let lo = theirs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = theirs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        md.push_str(&format!(
+            "\nMedian magnitude of our figures: {median:.2} nJ per warp-instruction (one thread), against Table I's {lo}–{hi} nJ \
+for the same rows. A median inside their range does not make the figures resolved: the criterion above is the figure's own interval.\n"
+        ));
     }
     md.push_str(&format!("\n{resolved} of {shown} figures resolved.\n"));
     md

@@ -56,7 +56,8 @@ impl KernelRun {
 pub struct NetFigures {
     /// Net energy per thread-instruction, J.
     pub thread_j: Estimate,
-    /// Net energy per warp-instruction (32 threads), J.
+    /// Net energy per warp-instruction (32 threads, or the launch's threads when fewer: one
+    /// thread's warp-instruction is one thread-instruction), J.
     pub warp_j: Estimate,
     /// Net energy above active idle per thread-instruction, J.
     pub dynamic_thread_j: Estimate,
@@ -71,16 +72,24 @@ pub struct NetFigures {
 /// and warp-instruction.
 pub(super) fn net(with: &KernelRun, without: &KernelRun, instructions_per_iteration: f64) -> NetFigures {
     let per_instruction = 1.0 / (with.facts.threads() * instructions_per_iteration);
+    let lanes = lanes_per_warp(with.facts.threads());
     let total = difference(&with.per_iteration(&with.energy_j), &without.per_iteration(&without.energy_j));
     let dynamic = difference(&with.per_iteration(&with.dynamic_j), &without.per_iteration(&without.dynamic_j));
     let time = with.time_s.mean / with.facts.iterations as f64 - without.time_s.mean / without.facts.iterations as f64;
     NetFigures {
         thread_j: total.scaled(per_instruction),
-        warp_j: total.scaled(per_instruction * WARP),
+        warp_j: total.scaled(per_instruction * lanes),
         dynamic_thread_j: dynamic.scaled(per_instruction),
-        dynamic_warp_j: dynamic.scaled(per_instruction * WARP),
+        dynamic_warp_j: dynamic.scaled(per_instruction * lanes),
         time_per_instruction_s: time / instructions_per_iteration,
     }
+}
+
+/// Thread-instructions in one warp-instruction of a launch of `threads` threads: 32, or
+/// the threads themselves when fewer (a launch of one thread issues warp-instructions of
+/// one active lane: per warp is per thread, not 32 times it).
+pub fn lanes_per_warp(threads: f64) -> f64 {
+    threads.clamp(1.0, WARP)
 }
 
 /// The least-squares slope of `points` (x, y with its 95 % interval) and its r². The
@@ -331,9 +340,10 @@ pub fn build_table(
             } else {
                 (e, d, t, None)
             };
+            let lanes = lanes_per_warp(launch.facts.threads());
             Some(SlopeFigures {
-                warp_j: e.scaled(WARP),
-                dynamic_warp_j: d.scaled(WARP),
+                warp_j: e.scaled(lanes),
+                dynamic_warp_j: d.scaled(lanes),
                 thread_j: e,
                 dynamic_thread_j: d,
                 time_per_instruction_s: t,
@@ -477,7 +487,8 @@ pub fn checks(rows: &[InstructionRow], level: &str) -> Vec<Check> {
                     format!("{l}: {} against {} ({:.2}x, {verdict})", pj(s), pj(q), s.mean / q.mean)
                 })
                 .collect::<Vec<_>>()
-                .join("; "),
+                .join("; ")
+                + &switching_range(&pairs),
         });
     }
 
@@ -512,13 +523,40 @@ pub fn checks(rows: &[InstructionRow], level: &str) -> Vec<Check> {
                     .map(|b| format!("{} {:.2} < {:.2} ns", r.label, b.measured_s.mean * 1e9, b.bound_s * 1e9))
             })
             .collect();
+        // Rows that hold only by the tolerance: their whole interval lies below the bound.
+        let by_tolerance: Vec<String> = bounded
+            .iter()
+            .filter_map(|r| {
+                let b = r.bound.as_ref().filter(|b| b.holds && b.measured_s.ci_high < b.bound_s)?;
+                Some(format!(
+                    "{} {:.2} [{:.2}, {:.2}] < {:.2} ns ({:+.2} %)",
+                    r.label,
+                    b.measured_s.mean * 1e9,
+                    b.measured_s.ci_low * 1e9,
+                    b.measured_s.ci_high * 1e9,
+                    b.bound_s * 1e9,
+                    (b.measured_s.mean / b.bound_s - 1.0) * 100.0
+                ))
+            })
+            .collect();
         out.push(Check {
             name: "time per instruction at or above the SM's throughput bound".into(),
             level: level.into(),
             holds: if bounded.is_empty() { None } else { Some(off.is_empty()) },
             detail: format!(
-                "{} checked{}{}",
+                "{} checked{}{}{}",
                 bounded.len(),
+                if by_tolerance.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; holds only within the {:.0} % clock tolerance (interval below the bound): {}. The tolerance \
+                         covers the SM clock the bound assumes: the mean of the windows' clock readings, which can sit a \
+                         clock step off the clock the SM ran at; it does not cover a pipe faster than its published rate",
+                        BOUND_TOLERANCE * 100.0,
+                        by_tolerance.join(", ")
+                    )
+                },
                 if off.is_empty() {
                     String::new()
                 } else {
@@ -533,4 +571,16 @@ pub fn checks(rows: &[InstructionRow], level: &str) -> Vec<Check> {
         });
     }
     out
+}
+
+/// The range of the switching-to-constant ratios over `pairs` (label, switching, constant).
+fn switching_range(pairs: &[(String, Estimate, Estimate)]) -> String {
+    let ratios: Vec<f64> = pairs.iter().map(|(_, s, q)| s.mean / q.mean).collect();
+    let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if ratios.is_empty() {
+        String::new()
+    } else {
+        format!("; range {lo:.2}x to {hi:.2}x over {} pairs", ratios.len())
+    }
 }

@@ -44,6 +44,13 @@ pub struct PointRun {
     pub sm_clock_mhz: Option<f64>,
     /// The engine's warnings.
     pub warnings: Vec<String>,
+    /// The GPU-memory rail's energy per launch over the same windows, J (absent where the
+    /// board has no memory rail and in points of older runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rail_j: Option<Estimate>,
+    /// The same above the rail's own active idle, J.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rail_dynamic_j: Option<Estimate>,
 }
 
 impl PointRun {
@@ -65,6 +72,8 @@ impl PointRun {
             idle_w: m.idle_w,
             sm_clock_mhz: (!clocks.is_empty()).then(|| clocks.iter().sum::<f64>() / clocks.len() as f64),
             warnings: m.warnings.iter().map(|w| w.message.clone()).collect(),
+            rail_j: memory_rail(m).map(|r| r.energy_j),
+            rail_dynamic_j: memory_rail(m).and_then(|r| r.dynamic_j),
         }
     }
 }
@@ -103,6 +112,12 @@ pub struct ConfigFit {
     pub offset_j: Option<f64>,
     /// Points fitted.
     pub points: usize,
+    /// The memory rail's energy per launch against sectors, when every point has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rail: Option<LineFit>,
+    /// The same above the rail's active idle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rail_dynamic: Option<LineFit>,
 }
 
 impl ConfigFit {
@@ -149,6 +164,8 @@ pub fn fit_configs(points: &[PointRun]) -> Vec<ConfigFit> {
                 warm_only_j,
                 offset_j,
                 points: list.len(),
+                rail: rail_fit(&list, |p| p.rail_j),
+                rail_dynamic: rail_fit(&list, |p| p.rail_dynamic_j),
             }
         })
         .collect()

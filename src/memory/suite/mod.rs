@@ -49,13 +49,17 @@ use super::ptx::{generate, MemoryKernel, ELEMENT_BYTES, SECTOR_BYTES, STORE_THRE
 mod fit;
 mod plan;
 mod profile;
+mod rail;
 mod setup;
+mod svg;
 mod table;
 
 pub use fit::*;
 pub use plan::*;
 pub use profile::*;
+pub use rail::*;
 pub use setup::*;
+pub use svg::*;
 pub use table::*;
 
 /// Writes the points file (whole or not at all).

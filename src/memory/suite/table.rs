@@ -242,18 +242,22 @@ pub fn render_markdown(t: &MemoryTable) -> String {
         "Energy per 32-byte sector is the slope of the energy per launch against the sectors the measurement \
          loop accesses (the warm-up alone is the first point), with its 95 % interval and r²; dynamic leaves out \
          the active idle. Offset: the intercept less the warm-up alone (Delestrac's ΔE). Latency: the slope of \
-         GPU time against a thread's dependent accesses in the same configuration (loaded latency). Lower \
-         bound: the lowest energy per sector over the thread and block sweeps.\n\n\
+         GPU time against a thread's dependent accesses in the same configuration (loaded latency). Lowest \
+         measured: the lowest energy per sector over the configurations measured at that level and op (their \
+         number beside it); it is a lower bound only as far as a sweep reached its plateau, and with one \
+         configuration it is that configuration's figure, no bound at all.\n\n\
          Like for like with Delestrac et al.: their A100 figures are dynamic lower bounds (energy above idle, \
          their Eq. 2-4, the minimum over their sweeps), not totals — at the A100's L1 peak (108 SMs x 128 B per \
          clock x 1.065 GHz, a sector every 2.17 ps) its ~55 W of static power alone is ~119 pJ per sector, \
-         above their 107. So they sit beside our dynamic lower bound. Their clock was locked at 1065 MHz; ours \
+         above their 107. So they sit beside our lowest measured dynamic figure. Their clock was locked at 1065 MHz; ours \
          was read, never set (the SM clock of the run is in the line above): a higher clock at a higher \
          voltage raises the dynamic energy per access (roughly with the voltage squared), so our figures are \
-         expected above theirs for that reason alone.\n\n",
+         expected above theirs for that reason alone.\n",
     );
+    s.push_str(crate::common::ACCURACY_NOTE);
+    s.push('\n');
     s.push_str("## Energy per sector\n\n");
-    s.push_str("| level | op | config | region / block | pJ per sector [95 % CI] | dynamic pJ [95 % CI] | r² | offset, mJ | latency, ns | lower bound, pJ | dynamic lower bound, pJ | A100 dynamic lower bound (Delestrac, 1065 MHz), pJ | ours / A100 | level check |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| level | op | config | region / block | pJ per sector [95 % CI] | dynamic pJ [95 % CI] | r² | offset, mJ | latency, ns | lowest measured, pJ | lowest measured dynamic, pJ (configurations) | A100 dynamic lower bound (Delestrac, 1065 MHz), pJ | ours / A100 | level check |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for row in &t.levels {
         let m = &row.main;
         s.push_str(&format!(
@@ -271,7 +275,14 @@ pub fn render_markdown(t: &MemoryTable) -> String {
             row.lower_bound_pj.as_ref().map(|(pj_, key)| format!("{} ({key})", pj(*pj_))).unwrap_or_else(|| "-".into()),
             row.dynamic_lower_bound_pj
                 .as_ref()
-                .map(|(pj_, key)| format!("{} ({key})", pj(*pj_)))
+                .map(|(pj_, key)| {
+                    let n = t.fits.iter().filter(|f| f.config.level == row.level && f.config.op() == row.op).count();
+                    format!(
+                        "{} ({key}; {})",
+                        pj(*pj_),
+                        if n == 1 { "one configuration".into() } else { format!("lowest of {n}") }
+                    )
+                })
                 .unwrap_or_else(|| "-".into()),
             if row.op == "load" { pj(row.a100_pj) } else { "-".into() },
             match (&row.dynamic_lower_bound_pj, row.op.as_str()) {
@@ -289,6 +300,7 @@ pub fn render_markdown(t: &MemoryTable) -> String {
             }
         ));
     }
+    s.push_str(&render_rail(t));
     s.push_str("\n## Thread sweep (one block per SM)\n\n![thread sweep](memory-threads.svg)\n\n");
     s.push_str(
         "| level | threads per block | pJ per sector [95 % CI] | dynamic pJ [95 % CI] | r² | latency, ns |\n|---|---|---|---|---|---|\n",
@@ -319,11 +331,16 @@ pub fn render_markdown(t: &MemoryTable) -> String {
         };
         if let (Some(one), Some(full)) = (of(1), of(MAIN_THREADS)) {
             let dynamic = match (dynamic_of(1), dynamic_of(MAIN_THREADS)) {
-                (Some(d1), Some(dn)) => format!(", {:.1}x in dynamic energy", d1.slope / dn.slope),
+                (Some(d1), Some(dn)) => sweep_ratio(&d1, &dn),
                 _ => String::new(),
             };
+            // Delestrac et al., Sec. VI-A: L1 1600 -> 107 pJ; L2 8490 to 4260 -> 378 pJ.
+            let theirs = match level {
+                Level::L1 => "about 15x on an A100 in L1, dynamic: 1600 -> 107 pJ",
+                _ => "11x to 22x on an A100 in L2, dynamic: 4260 to 8490 -> 378 pJ",
+            };
             s.push_str(&format!(
-                "\n{level}: 1 thread per block costs {:.1}x the energy per sector of {MAIN_THREADS} in total energy{dynamic} (Delestrac saw about 15x on an A100, dynamic: 1600 -> 107 pJ).\n",
+                "\n{level}: 1 thread per block costs {:.1}x the energy per sector of {MAIN_THREADS} in total energy{dynamic} (Delestrac saw {theirs}).\n",
                 one.slope / full.slope
             ));
         }
@@ -379,166 +396,6 @@ pub fn render_markdown(t: &MemoryTable) -> String {
     s
 }
 
-/// The thread sweep as an SVG plot: energy per sector (log) against threads per block (log 2),
-/// total (solid) and dynamic (dashed) energy per level, 95 % intervals as bars.
-pub fn render_thread_svg(t: &MemoryTable) -> String {
-    let mut series = Vec::new();
-    for (level, color) in [(Level::L1, "#1f77b4"), (Level::L2, "#d62728")] {
-        let fits: Vec<&ConfigFit> = t.thread_sweep.iter().filter(|f| f.config.level == level).collect();
-        series.push(sweep_series(
-            format!("{level} total"),
-            color,
-            false,
-            &fits,
-            |f| f64::from(f.config.threads),
-            |f| f.energy,
-        ));
-        series.push(sweep_series(
-            format!("{level} dynamic"),
-            color,
-            true,
-            &fits,
-            |f| f64::from(f.config.threads),
-            |f| f.dynamic,
-        ));
-    }
-    let title = format!(
-        "{}Energy per 32-byte sector against threads per block, {} ({} blocks)",
-        if t.simulated { "SIMULATED: " } else { "" },
-        t.device.name,
-        t.thread_sweep.first().map(|f| f.layout.blocks).unwrap_or(0)
-    );
-    render_sweep_svg(&title, "threads per block", &series)
-}
-
-/// The block sweep (L2 LOADs at 1024 threads per block) as an SVG plot, total and dynamic
-/// energy per sector against the blocks of the grid.
-pub fn render_block_svg(t: &MemoryTable) -> String {
-    let fits: Vec<&ConfigFit> = t.block_sweep.iter().collect();
-    let blocks = |f: &ConfigFit| f64::from(f.layout.blocks);
-    let series = vec![
-        sweep_series("L2 total".into(), "#d62728", false, &fits, blocks, |f| f.energy),
-        sweep_series("L2 dynamic".into(), "#d62728", true, &fits, blocks, |f| f.dynamic),
-    ];
-    let title = format!(
-        "{}Energy per 32-byte sector against blocks, L2 loads, 1024 threads per block, {}",
-        if t.simulated { "SIMULATED: " } else { "" },
-        t.device.name
-    );
-    render_sweep_svg(&title, "blocks in the grid", &series)
-}
-
-/// One line of a sweep plot: label, colour, dashed, points (x, pJ, interval low, high).
-struct SweepLine {
-    label: String,
-    color: &'static str,
-    dashed: bool,
-    points: Vec<(f64, f64, f64, f64)>,
-}
-
-fn sweep_series(
-    label: String,
-    color: &'static str,
-    dashed: bool,
-    fits: &[&ConfigFit],
-    x: impl Fn(&ConfigFit) -> f64,
-    of: impl Fn(&ConfigFit) -> Option<LineFit>,
-) -> SweepLine {
-    let mut points: Vec<(f64, f64, f64, f64)> = fits
-        .iter()
-        .filter_map(|f| {
-            let e = of(f)?;
-            Some((x(f), e.slope * 1e12, e.slope_ci.0 * 1e12, e.slope_ci.1 * 1e12))
-        })
-        .filter(|p| p.1 > 0.0 && p.0 > 0.0)
-        .collect();
-    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    SweepLine { label, color, dashed, points }
-}
-
-/// A log-log plot of the lines, with each point's 95 % interval.
-fn render_sweep_svg(title: &str, x_label: &str, series: &[SweepLine]) -> String {
-    let (w, h, left, right, top, bottom) = (780.0, 420.0, 70.0, 190.0, 40.0, 50.0);
-    let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
-    let all: Vec<f64> =
-        series.iter().flat_map(|s| s.points.iter().flat_map(|p| [p.1, p.2.max(p.1 / 10.0), p.3])).collect();
-    let lo = all.iter().cloned().fold(f64::INFINITY, f64::min).max(1e-3);
-    let hi = all.iter().cloned().fold(0.0, f64::max).max(lo * 10.0);
-    let (ylo, yhi) = (lo.log10().floor(), hi.log10().ceil());
-    let xmin = xs.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0);
-    let xmax = xs.iter().cloned().fold(0.0, f64::max).max(xmin * 2.0);
-    let (xlo, xhi) = (xmin.log2().floor(), xmax.log2().ceil());
-    let x = |v: f64| left + ((v.log2() - xlo) / (xhi - xlo)) * (w - left - right);
-    let y = |pj: f64| top + (1.0 - (pj.max(10f64.powf(ylo)).log10() - ylo) / (yhi - ylo)) * (h - top - bottom);
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"{left}\" y=\"20\" font-size=\"14\">{title}</text>\n"
-    );
-    let mut e = xlo;
-    while e <= xhi + 1e-9 {
-        let v = 2f64.powf(e);
-        let xv = x(v);
-        s.push_str(&format!(
-            "<line x1=\"{xv:.1}\" y1=\"{top}\" x2=\"{xv:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{xv:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{v}</text>\n",
-            h - bottom,
-            h - bottom + 16.0
-        ));
-        e += 1.0;
-    }
-    let mut d = ylo;
-    while d <= yhi + 1e-9 {
-        let yv = y(10f64.powf(d));
-        s.push_str(&format!(
-            "<line x1=\"{left}\" y1=\"{yv:.1}\" x2=\"{:.1}\" y2=\"{yv:.1}\" stroke=\"#ddd\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n",
-            w - right,
-            left - 6.0,
-            yv + 4.0,
-            10f64.powf(d)
-        ));
-        d += 1.0;
-    }
-    s.push_str(&format!(
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{x_label}</text>\n<text x=\"16\" y=\"{:.1}\" transform=\"rotate(-90 16 {:.1})\" text-anchor=\"middle\">pJ per sector</text>\n",
-        (left + w - right) / 2.0,
-        h - 12.0,
-        h / 2.0,
-        h / 2.0
-    ));
-    for (i, line) in series.iter().enumerate() {
-        let color = line.color;
-        let dash = if line.dashed { " stroke-dasharray=\"6 4\"" } else { "" };
-        if !line.points.is_empty() {
-            let path: Vec<String> = line.points.iter().map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1))).collect();
-            s.push_str(&format!(
-                "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"{dash} points=\"{}\"/>\n",
-                path.join(" ")
-            ));
-            for p in &line.points {
-                s.push_str(&format!(
-                    "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"{color}\"/><circle cx=\"{0:.1}\" cy=\"{3:.1}\" r=\"3\" fill=\"{color}\"/>\n",
-                    x(p.0),
-                    y(p.2.max(lo)),
-                    y(p.3),
-                    y(p.1)
-                ));
-            }
-        }
-        let ly = top + 20.0 + 20.0 * i as f64;
-        s.push_str(&format!(
-            "<line x1=\"{:.1}\" y1=\"{ly:.1}\" x2=\"{:.1}\" y2=\"{ly:.1}\" stroke=\"{color}\" stroke-width=\"2\"{dash}/><text x=\"{:.1}\" y=\"{:.1}\">{}{}</text>\n",
-            w - right + 15.0,
-            w - right + 45.0,
-            w - right + 52.0,
-            ly + 4.0,
-            line.label,
-            if line.points.is_empty() { " (not measured)" } else { "" }
-        ));
-    }
-    s.push_str("</svg>\n");
-    s
-}
-
 /// The hit-rate section: what Nsight Compute says served each configuration.
 fn render_hit_rates(rows: &[HitRow]) -> String {
     if rows.is_empty() {
@@ -577,4 +434,25 @@ fn render_hit_rates(rows: &[HitRow]) -> String {
         ));
     }
     s
+}
+
+/// The one-thread to full-block ratio of the dynamic energy per sector, with the range its
+/// two intervals allow; unresolved when the one-thread interval reaches zero.
+fn sweep_ratio(one: &LineFit, full: &LineFit) -> String {
+    let ratio = one.slope / full.slope;
+    if one.slope_ci.0 <= 0.0 || full.slope_ci.0 <= 0.0 {
+        format!(
+            ", {ratio:.1}x in dynamic energy but unresolved: the one-thread interval [{:.0}, {:.0}] pJ reaches zero, so the \
+             ratio is at most {:.1}x",
+            one.slope_ci.0 * 1e12,
+            one.slope_ci.1 * 1e12,
+            one.slope_ci.1 / full.slope_ci.0
+        )
+    } else {
+        format!(
+            ", {ratio:.1}x [{:.1}, {:.1}] in dynamic energy",
+            one.slope_ci.0 / full.slope_ci.1,
+            one.slope_ci.1 / full.slope_ci.0
+        )
+    }
 }

@@ -1,0 +1,144 @@
+//! Every generated page under `docs/results/`, regenerated from its committed raw data by
+//! the project's own code: `tests/published_pages.rs` holds each against the committed file
+//! (a figure edited by hand fails it), and `cargo run --example republish` writes them
+//! after a change of the code that renders them.
+//!
+//! Raw data per page: an instruction table's own kernels (every kernel's measured windows
+//! summarized, `kernels` in its JSON) give its rows, checks, JSON and markdown; the board
+//! pages come from those tables; a memory table comes from its points file, its Nsight
+//! Compute profile and the instruction table of its DIV cross-check; an application's
+//! explanation comes from the model-suite run, its ncu exports and the fitted model.
+
+use std::path::{Path, PathBuf};
+
+use energy_harness::unstable::explain::{render_markdown as render_explanation, EnergyModel};
+use energy_harness::{Error, ErrorKind, Result};
+
+use crate::instructions::suite::{board_ratios, read_table, rebuild_table, render_board_ratios, render_markdown};
+use crate::memory::suite::{
+    attach_hit_rates, build_table, div_reference, load_points, load_table, read_hit_rates, render_block_svg,
+    render_markdown as render_memory, render_thread_svg,
+};
+use crate::model::{SuiteRun, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS};
+
+/// One regenerated file: its path under `docs/results/` and its full text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page {
+    /// Path relative to `docs/results/`.
+    pub path: PathBuf,
+    /// The text the code produces from the raw data.
+    pub text: String,
+}
+
+/// The instruction tables (JSON and markdown), rebuilt from their kernels.
+pub const INSTRUCTION_TABLES: [&str; 7] = [
+    "2026-11-23-instructions-v2-h100/o4-board1",
+    "2026-11-23-instructions-v2-h100/o4-board2",
+    "2026-11-23-instructions-v2-h100/o0-board2",
+    "2026-11-23-instructions-v2-h100/one-thread-board1",
+    "2026-11-24-instructions-v2-h100-h200/o4-board3",
+    "2026-11-24-instructions-v2-h100-h200/o0-board3",
+    "2026-11-24-instructions-v2-h100-h200/o4-h200",
+];
+
+/// The memory tables (from points, profile and the DIV reference).
+pub const MEMORY_TABLES: [&str; 2] = ["2026-11-24-memory-h100-h200/h100", "2026-11-24-memory-h100-h200/h200"];
+
+/// The instruction table the memory tables' DIV cross-check used, as the run named it.
+pub const DIV_REFERENCE: &str = "docs/results/2026-11-23-instructions-v2-h100/o4-board1.json";
+
+/// The model-suite fits whose application explanations are regenerated: (fit folder, run
+/// folder) under `2026-11-24-model-h100-h200/`.
+pub const MODEL_FITS: [(&str, &str); 6] = [
+    ("h100-board1/fit", "h100-board1"),
+    ("h100-board2/fit", "h100-board2"),
+    ("h100-board3/fit", "h100-board3"),
+    ("h200/fit", "h200"),
+    ("h100-board2/predicted-with-board1", "h100-board2"),
+    ("h100-board3/predicted-with-board1", "h100-board3"),
+];
+
+fn json<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string_pretty(value).map_err(|e| Error::new(ErrorKind::Format, format!("cannot serialize: {e}")))
+}
+
+/// The instruction tables and the two board pages.
+pub fn instruction_pages(results: &Path) -> Result<Vec<Page>> {
+    let mut pages = Vec::new();
+    let mut tables = Vec::new();
+    for stem in INSTRUCTION_TABLES {
+        let table = rebuild_table(&read_table(&results.join(format!("{stem}.json")))?)?;
+        pages.push(Page { path: format!("{stem}.json").into(), text: json(&table)? });
+        pages.push(Page { path: format!("{stem}.md").into(), text: render_markdown(&table) });
+        tables.push(table);
+    }
+    let [b1, b2, _, _, b3, _, h200] = &tables[..] else {
+        return Err(Error::new(ErrorKind::Analysis, "the instruction tables changed in number"));
+    };
+    let name = |t: &crate::instructions::suite::InstructionTable| t.device.as_ref().map(|d| d.name.clone());
+    let (h100_name, h200_name) = (name(b1).unwrap_or_default(), name(h200).unwrap_or_default());
+    let dir = "2026-11-24-instructions-v2-h100-h200";
+    let all = board_ratios(&[b1.clone(), b2.clone(), b3.clone()], h200, "O4");
+    pages.push(Page {
+        path: format!("{dir}/boards-o4-h200-vs-h100.md").into(),
+        text: render_board_ratios(&all, &h100_name, &h200_name),
+    });
+    let h100s = board_ratios(&[b1.clone(), b2.clone()], b3, "O4");
+    pages.push(Page {
+        path: format!("{dir}/boards-o4-h100-board3-vs-board1.md").into(),
+        text: render_board_ratios(&h100s, &h100_name, &h100_name),
+    });
+    Ok(pages)
+}
+
+/// The memory tables: JSON, markdown and the two plots, from the points file. The table's
+/// timestamp (when it was built, not a measurement) is the committed one.
+pub fn memory_pages(results: &Path) -> Result<Vec<Page>> {
+    let mut pages = Vec::new();
+    let root = results.parent().and_then(Path::parent).unwrap_or(results);
+    for dir in MEMORY_TABLES {
+        let at = results.join(dir);
+        let mut reference = div_reference(&root.join(DIV_REFERENCE))?;
+        reference.source = DIV_REFERENCE.into();
+        let mut table = build_table(&load_points(&at.join("memory-points.json"))?, Some(reference));
+        if let Some(rows) = read_hit_rates(&at) {
+            attach_hit_rates(&mut table, rows?);
+        }
+        table.timestamp = load_table(&at.join("memory.json"))?.timestamp;
+        pages.push(Page { path: format!("{dir}/memory.json").into(), text: json(&table)? });
+        pages.push(Page { path: format!("{dir}/memory.md").into(), text: render_memory(&table) });
+        pages.push(Page { path: format!("{dir}/memory-threads.svg").into(), text: render_thread_svg(&table) });
+        pages.push(Page { path: format!("{dir}/memory-blocks.svg").into(), text: render_block_svg(&table) });
+        if dir.ends_with("h100") {
+            // The summary page's table is the H100's.
+            pages.push(Page { path: "memory-h100.json".into(), text: json(&table)? });
+        }
+    }
+    Ok(pages)
+}
+
+/// Each application's explanation under each model fit, as `cargo energy explain` prints it.
+pub fn explanation_pages(results: &Path) -> Result<Vec<Page>> {
+    let mut pages = Vec::new();
+    let base = results.join("2026-11-24-model-h100-h200");
+    for (fit, board) in MODEL_FITS {
+        let model = EnergyModel::read_json(&base.join(fit).join("model.json"))?;
+        let run = SuiteRun::read_run_and_ncu(&base.join(board).join("run"), &base.join(board).join("ncu"))?;
+        for name in HELD_OUT_APPS.iter().chain(&SELECTION_APPS).chain(&ZERO_OPERAND_APPS) {
+            let e = run.explain(name, &model)?;
+            pages.push(Page {
+                path: format!("2026-11-24-model-h100-h200/{fit}/apps/{name}.md").into(),
+                text: render_explanation(&e, &model),
+            });
+        }
+    }
+    Ok(pages)
+}
+
+/// Every page this module regenerates.
+pub fn all_pages(results: &Path) -> Result<Vec<Page>> {
+    let mut pages = instruction_pages(results)?;
+    pages.extend(memory_pages(results)?);
+    pages.extend(explanation_pages(results)?);
+    Ok(pages)
+}
