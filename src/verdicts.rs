@@ -125,6 +125,8 @@ pub enum Mode {
     PlainApart,
     /// The same pairs, energy at 50 °C.
     NormalizedApart,
+    /// `cargo energy ab` itself, run on the GPU (its `ab.json`, read back).
+    AbCommand,
 }
 
 impl Mode {
@@ -137,6 +139,7 @@ impl Mode {
             Mode::Zeus => "Zeus-style (20 s cool-down before each run), plain",
             Mode::PlainApart => "plain compare, baseline cold, candidate 25-50 s later",
             Mode::NormalizedApart => "normalized compare, baseline cold, candidate 25-50 s later",
+            Mode::AbCommand => "`cargo energy ab` run as is (3-12 pairs, target 1 %)",
         }
     }
 }
@@ -587,7 +590,7 @@ pub fn render(a: &Analysis) -> String {
         let detect: Vec<f64> = os.iter().map(|o| o.detectable_pct).collect();
         let (dmin, dmax) = detect.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
         let mean_change = os.iter().map(|o| o.change_pct).sum::<f64>() / n as f64;
-        let pairs = if *mode == Mode::Paired {
+        let pairs = if matches!(mode, Mode::Paired | Mode::AbCommand) {
             format!(" ({:.1} pairs)", os.iter().map(|o| o.pairs as f64).sum::<f64>() / n as f64)
         } else {
             String::new()
@@ -644,6 +647,46 @@ pub fn render(a: &Analysis) -> String {
     out
 }
 
+/// The outcomes of the `cargo energy ab` invocations of one call: `ab/<n>-level<L>.ab.json`
+/// under `dir` (their figures recomputed from each run's, as `AbReport::parse` does).
+pub fn read_ab_reports(dir: &Path) -> Result<Vec<Outcome>> {
+    let ab = dir.join("ab");
+    let Ok(entries) = std::fs::read_dir(&ab) else { return Ok(Vec::new()) };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".ab.json"))
+        .collect();
+    files.sort();
+    let mut outcomes = Vec::new();
+    for path in files {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let level = name
+            .split("-level")
+            .nth(1)
+            .and_then(|rest| rest.split('.').next())
+            .and_then(|l| l.parse::<usize>().ok())
+            .ok_or_else(|| Error::new(ErrorKind::Format, format!("{}: no level in the name", path.display())))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, "read", e))?;
+        let report = energy_harness::unstable::report::paired::AbReport::parse(&text)
+            .map_err(|e| Error::new(e.kind(), format!("{}: {}", path.display(), e.message())))?;
+        for change in &report.changes {
+            outcomes.push(Outcome {
+                mode: Mode::AbCommand,
+                level,
+                // Invocations run back to back: each starts on the board the last one warmed.
+                cold: false,
+                board: report.device.uuid.clone(),
+                change_pct: change.change_pct,
+                verdict: change.verdict,
+                detectable_pct: change.detectability.detectable_change_pct,
+                wall_s: report.wall_s,
+                pairs: change.pairs.len(),
+            });
+        }
+    }
+    Ok(outcomes)
+}
+
 /// Reads every call directory under `dir` (each holding runs.tsv) in name order.
 pub fn read_calls(dir: &Path) -> Result<Vec<Run>> {
     let mut calls: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -690,7 +733,17 @@ pub fn unpack_and_render(raw: &Path) -> Result<String> {
             return Err(Error::new(ErrorKind::Format, format!("{}: tar failed ({status})", archive.display())));
         }
     }
-    let rendered = read_calls(&work).and_then(|runs| analyze(&runs)).map(|a| render(&a));
+    let rendered = read_calls(&work).and_then(|runs| analyze(&runs)).and_then(|mut a| {
+        let mut calls: Vec<PathBuf> = std::fs::read_dir(&work)
+            .map_err(|e| Error::io(&work, "list", e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        calls.sort();
+        for call in calls {
+            a.outcomes.extend(read_ab_reports(&call)?);
+        }
+        Ok(render(&a))
+    });
     let _ = std::fs::remove_dir_all(&work);
     rendered
 }

@@ -11,7 +11,10 @@ set -u
 cd "$(dirname "$0")"
 TAG=$1; BUDGET=$2; shift 2
 MODE_CALIB=0; MODE_ZEUS=0
-for a in "$@"; do case $a in calib) MODE_CALIB=1;; zeus) MODE_ZEUS=1;; esac; done
+MODE_AB=0
+# A file mode-<TAG> beside this script may name more modes for that call (e.g. `ab`).
+EXTRA=""; [ -f "mode-$TAG" ] && EXTRA=$(cat "mode-$TAG")
+for a in "$@" $EXTRA; do case $a in calib) MODE_CALIB=1;; zeus) MODE_ZEUS=1;; ab) MODE_AB=1;; esac; done
 START=$(date +%s)
 W=/tmp/exp-work/$TAG; rm -rf "$W"; mkdir -p "$W/res"
 STATE=/tmp/exp-state; mkdir -p "$STATE"
@@ -58,7 +61,20 @@ if [ $MODE_CALIB = 1 ]; then
   t0=$(date +%s); while [ $(( $(date +%s) - t0 )) -lt "$CALIB_S" ]; do one 0 V coldhot coldhot 0 1; done
 fi
 CYCLE=0; BLOCK=0
-if [ $MODE_ZEUS = 1 ]; then
+if [ $MODE_AB = 1 ]; then
+  # Real `cargo energy ab` invocations, levels rotating, each its own output folder.
+  mkdir -p "$W/ab"
+  while [ "$(elapsed)" -lt "$BUDGET" ]; do
+    level=$(( CYCLE % 3 )); CYCLE=$((CYCLE+1))
+    t0=$(date +%s%N)
+    ./cargo-energy ab --baseline ./fma0 --candidate ./fma$level --min-pairs 3 --max-pairs 12 --target 1.0 \
+      --threshold 0.5 --output-dir "$W/ab/$CYCLE-level$level" --format json -- '^fma_loop/energy' \
+      > "$W/ab/$CYCLE-level$level.json" 2> "$W/ab/$CYCLE-level$level.log"
+    echo "ab $CYCLE level $level exit $? $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/env.txt"
+    find "$W/ab/$CYCLE-level$level" -name ab.json -exec cp {} "$W/ab/$CYCLE-level$level.ab.json" \;
+    rm -rf "$W/ab/$CYCLE-level$level"
+  done
+elif [ $MODE_ZEUS = 1 ]; then
   while [ "$(elapsed)" -lt "$BUDGET" ]; do
     level=$(( CYCLE % 3 )); CYCLE=$((CYCLE+1))
     cool 20; one "$level" A z$CYCLE z$CYCLE 1 zeus
@@ -77,5 +93,5 @@ else
 fi
 kill $SMI 2>/dev/null
 cp "$W"/runs.tsv "$W"/env.txt "$W"/gpu.csv "$OUT"/ 2>/dev/null
-tar czf "$OUT/$TAG.tgz" -C "$W" res runs.tsv env.txt gpu.csv temp.csv $( [ -f "$W/errors.txt" ] && echo errors.txt )
+tar czf "$OUT/$TAG.tgz" -C "$W" res runs.tsv $( [ -d "$W/ab" ] && echo ab ) env.txt gpu.csv temp.csv $( [ -f "$W/errors.txt" ] && echo errors.txt )
 echo "done $TAG: $N processes in $(elapsed) s"
