@@ -120,6 +120,13 @@ pub(super) fn run(a: &AbArgs) -> Result<bool> {
     let here = std::env::current_dir().map_err(|e| Error::io(Path::new("."), "read the current folder", e))?;
     let exe_a = gpus::check_executable("--baseline", &a.baseline, &here)?;
     let exe_b = gpus::check_executable("--candidate", &a.candidate, &here)?;
+    let same = std::fs::canonicalize(&exe_a.path).ok() == std::fs::canonicalize(&exe_b.path).ok()
+        || std::fs::read(&exe_a.path).ok().zip(std::fs::read(&exe_b.path).ok()).is_some_and(|(x, y)| x == y);
+    if same {
+        eprintln!(
+            "note: --baseline and --candidate are the same executable (one file, or identical contents): an A/A run, no change is expected. Two `cargo bench --no-run` builds write to one path: copy the first away before building the second"
+        );
+    }
     let sim = std::env::var("ENERGY_DEVICE").is_ok_and(|v| v.trim().to_ascii_lowercase().starts_with("sim"));
     let visible = gpu_env(a.gpu.as_deref(), sim)?;
     let out = output_dir(a.output_dir.as_deref())?;

@@ -20,6 +20,17 @@ pub(super) fn run(device: Option<u32>, seconds: f64, json: bool, save: bool) -> 
     if let Some(reason) = device.sim_reason() {
         let _ = writeln!(stderr, "note: calibrating the simulated GPU ({reason}); its figures are simulated");
     }
+    if let Some(gpu) = device.sim() {
+        if gpu.preset().thermal.is_none() {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "the simulated GPU `{}` keeps a constant die temperature: there is no dP/dT to fit; ENERGY_DEVICE=sim:h100-warming simulates a board that warms and leaks",
+                    gpu.preset().key
+                ),
+            ));
+        }
+    }
     let facts = device.facts().clone();
     let _ = writeln!(
         stderr,

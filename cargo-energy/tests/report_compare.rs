@@ -353,6 +353,32 @@ fn several_saved_baselines_put_the_drift_between_runs_into_the_verdict() {
         cargo_energy(&["compare", "--baseline", "main", "--baseline", "main-2", "--dir", d, "--across-boards"]);
     assert_eq!(across.status.code(), Some(2), "{}", text(&across));
     assert!(text(&across).contains("--across-boards compares one baseline run"), "{}", text(&across));
+    // The same run twice, or a copy of one under another name, is no second observation.
+    let twice = cargo_energy(&["compare", "--baseline", "main", "--baseline", "main", "--dir", d]);
+    assert_eq!(twice.status.code(), Some(2), "{}", text(&twice));
+    assert!(text(&twice).contains("are the same run (one run id)"), "{}", text(&twice));
+    write_set(dir.path(), "copy", &[result("a/energy", 1.000, GPU, false)]);
+    let copy = cargo_energy(&["compare", "--baseline", "main", "--baseline", "copy", "--dir", d]);
+    assert_eq!(copy.status.code(), Some(2), "{}", text(&copy));
+    assert!(text(&copy).contains("are the same run (identical results)"), "{}", text(&copy));
+    // Two nearly equal runs never make the board look noiseless: the within-run error is a
+    // floor (±0.2 % intervals: a +0.3 % change is not significant on 1 degree of freedom).
+    write_set(dir.path(), "near", &[result("a/energy", 1.0001, GPU, false)]);
+    write_set(dir.path(), "new2", &[result("a/energy", 1.003, GPU, false)]);
+    let near = cargo_energy(&[
+        "compare",
+        "--baseline",
+        "main",
+        "--baseline",
+        "near",
+        "--candidate",
+        "new2",
+        "--dir",
+        d,
+        "--threshold",
+        "0.01",
+    ]);
+    assert_eq!(near.status.code(), Some(0), "{}", text(&near));
     write_set(dir.path(), "other", &[result("a/energy", 1.0, "GPU-bbbb", false)]);
     let other = cargo_energy(&["compare", "--baseline", "main", "--baseline", "other", "--dir", d]);
     assert_eq!(other.status.code(), Some(2), "{}", text(&other));

@@ -195,8 +195,8 @@ pub mod unstable {
         pub use crate::engine::run::{record, virtual_sim_device};
         pub use crate::engine::stats::{linear_fit, student_t_975};
         pub use crate::engine::thermal::{
-            calibrate_thermal, fit_thermal, normalize, validate_normalized, ThermalCalibration, ThermalFit,
-            ThermalPoint, MIN_FIT_SPAN_C, MIN_FIT_WINDOWS, REFERENCE_TEMPERATURE_C, THERMAL_SCHEMA,
+            calibrate_thermal, extrapolation_note, fit_thermal, normalize, validate_normalized, ThermalCalibration,
+            ThermalFit, ThermalPoint, MIN_FIT_SPAN_C, MIN_FIT_WINDOWS, REFERENCE_TEMPERATURE_C, THERMAL_SCHEMA,
         };
         pub use crate::engine::{
             analyze_trace, difference, measure, net_energy, net_per_op, per_unit, AnalysisOptions, Drift,

@@ -136,4 +136,10 @@ fn compare_on_normalized_figures_neither_cries_wolf_nor_misses_one_percent() {
     let c = &compare(&base, &more, 0.5).unwrap().changes[0];
     assert!(c.normalized && c.verdict == Verdict::Regression, "{c:?}");
     assert!((c.change_pct - 1.0).abs() < 0.3, "{c:?}");
+    // A candidate without the 50 °C figure (no calibration found where it ran): raw, said why.
+    let mut bare = more.clone();
+    bare.results.get_mut("k").unwrap().thermal = None;
+    let c = &compare(&base, &bare, 0.5).unwrap().changes[0];
+    assert!(!c.normalized, "{c:?}");
+    assert!(c.figure_note.as_deref().unwrap().contains("the candidate has no energy at 50 °C"), "{c:?}");
 }

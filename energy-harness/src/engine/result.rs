@@ -191,6 +191,10 @@ pub struct ThermalNormalized {
     pub std_error_w_per_c: f64,
     /// The UUID of the board the coefficient was fitted on.
     pub calibration_uuid: String,
+    /// The temperatures the coefficient was fitted over, °C: a run outside them is moved
+    /// by extrapolation.
+    #[serde(default)]
+    pub fitted_range_c: Option<(f64, f64)>,
     /// Where the coefficient came from.
     pub origin: String,
 }

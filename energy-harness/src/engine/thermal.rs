@@ -316,6 +316,18 @@ pub fn calibrate_thermal(
     })
 }
 
+/// Said when `n`'s windows ran outside the temperatures its coefficient was fitted over
+/// (by more than 1 °C): the move to the reference is then an extrapolation.
+pub fn extrapolation_note(n: &ThermalNormalized) -> Option<String> {
+    let (low, high) = n.fitted_range_c?;
+    (n.mean_temperature_c < low - 1.0 || n.mean_temperature_c > high + 1.0).then(|| {
+        format!(
+            "the windows ran at {:.1} °C, outside the {low:.0}-{high:.0} °C dP/dT was fitted over: moved to {:.0} °C by extrapolation",
+            n.mean_temperature_c, n.reference_c
+        )
+    })
+}
+
 /// Checks every figure of a normalized energy (read from a file, it is not trusted): both
 /// estimates positive and sound, the interval with the coefficient's error no narrower than
 /// the windows' alone, a window length, a temperature and a coefficient that are physical.
@@ -386,6 +398,7 @@ pub fn normalize(
         watts_per_c: k,
         std_error_w_per_c: calibration.std_error_w_per_c,
         calibration_uuid: calibration.uuid.clone(),
+        fitted_range_c: Some(calibration.temperature_range_c),
         origin: calibration.origin(),
     })
 }

@@ -22,7 +22,7 @@ use super::run::{RunManifest, RunPin};
 use super::ResultFile;
 use crate::engine::result::ThermalNormalized;
 use crate::engine::stats::{student_t_975, Estimate};
-use crate::engine::thermal::validate_normalized;
+use crate::engine::thermal::{extrapolation_note, validate_normalized};
 use crate::error::{echo, Error, ErrorKind, Result};
 
 /// The results of one run, by benchmark id.
@@ -437,7 +437,12 @@ fn pair(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64, figure:
                         c.normalized = true;
                         c.figure_note = Some(note);
                     }
-                    None => c.temperature_note = temperature_note(c.temperature_c.0, c.temperature_c.1),
+                    None => {
+                        c.temperature_note = temperature_note(c.temperature_c.0, c.temperature_c.1);
+                        if figure == Figure::Energy {
+                            c.figure_note = raw_note(base, cand);
+                        }
+                    }
                 }
                 changes.push(c);
             }
@@ -473,12 +478,31 @@ fn normalized_pair<'a>(
         && validate_normalized(b).is_ok()
         && validate_normalized(c).is_ok();
     same.then(|| {
-        let note = format!(
+        let mut note = format!(
             "energy at {:.0} °C (runs at {:.1} and {:.1} °C; {})",
             b.reference_c, b.mean_temperature_c, c.mean_temperature_c, b.origin
         );
+        for (which, n) in [("baseline", b), ("candidate", c)] {
+            if let Some(extra) = extrapolation_note(n) {
+                note.push_str(&format!("; {which}: {extra}"));
+            }
+        }
         (b, c, note)
     })
+}
+
+/// Why two runs' energies at the reference temperature were not compared, when one has
+/// it and the other does not, or they rest on different coefficients.
+fn raw_note(base: &ResultFile, cand: &ResultFile) -> Option<String> {
+    let missing = "has no energy at 50 °C (no thermal calibration of its GPU was found when it ran: `cargo energy calibrate --thermal` caches one under ENERGY_CALIBRATION_DIR, else ~/.cache/energy-harness/calibration; a CI runner must keep that folder)";
+    match (&base.thermal, &cand.thermal) {
+        (Some(_), None) => Some(format!("raw energy per launch: the candidate {missing}")),
+        (None, Some(_)) => Some(format!("raw energy per launch: the baseline {missing}")),
+        (Some(_), Some(_)) => Some(
+            "raw energy per launch: the two runs' energies at 50 °C rest on different thermal calibrations".to_string(),
+        ),
+        (None, None) => None,
+    }
 }
 
 /// The change between two normalized figures of one board: the windows' spread of each run
@@ -522,6 +546,24 @@ pub fn compare_with_baselines(
     for other in baselines {
         other.check_comparable(candidate)?;
     }
+    // The same run twice (a run given twice, or a copy of one) is no second observation.
+    let run_id = |set: &ResultSet| RunManifest::read_manifest(&set.dir).ok().map(|m| m.run_id);
+    for (i, a) in baselines.iter().enumerate() {
+        for b in &baselines[i + 1..] {
+            let same_run = run_id(a).is_some() && run_id(a) == run_id(b);
+            if same_run || a.results == b.results {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "`{}` and `{}` are the same run ({}): the spread between runs needs separate runs of the baseline code; give each saved run once",
+                        a.dir.display(),
+                        b.dir.display(),
+                        if same_run { "one run id" } else { "identical results" }
+                    ),
+                ));
+            }
+        }
+    }
     let k = baselines.len();
     let mut changes = Vec::new();
     let mut removed = Vec::new();
@@ -550,8 +592,14 @@ pub fn compare_with_baselines(
         let sd = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
         let cand_figure = figure(cand);
         let ratio = cand_figure.mean / mean;
-        let se_pct = 100.0 * sd / mean * (1.0 + 1.0 / k as f64).sqrt() * ratio;
-        let detect = Detectability::new(se_pct, (k - 1) as f64, NoiseBasis::BetweenRuns);
+        // A run scatters by at least its own within-run error, whatever a few runs' spread
+        // says (two nearly equal runs are no proof of a noiseless board): each term is
+        // floored by the within-run error of what it describes.
+        let within = |e: &Estimate| standard_error(e) / e.mean;
+        let base_within = runs.iter().map(|r| within(&figure(r))).sum::<f64>() / k as f64;
+        let sd_rel = sd / mean;
+        let rel_se = (sd_rel.max(base_within).powi(2) / k as f64 + sd_rel.max(within(&cand_figure)).powi(2)).sqrt();
+        let detect = Detectability::new(100.0 * rel_se * ratio, (k - 1) as f64, NoiseBasis::BetweenRuns);
         let base_estimate = Estimate::from_values(&values).unwrap_or(Estimate::exact(mean));
         let mut c = judge(id, &base_estimate, &cand_figure, ratio, detect, threshold_pct)?;
         c.temperature_c = (mean_temperature(runs[0]), mean_temperature(cand));

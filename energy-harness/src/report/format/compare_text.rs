@@ -45,7 +45,7 @@ pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Comp
     let what = if across_boards { "dynamic energy per launch" } else { "energy per launch" };
     let _ = writeln!(
         out,
-        "{what}, {candidate_name} against {baseline} (regression: a rise above {:.1} %, significant at {:.0} % false alarms, one-sided; intervals 95 %)",
+        "{what}, {candidate_name} against {baseline} (regression: a rise above the threshold {:.2} %, significant at {:.0} % false alarms, one-sided; intervals 95 %; a rise below the threshold is never failed, however detectable)",
         comparison.threshold_pct,
         FALSE_ALARM_RATE * 100.0
     );

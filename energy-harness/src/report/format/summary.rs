@@ -51,6 +51,9 @@ pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
             t.watts_per_c,
             t.std_error_w_per_c
         ));
+        if let Some(note) = crate::engine::thermal::extrapolation_note(t) {
+            lines.push(format!("                      note: {note}"));
+        }
     }
     // Each rail's own energy per launch over the same windows, beside the board's.
     for rail in &r.rails {

@@ -173,7 +173,15 @@ fn change_text(c: &Change, cells: Cells) -> String {
         (Some(_), (Some(b), Some(t))) => format!(" (ran {:+.0} °C from the baseline)", t - b),
         _ => String::new(),
     };
-    let at = if c.normalized { " at the reference temperature" } else { "" };
+    let at = if c.normalized {
+        format!(
+            ", change of the energy at 50 °C ({} → {}; the energy column is raw)",
+            format_si(c.baseline_j.mean, "J", 4),
+            format_si(c.candidate_j.mean, "J", 4)
+        )
+    } else {
+        String::new()
+    };
     let detectable = if c.detectability.detectable_change_pct.is_finite() {
         format!("{:.2} %", c.detectability.detectable_change_pct)
     } else {

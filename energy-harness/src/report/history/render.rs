@@ -83,7 +83,12 @@ pub fn bench_chart(history: &History, bench: &BenchHistory) -> String {
         })
         .collect();
     render_chart(&Chart {
-        title: format!("{}{}: energy per launch by run", bench.id, simulated_note(history)),
+        // An id from the simulated GPU already says so; never twice.
+        title: format!(
+            "{}{}: energy per launch by run (raw, not temperature-normalized)",
+            bench.id,
+            if bench.id.contains("(simulated)") { "" } else { simulated_note(history) }
+        ),
         x_title: "run (commit, * = uncommitted changes), oldest first".into(),
         y_title: format!("energy per launch ({unit}), 95 % interval"),
         x_labels: history.runs.iter().map(|r| r.label.clone()).collect(),
