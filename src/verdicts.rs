@@ -135,7 +135,7 @@ impl Mode {
         match self {
             Mode::Plain => "plain compare",
             Mode::Normalized => "temperature-normalized compare",
-            Mode::Paired => "paired runs (cargo energy ab)",
+            Mode::Paired => "paired runs: `ab`'s rule on each block's pairs (3-4)",
             Mode::Zeus => "Zeus-style (20 s cool-down before each run), plain",
             Mode::PlainApart => "plain compare, baseline cold, candidate 25-50 s later",
             Mode::NormalizedApart => "normalized compare, baseline cold, candidate 25-50 s later",
