@@ -50,7 +50,7 @@ pub struct Run {
     pub block: String,
     /// Knob level: 0, 1 or 2 (% more iterations for B).
     pub level: usize,
-    /// A (fma0), B (fma<level>), K (calibration kernel), V (cold→hot check, fma0).
+    /// A (fma0), B (`fma<level>`), K (calibration kernel), V (cold→hot check, fma0).
     pub role: char,
     /// Pair within the block (1-4), 0 outside blocks.
     pub pair: u32,

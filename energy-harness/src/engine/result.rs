@@ -138,7 +138,7 @@ pub struct Measurement {
     #[serde(default)]
     pub drift: Option<Drift>,
     /// The energy per launch at the reference temperature, when the board has a thermal
-    /// calibration ([`super::thermal`]).
+    /// calibration (`cargo energy calibrate --thermal`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thermal: Option<ThermalNormalized>,
 }
@@ -169,7 +169,7 @@ impl Measurement {
     }
 }
 
-/// A measurement's energy per launch moved to [`REFERENCE_TEMPERATURE_C`].
+/// A measurement's energy per launch moved to the reference temperature (50 °C).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ThermalNormalized {
     /// The reference temperature, °C.

@@ -61,7 +61,7 @@ impl TemperatureRange {
         Some(TemperatureRange { min_c, max_c })
     }
 
-    /// Checks that the range is ordered and sane (at most [`MAX_SANE_TEMPERATURE_C`]).
+    /// Checks that the range is ordered and sane (at most 150 °C).
     pub fn validate(&self) -> Result<(), String> {
         if self.min_c > self.max_c {
             return Err(format!("temperature_range_c: min {} °C is above max {} °C", self.min_c, self.max_c));

@@ -108,7 +108,7 @@ pub struct History {
 }
 
 /// The run directories under `dirs`: each given directory that holds `run.json`, and every
-/// such directory below one (at most [`MAX_DEPTH`] deep, symbolic links not followed), each
+/// such directory below one (at most 12 levels deep, symbolic links not followed), each
 /// once, sorted. A directory that does not exist is an error.
 pub fn find_runs(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = BTreeSet::new();
