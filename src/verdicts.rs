@@ -397,6 +397,25 @@ fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
         blocks.entry((r.tag.clone(), block)).or_default().push(r);
     }
     for block in blocks.values() {
+        // A cold-mode pair (A then B after a cool-down): plain and normalized only.
+        if block.len() == 2 && block[0].role == 'A' && block[1].role == 'B' {
+            let (Some(a), Some(b)) = (block[0].result.as_ref(), block[1].result.as_ref()) else { continue };
+            for mode in [Mode::Plain, Mode::Normalized] {
+                let (change, verdict, detectable) = compared(mode, a, b)?;
+                outcomes.push(Outcome {
+                    mode,
+                    level: block[0].level,
+                    cold: block[0].idle_before_s >= COLD_IDLE_S,
+                    board: uuid.into(),
+                    change_pct: change,
+                    verdict,
+                    detectable_pct: detectable,
+                    wall_s: block[0].wall_s() + block[1].wall_s(),
+                    pairs: 0,
+                });
+            }
+            continue;
+        }
         if block.len() != 8 || block.iter().any(|r| r.result.is_none()) {
             continue; // cut by the call's time limit, or a failed process: no comparison from it
         }
@@ -673,8 +692,9 @@ pub fn read_ab_reports(dir: &Path) -> Result<Vec<Outcome>> {
             outcomes.push(Outcome {
                 mode: Mode::AbCommand,
                 level,
-                // Invocations run back to back: each starts on the board the last one warmed.
-                cold: false,
+                // Back to back (`ab` mode) each starts on the board the last one warmed; in
+                // `cold` mode (`-cold-` in the name) each follows a fixed cool-down.
+                cold: name.contains("-cold-"),
                 board: report.device.uuid.clone(),
                 change_pct: change.change_pct,
                 verdict: change.verdict,

@@ -14,7 +14,8 @@ MODE_CALIB=0; MODE_ZEUS=0
 MODE_AB=0
 # A file mode-<TAG> beside this script may name more modes for that call (e.g. `ab`).
 EXTRA=""; [ -f "mode-$TAG" ] && EXTRA=$(cat "mode-$TAG")
-for a in "$@" $EXTRA; do case $a in calib) MODE_CALIB=1;; zeus) MODE_ZEUS=1;; ab) MODE_AB=1;; esac; done
+MODE_COLD=0
+for a in "$@" $EXTRA; do case $a in calib) MODE_CALIB=1;; zeus) MODE_ZEUS=1;; ab) MODE_AB=1;; cold) MODE_COLD=1;; esac; done
 START=$(date +%s)
 W=/tmp/exp-work/$TAG; rm -rf "$W"; mkdir -p "$W/res"
 STATE=/tmp/exp-state; mkdir -p "$STATE"
@@ -61,7 +62,24 @@ if [ $MODE_CALIB = 1 ]; then
   t0=$(date +%s); while [ $(( $(date +%s) - t0 )) -lt "$CALIB_S" ]; do one 0 V coldhot coldhot 0 1; done
 fi
 CYCLE=0; BLOCK=0
-if [ $MODE_AB = 1 ]; then
+if [ $MODE_COLD = 1 ]; then
+  # Cold starts only: each comparison after a fixed cool-down; a plain pair (A then B) and a
+  # `cargo energy ab` sequence alternate, the levels rotating.
+  mkdir -p "$W/ab"
+  while [ "$(elapsed)" -lt "$BUDGET" ]; do
+    level=$(( CYCLE % 3 )); CYCLE=$((CYCLE+1))
+    cool; BLOCK=$((BLOCK+1))
+    one "$level" A "c$CYCLE" "$BLOCK" 1 1; one "$level" B "c$CYCLE" "$BLOCK" 1 1
+    [ "$(elapsed)" -lt "$BUDGET" ] || break
+    cool
+    ./cargo-energy ab --baseline ./fma0 --candidate ./fma$level --min-pairs 3 --max-pairs 12 --target 1.0 \
+      --threshold 0.5 --output-dir "$W/ab/$CYCLE-cold-level$level" --format json -- '^fma_loop/energy' \
+      > "$W/ab/$CYCLE-cold-level$level.json" 2> "$W/ab/$CYCLE-cold-level$level.log"
+    echo "ab $CYCLE level $level exit $?" >> "$W/env.txt"
+    find "$W/ab/$CYCLE-cold-level$level" -name ab.json -exec cp {} "$W/ab/$CYCLE-cold-level$level.ab.json" \;
+    rm -rf "$W/ab/$CYCLE-cold-level$level"
+  done
+elif [ $MODE_AB = 1 ]; then
   # Real `cargo energy ab` invocations, levels rotating, each its own output folder.
   mkdir -p "$W/ab"
   while [ "$(elapsed)" -lt "$BUDGET" ]; do
