@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use energy_harness::unstable::engine::{fit_thermal, normalize, ThermalCalibration, ThermalPoint, THERMAL_SCHEMA};
 use energy_harness::unstable::report::paired::{paired_change, BenchFigure, PairFigures};
-use energy_harness::unstable::report::{compare, ResultSet, Verdict};
+use energy_harness::unstable::report::{compare, compare_with_baselines, ResultSet, Verdict};
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 
 /// The regression threshold of every comparison here, percent: the practical floor below
@@ -127,6 +127,11 @@ pub enum Mode {
     NormalizedApart,
     /// `cargo energy ab` itself, run on the GPU (its `ab.json`, read back).
     AbCommand,
+    /// Against the three latest saved runs of the baseline code (earlier blocks' A runs),
+    /// their spread the noise (`compare --baseline A --baseline B --baseline C`), raw.
+    SavedRuns,
+    /// The same, energy at 50 °C.
+    SavedRunsNormalized,
 }
 
 impl Mode {
@@ -140,6 +145,8 @@ impl Mode {
             Mode::PlainApart => "plain compare, baseline cold, candidate 25-50 s later",
             Mode::NormalizedApart => "normalized compare, baseline cold, candidate 25-50 s later",
             Mode::AbCommand => "`cargo energy ab` run as is (3-12 pairs, target 1 %)",
+            Mode::SavedRuns => "compare against 3 saved baseline runs (30-200 s earlier), raw",
+            Mode::SavedRunsNormalized => "compare against 3 saved baseline runs, energy at 50 °C",
         }
     }
 }
@@ -469,6 +476,34 @@ fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
             wall_s: block[..2 * used].iter().map(|r| r.wall_s()).sum(),
             pairs: used,
         });
+    }
+    // Saved runs: each complete block's first B against the first A of the three blocks
+    // before it in the same call (earlier runs of the baseline code, as CI keeps them).
+    let complete: Vec<&Vec<&Run>> =
+        blocks.values().filter(|b| b.len() == 8 && b.iter().all(|r| r.result.is_some())).collect();
+    for (i, block) in complete.iter().enumerate() {
+        if i < 3 || complete[i - 3][0].tag != block[0].tag {
+            continue;
+        }
+        let candidate = block[1].result.as_ref().expect("complete block");
+        let saved: Vec<&ResultFile> = complete[i - 3..i].iter().filter_map(|b| b[0].result.as_ref()).collect();
+        for (mode, normalized) in [(Mode::SavedRuns, false), (Mode::SavedRunsNormalized, true)] {
+            let bases: Vec<ResultSet> =
+                saved.iter().enumerate().map(|(k, r)| set(&format!("saved-{k}"), r, normalized)).collect();
+            let c = compare_with_baselines(&bases, &set("B", candidate, normalized), THRESHOLD_PCT)?;
+            let c = &c.changes[0];
+            outcomes.push(Outcome {
+                mode,
+                level: block[1].level,
+                cold: block[0].idle_before_s >= COLD_IDLE_S,
+                board: uuid.into(),
+                change_pct: c.change_pct,
+                verdict: c.verdict,
+                detectable_pct: c.detectability.detectable_change_pct,
+                wall_s: block[1].wall_s(),
+                pairs: 0,
+            });
+        }
     }
     // Apart: each cycle's cold first A against the first B of the cycle's later blocks.
     let mut cycles: BTreeMap<(String, String), Vec<&Vec<&Run>>> = BTreeMap::new();
