@@ -27,6 +27,7 @@ use energy_harness::Result;
 use energy_suites::model::{
     clock_range, fit, mape_pct, SuiteRun, CLASSES, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS,
 };
+use energy_suites::protocol::Protocol;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -103,6 +104,8 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
         ),
         classes: Vec::new(),
         active_idle_w: Some(idle_w),
+        // The fit protocol (term list, training and held-out sets) this fit follows.
+        protocol_hash: Some(Protocol::committed()?.hash),
         notes: vec![
             "fitted on kernels whose data has full entropy (random mantissas); zero or constant operands draw less \
              (a GEMM with zero operands: 35–40 % less dynamic energy, over-predicted by the model)"

@@ -9,6 +9,7 @@ pub mod instructions;
 pub mod launch_paths;
 pub mod memory;
 pub mod model;
+pub mod protocol;
 pub mod published;
 pub mod sass;
 pub mod verdicts;

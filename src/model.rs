@@ -193,6 +193,15 @@ pub const ZERO_OPERAND_APPS: [&str; 2] = ["app_sgemm_zero", "app_tgemm_zero"];
 /// Prefix of the training benchmarks.
 pub const TRAINING_PREFIX: &str = "train_";
 
+/// Suffix of the training benchmarks run on constant data (issue 35's second regime): not
+/// in the current fit, which prices switching data.
+pub const CONSTANT_SUFFIX: &str = "_const";
+
+/// Whether benchmark `name` is a training kernel of the current (switching-data) fit.
+pub fn in_current_fit(name: &str) -> bool {
+    name.starts_with(TRAINING_PREFIX) && !name.ends_with(CONSTANT_SUFFIX)
+}
+
 /// The model's classes, costs not yet fitted (zero).
 pub fn model_classes() -> Vec<ModelClass> {
     CLASSES
@@ -364,12 +373,7 @@ impl SuiteRun {
     /// The highest SM clock any training kernel's windows saw, MHz: the clock the model is
     /// fitted at (read, never set).
     pub fn reference_clock_mhz(&self) -> Option<u32> {
-        self.results
-            .iter()
-            .filter(|(n, _)| n.starts_with(TRAINING_PREFIX))
-            .filter_map(|(_, r)| clock_range(r))
-            .map(|c| c.1)
-            .max()
+        self.results.iter().filter(|(n, _)| in_current_fit(n)).filter_map(|(_, r)| clock_range(r)).map(|c| c.1).max()
     }
 
     /// The training kernels' observations, less those whose windows ran below the reference
@@ -379,7 +383,7 @@ impl SuiteRun {
         let reference = self.reference_clock_mhz();
         let mut kept = Vec::new();
         let mut left_out = Vec::new();
-        for (name, result) in self.results.iter().filter(|(n, _)| n.starts_with(TRAINING_PREFIX)) {
+        for (name, result) in self.results.iter().filter(|(n, _)| in_current_fit(n)) {
             match (clock_range(result), reference) {
                 (Some((low, high)), Some(reference)) if low < reference => {
                     let throttle: Vec<&str> = result

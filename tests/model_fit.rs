@@ -26,6 +26,7 @@ fn template() -> EnergyModel {
         classes: Vec::new(),
         active_idle_w: None,
         notes: Vec::new(),
+        protocol_hash: None,
     }
 }
 

@@ -51,12 +51,15 @@ enum Occupancy {
 /// are fixed (about 1 to 8 ms per launch on an H100), not sized by timing: Nsight Compute
 /// must count the very launch that was measured, and timing under the profiler differs.
 /// Kernels that stream a DRAM array once take 0 (their length is their data).
+#[derive(Clone)]
 struct Train {
     name: &'static str,
     entry: &'static str,
     occupancy: Occupancy,
     args: fn(&Buffers, u32) -> KernelArgs,
     iters: u32,
+    /// The data regime of its input buffers: random words (`false`) or one word repeated.
+    constant: bool,
 }
 
 /// The buffers a training kernel may use (only those it needs are allocated).
@@ -85,30 +88,80 @@ fn out_iters(b: &Buffers, iters: u32) -> KernelArgs {
     out(b).u32(iters)
 }
 
-fn training_kernels() -> Vec<Train> {
+fn switching_kernels() -> Vec<Train> {
     use Occupancy::{Full, Low, Mid};
     vec![
-        Train { name: "train_ffma", entry: "m_ffma", occupancy: Full, args: out_iters, iters: 15_000 },
-        Train { name: "train_ffma_low", entry: "m_ffma", occupancy: Low, args: out_iters, iters: 200_000 },
-        Train { name: "train_hfma2", entry: "m_hfma2", occupancy: Full, args: out_iters, iters: 15_000 },
-        Train { name: "train_dfma", entry: "m_dfma", occupancy: Full, args: out_iters, iters: 7_500 },
-        Train { name: "train_imad", entry: "m_imad", occupancy: Full, args: out_iters, iters: 8_000 },
-        Train { name: "train_alu", entry: "m_alu", occupancy: Full, args: out_iters, iters: 2_500 },
-        Train { name: "train_alu_low", entry: "m_alu", occupancy: Low, args: out_iters, iters: 50_000 },
-        Train { name: "train_mufu", entry: "m_mufu", occupancy: Full, args: out_iters, iters: 8_000 },
-        Train { name: "train_cvt", entry: "m_cvt", occupancy: Full, args: out_iters, iters: 2_000 },
-        Train { name: "train_shfl", entry: "m_shfl", occupancy: Full, args: out_iters, iters: 8_000 },
-        Train { name: "train_hmma", entry: "m_hmma", occupancy: Full, args: out_iters, iters: 5_000 },
-        Train { name: "train_hmma_mid", entry: "m_hmma", occupancy: Mid, args: out_iters, iters: 30_000 },
-        Train { name: "train_hmma_low", entry: "m_hmma", occupancy: Low, args: out_iters, iters: 62_500 },
-        Train { name: "train_shared_ld", entry: "m_shared_ld", occupancy: Full, args: out_iters, iters: 4_000 },
-        Train { name: "train_shared_st", entry: "m_shared_st", occupancy: Full, args: out_iters, iters: 1_000 },
+        Train { name: "train_ffma", entry: "m_ffma", occupancy: Full, args: out_iters, iters: 15_000, constant: false },
+        Train {
+            name: "train_ffma_low",
+            entry: "m_ffma",
+            occupancy: Low,
+            args: out_iters,
+            iters: 200_000,
+            constant: false,
+        },
+        Train {
+            name: "train_hfma2",
+            entry: "m_hfma2",
+            occupancy: Full,
+            args: out_iters,
+            iters: 15_000,
+            constant: false,
+        },
+        Train { name: "train_dfma", entry: "m_dfma", occupancy: Full, args: out_iters, iters: 7_500, constant: false },
+        Train { name: "train_imad", entry: "m_imad", occupancy: Full, args: out_iters, iters: 8_000, constant: false },
+        Train { name: "train_alu", entry: "m_alu", occupancy: Full, args: out_iters, iters: 2_500, constant: false },
+        Train {
+            name: "train_alu_low",
+            entry: "m_alu",
+            occupancy: Low,
+            args: out_iters,
+            iters: 50_000,
+            constant: false,
+        },
+        Train { name: "train_mufu", entry: "m_mufu", occupancy: Full, args: out_iters, iters: 8_000, constant: false },
+        Train { name: "train_cvt", entry: "m_cvt", occupancy: Full, args: out_iters, iters: 2_000, constant: false },
+        Train { name: "train_shfl", entry: "m_shfl", occupancy: Full, args: out_iters, iters: 8_000, constant: false },
+        Train { name: "train_hmma", entry: "m_hmma", occupancy: Full, args: out_iters, iters: 5_000, constant: false },
+        Train {
+            name: "train_hmma_mid",
+            entry: "m_hmma",
+            occupancy: Mid,
+            args: out_iters,
+            iters: 30_000,
+            constant: false,
+        },
+        Train {
+            name: "train_hmma_low",
+            entry: "m_hmma",
+            occupancy: Low,
+            args: out_iters,
+            iters: 62_500,
+            constant: false,
+        },
+        Train {
+            name: "train_shared_ld",
+            entry: "m_shared_ld",
+            occupancy: Full,
+            args: out_iters,
+            iters: 4_000,
+            constant: false,
+        },
+        Train {
+            name: "train_shared_st",
+            entry: "m_shared_st",
+            occupancy: Full,
+            args: out_iters,
+            iters: 1_000,
+            constant: false,
+        },
         Train {
             name: "train_l1_ld",
             entry: "m_l1_ld",
             occupancy: Full,
             args: |b, i| out(b).buffer(b.a()).u32(i),
             iters: 15_000,
+            constant: false,
         },
         Train {
             name: "train_l1_scatter",
@@ -116,6 +169,7 @@ fn training_kernels() -> Vec<Train> {
             occupancy: Full,
             args: |b, i| out(b).buffer(b.a()).u32(i),
             iters: 1_000,
+            constant: false,
         },
         Train {
             name: "train_l2_ld",
@@ -123,6 +177,7 @@ fn training_kernels() -> Vec<Train> {
             occupancy: Full,
             args: |b, i| out(b).buffer(b.a()).u32(L2_N4).u32(i),
             iters: 1_300,
+            constant: false,
         },
         Train {
             name: "train_l2_ld_low",
@@ -130,6 +185,7 @@ fn training_kernels() -> Vec<Train> {
             occupancy: Low,
             args: |b, i| out(b).buffer(b.a()).u32(L2_N4).u32(i),
             iters: 100,
+            constant: false,
         },
         Train {
             name: "train_l2_st",
@@ -137,6 +193,7 @@ fn training_kernels() -> Vec<Train> {
             occupancy: Full,
             args: |b, i| KernelArgs::new().buffer(b.a()).u32(L2_N4).u32(i),
             iters: 1_300,
+            constant: false,
         },
         Train {
             name: "train_dram_ld",
@@ -144,6 +201,7 @@ fn training_kernels() -> Vec<Train> {
             occupancy: Full,
             args: |b, _| out(b).buffer(b.a()).u32(DRAM_N4).u32(0),
             iters: 0,
+            constant: false,
         },
         Train {
             name: "train_dram_ld_low",
@@ -151,6 +209,7 @@ fn training_kernels() -> Vec<Train> {
             occupancy: Low,
             args: |b, _| out(b).buffer(b.a()).u32(DRAM_N4).u32(0),
             iters: 0,
+            constant: false,
         },
         Train {
             name: "train_dram_ld_ffma",
@@ -158,6 +217,7 @@ fn training_kernels() -> Vec<Train> {
             occupancy: Full,
             args: |b, _| out(b).buffer(b.a()).u32(DRAM_N4).u32(16),
             iters: 0,
+            constant: false,
         },
         Train {
             name: "train_dram_st",
@@ -165,6 +225,7 @@ fn training_kernels() -> Vec<Train> {
             occupancy: Full,
             args: |b, _| KernelArgs::new().buffer(b.a()).u32(DRAM_N4).u32(7),
             iters: 0,
+            constant: false,
         },
         Train {
             name: "train_dram_copy",
@@ -172,9 +233,77 @@ fn training_kernels() -> Vec<Train> {
             occupancy: Full,
             args: |b, _| KernelArgs::new().buffer(b.b()).buffer(b.a()).u32(DRAM_N4),
             iters: 0,
+            constant: false,
         },
-        Train { name: "train_sleep", entry: "m_sleep", occupancy: Full, args: out_iters, iters: 4_000 },
+        Train {
+            name: "train_sleep",
+            entry: "m_sleep",
+            occupancy: Full,
+            args: out_iters,
+            iters: 4_000,
+            constant: false,
+        },
     ]
+}
+
+/// The training kernels that read an input buffer, again on constant data (issue 35's
+/// second data regime, `docs/results/model-protocol.json`): the same work and counts, one
+/// word repeated over the buffer. Not in the current fit (`energy_suites::model`).
+const CONSTANT_REGIME: [(&str, &str); 6] = [
+    ("train_l1_ld", "train_l1_ld_const"),
+    ("train_l1_scatter", "train_l1_scatter_const"),
+    ("train_l2_ld", "train_l2_ld_const"),
+    ("train_dram_ld", "train_dram_ld_const"),
+    ("train_dram_ld_ffma", "train_dram_ld_ffma_const"),
+    ("train_dram_copy", "train_dram_copy_const"),
+];
+
+/// The word the constant regime repeats (a float near 1.24: no NaN, no denormal, about
+/// half its bits set).
+const CONSTANT_WORD: u32 = 0x3f9e_3779;
+
+/// Fills `n` words of a buffer with one word (the constant regime's data); hand-written PTX
+/// so that it needs no NVRTC.
+const FILL_CONST_PTX: &str = r#".version 7.0
+.target sm_80
+.address_size 64
+.visible .entry m_fill_const(.param .u64 buf, .param .u32 n, .param .u32 word)
+{
+    .reg .pred %p;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [buf];
+    ld.param.u32 %r1, [n];
+    ld.param.u32 %r2, [word];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mov.u32 %r5, %tid.x;
+    mad.lo.s32 %r6, %r3, %r4, %r5;
+    mov.u32 %r7, %nctaid.x;
+    mul.lo.s32 %r7, %r7, %r4;
+LOOP:
+    setp.ge.u32 %p, %r6, %r1;
+    @%p bra DONE;
+    mul.wide.u32 %rd2, %r6, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    add.s32 %r6, %r6, %r7;
+    bra LOOP;
+DONE:
+    ret;
+}
+"#;
+
+/// Every training kernel: the switching-data ones, then the constant-data variants.
+fn training_kernels() -> Vec<Train> {
+    let mut kernels = switching_kernels();
+    for (from, to) in CONSTANT_REGIME {
+        if let Some(t) = kernels.iter().find(|t| t.name == from).cloned() {
+            kernels.push(Train { name: to, constant: true, ..t });
+        }
+    }
+    kernels
 }
 
 /// Bytes of the first data buffer a training kernel reads or writes (0: none).
@@ -203,15 +332,18 @@ fn setup_training(gpu: &Arc<CudaGpu>, t: &Train) -> Result<Launcher> {
     let b = if b_bytes > 0 { Some(gpu.alloc_zeros::<u8>(b_bytes)?) } else { None };
     let buffers = Buffers { out, a, b };
     let stream = gpu.stream().clone();
-    // The data the kernels read: random words (a stream of zeros would toggle nothing).
+    // The data the kernels read: random words (a stream of zeros would toggle nothing), or
+    // in the constant regime one word repeated.
     if let Some(a) = &buffers.a {
-        let fill = module.kernel("m_fill")?;
         let words = (a.size_bytes() / 4) as u32;
-        fill.launch(
-            &stream,
-            LaunchConfig::linear(sms * 8, THREADS),
-            &KernelArgs::new().buffer(a).u32(words).u32(0x5eed),
-        )?;
+        let fill_config = LaunchConfig::linear(sms * 8, THREADS);
+        if t.constant {
+            let fill = gpu.load_ptx(FILL_CONST_PTX, "fill_const.ptx", JitOptLevel::O4)?.kernel("m_fill_const")?;
+            fill.launch(&stream, fill_config, &KernelArgs::new().buffer(a).u32(words).u32(CONSTANT_WORD))?;
+        } else {
+            let fill = module.kernel("m_fill")?;
+            fill.launch(&stream, fill_config, &KernelArgs::new().buffer(a).u32(words).u32(0x5eed))?;
+        }
     }
     gpu.synchronize()?;
     let args = (t.args)(&buffers, t.iters);

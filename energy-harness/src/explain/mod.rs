@@ -101,6 +101,10 @@ pub struct EnergyModel {
     /// What the model holds for and what it does not (printed with every explanation).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The hash of the fit protocol (term list, training and held-out sets) the model was
+    /// fitted under, as the protocol file states it (`None`: fitted before there was one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_hash: Option<String>,
 }
 
 impl EnergyModel {

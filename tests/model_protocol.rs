@@ -1,0 +1,95 @@
+//! The fit protocol (issue 35, `docs/results/model-protocol.json`): its stated hash is its
+//! content's, its terms are the model's, its training set is the model suite's and its
+//! held-out set the held-out suite's, and any change to it changes the hash.
+
+use energy_suites::model::{CLASSES, TRAINING_PREFIX};
+use energy_suites::protocol::{Protocol, PROTOCOL_JSON};
+
+fn parsed() -> Protocol {
+    Protocol::parse(PROTOCOL_JSON, "model-protocol.json").unwrap()
+}
+
+#[test]
+fn the_stated_hash_is_the_content_hash() {
+    let p = parsed();
+    let actual = p.content_hash().unwrap();
+    assert_eq!(p.hash, actual, "model-protocol.json states hash {} but hashes to {actual}", p.hash);
+    Protocol::committed().unwrap();
+    // The human-readable protocol names the same hash.
+    let md = include_str!("../docs/results/model-protocol.md");
+    assert!(md.contains(&p.hash), "model-protocol.md does not state hash {}", p.hash);
+}
+
+#[test]
+fn any_change_changes_the_hash() {
+    let p = parsed();
+    let mut changed = p.clone();
+    changed.acceptance.max_mean_abs_error_pct = 12.0;
+    assert_ne!(changed.content_hash().unwrap(), p.hash);
+    let mut dropped = p.clone();
+    dropped.held_out.pop();
+    let e = dropped.verified("changed").unwrap_err().to_string();
+    assert!(e.contains("states hash") && e.contains("hashes to"), "{e}");
+    // The hash field itself is not hashed: restating it changes nothing.
+    let restated = Protocol { hash: "0".repeat(16), ..p.clone() };
+    assert_eq!(restated.content_hash().unwrap(), p.content_hash().unwrap());
+}
+
+#[test]
+fn its_terms_are_the_models() {
+    let p = parsed();
+    assert_eq!(p.terms.len(), CLASSES.len());
+    for (t, c) in p.terms.iter().zip(CLASSES.iter()) {
+        assert_eq!(t.name, c.name);
+        assert_eq!(t.metrics, c.metrics);
+        assert_eq!(t.subtract, c.subtract);
+        assert!((t.scale - c.scale).abs() <= 1e-15 * c.scale, "{}: {} against {}", t.name, t.scale, c.scale);
+    }
+}
+
+/// The benchmark names a bench source declares: `"train_…"` strings, `fn heldout_…`.
+fn names_in(source: &str, prefix: &str) -> Vec<String> {
+    let mut names: Vec<String> = source
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(prefix) && w.len() > prefix.len())
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn its_training_set_is_the_model_suites() {
+    let p = parsed();
+    let mut listed: Vec<String> = p.training.iter().map(|t| t.benchmark.clone()).collect();
+    listed.sort();
+    let suite = names_in(include_str!("../benches/model/main.rs"), TRAINING_PREFIX);
+    assert_eq!(listed, suite);
+    for t in &p.training {
+        let constant = t.benchmark.ends_with("_const");
+        assert_eq!(t.regime, if constant { "constant" } else { "switching" }, "{}", t.benchmark);
+    }
+}
+
+#[test]
+fn its_held_out_set_is_the_held_out_suites() {
+    let p = parsed();
+    let mut listed: Vec<String> = p.held_out.iter().map(|h| h.benchmark.clone()).collect();
+    listed.sort();
+    let suite = names_in(include_str!("../benches/heldout.rs"), "heldout_");
+    assert_eq!(listed, suite);
+    for h in &p.held_out {
+        assert!(h.benchmark.ends_with(&format!("_{}", h.regime)), "{}: regime {}", h.benchmark, h.regime);
+        assert!(!h.origin.is_empty(), "{}", h.benchmark);
+    }
+    // Each held-out CUDA C file states its origin and license in its header.
+    let own: Vec<&str> = p.held_out_sources().into_iter().filter(|s| s.ends_with(".cu")).collect();
+    assert!(own.len() >= 8, "{own:?}");
+    for source in own {
+        let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(source)).unwrap();
+        let header: String = text.lines().take_while(|l| l.starts_with("//")).collect::<Vec<_>>().join("\n");
+        assert!(header.contains("Origin:") && header.contains("License:"), "{source}: {header}");
+    }
+    assert!(p.acceptance.min_kernels >= 8 && p.acceptance.max_mean_abs_error_pct <= 10.0);
+}
