@@ -7,10 +7,19 @@
 //! (`_constant`: one value repeated). The protocol (`docs/results/model-protocol.json`)
 //! fixes this list before any of them is measured.
 //!
+//! The cuBLAS benchmarks are the set's third-party kernels: SGEMM, DGEMM
+//! and HGEMM of NVIDIA's cuBLAS, a library the model's authors did not write, which picks its
+//! own kernels for the GPU (on Hopper, warpgroup MMA for half precision and FP64 tensor MMA
+//! for DGEMM). They run raw cudarc on the harness's stream, so they are `gpu_only`.
+//!
 //! The `sim(…)` figures are placeholders so that the suite runs on the simulated GPU (CI,
 //! `cargo bench -- --test`): they are neither measurements nor estimates.
 
+use energy_harness::cudarc::cublas::{sys::cublasOperation_t, CudaBlas, Gemm, GemmConfig};
+use energy_harness::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use energy_harness::prelude::*;
+use energy_harness::{Error, ErrorKind};
+use half::f16;
 
 const REDUCE_CU: &str = include_str!("../ptx/heldout/reduce.cu");
 const SCAN_CU: &str = include_str!("../ptx/heldout/scan.cu");
@@ -316,6 +325,124 @@ fn heldout_blackscholes_own(h: &mut Heldout, stream: &Stream) -> Result<()> {
 #[energy_bench(setup = blackscholes_constant, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_blackscholes_constant(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
+}
+
+/// SGEMM's side: 2 · 4096³ = 1.4·10¹¹ flops, about 2.5 ms at the H100's ~55 TFLOP/s of FP32
+/// (cuBLAS's default math mode: no TF32).
+const SGEMM_N: usize = 4096;
+/// DGEMM's side: the same flops, about 2.5 ms at the H100's ~55 TFLOP/s of FP64 tensor MMA.
+const DGEMM_N: usize = 4096;
+/// HGEMM's side: 2 · 8192³ = 1.1·10¹² flops, about 1.5 ms at ~700 TFLOP/s of FP16 tensor MMA.
+const HGEMM_N: usize = 8192;
+
+/// A square GEMM through cuBLAS, `c = a · b` (column-major, no transposes, beta 0: `c` is
+/// written, not read), on the harness's stream.
+struct Matmul<T> {
+    blas: CudaBlas,
+    config: GemmConfig<T>,
+    a: CudaSlice<T>,
+    b: CudaSlice<T>,
+    c: CudaSlice<T>,
+}
+
+/// `n`×`n` matrices of cuBLAS element type `T` (from f32 by `of`): own data uniform in
+/// [-1, 1), constant data 0.7 everywhere (not zero: a multiplier may skip zeros).
+fn matmul<T: DeviceRepr + ValidAsZeroBits + Copy>(
+    gpu: &CudaGpu,
+    data: Data,
+    n: usize,
+    of: fn(f32) -> T,
+) -> Result<Matmul<T>> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    let matrix = |seed| -> Result<CudaSlice<T>> {
+        let values: Vec<T> = match data {
+            Data::Own => floats(n * n, data, seed, -1.0, 1.0).into_iter().map(of).collect(),
+            Data::Constant => vec![of(0.7); n * n],
+        };
+        Ok(stream.clone_htod(&values)?)
+    };
+    let (a, b) = (matrix(12)?, matrix(13)?);
+    let c = stream.alloc_zeros::<T>(n * n)?;
+    let side = n as i32;
+    let config = GemmConfig {
+        transa: cublasOperation_t::CUBLAS_OP_N,
+        transb: cublasOperation_t::CUBLAS_OP_N,
+        m: side,
+        n: side,
+        k: side,
+        alpha: of(1.0),
+        lda: side,
+        ldb: side,
+        beta: of(0.0),
+        ldc: side,
+    };
+    Ok(Matmul { blas, config, a, b, c })
+}
+
+/// A cuBLAS status as the harness's error.
+fn cublas(e: energy_harness::cudarc::cublas::result::CublasError) -> Error {
+    Error::new(ErrorKind::Cuda, format!("cuBLAS: {e}"))
+}
+
+/// One GEMM on the harness's stream (the handle was bound to it in setup).
+fn gemm<T: Copy>(m: &mut Matmul<T>, stream: &Stream) -> Result<()>
+where
+    CudaBlas: Gemm<T>,
+{
+    stream.cuda()?;
+    // SAFETY: a, b and c hold n·n elements each, as the config's m, n, k and leading
+    // dimensions say.
+    unsafe { m.blas.gemm(m.config, &m.a, &m.b, &mut m.c) }.map_err(cublas)
+}
+
+fn sgemm_own(gpu: &CudaGpu) -> Result<Matmul<f32>> {
+    matmul(gpu, Data::Own, SGEMM_N, |x| x)
+}
+fn sgemm_constant(gpu: &CudaGpu) -> Result<Matmul<f32>> {
+    matmul(gpu, Data::Constant, SGEMM_N, |x| x)
+}
+fn dgemm_own(gpu: &CudaGpu) -> Result<Matmul<f64>> {
+    matmul(gpu, Data::Own, DGEMM_N, f64::from)
+}
+fn dgemm_constant(gpu: &CudaGpu) -> Result<Matmul<f64>> {
+    matmul(gpu, Data::Constant, DGEMM_N, f64::from)
+}
+fn hgemm_own(gpu: &CudaGpu) -> Result<Matmul<f16>> {
+    matmul(gpu, Data::Own, HGEMM_N, f16::from_f32)
+}
+fn hgemm_constant(gpu: &CudaGpu) -> Result<Matmul<f16>> {
+    matmul(gpu, Data::Constant, HGEMM_N, f16::from_f32)
+}
+
+#[energy_bench(setup = sgemm_own, gpu_only, ops = 2 * SGEMM_N * SGEMM_N * SGEMM_N)]
+fn heldout_cublas_sgemm_own(m: &mut Matmul<f32>, stream: &Stream) -> Result<()> {
+    gemm(m, stream)
+}
+
+#[energy_bench(setup = sgemm_constant, gpu_only, ops = 2 * SGEMM_N * SGEMM_N * SGEMM_N)]
+fn heldout_cublas_sgemm_constant(m: &mut Matmul<f32>, stream: &Stream) -> Result<()> {
+    gemm(m, stream)
+}
+
+#[energy_bench(setup = dgemm_own, gpu_only, ops = 2 * DGEMM_N * DGEMM_N * DGEMM_N)]
+fn heldout_cublas_dgemm_own(m: &mut Matmul<f64>, stream: &Stream) -> Result<()> {
+    gemm(m, stream)
+}
+
+#[energy_bench(setup = dgemm_constant, gpu_only, ops = 2 * DGEMM_N * DGEMM_N * DGEMM_N)]
+fn heldout_cublas_dgemm_constant(m: &mut Matmul<f64>, stream: &Stream) -> Result<()> {
+    gemm(m, stream)
+}
+
+#[energy_bench(setup = hgemm_own, gpu_only, ops = 2 * HGEMM_N * HGEMM_N * HGEMM_N)]
+fn heldout_cublas_hgemm_own(m: &mut Matmul<f16>, stream: &Stream) -> Result<()> {
+    gemm(m, stream)
+}
+
+#[energy_bench(setup = hgemm_constant, gpu_only, ops = 2 * HGEMM_N * HGEMM_N * HGEMM_N)]
+fn heldout_cublas_hgemm_constant(m: &mut Matmul<f16>, stream: &Stream) -> Result<()> {
+    gemm(m, stream)
 }
 
 energy_main!();
