@@ -5,6 +5,7 @@
 pub mod common;
 pub mod costs;
 pub mod generated;
+pub mod heldout;
 pub mod instructions;
 pub mod launch_paths;
 pub mod memory;

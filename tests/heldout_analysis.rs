@@ -1,0 +1,119 @@
+//! The held-out analysis (issue 35) without a GPU: synthetic cases give known errors,
+//! baselines and bracket coverage; the launches of one iteration are found or refused; and a
+//! one-launch prediction on committed data is `explain`'s.
+
+use std::path::Path;
+
+use energy_harness::unstable::explain::{explain, EnergyModel, NcuKernel};
+use energy_suites::heldout::{
+    analyse, bootstrap_mean, last_iteration, predict, render_markdown, Baselines, Case, TrainingPoint,
+};
+use energy_suites::model::{SuiteRun, HELD_OUT_APPS};
+use energy_suites::protocol::Protocol;
+
+fn case(benchmark: &str, regime: &str, measured_j: f64, predicted_j: f64, bracket: (f64, f64)) -> Case {
+    Case {
+        benchmark: benchmark.into(),
+        regime: regime.into(),
+        measured_j,
+        time_s: measured_j / 200.0,
+        predicted_j,
+        bracket_j: Some(bracket),
+        instructions: Some(measured_j * 1e9),
+    }
+}
+
+#[test]
+fn known_errors_baselines_and_coverage() {
+    // Training kernels: 100 W and 1 nJ per instruction, exactly.
+    let training: Vec<TrainingPoint> = [0.1, 0.2, 0.4]
+        .iter()
+        .map(|&j| TrainingPoint { dynamic_j: j, time_s: j / 100.0, instructions: Some(j * 1e9) })
+        .collect();
+    let baselines = Baselines::fit(&training).unwrap();
+    assert!((baselines.mean_power_w - 100.0).abs() < 1e-9);
+    assert!((baselines.j_per_instruction.unwrap() - 1e-9).abs() < 1e-21);
+    let cases = [
+        case("heldout_a_own", "own", 1.0, 1.1, (0.9, 1.2)),
+        case("heldout_a_constant", "constant", 0.5, 0.55, (0.6, 1.2)),
+        case("heldout_b_own", "own", 2.0, 1.9, (1.5, 2.5)),
+    ];
+    let a = analyse(&cases, &baselines).unwrap();
+    assert!((a.rows[0].error_pct - 10.0).abs() < 1e-9);
+    assert!((a.rows[2].error_pct + 5.0).abs() < 1e-9);
+    // The cases run at 200 W: time × 100 W is half; the instruction cost is exact.
+    assert!((a.rows[0].time_power_error_pct + 50.0).abs() < 1e-9);
+    assert!(a.rows[0].instruction_error_pct.unwrap().abs() < 1e-9);
+    let model = a.model.unwrap();
+    assert_eq!(model.kernels, 2);
+    assert!((model.mean_pct - 7.5).abs() < 1e-9);
+    assert!(model.ci_pct.0 >= 5.0 - 1e-9 && model.ci_pct.1 <= 10.0 + 1e-9 && model.ci_pct.0 < model.ci_pct.1);
+    assert!((a.time_power.unwrap().mean_pct - 50.0).abs() < 1e-9);
+    assert_eq!(a.model_all_regimes.unwrap().kernels, 3);
+    // The constant-data case lies below its bracket.
+    assert_eq!(a.in_bracket, (2, 3));
+    assert!((a.rows[1].activity.unwrap() + 1.0 / 6.0).abs() < 1e-9);
+    let md = render_markdown(&a);
+    assert!(md.contains("| `heldout_b_own` | own |") && md.contains("-5.0 %") && md.contains("2 of 3"), "{md}");
+    // Against the protocol: two kernels are too few, and 2 of 3 inside is below 90 %.
+    let wrong = a.shortfalls(&Protocol::committed().unwrap().acceptance);
+    assert_eq!(wrong.len(), 2, "{wrong:?}");
+    // A case without a positive measurement is refused.
+    let bad = [case("heldout_c_own", "own", 0.0, 1.0, (0.0, 1.0))];
+    assert!(analyse(&bad, &baselines).unwrap_err().to_string().contains("heldout_c_own"));
+    // A training kernel without its count leaves the instruction baseline out.
+    let mut partial = training.clone();
+    partial[0].instructions = None;
+    let b = Baselines::fit(&partial).unwrap();
+    assert!(b.j_per_instruction.is_none());
+    assert!(analyse(&cases, &b).unwrap().instruction.is_none());
+}
+
+#[test]
+fn the_bootstrap_is_fixed_and_holds_the_mean() {
+    let values = [1.0, 2.0, 3.0, 10.0];
+    let (mean, (lo, hi)) = bootstrap_mean(&values, 10_000, 35).unwrap();
+    assert_eq!(mean, 4.0);
+    assert!(lo < mean && mean < hi && lo >= 1.0 && hi <= 10.0, "{lo} {hi}");
+    assert_eq!(bootstrap_mean(&values, 10_000, 35).unwrap(), (mean, (lo, hi)));
+    assert!(bootstrap_mean(&[], 10, 1).is_none());
+}
+
+fn launch(id: u64, name: &str) -> NcuKernel {
+    NcuKernel {
+        id,
+        name: name.into(),
+        block: String::new(),
+        grid: String::new(),
+        metrics: [("smsp__inst_executed.sum".to_string(), 10.0)].into_iter().collect(),
+        text: Default::default(),
+    }
+}
+
+#[test]
+fn an_iteration_is_the_last_launches_that_repeat() {
+    let names = ["setup", "copy", "step", "step", "copy", "step", "step", "copy", "step", "step"];
+    let launches: Vec<NcuKernel> = names.iter().enumerate().map(|(i, n)| launch(i as u64, n)).collect();
+    let last = last_iteration(&launches, 3, "bitonic").unwrap();
+    assert_eq!(last.iter().map(|l| l.id).collect::<Vec<_>>(), [7, 8, 9]);
+    assert_eq!(energy_suites::heldout::instructions(last).unwrap(), 30.0);
+    let e = last_iteration(&launches, 2, "bitonic").unwrap_err().to_string();
+    assert!(e.contains("differ"), "{e}");
+    assert!(last_iteration(&launches[..4], 3, "bitonic").is_err());
+}
+
+#[test]
+fn a_one_launch_prediction_is_explains() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let board = root.join("docs/results/2026-11-24-model-h100-h200/h100-board1");
+    let run = SuiteRun::read_run_and_ncu(&board.join("run"), &board.join("ncu")).unwrap();
+    let model = EnergyModel::read_json(&root.join("docs/results/model-h100.json")).unwrap();
+    let name = HELD_OUT_APPS[0];
+    let (result, launches) = (&run.results[name], &run.launches[name]);
+    let last = last_iteration(launches, 1, name).unwrap();
+    let (j, interval) = predict(&model, result, last).unwrap();
+    let e = explain(&model, result, &[&last[0]]).unwrap();
+    assert_eq!((j, interval), (e.predicted_dynamic_j, e.predicted_ci_j));
+    let c = Case::measure(name, "own", &model, result, launches, 1).unwrap();
+    assert_eq!((c.predicted_j, c.measured_j), (j, result.dynamic_j.mean));
+}
