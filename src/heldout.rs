@@ -1,8 +1,7 @@
 //! The held-out test of the energy model (issue 35, `docs/results/model-protocol.json`):
 //! each held-out benchmark's dynamic energy predicted as `cargo energy explain` predicts it
-//! ([`predict`]: every launch of one iteration priced by
-//! [`explain`](energy_harness::unstable::explain::explain), summed), set beside the measured
-//! one; the mean absolute error over the kernels on their own data with a bootstrap interval;
+//! ([`predict`]: every launch of one iteration priced by `explain`, summed), set beside the
+//! measured one; the mean absolute error over the kernels on their own data with a bootstrap interval;
 //! the protocol's two baselines on the same kernels ([`Baselines`]: kernel time × the
 //! training kernels' mean dynamic power, and executed warp-instructions × one cost fitted
 //! over the training kernels); and the share of measurements inside the predicted bracket
