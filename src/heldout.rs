@@ -84,6 +84,11 @@ pub struct Case {
     pub bracket_j: Option<(f64, f64)>,
     /// Executed warp-instructions (`None`: not profiled).
     pub instructions: Option<f64>,
+    /// Measured total energy (dynamic + active idle over the launch), J.
+    pub measured_total_j: f64,
+    /// Measured active idle, W: what turns a dynamic prediction into a total one
+    /// (`predicted + idle × time`, the static part taken from the measurement).
+    pub idle_w: f64,
 }
 
 impl Case {
@@ -108,6 +113,8 @@ impl Case {
             predicted_j,
             bracket_j,
             instructions: instructions(iteration).ok(),
+            measured_total_j: result.energy_j.mean,
+            idle_w: result.idle_w,
         })
     }
 }
@@ -172,6 +179,9 @@ pub struct Row {
     pub in_bracket: Option<bool>,
     /// Operand activity: (measured − low) / (high − low) of the bracket.
     pub activity: Option<f64>,
+    /// The model's error on total energy (`predicted + idle × time` against the measured
+    /// total), percent.
+    pub total_error_pct: f64,
 }
 
 /// A mean absolute error over kernels, with its bootstrap interval.
@@ -198,6 +208,8 @@ pub struct Analysis {
     pub instruction: Option<MeanError>,
     /// The model's over every benchmark, both regimes.
     pub model_all_regimes: Option<MeanError>,
+    /// The model's on total energy, kernels on their own data.
+    pub model_total: Option<MeanError>,
     /// Measurements inside their bracket, and measurements with one.
     pub in_bracket: (usize, usize),
 }
@@ -246,8 +258,9 @@ fn error_pct(predicted: f64, measured: f64) -> f64 {
 pub fn analyse(cases: &[Case], baselines: &Baselines) -> Result<Analysis> {
     let mut rows = Vec::with_capacity(cases.len());
     for c in cases {
-        let finite = [c.measured_j, c.time_s, c.predicted_j].iter().all(|v| v.is_finite());
-        if !(finite && c.measured_j > 0.0 && c.time_s > 0.0) {
+        let finite =
+            [c.measured_j, c.time_s, c.predicted_j, c.measured_total_j, c.idle_w].iter().all(|v| v.is_finite());
+        if !(finite && c.measured_j > 0.0 && c.time_s > 0.0 && c.measured_total_j >= c.measured_j && c.idle_w >= 0.0) {
             return Err(Error::new(
                 ErrorKind::Analysis,
                 format!(
@@ -268,6 +281,7 @@ pub fn analyse(cases: &[Case], baselines: &Baselines) -> Result<Analysis> {
                 .map(|(i, cost)| error_pct(i * cost, c.measured_j)),
             in_bracket,
             activity,
+            total_error_pct: error_pct(c.predicted_j + c.idle_w * c.time_s, c.measured_total_j),
         });
     }
     let own: Vec<&Row> = rows.iter().filter(|r| r.case.regime == "own").collect();
@@ -278,6 +292,7 @@ pub fn analyse(cases: &[Case], baselines: &Baselines) -> Result<Analysis> {
         time_power: mean_error(own.iter().map(|r| r.time_power_error_pct)),
         instruction: instruction.and_then(mean_error),
         model_all_regimes: mean_error(rows.iter().map(|r| r.error_pct)),
+        model_total: mean_error(own.iter().map(|r| r.total_error_pct)),
         in_bracket: (bracketed.iter().filter(|b| **b).count(), bracketed.len()),
         rows,
     })
@@ -334,18 +349,19 @@ fn mean_text(m: Option<MeanError>) -> String {
 /// coverage.
 pub fn render_markdown(a: &Analysis) -> String {
     let mut out = String::from(
-        "| benchmark | data | measured | predicted | error | time × power | instructions | in bracket | activity |\n\
-         |---|---|---:|---:|---:|---:|---:|---|---:|\n",
+        "| benchmark | data | measured | predicted | error | error on total | time × power | instructions | in bracket | activity |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---|---:|\n",
     );
     for r in &a.rows {
         let c = &r.case;
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             c.benchmark,
             c.regime,
             format_si(c.measured_j, "J", 4),
             format_si(c.predicted_j, "J", 4),
             pct(r.error_pct),
+            pct(r.total_error_pct),
             pct(r.time_power_error_pct),
             r.instruction_error_pct.map_or("–".into(), pct),
             r.in_bracket.map_or("–", |b| if b { "yes" } else { "no" }),
@@ -355,11 +371,13 @@ pub fn render_markdown(a: &Analysis) -> String {
     out.push_str(&format!(
         "\nMean absolute error on dynamic energy, kernels on their own data:\n\n\
          - the model: {}\n- time × mean training power: {}\n- instruction count: {}\n\n\
-         The model over both regimes: {}. Inside the bracket: {} of {} measurements.\n",
+         The model over both regimes: {}. On total energy (the static part measured), own data: {}. \
+         Inside the bracket: {} of {} measurements.\n",
         mean_text(a.model),
         mean_text(a.time_power),
         mean_text(a.instruction),
         mean_text(a.model_all_regimes),
+        mean_text(a.model_total),
         a.in_bracket.0,
         a.in_bracket.1,
     ));

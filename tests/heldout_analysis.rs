@@ -20,6 +20,8 @@ fn case(benchmark: &str, regime: &str, measured_j: f64, predicted_j: f64, bracke
         predicted_j,
         bracket_j: Some(bracket),
         instructions: Some(measured_j * 1e9),
+        measured_total_j: measured_j + 100.0 * measured_j / 200.0,
+        idle_w: 100.0,
     }
 }
 
@@ -50,6 +52,9 @@ fn known_errors_baselines_and_coverage() {
     assert!(model.ci_pct.0 >= 5.0 - 1e-9 && model.ci_pct.1 <= 10.0 + 1e-9 && model.ci_pct.0 < model.ci_pct.1);
     assert!((a.time_power.unwrap().mean_pct - 50.0).abs() < 1e-9);
     assert_eq!(a.model_all_regimes.unwrap().kernels, 3);
+    // On total energy the measured static part dilutes the error: (1.1 + 0.5 − 1.5) / 1.5.
+    assert!((a.rows[0].total_error_pct - 100.0 / 15.0).abs() < 1e-9, "{}", a.rows[0].total_error_pct);
+    assert_eq!(a.model_total.unwrap().kernels, 2);
     // The constant-data case lies below its bracket.
     assert_eq!(a.in_bracket, (2, 3));
     assert!((a.rows[1].activity.unwrap() + 1.0 / 6.0).abs() < 1e-9);
