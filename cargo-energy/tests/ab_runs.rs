@@ -8,7 +8,6 @@
 
 mod common;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use common::{bench_targets, cargo_energy, text};
@@ -104,23 +103,10 @@ fn main() {
     }
     // The children inherit it through `cargo energy ab`.
     std::env::set_var("AB_RUNS_CHILD", "1");
-    let cases: [(&str, fn()); 3] = [
+    let cases: Vec<(&str, fn())> = vec![
         ("a_heavier_candidate_is_a_simulated_regression", a_heavier_candidate_is_a_simulated_regression),
         ("the_same_executable_against_itself_is_no_regression", the_same_executable_against_itself_is_no_regression),
         ("a_crashing_candidate_is_refused_with_its_exit_reason", a_crashing_candidate_is_refused_with_its_exit_reason),
     ];
-    let mut failed = 0;
-    for (name, case) in cases {
-        match catch_unwind(AssertUnwindSafe(case)) {
-            Ok(()) => println!("test {name} ... ok"),
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed += 1;
-            }
-        }
-    }
-    println!("ab_runs: {} passed, {failed} failed", cases.len() - failed);
-    if failed > 0 {
-        std::process::exit(1);
-    }
+    common::run_cases("ab_runs", "AB_RUNS_ONLY", cases);
 }

@@ -8,10 +8,12 @@
 //! Its own `main` (`harness = false`), as `bench_runs.rs`: the child is this same binary
 //! with `BENCH_NAMES_CHILD` set, taking criterion's options.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use common::{cargo_energy, text};
 use energy_harness::unstable::bench::{run_collect, BenchSpec, RunSettings};
 use energy_harness::unstable::report::{Invocation, RunWriter, MAX_STEM_BYTES};
 use energy_harness::{MeasureOptions, ResultDevice};
@@ -46,14 +48,6 @@ fn run_child(target: &Path, which: &str, args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .output()
         .unwrap()
-}
-
-fn cargo_energy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).env("ENERGY_DEVICE", "sim").output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
 /// The cells of a GFM table row as cmark-gfm splits them: a backslash and the ASCII
@@ -197,7 +191,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let cases: [(&str, fn()); 3] = [
+    let cases: Vec<(&str, fn())> = vec![
         ("awkward_names_run_report_and_compare", awkward_names_run_report_and_compare),
         ("a_name_no_output_can_carry_is_refused_at_start", a_name_no_output_can_carry_is_refused_at_start),
         (
@@ -205,18 +199,5 @@ fn main() {
             tracker_names_over_several_directories_keep_ids_whole,
         ),
     ];
-    let mut failed = 0;
-    for (name, case) in cases {
-        match catch_unwind(AssertUnwindSafe(case)) {
-            Ok(()) => println!("test {name} ... ok"),
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed += 1;
-            }
-        }
-    }
-    println!("test result: {}. {} passed; {failed} failed", if failed == 0 { "ok" } else { "FAILED" }, 3 - failed);
-    if failed > 0 {
-        std::process::exit(1);
-    }
+    common::run_cases("bench_names", "BENCH_NAMES_ONLY", cases);
 }

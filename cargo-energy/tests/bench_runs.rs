@@ -11,7 +11,6 @@
 
 mod common;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -426,7 +425,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let cases: [(&str, fn()); 8] = [
+    let cases: Vec<(&str, fn())> = vec![
         ("a_result_records_where_it_came_from", a_result_records_where_it_came_from),
         ("a_baseline_has_its_own_ops_not_the_kernels", a_baseline_has_its_own_ops_not_the_kernels),
         (
@@ -446,21 +445,5 @@ fn main() {
         ),
     ];
     // BENCH_RUNS_ONLY=NAME runs one case (the others take minutes).
-    let only = std::env::var("BENCH_RUNS_ONLY").ok();
-    let cases: Vec<(&str, fn())> =
-        cases.into_iter().filter(|(name, _)| only.as_deref().is_none_or(|o| o == *name)).collect();
-    let mut failed = 0;
-    for (name, case) in cases.iter().copied() {
-        match catch_unwind(AssertUnwindSafe(case)) {
-            Ok(()) => println!("test {name} ... ok"),
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed += 1;
-            }
-        }
-    }
-    println!("bench_runs: {} passed, {failed} failed", cases.len() - failed);
-    if failed > 0 {
-        std::process::exit(1);
-    }
+    common::run_cases("bench_runs", "BENCH_RUNS_ONLY", cases);
 }

@@ -15,7 +15,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -257,7 +256,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let cases: [(&str, fn()); 4] = [
+    let cases: Vec<(&str, fn())> = vec![
         (
             "six_benchmarks_spread_over_two_gpus_that_end_within_one_benchmark",
             six_benchmarks_spread_over_two_gpus_that_end_within_one_benchmark,
@@ -275,22 +274,5 @@ fn main() {
             a_gpu_that_fails_at_start_leaves_its_share_to_the_other,
         ),
     ];
-    let only = std::env::var("GPUS_QUEUE_ONLY").ok();
-    let cases: Vec<(&str, fn())> =
-        cases.into_iter().filter(|(name, _)| only.as_deref().is_none_or(|o| o == *name)).collect();
-    let mut failed = 0;
-    for (name, case) in cases.iter().copied() {
-        let start = Instant::now();
-        match catch_unwind(AssertUnwindSafe(case)) {
-            Ok(()) => println!("test {name} ... ok ({:.1} s)", start.elapsed().as_secs_f64()),
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed += 1;
-            }
-        }
-    }
-    println!("gpus_queue: {} passed, {failed} failed", cases.len() - failed);
-    if failed > 0 {
-        std::process::exit(1);
-    }
+    common::run_cases("gpus_queue", "GPUS_QUEUE_ONLY", cases);
 }
