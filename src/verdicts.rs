@@ -282,9 +282,10 @@ pub struct Analysis {
     pub process_s: f64,
 }
 
+/// Mean die temperature of a result's windows, °C (NaN when none recorded one: the table
+/// test refuses any NaN).
 fn mean_temp(r: &ResultFile) -> f64 {
-    let t: Vec<f64> = r.windows.iter().filter_map(|w| w.temperature_c.map(f64::from)).collect();
-    t.iter().sum::<f64>() / t.len().max(1) as f64
+    r.mean_temperature_c().unwrap_or(f64::NAN)
 }
 
 fn set(name: &str, r: &ResultFile, normalized: bool) -> ResultSet {
@@ -395,6 +396,29 @@ pub fn analyze(runs: &[Run]) -> Result<Analysis> {
     Ok(Analysis { board_figures, boards, cold_hot, outcomes, failed, process_s })
 }
 
+/// Two runs, `a` the baseline and `b` the candidate, compared in each of `modes` (plain and
+/// normalized, side by side or apart): the level is `b`'s, cold when `a` followed a cool-down.
+fn two_run_outcomes(modes: [Mode; 2], uuid: &str, a: &Run, b: &Run) -> Result<Vec<Outcome>> {
+    let (Some(ra), Some(rb)) = (a.result.as_ref(), b.result.as_ref()) else { return Ok(Vec::new()) };
+    modes
+        .into_iter()
+        .map(|mode| {
+            let (change_pct, verdict, detectable_pct) = compared(mode, ra, rb)?;
+            Ok(Outcome {
+                mode,
+                level: b.level,
+                cold: a.idle_before_s >= COLD_IDLE_S,
+                board: uuid.into(),
+                change_pct,
+                verdict,
+                detectable_pct,
+                wall_s: a.wall_s() + b.wall_s(),
+                pairs: 0,
+            })
+        })
+        .collect()
+}
+
 fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::new();
     // Blocks (A B B A A B B A of one level), keyed by call and block, in order.
@@ -406,21 +430,7 @@ fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
     for block in blocks.values() {
         // A cold-mode pair (A then B after a cool-down): plain and normalized only.
         if block.len() == 2 && block[0].role == 'A' && block[1].role == 'B' {
-            let (Some(a), Some(b)) = (block[0].result.as_ref(), block[1].result.as_ref()) else { continue };
-            for mode in [Mode::Plain, Mode::Normalized] {
-                let (change, verdict, detectable) = compared(mode, a, b)?;
-                outcomes.push(Outcome {
-                    mode,
-                    level: block[0].level,
-                    cold: block[0].idle_before_s >= COLD_IDLE_S,
-                    board: uuid.into(),
-                    change_pct: change,
-                    verdict,
-                    detectable_pct: detectable,
-                    wall_s: block[0].wall_s() + block[1].wall_s(),
-                    pairs: 0,
-                });
-            }
+            outcomes.extend(two_run_outcomes([Mode::Plain, Mode::Normalized], uuid, block[0], block[1])?);
             continue;
         }
         if block.len() != 8 || block.iter().any(|r| r.result.is_none()) {
@@ -431,25 +441,10 @@ fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
         let res = |i: usize| block[i].result.as_ref().expect("checked above");
         // Plain and normalized: the A-first pairs (runs 1-2 and 5-6).
         for (a, b) in [(0usize, 1usize), (4, 5)] {
-            let wall = block[a].wall_s() + block[b].wall_s();
-            for mode in [Mode::Plain, Mode::Normalized] {
-                let (change, verdict, detectable) = compared(mode, res(a), res(b))?;
-                let cold = block[a].idle_before_s >= COLD_IDLE_S;
-                outcomes.push(Outcome {
-                    mode,
-                    level,
-                    cold,
-                    board: uuid.into(),
-                    change_pct: change,
-                    verdict,
-                    detectable_pct: detectable,
-                    wall_s: wall,
-                    pairs: 0,
-                });
-            }
+            outcomes.extend(two_run_outcomes([Mode::Plain, Mode::Normalized], uuid, block[a], block[b])?);
         }
         // Paired: the block's pairs in order, as `ab` would stop.
-        let figure = |r: &ResultFile| BenchFigure { energy_j: r.energy_j.mean, temperature_c: Some(mean_temp(r)) };
+        let figure = |r: &ResultFile| BenchFigure { energy_j: r.energy_j.mean, temperature_c: r.mean_temperature_c() };
         let pairs: Vec<PairFigures> = (0..4)
             .map(|p| {
                 let (first, second) = (2 * p, 2 * p + 1);
@@ -516,22 +511,7 @@ fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
             continue;
         }
         for later in &blocks[1..] {
-            let (a, b) = (first[0], later[1]);
-            let (Some(ra), Some(rb)) = (a.result.as_ref(), b.result.as_ref()) else { continue };
-            for mode in [Mode::PlainApart, Mode::NormalizedApart] {
-                let (change, verdict, detectable) = compared(mode, ra, rb)?;
-                outcomes.push(Outcome {
-                    mode,
-                    level: later[1].level,
-                    cold: true,
-                    board: uuid.into(),
-                    change_pct: change,
-                    verdict,
-                    detectable_pct: detectable,
-                    wall_s: a.wall_s() + b.wall_s(),
-                    pairs: 0,
-                });
-            }
+            outcomes.extend(two_run_outcomes([Mode::PlainApart, Mode::NormalizedApart], uuid, first[0], later[1])?);
         }
     }
     // Zeus-style trials: cool, A, cool, B.

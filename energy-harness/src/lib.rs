@@ -243,8 +243,8 @@ pub mod unstable {
         pub use crate::hash::content_hash;
         pub use crate::report::chart;
         pub use crate::report::compare::{
-            change, check_comparable_figure, compare, compare_across_boards, compare_with_baselines, Figure, ResultSet,
-            Verdict, ACROSS_BOARDS_MIN_THRESHOLD_PCT,
+            change, check_comparable_figure, compare, compare_across_boards, compare_with_baselines, verdict_of,
+            Figure, ResultSet, Verdict, ACROSS_BOARDS_MIN_THRESHOLD_PCT,
         };
         pub use crate::report::detect::{
             combine, normal_quantile, student_t_quantile, Detectability, NoiseBasis, DETECTION_POWER, FALSE_ALARM_RATE,

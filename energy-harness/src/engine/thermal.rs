@@ -209,11 +209,11 @@ impl ThermalCalibration {
         Ok(())
     }
 
-    /// The file it is cached in under `dir` (beside the sensor calibration).
+    /// The file it is cached in under `dir`: the sensor calibration's name
+    /// ([`Calibration::path_in`](super::calibration::Calibration::path_in)) ending in
+    /// `.thermal.json`.
     pub fn path_in(dir: &Path, uuid: &str) -> PathBuf {
-        let safe: String =
-            uuid.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
-        dir.join(format!("{safe}.thermal.json"))
+        super::calibration::Calibration::path_in(dir, uuid).with_extension("thermal.json")
     }
 
     /// Writes it (atomically) under `dir`; returns the path.

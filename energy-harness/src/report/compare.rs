@@ -160,12 +160,6 @@ pub const TEMPERATURE_NOTE_C: f64 = 3.0;
 /// The energy change per °C measured on H100s, percent (low, high).
 pub const MEASURED_PCT_PER_C: (f64, f64) = (0.3, 0.55);
 
-/// Mean die temperature over a result's windows, °C.
-fn mean_temperature(result: &ResultFile) -> Option<f64> {
-    let t: Vec<f64> = result.windows.iter().filter_map(|w| w.temperature_c.map(f64::from)).collect();
-    (!t.is_empty()).then(|| t.iter().sum::<f64>() / t.len() as f64)
-}
-
 /// The note for two temperatures, when they differ by [`TEMPERATURE_NOTE_C`] or more.
 fn temperature_note(baseline_c: Option<f64>, candidate_c: Option<f64>) -> Option<String> {
     let (b, c) = (baseline_c?, candidate_c?);
@@ -260,14 +254,22 @@ pub fn check_comparable_figure(dir: &Path, result: &ResultFile, figure: Figure) 
 /// energy): a ratio of two positive figures is never negative.
 pub fn change(id: &str, baseline: &Estimate, candidate: &Estimate, threshold_pct: f64) -> Result<Change> {
     let ratio = candidate.mean / baseline.mean;
+    let detect = within_run(baseline, candidate, ratio, None);
+    judge(id, baseline, candidate, ratio, detect, threshold_pct)
+}
+
+/// The noise of the change `ratio` from the two runs' within-run intervals: each run's
+/// relative error on n − 1 degrees of freedom, combined by Welch, with `extra` (a further
+/// relative error, known on many degrees of freedom) in quadrature.
+fn within_run(baseline: &Estimate, candidate: &Estimate, ratio: f64, extra: Option<f64>) -> Detectability {
     let rel = |e: &Estimate| standard_error(e) / e.mean;
-    // Each run's relative error on n − 1 degrees of freedom, combined by Welch.
-    let (rel_se, df) = combine(&[
+    let mut terms = vec![
         (rel(candidate), candidate.n.saturating_sub(1) as f64),
         (rel(baseline), baseline.n.saturating_sub(1) as f64),
-    ]);
-    let detect = Detectability::new(100.0 * rel_se * ratio, df, NoiseBasis::WithinRun);
-    judge(id, baseline, candidate, ratio, detect, threshold_pct)
+    ];
+    terms.extend(extra.map(|e| (e, 1e6)));
+    let (rel_se, df) = combine(&terms);
+    Detectability::new(100.0 * rel_se * ratio, df, NoiseBasis::WithinRun)
 }
 
 /// The change of ratio `ratio` with noise `detect`, as a [`Change`] with its verdict: a
@@ -298,16 +300,7 @@ fn judge(
             ),
         ));
     }
-    let significant_rise = detect.lower_bound_pct(change) > 0.0;
-    let verdict = if significant_rise && change > threshold_pct {
-        Verdict::Regression
-    } else if significant_rise {
-        Verdict::WithinThreshold
-    } else if detect.upper_bound_pct(change) < 0.0 {
-        Verdict::Improvement
-    } else {
-        Verdict::NotSignificant
-    };
+    let verdict = verdict_of(&detect, change, change, threshold_pct);
     Ok(Change {
         id: id.to_string(),
         baseline_j: *baseline,
@@ -322,6 +315,24 @@ fn judge(
         normalized: false,
         figure_note: None,
     })
+}
+
+/// The one rule every verdict follows (compare, history, ab): a **regression** when
+/// `change_pct` exceeds the threshold and the one-sided lower bound of `tested` (the change
+/// in the unit `detect` describes: percent here, `100 · ln(ratio)` for pairs) lies above
+/// zero; a significant rise within the threshold otherwise; an **improvement** when the
+/// upper bound lies below zero; else not significant.
+pub fn verdict_of(detect: &Detectability, tested: f64, change_pct: f64, threshold_pct: f64) -> Verdict {
+    let significant_rise = detect.lower_bound_pct(tested) > 0.0;
+    if significant_rise && change_pct > threshold_pct {
+        Verdict::Regression
+    } else if significant_rise {
+        Verdict::WithinThreshold
+    } else if detect.upper_bound_pct(tested) < 0.0 {
+        Verdict::Improvement
+    } else {
+        Verdict::NotSignificant
+    }
 }
 
 /// The comparison of two runs.
@@ -431,7 +442,7 @@ fn pair(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64, figure:
                     Some((b, c, _)) => normalized_change(id, b, c, threshold_pct)?,
                     None => change(id, figure.of(base), figure.of(cand), threshold_pct)?,
                 };
-                c.temperature_c = (mean_temperature(base), mean_temperature(cand));
+                c.temperature_c = (base.mean_temperature_c(), cand.mean_temperature_c());
                 match normalized {
                     Some((_, _, note)) => {
                         c.normalized = true;
@@ -511,18 +522,12 @@ fn raw_note(base: &ResultFile, cand: &ResultFile) -> Option<String> {
 fn normalized_change(id: &str, b: &ThermalNormalized, c: &ThermalNormalized, threshold_pct: f64) -> Result<Change> {
     let (base, cand) = (&b.statistical_j, &c.statistical_j);
     let ratio = cand.mean / base.mean;
-    let rel = |e: &Estimate| standard_error(e) / e.mean;
     let coefficient = b.std_error_w_per_c
         * ((c.mean_temperature_c - c.reference_c) * c.seconds_per_launch
             - (b.mean_temperature_c - b.reference_c) * b.seconds_per_launch)
             .abs()
         / base.mean;
-    let (rel_se, df) = combine(&[
-        (rel(cand), cand.n.saturating_sub(1) as f64),
-        (rel(base), base.n.saturating_sub(1) as f64),
-        (coefficient, 1e6),
-    ]);
-    let detect = Detectability::new(100.0 * rel_se * ratio, df, NoiseBasis::WithinRun);
+    let detect = within_run(base, cand, ratio, Some(coefficient));
     judge(id, &b.energy_j, &c.energy_j, ratio, detect, threshold_pct)
 }
 
@@ -602,7 +607,7 @@ pub fn compare_with_baselines(
         let detect = Detectability::new(100.0 * rel_se * ratio, (k - 1) as f64, NoiseBasis::BetweenRuns);
         let base_estimate = Estimate::from_values(&values).unwrap_or(Estimate::exact(mean));
         let mut c = judge(id, &base_estimate, &cand_figure, ratio, detect, threshold_pct)?;
-        c.temperature_c = (mean_temperature(runs[0]), mean_temperature(cand));
+        c.temperature_c = (runs[0].mean_temperature_c(), cand.mean_temperature_c());
         if all_normalized {
             c.normalized = true;
             c.figure_note = normalized_pair(runs[0], cand).map(|(_, _, note)| format!("{note}; {k} baseline runs"));

@@ -135,6 +135,12 @@ pub struct ResultFile {
 }
 
 impl ResultFile {
+    /// Mean die temperature over the windows, °C (`None` when no window recorded one).
+    pub fn mean_temperature_c(&self) -> Option<f64> {
+        let t: Vec<f64> = self.windows.iter().filter_map(|w| w.temperature_c.map(f64::from)).collect();
+        (!t.is_empty()).then(|| t.iter().sum::<f64>() / t.len() as f64)
+    }
+
     /// The result file of a measurement.
     pub fn new(m: &Measurement, net: Option<NetEnergy>) -> Self {
         ResultFile {

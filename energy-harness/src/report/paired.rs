@@ -20,9 +20,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::compare::{check_comparable_figure, Figure, ResultSet, Verdict};
+use super::compare::{check_comparable_figure, verdict_of, Figure, ResultSet, Verdict};
 use super::detect::{student_t_quantile, Detectability, NoiseBasis};
-use super::{ResultDevice, ResultFile};
+use super::ResultDevice;
 use crate::error::{echo, Error, ErrorKind, Result};
 
 /// The schema tag of `cargo energy ab`'s report (`ab.json`).
@@ -89,12 +89,6 @@ pub struct RunFigures {
     pub benchmarks: BTreeMap<String, BenchFigure>,
 }
 
-/// Mean die temperature over a result's windows, °C.
-fn mean_temperature(result: &ResultFile) -> Option<f64> {
-    let t: Vec<f64> = result.windows.iter().filter_map(|w| w.temperature_c.map(f64::from)).collect();
-    (!t.is_empty()).then(|| t.iter().sum::<f64>() / t.len() as f64)
-}
-
 impl RunFigures {
     /// The figures of `set` (read with [`ResultSet::read_run`]), run `run` of `side`. Every
     /// result must come from one GPU and pass [`check_comparable_figure`] on its energy.
@@ -107,7 +101,7 @@ impl RunFigures {
             device.get_or_insert_with(|| result.device.clone());
             benchmarks.insert(
                 id.clone(),
-                BenchFigure { energy_j: result.energy_j.mean, temperature_c: mean_temperature(result) },
+                BenchFigure { energy_j: result.energy_j.mean, temperature_c: result.mean_temperature_c() },
             );
         }
         let device = device.ok_or_else(|| {
@@ -215,15 +209,7 @@ pub fn paired_change(id: &str, pairs: Vec<PairFigures>, threshold_pct: f64) -> R
     let half = student_t_quantile(0.975, df) * se;
     let pct = |log_pct: f64| 100.0 * ((log_pct / 100.0).exp() - 1.0);
     let change = pct(mean);
-    let verdict = if detectability.lower_bound_pct(mean) > 0.0 && change > threshold_pct {
-        Verdict::Regression
-    } else if detectability.lower_bound_pct(mean) > 0.0 {
-        Verdict::WithinThreshold
-    } else if detectability.upper_bound_pct(mean) < 0.0 {
-        Verdict::Improvement
-    } else {
-        Verdict::NotSignificant
-    };
+    let verdict = verdict_of(&detectability, mean, change, threshold_pct);
     Ok(PairedChange {
         id: id.to_string(),
         pairs,
