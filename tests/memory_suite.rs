@@ -9,7 +9,7 @@ use energy_harness::unstable::engine::{virtual_sim_device, SimWorkload};
 use energy_harness::GpuProperties;
 use energy_suites::memory::suite::{
     build_table, layout, load_points, plan, render_markdown, render_thread_svg, save_points, Blocks, Config, Layout,
-    PointFacts, PointRun, PointsFile, Sweep, POINTS_SCHEMA,
+    PointFacts, PointRun, PointsFile, Sweep, PLAN_REVISION, POINTS_SCHEMA,
 };
 use energy_suites::memory::{Level, MemoryKernel};
 
@@ -110,7 +110,8 @@ fn energy_per_sector_comes_back_from_simulated_measurements() {
         };
         points.extend(sweep_points(&config(level, 1024, Sweep::Level, kernel), per_sector, latency));
     }
-    let file = PointsFile { format: POINTS_SCHEMA.into(), device: sim_device(), simulated: true, points };
+    let file =
+        PointsFile { format: POINTS_SCHEMA.into(), device: sim_device(), simulated: true, points, plan: PLAN_REVISION };
     let table = build_table(&file, None);
     assert!(table.simulated);
     for (level, per_sector, latency) in truth {
@@ -150,7 +151,8 @@ fn a_level_whose_latency_does_not_fit_is_flagged_in_the_table() {
     // "L1" accesses that really go to L2: same latency as L2.
     let mut points = sweep_points(&config(Level::L1, 1024, Sweep::Level, MemoryKernel::LoadCached), 300e-12, 200e-9);
     points.extend(sweep_points(&config(Level::L2, 1024, Sweep::Level, MemoryKernel::LoadCg), 300e-12, 200e-9));
-    let file = PointsFile { format: POINTS_SCHEMA.into(), device: sim_device(), simulated: true, points };
+    let file =
+        PointsFile { format: POINTS_SCHEMA.into(), device: sim_device(), simulated: true, points, plan: PLAN_REVISION };
     let table = build_table(&file, None);
     let l1 = table.levels.iter().find(|r| r.level == Level::L1).unwrap();
     assert!(l1.flags.iter().any(|f| f.contains("may not hit L1")), "{:?}", l1.flags);
@@ -170,7 +172,8 @@ fn the_thread_sweep_is_plotted_and_the_points_file_round_trips() {
         c.points = vec![0, 2, 4];
         points.extend(sweep_points(&c, per_sector, 40e-9));
     }
-    let file = PointsFile { format: POINTS_SCHEMA.into(), device: sim_device(), simulated: true, points };
+    let file =
+        PointsFile { format: POINTS_SCHEMA.into(), device: sim_device(), simulated: true, points, plan: PLAN_REVISION };
     let dir = tempfile::tempdir().unwrap();
     let path = save_points(dir.path(), &file).unwrap();
     let back = load_points(&path).unwrap();
@@ -187,4 +190,48 @@ fn the_thread_sweep_is_plotted_and_the_points_file_round_trips() {
     std::fs::write(dir.path().join("bad.json"), "{\"format\": \"other\"}").unwrap();
     let err = load_points(&dir.path().join("bad.json")).unwrap_err();
     assert!(err.to_string().contains("bad.json"), "{err}");
+}
+
+#[test]
+fn dram_and_store_figures_are_the_lowest_of_their_three_configurations() {
+    // The plan's DRAM LOADs and L2 STOREs, each configuration with its own true energy.
+    let mut points = Vec::new();
+    let mut truth = Vec::new();
+    for (i, c) in plan()
+        .into_iter()
+        .filter(|c| (c.level == Level::Dram && c.op() == "load") || (c.level == Level::L2 && c.op() == "store"))
+        .enumerate()
+    {
+        let per_sector = if c.op() == "load" { 1800e-12 } else { 400e-12 } * (1.0 + 0.1 * i as f64);
+        truth.push((c.key(), per_sector));
+        points.extend(sweep_points(&c, per_sector, if c.op() == "load" { 700e-9 } else { 200e-9 }));
+    }
+    assert_eq!(truth.len(), 6);
+    let file =
+        PointsFile { format: POINTS_SCHEMA.into(), device: sim_device(), simulated: true, points, plan: PLAN_REVISION };
+    let table = build_table(&file, None);
+    for (level, op, lowest) in [(Level::Dram, "load", "load/dram/1024t_sm"), (Level::L2, "store", "store/l2/128t_2sm")]
+    {
+        let row = table.levels.iter().find(|r| r.level == level && r.op == op).unwrap();
+        assert_eq!(row.main.key, lowest, "the main configuration is the row's");
+        let (_, key) = row.dynamic_lower_bound_pj.clone().unwrap();
+        assert_eq!(key, lowest, "{level} {op}: the lowest of the three");
+    }
+    let md = render_markdown(&table);
+    assert_eq!(md.matches("lowest of 3").count(), 2, "{md}");
+    assert!(md.contains("## Other configurations of each level"), "{md}");
+    for key in
+        ["256 threads x 132 blocks", "1024 threads x 264 blocks", "64 threads x 264 blocks", "128 threads x 132 blocks"]
+    {
+        assert!(md.contains(key), "{key}: {md}");
+    }
+    // Not measured: the plan's other configurations, the added ones among them.
+    assert!(table.missing.contains(&"store/dram/64t_2sm".to_string()), "{:?}", table.missing);
+    // A points file of the first plan revision lists only that revision's configurations.
+    let old = build_table(&PointsFile { plan: 1, ..file.clone() }, None);
+    assert!(!old.missing.iter().any(|k| k == "store/dram/64t_2sm" || k == "load/shared/256t_sm"), "{:?}", old.missing);
+    assert_eq!(old.missing.len(), 20 - 2, "{:?}", old.missing);
+    let text = serde_json::to_string(&file).unwrap().replace(",\"plan\":2", "");
+    let back: PointsFile = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.plan, 1, "a file without its revision is of the first");
 }

@@ -43,7 +43,7 @@ fn the_memory_suite_says_one_line_and_lists_each_point_with_verbose() {
         let out = run_child("memory", &[], ptxas, target.path());
         let all = text(&out);
         assert!(out.status.success(), "{all}");
-        let summary = "memory: 68 points checked on the checked device (";
+        let summary = "memory: 98 points checked on the checked device (";
         assert_eq!(lines_with(&all, summary), 1, "{all}");
         assert!(all.contains("nothing measured without a GPU — --verbose lists each"), "{all}");
         assert_eq!(lines_with(&all, "checked, not measured"), 0, "{all}");
@@ -70,10 +70,10 @@ fn the_memory_suite_says_one_line_and_lists_each_point_with_verbose() {
     let out = run_child("memory", &["--verbose"], false, target.path());
     let all = text(&out);
     assert!(out.status.success(), "{all}");
-    assert_eq!(lines_with(&all, ": checked, not measured: setup and 3 launches ran on the checked"), 68, "{all}");
+    assert_eq!(lines_with(&all, ": checked, not measured: setup and 3 launches ran on the checked"), 98, "{all}");
     assert!(all.contains("memory/load/shared/1024t_sm/p0: checked, not measured: "), "{all}");
-    assert!(all.contains("memory: 20 configurations, 68 points"), "{all}");
-    assert!(all.contains("memory: 68 points checked on the checked device") && all.contains("each listed above"));
+    assert!(all.contains("memory: 30 configurations, 98 points"), "{all}");
+    assert!(all.contains("memory: 98 points checked on the checked device") && all.contains("each listed above"));
     // The fix for a missing ptxas once, not once per point.
     assert_eq!(lines_with(&all, "pip install nvidia-cuda-nvcc-cu12"), 1, "{all}");
 }

@@ -30,7 +30,7 @@ pub const LOAD_UNROLL: u32 = 32;
 /// Stores per measurement-loop iteration.
 pub const STORE_UNROLL: u32 = 32;
 /// Threads per block the STORE kernels are compiled for (their address step, `8 x` this, is
-/// an immediate).
+/// an immediate); a block of a divisor of it writes that share of each step.
 pub const STORE_THREADS: u32 = 128;
 /// Bytes of one sector, the access granularity of L1, L2 and DRAM.
 pub const SECTOR_BYTES: u64 = 32;

@@ -89,6 +89,14 @@ pub struct PointsFile {
     pub simulated: bool,
     /// The points, in the order measured.
     pub points: Vec<PointRun>,
+    /// The revision of the plan the run followed ([`PLAN_REVISION`]; 1 in files written
+    /// before it was recorded): the configurations its table lists as not measured.
+    #[serde(default = "first_plan")]
+    pub plan: u32,
+}
+
+fn first_plan() -> u32 {
+    1
 }
 
 /// The fit of one configuration's points.

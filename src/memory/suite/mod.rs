@@ -220,6 +220,7 @@ pub fn main() -> std::process::ExitCode {
             device: m.device.clone(),
             simulated: m.simulated,
             points: Vec::new(),
+            plan: PLAN_REVISION,
         });
         f.points.push(PointRun::new(&bench.name, &config, p, facts, m));
         save_points(&dir, f).map(|_| true)

@@ -58,10 +58,16 @@ pub fn layout(config: &Config, properties: &GpuProperties) -> Result<Layout> {
             ),
         ));
     }
-    if config.kernel.stores() && threads != STORE_THREADS {
+    // The STORE kernels' address step is STORE_THREADS elements (an immediate): fewer threads
+    // leave part of each step unwritten (whole sectors still, for a divisor), more would
+    // write each other's elements.
+    if config.kernel.stores() && !STORE_THREADS.is_multiple_of(threads) {
         return Err(Error::new(
             ErrorKind::InvalidInput,
-            format!("{}: the STORE kernels are compiled for {STORE_THREADS} threads per block", config.key()),
+            format!(
+                "{}: the STORE kernels are compiled for {STORE_THREADS} threads per block or a divisor of it",
+                config.key()
+            ),
         ));
     }
     let stride = if config.kernel.stores() { u64::from(STORE_THREADS) } else { load_stride(threads) };

@@ -72,7 +72,7 @@ pub struct MemoryTable {
     pub fits: Vec<ConfigFit>,
     /// Every point.
     pub points: Vec<PointRun>,
-    /// Planned configurations with fewer than three points measured.
+    /// Configurations of the points file's plan revision with fewer than three points measured.
     pub missing: Vec<String>,
     /// What Nsight Compute says served each configuration (empty without a profile).
     #[serde(default)]
@@ -179,7 +179,7 @@ pub fn build_table(file: &PointsFile, reference: Option<DivReference>) -> Memory
         })
         .collect();
     let measured: Vec<String> = fits.iter().filter(|f| f.points >= 3).map(|f| f.key.clone()).collect();
-    let missing = plan().iter().map(|c| c.key()).filter(|k| !measured.contains(k)).collect();
+    let missing = plan_revision(file.plan).iter().map(|c| c.key()).filter(|k| !measured.contains(k)).collect();
     MemoryTable {
         format: TABLE_SCHEMA.into(),
         simulated: file.simulated,
@@ -356,6 +356,7 @@ pub fn render_markdown(t: &MemoryTable) -> String {
             opt(f.latency_ns(), |n| format!("{n:.1}"))
         ));
     }
+    s.push_str(&render_other_configurations(t));
     s.push_str(
         "\n## LOAD+DIV cross-check\n\n(LOAD+DIV - LOAD) energy per sector over the thread accesses per sector: one `div.u32` \
          and one `xor.b32` per load, total and dynamic, against the instruction suite's figures for the same two \
@@ -392,6 +393,45 @@ pub fn render_markdown(t: &MemoryTable) -> String {
     s.push_str(&render_hit_rates(&t.hit_rates));
     if !t.missing.is_empty() {
         s.push_str(&format!("\nNot measured (filtered out or failed): {}.\n", t.missing.join(", ")));
+    }
+    s
+}
+
+/// The LOAD and STORE configurations that no other section shows (DRAM and shared LOADs
+/// besides the main ones, STOREs besides the main ones): what each level's lowest figure
+/// is the minimum of, beside the rows above. Empty (no section) for points of plan
+/// revision 1, where every such configuration had a row or a sweep of its own.
+fn render_other_configurations(t: &MemoryTable) -> String {
+    let shown = |f: &ConfigFit| {
+        t.levels.iter().any(|r| r.main.key == f.key)
+            || t.thread_sweep.iter().chain(&t.block_sweep).any(|s| s.key == f.key)
+    };
+    let mut others: Vec<&ConfigFit> =
+        t.fits.iter().filter(|f| matches!(f.config.op(), "load" | "store") && !shown(f)).collect();
+    if others.is_empty() {
+        return String::new();
+    }
+    others.sort_by_key(|f| (f.config.op() == "store", f.config.level, f.config.threads, f.layout.blocks));
+    let mut s = String::from(
+        "\n## Other configurations of each level\n\nThe LOAD and STORE configurations besides the rows and sweeps \
+         above (other threads per block, other blocks per SM): each level's lowest measured figure is the \
+         minimum over all its configurations of that op, these among them.\n\n\
+         | level | op | config | region / block | pJ per sector [95 % CI] | dynamic pJ [95 % CI] | r² | latency, ns |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for f in others {
+        s.push_str(&format!(
+            "| {} | {} | {} threads x {} blocks | {} KiB | {} | {} | {} | {} |\n",
+            f.config.level,
+            f.config.op(),
+            f.layout.threads,
+            f.layout.blocks,
+            f.layout.region_bytes() / 1024,
+            pj_ci(&f.energy),
+            pj_ci(&f.dynamic),
+            opt(f.energy.map(|f| f.r2), |r| format!("{r:.4}")),
+            opt(f.latency_ns(), |n| format!("{n:.1}"))
+        ));
     }
     s
 }
