@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use energy_harness::unstable::engine::{fit_thermal, normalize, ThermalCalibration, ThermalPoint, THERMAL_SCHEMA};
-use energy_harness::unstable::report::paired::{paired_change, BenchFigure, PairFigures};
+use energy_harness::unstable::report::paired::{paired_change, BenchFigure, PairFigures, RunFigures, Side};
 use energy_harness::unstable::report::{compare, compare_with_baselines, ResultSet, Verdict};
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 
@@ -106,6 +106,82 @@ pub fn read_call(dir: &Path) -> Result<Vec<Run>> {
             result,
         });
     }
+    // The call's tag: its runs' (exp.sh writes it on every line), else the folder's name.
+    let tag = runs
+        .first()
+        .map(|r| r.tag.clone())
+        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    runs.extend(read_ab_first_pairs(dir, &tag)?);
+    Ok(runs)
+}
+
+/// A run kept from a `cargo energy ab` invocation, checked against the figure its report
+/// holds for it (so a file from another run is refused).
+fn read_ab_run(path: &Path, figures: &RunFigures) -> Result<ResultFile> {
+    let result = ResultFile::read_json(path)?;
+    let held = figures.benchmarks.get(&result.id).map(|f| f.energy_j);
+    if held.is_none_or(|e| (e - result.energy_j.mean).abs() > 1e-9 * e.abs().max(1e-12)) {
+        return Err(Error::new(
+            ErrorKind::Format,
+            format!("{}: its energy is not the one its `ab` report holds for run {}", path.display(), figures.run),
+        ));
+    }
+    Ok(result)
+}
+
+/// The first pair (A then B) of each cold `cargo energy ab` invocation of a call
+/// (`ab/<n>-cold-level<L>.run1.json` and `.run2.json` beside its `.ab.json`, kept by
+/// `exp.sh`'s `coldab` mode): two runs after a 20 s cool-down, compared plainly and
+/// normalized like any other cold pair. Their wall times are the processes' as `ab`
+/// recorded them; each pair is a block of its own (number 100000 + the invocation).
+fn read_ab_first_pairs(dir: &Path, tag: &str) -> Result<Vec<Run>> {
+    let ab = dir.join("ab");
+    let Ok(entries) = std::fs::read_dir(&ab) else { return Ok(Vec::new()) };
+    let mut firsts: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".run1.json"))
+        .collect();
+    firsts.sort();
+    let mut runs = Vec::new();
+    for first in firsts {
+        let stem = first.file_name().map(|n| n.to_string_lossy().replace(".run1.json", "")).unwrap_or_default();
+        let bad = |what: &str| Error::new(ErrorKind::Format, format!("{}: {what}", first.display()));
+        let (invocation, level) = stem
+            .split_once("-cold-level")
+            .and_then(|(n, l)| Some((n.parse::<u32>().ok()?, l.parse::<usize>().ok()?)))
+            .ok_or_else(|| bad("expected <n>-cold-level<L>.run1.json"))?;
+        let second = ab.join(format!("{stem}.run2.json"));
+        let report_path = ab.join(format!("{stem}.ab.json"));
+        if !second.exists() || !report_path.exists() {
+            return Err(bad("its .run2.json or .ab.json is missing"));
+        }
+        let text = std::fs::read_to_string(&report_path).map_err(|e| Error::io(&report_path, "read", e))?;
+        let report = energy_harness::unstable::report::paired::AbReport::parse(&text)
+            .map_err(|e| Error::new(e.kind(), format!("{}: {}", report_path.display(), e.message())))?;
+        let [r1, r2, ..] = report.runs.as_slice() else { return Err(bad("its report holds fewer than two runs")) };
+        if r1.side != Side::A || r2.side != Side::B {
+            return Err(bad("its report's first two runs are not A then B"));
+        }
+        let ns = |s: f64| (s * 1e9).round() as u128;
+        for (k, (path, figures, role)) in [(&first, r1, 'A'), (&second, r2, 'B')].into_iter().enumerate() {
+            runs.push(Run {
+                tag: tag.to_string(),
+                n: 100_000 + 2 * invocation + k as u32,
+                cycle: format!("ab{invocation}"),
+                block: (100_000 + invocation).to_string(),
+                level: if role == 'A' { 0 } else { level },
+                role,
+                pair: 1,
+                cold: "1".into(),
+                start_ns: ns(figures.started_s),
+                end_ns: ns(figures.started_s + figures.wall_s),
+                // The cool-down before the invocation; B follows A at once.
+                idle_before_s: if role == 'A' { COLD_IDLE_S } else { 0.0 },
+                result: Some(read_ab_run(path, figures)?),
+            });
+        }
+    }
     Ok(runs)
 }
 
@@ -118,6 +194,10 @@ pub enum Mode {
     Normalized,
     /// Interleaved pairs (`cargo energy ab`).
     Paired,
+    /// `cargo energy ab` itself, run on the GPU (its `ab.json`, read back).
+    AbCommand,
+    /// Every paired comparison: [`Mode::Paired`] and [`Mode::AbCommand`] together.
+    PairedAll,
     /// Cool-down before each of two runs, raw.
     Zeus,
     /// Two runs apart: the baseline from a cold start, the candidate a block or two later
@@ -125,8 +205,6 @@ pub enum Mode {
     PlainApart,
     /// The same pairs, energy at 50 °C.
     NormalizedApart,
-    /// `cargo energy ab` itself, run on the GPU (its `ab.json`, read back).
-    AbCommand,
     /// Against the three latest saved runs of the baseline code (earlier blocks' A runs),
     /// their spread the noise (`compare --baseline A --baseline B --baseline C`), raw.
     SavedRuns,
@@ -145,6 +223,7 @@ impl Mode {
             Mode::PlainApart => "plain compare, baseline cold, candidate 25-50 s later",
             Mode::NormalizedApart => "normalized compare, baseline cold, candidate 25-50 s later",
             Mode::AbCommand => "`cargo energy ab` run as is (3-12 pairs, target 1 %)",
+            Mode::PairedAll => "**paired runs, all** (the two rows above together)",
             Mode::SavedRuns => "compare against 3 saved baseline runs (30-200 s earlier), raw",
             Mode::SavedRunsNormalized => "compare against 3 saved baseline runs, energy at 50 °C",
         }
@@ -340,8 +419,7 @@ pub fn analyze(runs: &[Run]) -> Result<Analysis> {
         if calib.is_empty() {
             return Err(Error::new(ErrorKind::InvalidInput, format!("board {uuid} has no calibration runs (role K)")));
         }
-        let calibration =
-            fit_board(&uuid, &name, "FMA loop -O0 (fma_loop_o0), back to back from a cooled board", &calib)?;
+        let calibration = fit_board(&uuid, &name, "FMA loop -O0 (fma_loop_o0), back to back for 60 s", &calib)?;
         let checks: Vec<&Run> = runs.iter().filter(|r| r.role == 'V').collect();
         let check = fit_board(&uuid, &name, "FMA loop (fma_loop)", &checks).ok();
         // Every result of the measured kernel gets its energy at 50 °C.
@@ -558,7 +636,7 @@ fn short(uuid: &str) -> String {
 /// The published tables (markdown), regenerated from the runs.
 pub fn render(a: &Analysis) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "<!-- generated by `cargo run --example verdicts -- docs/results/2026-11-25-h100-verdicts/raw`; do not edit -->\n");
+    let _ = writeln!(out, "<!-- generated by `cargo run --example verdicts -- RAW` (RAW: the raw/ folder beside this table); do not edit -->\n");
     let _ = writeln!(out, "### dP/dT per board\n");
     let _ = writeln!(out, "| board | fitted on | dP/dT (W/°C) | %/°C of its power | windows | °C | check: fitted on the measured kernel |");
     let _ = writeln!(out, "|---|---|---|---|---|---|---|");
@@ -587,6 +665,9 @@ pub fn render(a: &Analysis) -> String {
     let _ = writeln!(out, "\n### Cold → hot: one kernel back to back from a cooled board\n");
     let _ = writeln!(out, "| board | runs | °C first → last | raw: trend over the runs | at 50 °C: trend | raw: last/first | at 50 °C: last/first | raw: largest deviation from mean | at 50 °C: largest deviation |");
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+    if a.cold_hot.is_empty() {
+        let _ = writeln!(out, "| — | not measured on these boards | | | | | | | |");
+    }
     for c in &a.cold_hot {
         let _ = writeln!(
             out,
@@ -624,7 +705,7 @@ pub fn render(a: &Analysis) -> String {
         let detect: Vec<f64> = os.iter().map(|o| o.detectable_pct).collect();
         let (dmin, dmax) = detect.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
         let mean_change = os.iter().map(|o| o.change_pct).sum::<f64>() / n as f64;
-        let pairs = if matches!(mode, Mode::Paired | Mode::AbCommand) {
+        let pairs = if matches!(mode, Mode::Paired | Mode::AbCommand | Mode::PairedAll) {
             format!(" ({:.1} pairs)", os.iter().map(|o| o.pairs as f64).sum::<f64>() / n as f64)
         } else {
             String::new()
@@ -777,6 +858,13 @@ pub fn unpack_and_render(raw: &Path) -> Result<String> {
         for call in calls {
             a.outcomes.extend(read_ab_reports(&call)?);
         }
+        let all: Vec<Outcome> = a
+            .outcomes
+            .iter()
+            .filter(|o| matches!(o.mode, Mode::Paired | Mode::AbCommand))
+            .map(|o| Outcome { mode: Mode::PairedAll, ..o.clone() })
+            .collect();
+        a.outcomes.extend(all);
         Ok(render(&a))
     });
     let _ = std::fs::remove_dir_all(&work);

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Issue 32 experiment driver (runs on the GPU machine). Usage:
-#   exp.sh CALL_TAG SECONDS [calib] [zeus]
+#   exp.sh CALL_TAG SECONDS [calib|calibk] [zeus|cold|coldab]
 # Runs cycles of: a fixed cool-down (COOL_S, 30 s), then three blocks
 # A B B A A B B A, one per knob level (0, +1, +2 % FMA loop iterations), the first block of
 # a cycle from a cooled board. With `calib`, first a 60 s busy step from the current state
 # (the -O0 FMA loop back to back, role K), a cool-down and 60 s of fma_loop back to back (role V). With `zeus`, Zeus-style trials
-# instead of cycles: cool 20 s, A, cool 20 s, B. Stops starting work at SECONDS.
+# instead of cycles: cool 20 s, A, cool 20 s, B. With `calibk`, only the 60 s busy step (a
+# board already checked cold -> hot). With `coldab`, cold starts only: a 20 s cool-down, then
+# one `cargo energy ab` (levels rotating), whose first A and first B results are kept beside
+# its report (the plain and normalized comparisons of a cold start). Stops starting work at SECONDS.
 # Every process writes its own result directory; a TSV line per process records what ran.
 set -u
 cd "$(dirname "$0")"
@@ -14,8 +17,8 @@ MODE_CALIB=0; MODE_ZEUS=0
 MODE_AB=0
 # A file mode-<TAG> beside this script may name more modes for that call (e.g. `ab`).
 EXTRA=""; [ -f "mode-$TAG" ] && EXTRA=$(cat "mode-$TAG")
-MODE_COLD=0
-for a in "$@" $EXTRA; do case $a in calib) MODE_CALIB=1;; zeus) MODE_ZEUS=1;; ab) MODE_AB=1;; cold) MODE_COLD=1;; esac; done
+MODE_COLD=0; MODE_CALIBK=0; MODE_COLDAB=0
+for a in "$@" $EXTRA; do case $a in calib) MODE_CALIB=1;; calibk) MODE_CALIBK=1;; zeus) MODE_ZEUS=1;; ab) MODE_AB=1;; cold) MODE_COLD=1;; coldab) MODE_COLDAB=1;; esac; done
 START=$(date +%s)
 W=/tmp/exp-work/$TAG; rm -rf "$W"; mkdir -p "$W/res"
 STATE=/tmp/exp-state; mkdir -p "$STATE"
@@ -61,8 +64,28 @@ if [ $MODE_CALIB = 1 ]; then
   echo "cold-hot check from $(temp) C" >> "$W/env.txt"
   t0=$(date +%s); while [ $(( $(date +%s) - t0 )) -lt "$CALIB_S" ]; do one 0 V coldhot coldhot 0 1; done
 fi
+if [ $MODE_CALIBK = 1 ]; then
+  CALIB_S=${CALIB_S:-60}
+  echo "calib from $(temp) C" >> "$W/env.txt"
+  t0=$(date +%s); while [ $(( $(date +%s) - t0 )) -lt "$CALIB_S" ]; do one 0 K calib calib 0 1; done
+fi
 CYCLE=0; BLOCK=0
-if [ $MODE_COLD = 1 ]; then
+if [ $MODE_COLDAB = 1 ]; then
+  mkdir -p "$W/ab"
+  while [ "$(elapsed)" -lt "$BUDGET" ]; do
+    level=$(( CYCLE % 3 )); CYCLE=$((CYCLE+1))
+    cool 20
+    name="$CYCLE-cold-level$level"; D="$W/ab/$name"
+    ./cargo-energy ab --baseline ./fma0 --candidate ./fma$level --min-pairs 3 --max-pairs 12 --target 1.0 \
+      --threshold 0.5 --output-dir "$D" --format json -- '^fma_loop/energy' \
+      > "$W/ab/$name.json" 2> "$W/ab/$name.log"
+    echo "ab $CYCLE level $level exit $? after $(temp) C" >> "$W/env.txt"
+    find "$D" -name ab.json -exec cp {} "$W/ab/$name.ab.json" \;
+    f=$(ls "$D"/run-01-A/energy/new/fma_loop*_energy*.json 2>/dev/null | head -1); [ -n "$f" ] && cp "$f" "$W/ab/$name.run1.json"
+    f=$(ls "$D"/run-02-B/energy/new/fma_loop*_energy*.json 2>/dev/null | head -1); [ -n "$f" ] && cp "$f" "$W/ab/$name.run2.json"
+    rm -rf "$D"
+  done
+elif [ $MODE_COLD = 1 ]; then
   # Cold starts only: each comparison after a fixed cool-down; a plain pair (A then B) and a
   # `cargo energy ab` sequence alternate, the levels rotating.
   mkdir -p "$W/ab"
