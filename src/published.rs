@@ -42,7 +42,12 @@ pub const INSTRUCTION_TABLES: [&str; 7] = [
 ];
 
 /// The memory tables (from points, profile and the DIV reference).
-pub const MEMORY_TABLES: [&str; 2] = ["2026-11-24-memory-h100-h200/h100", "2026-11-24-memory-h100-h200/h200"];
+pub const MEMORY_TABLES: [&str; 4] = [
+    "2026-11-24-memory-h100-h200/h100",
+    "2026-11-24-memory-h100-h200/h200",
+    "2026-11-25-memory-rail-h100-h200/h100",
+    "2026-11-25-memory-rail-h100-h200/h200",
+];
 
 /// The instruction table the memory tables' DIV cross-check used, as the run named it.
 pub const DIV_REFERENCE: &str = "docs/results/2026-11-23-instructions-v2-h100/o4-board1.json";
@@ -109,8 +114,8 @@ pub fn memory_pages(results: &Path) -> Result<Vec<Page>> {
         pages.push(Page { path: format!("{dir}/memory.md").into(), text: render_memory(&table) });
         pages.push(Page { path: format!("{dir}/memory-threads.svg").into(), text: render_thread_svg(&table) });
         pages.push(Page { path: format!("{dir}/memory-blocks.svg").into(), text: render_block_svg(&table) });
-        if dir.ends_with("h100") {
-            // The summary page's table is the H100's.
+        if dir == MEMORY_TABLES[0] {
+            // The summary page's table is the 2026-11-24 H100 run's.
             pages.push(Page { path: "memory-h100.json".into(), text: json(&table)? });
         }
     }

@@ -47,7 +47,7 @@ fn instruction_tables_and_board_pages_regenerate_from_their_kernels() {
 #[test]
 fn memory_tables_regenerate_from_their_points_and_profiles() {
     let pages = memory_pages(&results()).unwrap();
-    assert_eq!(pages.len(), 9);
+    assert_eq!(pages.len(), 17);
     check(&pages);
 }
 

@@ -73,3 +73,44 @@ fn the_memory_summary_copies_the_generated_h100_table() {
         assert!(line.contains(share) && page.contains(line), "{dir}: {line}");
     }
 }
+
+#[test]
+fn the_memory_rail_page_copies_the_generated_tables_and_counts() {
+    let dir = "2026-11-25-memory-rail-h100-h200";
+    let page = read(&format!("{dir}/README.md"));
+    let generated: Vec<String> = ["h100", "h200"].iter().map(|g| read(&format!("{dir}/{g}/memory.md"))).collect();
+    // Every table row on the page is a row of one of the generated pages.
+    let rows: Vec<&str> = page.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| folder")).collect();
+    assert!(rows.len() > 40, "{}", rows.len());
+    for row in
+        rows.iter().filter(|r| !r.contains("NVIDIA") && !r.contains("the H100 above") && !r.contains("the H200 above"))
+    {
+        assert!(generated.iter().any(|g| g.contains(row)), "{dir}/README.md: `{row}` is in no generated memory.md");
+    }
+    // Each GPU's rail rows are there (the rail table is the page's point).
+    for g in &generated {
+        let start = g.find("## Board and memory rail per level").expect("a rail section");
+        for line in g[start..].lines().skip(1).take_while(|l| !l.starts_with("## ")).filter(|l| l.starts_with("| ")) {
+            assert!(page.contains(line), "{dir}/README.md lacks the rail row `{line}`");
+        }
+    }
+    // The warnings it counts and the lowest share served it quotes.
+    for (g, log) in ["h100", "h200"].iter().map(|g| (*g, read(&format!("{dir}/{g}/memory.log")))) {
+        let n = log.matches("warning").count();
+        let said = if g == "h100" { format!("{n} lines (H100)") } else { format!("and {n} (H200)") };
+        assert!(page.contains(&said), "{g}: {said}");
+    }
+    let served: Vec<f64> = generated
+        .iter()
+        .flat_map(|g| {
+            let start = g.find("## Which level served").unwrap();
+            g[start..]
+                .lines()
+                .filter(|l| l.starts_with("| load/") || l.starts_with("| store/"))
+                .filter_map(|l| l.split('|').nth(3).and_then(|c| c.trim().trim_end_matches(" %").parse::<f64>().ok()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let lowest = served.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(page.contains(&format!("{lowest:.1}-100 %")), "lowest share served {lowest:.1} %");
+}
