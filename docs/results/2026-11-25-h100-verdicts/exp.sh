@@ -71,9 +71,10 @@ if [ $MODE_CALIBK = 1 ]; then
 fi
 CYCLE=0; BLOCK=0
 if [ $MODE_COLDAB = 1 ]; then
+  # LEVEL_OFFSET (0-2) picks the level the rotation starts at.
   mkdir -p "$W/ab"
   while [ "$(elapsed)" -lt "$BUDGET" ]; do
-    level=$(( CYCLE % 3 )); CYCLE=$((CYCLE+1))
+    level=$(( (CYCLE + ${LEVEL_OFFSET:-0}) % 3 )); CYCLE=$((CYCLE+1))
     cool 20
     name="$CYCLE-cold-level$level"; D="$W/ab/$name"
     ./cargo-energy ab --baseline ./fma0 --candidate ./fma$level --min-pairs 3 --max-pairs 12 --target 1.0 \
