@@ -7,6 +7,15 @@
 // (`mix` of the thread's index), and the memory kernels read and write random words.
 // Every kernel stores a value per thread that depends on all its work, so nothing is
 // removed by the compiler; `iters` sets the length of a launch.
+// The kernels that draw or compute their operands in-kernel (compute, shared memory, L2 and
+// DRAM stores) take a last argument `mask`, the data regime (issue 35): each operand is
+// `pick(random, mask, k)`, the random value's bits where `mask` has ones and a constant
+// `k`'s elsewhere. `mask` = 0xffffffff gives exactly the random operands of the switching
+// regime; `mask` = 0 gives one value for every operand of every thread (the constant
+// regime), each `k` chosen so that every chain settles on a fixed point (floats: |r| < 1;
+// integers: an even multiplier, a zero XOR key). `mask` is a runtime argument, so both
+// regimes run one machine code: the same instructions, none folded away
+// (tests/model_ptx.rs checks each work loop against the one with the mask fixed at all ones).
 // Compiled to train.ptx by `python3 ptx/nvrtc.py ptx/model/train.cu ptx/model/train.ptx`.
 
 typedef unsigned int u32;
@@ -28,6 +37,21 @@ __device__ __forceinline__ float unit(u32 h) { return (float)(h >> 8) * (1.0f / 
 
 __device__ __forceinline__ u32 tid() { return blockIdx.x * blockDim.x + threadIdx.x; }
 
+// The bits of `random` where `mask` is set, of `k` elsewhere (one LOP3).
+__device__ __forceinline__ u32 pick(u32 random, u32 mask, u32 k) { return (random & mask) | (k & ~mask); }
+
+// The constant regime's hash: unit(KONST) = -0.618 (bits 0xbf1e3636), |r| < 1 with about
+// half the mantissa's bits set; as an integer, odd and nonzero.
+#define KONST 0x30e4e579u
+
+// One xorshift step of m_alu.
+__host__ __device__ constexpr u32 xorshift(u32 x) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return x;
+}
+
 // Random words over a buffer of `n` words (the memory kernels' data).
 __global__ void m_fill(u32* buf, u32 n, u32 seed) {
     for (u32 j = tid(); j < n; j += gridDim.x * blockDim.x) buf[j] = mix(j ^ seed);
@@ -35,11 +59,12 @@ __global__ void m_fill(u32* buf, u32 n, u32 seed) {
 
 // FP32: eight independent chains x = x * r + s per thread, r and s cycling through
 // random values (|r| < 1: every chain settles on a cycle of distinct values).
-__global__ void m_ffma(float* out, u32 iters) {
+// Constant regime: r = s = -0.618 everywhere, each chain settles on r / (1 - r).
+__global__ void m_ffma(float* out, u32 iters, u32 mask) {
     float r[8], x[8];
     for (int c = 0; c < 8; ++c) {
-        r[c] = unit(mix(tid() * 16 + c));
-        x[c] = unit(mix(tid() * 16 + 8 + c));
+        r[c] = unit(pick(mix(tid() * 16 + c), mask, KONST));
+        x[c] = unit(pick(mix(tid() * 16 + 8 + c), mask, KONST));
     }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
@@ -52,13 +77,14 @@ __global__ void m_ffma(float* out, u32 iters) {
     out[tid()] = s;
 }
 
-// FP16: eight independent HFMA2 chains, as m_ffma, on pairs of halves.
-__global__ void m_hfma2(u32* out, u32 iters) {
+// FP16: eight independent HFMA2 chains, as m_ffma, on pairs of halves (constant regime:
+// every half -0.618).
+__global__ void m_hfma2(u32* out, u32 iters, u32 mask) {
     u32 r[8], x[8];
     for (int c = 0; c < 8; ++c) {
         unsigned short lo, hi;
-        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(lo) : "f"(unit(mix(tid() * 16 + c))));
-        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(hi) : "f"(unit(mix(tid() * 16 + 8 + c))));
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(lo) : "f"(unit(pick(mix(tid() * 16 + c), mask, KONST))));
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(hi) : "f"(unit(pick(mix(tid() * 16 + 8 + c), mask, KONST))));
         r[c] = (u32)lo | ((u32)hi << 16);
         x[c] = r[c] ^ 0x00010001u;
     }
@@ -75,11 +101,11 @@ __global__ void m_hfma2(u32* out, u32 iters) {
 }
 
 // FP64: eight independent DFMA chains, as m_ffma.
-__global__ void m_dfma(double* out, u32 iters) {
+__global__ void m_dfma(double* out, u32 iters, u32 mask) {
     double r[8], x[8];
     for (int c = 0; c < 8; ++c) {
-        r[c] = unit(mix(tid() * 16 + c)) + unit(mix(tid() * 16 + 8 + c)) * 1e-7;
-        x[c] = unit(mix(tid() * 32 + c));
+        r[c] = unit(pick(mix(tid() * 16 + c), mask, KONST)) + unit(pick(mix(tid() * 16 + 8 + c), mask, KONST)) * 1e-7;
+        x[c] = unit(pick(mix(tid() * 32 + c), mask, KONST));
     }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
@@ -92,12 +118,14 @@ __global__ void m_dfma(double* out, u32 iters) {
     out[tid()] = s;
 }
 
-// Integer multiply-add: eight independent chains x = x * r + s, random r and s.
-__global__ void m_imad(u32* out, u32 iters) {
+// Integer multiply-add: eight independent chains x = x * r + s, random r and s. Constant
+// regime: r = s = KONST - 1 (8 times an odd number): x settles on r / (1 - r) mod 2^32
+// within 11 steps.
+__global__ void m_imad(u32* out, u32 iters, u32 mask) {
     u32 r[8], x[8];
     for (int c = 0; c < 8; ++c) {
-        r[c] = mix(tid() * 16 + c) | 1u;
-        x[c] = mix(tid() * 16 + 8 + c);
+        r[c] = pick(mix(tid() * 16 + c) | 1u, mask, KONST - 1u);
+        x[c] = pick(mix(tid() * 16 + 8 + c), mask, KONST);
     }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
@@ -111,11 +139,12 @@ __global__ void m_imad(u32* out, u32 iters) {
 }
 
 // Integer and logic ALU: xorshift generators (shifts, XOR, add), four per thread.
-__global__ void m_alu(u32* out, u32 iters) {
+// Constant regime: x = KONST and k = KONST - xorshift(KONST), a fixed point of the step.
+__global__ void m_alu(u32* out, u32 iters, u32 mask) {
     u32 x[4], k[4];
     for (int c = 0; c < 4; ++c) {
-        x[c] = mix(tid() * 8 + c) | 1u;
-        k[c] = mix(tid() * 8 + 4 + c);
+        x[c] = pick(mix(tid() * 8 + c) | 1u, mask, KONST);
+        k[c] = pick(mix(tid() * 8 + 4 + c), mask, KONST - xorshift(KONST));
     }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
@@ -131,12 +160,13 @@ __global__ void m_alu(u32* out, u32 iters) {
     out[tid()] = x[0] ^ x[1] ^ x[2] ^ x[3];
 }
 
-// Special functions: four chains of sin.approx and four of ex2.approx on changing values.
-__global__ void m_mufu(float* out, u32 iters) {
+// Special functions: four chains of sin.approx and four of ex2.approx on changing values
+// (constant regime: r = -0.618, s settles near -0.999 and e near 0.540).
+__global__ void m_mufu(float* out, u32 iters, u32 mask) {
     float s[4], e[4], r[4];
     for (int c = 0; c < 4; ++c) {
-        r[c] = unit(mix(tid() * 8 + c));
-        s[c] = unit(mix(tid() * 8 + 4 + c));
+        r[c] = unit(pick(mix(tid() * 8 + c), mask, KONST));
+        s[c] = unit(pick(mix(tid() * 8 + 4 + c), mask, KONST));
         e[c] = 1.0f;
     }
     for (u32 i = 0; i < iters; ++i) {
@@ -156,13 +186,14 @@ __global__ void m_mufu(float* out, u32 iters) {
     out[tid()] = q;
 }
 
-// Conversions: float to integer and back, four chains scrambled by random words.
-__global__ void m_cvt(float* out, u32 iters) {
+// Conversions: float to integer and back, four chains scrambled by random words
+// (constant regime: x = -618, key 0).
+__global__ void m_cvt(float* out, u32 iters, u32 mask) {
     float x[4];
     u32 k[4];
     for (int c = 0; c < 4; ++c) {
-        x[c] = unit(mix(tid() * 8 + c)) * 1000.f;
-        k[c] = mix(tid() * 8 + 4 + c) & 0xfffffu;
+        x[c] = unit(pick(mix(tid() * 8 + c), mask, KONST)) * 1000.f;
+        k[c] = pick(mix(tid() * 8 + 4 + c) & 0xfffffu, mask, 0u);
     }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
@@ -177,12 +208,13 @@ __global__ void m_cvt(float* out, u32 iters) {
     out[tid()] = x[0] + x[1] + x[2] + x[3];
 }
 
-// Warp shuffles: four chains of shfl.sync.bfly, each result XORed with a random word.
-__global__ void m_shfl(u32* out, u32 iters) {
+// Warp shuffles: four chains of shfl.sync.bfly, each result XORed with a random word
+// (constant regime: x = KONST in every lane, key 0).
+__global__ void m_shfl(u32* out, u32 iters, u32 mask) {
     u32 x[4], k[4];
     for (int c = 0; c < 4; ++c) {
-        x[c] = mix(tid() * 8 + c);
-        k[c] = mix(tid() * 8 + 4 + c);
+        x[c] = pick(mix(tid() * 8 + c), mask, KONST);
+        k[c] = pick(mix(tid() * 8 + 4 + c), mask, 0u);
     }
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
@@ -194,8 +226,10 @@ __global__ void m_shfl(u32* out, u32 iters) {
 }
 
 // Tensor cores: four independent mma.sync m16n8k16 (FP16 in, FP32 accumulate) chains per
-// warp; the A and B fragments cycle through four sets of random halves.
-__global__ void m_hmma(float* out, u32 iters) {
+// warp; the A and B fragments cycle through four sets of random halves. Constant regime:
+// every half of A is -79/128, B's halves alternate -79/128, +79/128 along k, so that each
+// product A B is exactly 0 and the accumulators stay 0 (constant operands throughout).
+__global__ void m_hmma(float* out, u32 iters, u32 mask) {
     u32 a[4][4], b[4][2];
     for (int s = 0; s < 4; ++s)
         for (int j = 0; j < 6; ++j) {
@@ -204,9 +238,9 @@ __global__ void m_hmma(float* out, u32 iters) {
             asm("cvt.rn.f16.f32 %0, %1;" : "=h"(hi) : "f"(unit(mix(tid() * 64 + s * 12 + 2 * j + 1))));
             u32 w = (u32)lo | ((u32)hi << 16);
             if (j < 4)
-                a[s][j] = w;
+                a[s][j] = pick(w, mask, 0xb8f0b8f0u);
             else
-                b[s][j - 4] = w;
+                b[s][j - 4] = pick(w, mask, 0x38f0b8f0u);
         }
     float d[4][4];
     for (int c = 0; c < 4; ++c)
@@ -230,11 +264,13 @@ __global__ void m_hmma(float* out, u32 iters) {
     out[tid()] = q;
 }
 
-// Shared-memory loads: 128-bit loads of random words from a 16 KiB block buffer, XORed.
-__global__ void m_shared_ld(u32* out, u32 iters) {
+// Shared-memory loads: 128-bit loads of random words from a 16 KiB block buffer, XORed
+// (constant regime: every word KONST).
+__global__ void m_shared_ld(u32* out, u32 iters, u32 mask) {
     __shared__ uint4 buf[1024];
     for (u32 j = threadIdx.x; j < 1024; j += blockDim.x)
-        buf[j] = make_uint4(mix(4 * j), mix(4 * j + 1), mix(4 * j + 2), mix(4 * j + 3));
+        buf[j] = make_uint4(pick(mix(4 * j), mask, KONST), pick(mix(4 * j + 1), mask, KONST),
+                            pick(mix(4 * j + 2), mask, KONST), pick(mix(4 * j + 3), mask, KONST));
     __syncthreads();
     uint4 acc = make_uint4(0, 0, 0, 0);
     u32 idx = threadIdx.x;
@@ -253,16 +289,18 @@ __global__ void m_shared_ld(u32* out, u32 iters) {
 }
 
 // Shared-memory stores: 32-bit stores of changing random words (volatile: every store stays).
-__global__ void m_shared_st(u32* out, u32 iters) {
+// Constant regime: every word stored is KONST (no salt, the generator's step the identity).
+__global__ void m_shared_st(u32* out, u32 iters, u32 mask) {
     __shared__ u32 buf[4096];
     volatile u32* vbuf = buf;
     u32 idx = threadIdx.x;
-    u32 v = mix(tid());
+    u32 v = pick(mix(tid()), mask, KONST);
+    const u32 a = pick(1664525u, mask, 1u), b = pick(1013904223u, mask, 0u);
     for (u32 i = 0; i < iters; ++i) {
 #pragma unroll
-        for (int u = 0; u < 32; ++u) vbuf[(idx + u * 128) & 4095] = v ^ (u * 0x9e3779b9u);
+        for (int u = 0; u < 32; ++u) vbuf[(idx + u * 128) & 4095] = v ^ (u * 0x9e3779b9u & mask);
         idx += 257;
-        v = v * 1664525u + 1013904223u;
+        v = v * a + b;
     }
     __syncthreads();
     out[tid()] = buf[(threadIdx.x * 5) & 4095];
@@ -315,13 +353,15 @@ __global__ void m_l2_ld(u32* out, const uint4* in, u32 n4, u32 iters) {
 }
 
 // Global stores that stay in L2: the grid writes random words over an L2-sized array
-// `iters` times.
-__global__ void m_l2_st(uint4* buf, u32 n4, u32 iters) {
+// `iters` times (constant regime: every word KONST).
+__global__ void m_l2_st(uint4* buf, u32 n4, u32 iters, u32 mask) {
     u32 stride = gridDim.x * blockDim.x;
-    u32 v = mix(tid());
+    u32 v = pick(mix(tid()), mask, KONST);
+    const u32 a = pick(1664525u, mask, 1u), b = pick(1013904223u, mask, 0u);
     for (u32 i = 0; i < iters; ++i) {
-        for (u32 j = tid(); j < n4; j += stride) __stcg(&buf[j], make_uint4(v, v ^ j, v + j, v ^ i));
-        v = v * 1664525u + 1013904223u;
+        for (u32 j = tid(); j < n4; j += stride)
+            __stcg(&buf[j], make_uint4(v, v ^ (j & mask), v + j * (mask & 1u), v ^ (i & mask)));
+        v = v * a + b;
     }
 }
 
@@ -346,13 +386,15 @@ __global__ void m_dram_ld(float* out, const float4* in, u32 n4, u32 flops) {
     out[tid()] = acc.x + acc.y + acc.z + acc.w;
 }
 
-// DRAM writes: one sweep writing random words over an array far larger than L2.
-__global__ void m_dram_st(uint4* buf, u32 n4, u32 seed) {
+// DRAM writes: one sweep writing random words over an array far larger than L2 (constant
+// regime: every word KONST).
+__global__ void m_dram_st(uint4* buf, u32 n4, u32 seed, u32 mask) {
     u32 stride = gridDim.x * blockDim.x;
-    u32 v = mix(tid() ^ seed);
+    u32 v = pick(mix(tid() ^ seed), mask, KONST);
+    const u32 a = pick(1664525u, mask, 1u), b = pick(1013904223u, mask, 0u);
     for (u32 j = tid(); j < n4; j += stride) {
-        buf[j] = make_uint4(v, v ^ j, v + j, v ^ seed);
-        v = v * 1664525u + 1013904223u;
+        buf[j] = make_uint4(v, v ^ (j & mask), v + j * (mask & 1u), v ^ (seed & mask));
+        v = v * a + b;
     }
 }
 
