@@ -25,7 +25,7 @@ use energy_harness::unstable::explain::{
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::Result;
 use energy_suites::model::{
-    clock_range, fit, mape_pct, SuiteRun, CLASSES, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS,
+    clock_range, fit_regimes, mape_pct, SuiteRun, CLASSES, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS,
 };
 use energy_suites::protocol::Protocol;
 use serde::Serialize;
@@ -75,7 +75,10 @@ fn main() -> ExitCode {
 
 fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<()> {
     let suite = SuiteRun::read_run_and_ncu(run, ncu)?;
-    let (training, left_out) = suite.training()?;
+    let (training, mut left_out) = suite.training()?;
+    // The constant-data kernels (`train_*_const`), when the run has them: a second fit.
+    let (constant_training, constant_left_out) = suite.constant_training()?;
+    left_out.extend(constant_left_out);
     for reason in &left_out {
         eprintln!("left out of the fit: {reason}");
     }
@@ -115,7 +118,17 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
                 .into(),
         ],
     };
-    let mut fitted = fit(&training, template)?;
+    let (mut fitted, constant_fit) = fit_regimes(&training, &constant_training, template)?;
+    if constant_fit.is_some() {
+        // Two regimes: the note on full-entropy data no longer says what the model holds for.
+        fitted.model.notes[0] = format!(
+            "fitted in two data regimes: switching data (random operands, {} kernels: each class's j_per_unit) and \
+             constant data ({} train_*_const kernels: each class's constant cost); a kernel's dynamic energy is \
+             expected between the two",
+            training.len(),
+            constant_training.len()
+        );
+    }
     if let Some(path) = given {
         // The given model prices this run's kernels; the in-sample figures are its, here.
         let model = EnergyModel::read_json(path)?;
@@ -171,7 +184,10 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
         held_out_mape_pct: set_mape("held out"),
         predictions,
     };
-    let md = render(&fitted.model, &report, &training);
+    let mut md = render(&fitted.model, &report, &training);
+    if let Some(constant_fit) = &constant_fit {
+        md.push_str(&render_constant(&fitted.model, constant_fit, &constant_training));
+    }
     write_atomically(&out.join("fit.md"), md.as_bytes())?;
     let js = serde_json::to_string_pretty(&report)
         .map_err(|e| energy_harness::Error::new(energy_harness::ErrorKind::Format, e.to_string()))?;
@@ -179,6 +195,48 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
     println!("{md}");
     println!("wrote {}", out.display());
     Ok(())
+}
+
+/// The constant-data costs beside the switching-data ones, and the constant fit's training
+/// kernels (only for a run with `train_*_const` kernels).
+fn render_constant(
+    model: &EnergyModel,
+    constant_fit: &energy_suites::model::ModelFit,
+    training: &[energy_suites::model::Observation],
+) -> String {
+    let pj = |j: f64, ci: Option<(f64, f64)>, time: bool| {
+        let f = if time { 1.0 } else { 1e12 };
+        let u = if time { " W" } else { " pJ" };
+        format!(
+            "{:.2}{u}{}",
+            j * f,
+            ci.map_or(" (held at zero)".to_string(), |(a, b)| format!(" [{:.2}, {:.2}]", a * f, b * f))
+        )
+    };
+    let mut s = String::from(
+        "\n## Costs on constant data (train_*_const)\n\n| term | constant data [95 % CI] | switching data [95 % CI] | constant above switching |\n|---|---|---|---|\n",
+    );
+    for c in &model.classes {
+        let Some(k) = c.constant else { continue };
+        let time = c.kind == "time";
+        s.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            c.name,
+            pj(k.j_per_unit, k.ci_j, time),
+            pj(c.j_per_unit, c.ci_j, time),
+            if c.constant_exceeds_switching() { "yes, beyond the intervals (kept as fitted)" } else { "" }
+        ));
+    }
+    s.push_str("\n| constant-data kernel | measured dynamic, mJ | predicted, mJ | error |\n|---|---|---|---|\n");
+    for (name, m, p) in &constant_fit.in_sample {
+        s.push_str(&format!("| {name} | {:.1} | {:.1} | {:+.1} % |\n", m * 1e3, p * 1e3, (p / m - 1.0) * 100.0));
+    }
+    s.push_str(&format!(
+        "\nMean absolute error in sample (constant data, {} kernels): {:.1} %.\n",
+        training.len(),
+        constant_fit.in_sample_mape_pct
+    ));
+    s
 }
 
 fn render(model: &EnergyModel, report: &FitReport, training: &[energy_suites::model::Observation]) -> String {

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use energy_harness::unstable::explain::{
-    explain, nnls, read_ncu_csv, EnergyModel, Explanation, ModelClass, NcuKernel, MODEL_SCHEMA,
+    explain, nnls, read_ncu_csv, EnergyModel, Explanation, ModelClass, NcuKernel, RegimeCost, MODEL_SCHEMA,
 };
 use energy_harness::unstable::report::ResultSet;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
@@ -202,6 +202,39 @@ pub fn in_current_fit(name: &str) -> bool {
     name.starts_with(TRAINING_PREFIX) && !name.ends_with(CONSTANT_SUFFIX)
 }
 
+/// Whether benchmark `name` is a training kernel of the constant-data fit (`train_*_const`).
+pub fn in_constant_fit(name: &str) -> bool {
+    name.starts_with(TRAINING_PREFIX) && name.ends_with(CONSTANT_SUFFIX)
+}
+
+/// Writes the constant-data fit's costs into the switching-data model (each class's
+/// `constant`), as fitted: a class whose constant cost exceeds its switching cost is kept
+/// so (an explanation names it; [`ModelClass::constant_exceeds_switching`]).
+pub fn with_constant_costs(mut switching: EnergyModel, constant: &EnergyModel) -> EnergyModel {
+    for (class, k) in switching.classes.iter_mut().zip(&constant.classes) {
+        class.constant = Some(RegimeCost { j_per_unit: k.j_per_unit, ci_j: k.ci_j });
+    }
+    switching
+}
+
+/// The two regimes' fits: [`fit`] on the switching-data kernels, and, when there are
+/// constant-data ones, [`fit`] again on those, its costs written into the model
+/// ([`with_constant_costs`]). Returns the switching fit (with the constant costs) and the
+/// constant fit's in-sample figures.
+pub fn fit_regimes(
+    switching: &[Observation],
+    constant: &[Observation],
+    template: EnergyModel,
+) -> Result<(ModelFit, Option<ModelFit>)> {
+    let mut fitted = fit(switching, template.clone())?;
+    if constant.is_empty() {
+        return Ok((fitted, None));
+    }
+    let constant_fit = fit(constant, template).map_err(|e| e.context("the constant-data fit (train_*_const)"))?;
+    fitted.model = with_constant_costs(fitted.model, &constant_fit.model);
+    Ok((fitted, Some(constant_fit)))
+}
+
 /// The model's classes, costs not yet fitted (zero).
 pub fn model_classes() -> Vec<ModelClass> {
     CLASSES
@@ -215,6 +248,7 @@ pub fn model_classes() -> Vec<ModelClass> {
             scale: c.scale,
             j_per_unit: 0.0,
             ci_j: None,
+            constant: None,
         })
         .collect()
 }
@@ -380,10 +414,21 @@ impl SuiteRun {
     /// clock (a kernel at the power cap runs at a lower clock and voltage, and so at a lower
     /// energy per instruction: its costs are not the model's), each left out with its reason.
     pub fn training(&self) -> Result<(Vec<Observation>, Vec<String>)> {
+        self.training_where(in_current_fit)
+    }
+
+    /// The constant-data training kernels' observations (`train_*_const`), left out below
+    /// the switching fit's reference clock as [`SuiteRun::training`] leaves them (none when
+    /// the run has no constant-data kernel).
+    pub fn constant_training(&self) -> Result<(Vec<Observation>, Vec<String>)> {
+        self.training_where(in_constant_fit)
+    }
+
+    fn training_where(&self, regime: fn(&str) -> bool) -> Result<(Vec<Observation>, Vec<String>)> {
         let reference = self.reference_clock_mhz();
         let mut kept = Vec::new();
         let mut left_out = Vec::new();
-        for (name, result) in self.results.iter().filter(|(n, _)| in_current_fit(n)) {
+        for (name, result) in self.results.iter().filter(|(n, _)| regime(n)) {
             match (clock_range(result), reference) {
                 (Some((low, high)), Some(reference)) if low < reference => {
                     let throttle: Vec<&str> = result

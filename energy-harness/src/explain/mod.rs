@@ -7,7 +7,10 @@
 //!   was fitted on, its clock, and each class's cost per unit with its interval and the
 //!   Nsight Compute metrics that count the class in an application kernel;
 //! - [`explain`]: a measured result and one profiled launch priced with a model: compute by
-//!   class, data movement by level, static energy, the unexplained rest.
+//!   class, data movement by level, static energy, the unexplained rest; with a model fitted
+//!   in both data regimes (each class's [`ModelClass::constant`]), a bracket [constant data,
+//!   switching data] per term and in total, and the kernel's operand activity in it
+//!   ([`OperandBracket`]).
 
 use std::path::Path;
 
@@ -63,9 +66,55 @@ pub struct ModelClass {
     pub j_per_unit: f64,
     /// Its 95 % interval, J (`None`: held at zero by the fit, or not fitted).
     pub ci_j: Option<(f64, f64)>,
+    /// The cost fitted on constant data (the `train_*_const` kernels: operands that never
+    /// switch), when the model was fitted in both regimes; `j_per_unit` and `ci_j` are then
+    /// the switching-data (random operands) cost. Absent from models fitted in one regime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constant: Option<RegimeCost>,
+}
+
+/// A class's cost in one data regime: dynamic energy per unit, J, and its 95 % interval
+/// (`None`: held at zero by the fit).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RegimeCost {
+    /// Dynamic energy per unit, J.
+    pub j_per_unit: f64,
+    /// Its 95 % interval, J.
+    pub ci_j: Option<(f64, f64)>,
+}
+
+/// Checks a cost: finite, not negative, inside its interval (`what` names the fields).
+fn check_cost(class: &str, what: &str, j: f64, ci: Option<(f64, f64)>) -> std::result::Result<(), String> {
+    if !(j.is_finite() && j >= 0.0) {
+        return Err(format!(
+            "{class}: {what}j_per_unit {} J is not a cost: a fitted cost is a finite number, never below zero",
+            num(j)
+        ));
+    }
+    if let Some((lo, hi)) = ci {
+        if !(lo.is_finite() && hi.is_finite() && lo <= j && j <= hi) {
+            return Err(format!(
+                "{class}: the interval {what}ci_j [{}, {}] J does not hold the cost {} J",
+                num(lo),
+                num(hi),
+                num(j)
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl ModelClass {
+    /// Whether its constant-data cost exceeds its switching-data cost beyond both intervals
+    /// (the fit keeps it as fitted; an explanation names the class).
+    pub fn constant_exceeds_switching(&self) -> bool {
+        self.constant.is_some_and(|c| {
+            let c_low = c.ci_j.map_or(c.j_per_unit, |(lo, _)| lo);
+            let s_high = self.ci_j.map_or(self.j_per_unit, |(_, hi)| hi);
+            c_low > s_high
+        })
+    }
+
     /// The class's units in one profiled launch (errors name the missing metric).
     pub fn units(&self, launch: &NcuKernel) -> Result<f64> {
         let mut count = 0.0;
@@ -143,7 +192,8 @@ impl EnergyModel {
     /// [`MAX_SM_CLOCK_MHZ`]), active idle a power (finite, 0 to [`GENERIC_POWER_CEILING_W`]),
     /// at least one class, and each class of a known kind, counting at least one metric, with
     /// a finite positive scale, a finite non-negative cost and an interval that holds it.
-    /// The error names the class and the field.
+    /// A model fitted in both data regimes holds a constant-data cost, checked alike, in
+    /// every class. The error names the class and the field.
     pub fn validate(&self) -> std::result::Result<(), String> {
         if !(self.sm_clock_mhz.is_finite() && (0.0..=MAX_SM_CLOCK_MHZ).contains(&self.sm_clock_mhz)) {
             return Err(format!(
@@ -173,24 +223,22 @@ impl EnergyModel {
             if !(c.scale.is_finite() && c.scale > 0.0) {
                 return Err(format!("{class}: scale {} is not a positive number of units per count", num(c.scale)));
             }
-            if !(c.j_per_unit.is_finite() && c.j_per_unit >= 0.0) {
+            check_cost(&class, "", c.j_per_unit, c.ci_j)?;
+            if let Some(k) = c.constant {
+                check_cost(&class, "constant.", k.j_per_unit, k.ci_j)?;
+            } else if self.has_constant_costs() {
                 return Err(format!(
-                    "{class}: j_per_unit {} J is not a cost: a fitted cost is a finite number, never below zero",
-                    num(c.j_per_unit)
+                    "{class}: no constant-data cost, while other classes have one (a model is fitted in both data \
+                     regimes for every class, or in one)"
                 ));
-            }
-            if let Some((lo, hi)) = c.ci_j {
-                if !(lo.is_finite() && hi.is_finite() && lo <= c.j_per_unit && c.j_per_unit <= hi) {
-                    return Err(format!(
-                        "{class}: the interval ci_j [{}, {}] J does not hold the cost {} J",
-                        num(lo),
-                        num(hi),
-                        num(c.j_per_unit)
-                    ));
-                }
             }
         }
         Ok(())
+    }
+
+    /// Whether the model was fitted in both data regimes (constant and switching data).
+    pub fn has_constant_costs(&self) -> bool {
+        self.classes.iter().any(|c| c.constant.is_some())
     }
 
     /// Every ncu metric the model needs, comma-separated, for `ncu --metrics`.
@@ -233,6 +281,109 @@ pub struct ExplainedTerm {
     pub j: f64,
     /// Its interval, when the cost has one.
     pub ci_j: Option<(f64, f64)>,
+    /// With a model fitted in both data regimes: the term priced with its constant-data cost,
+    /// J (the bracket's low end; `j` is then the switching-data end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constant_j: Option<f64>,
+    /// Its interval, when the constant-data cost has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constant_ci_j: Option<(f64, f64)>,
+}
+
+/// Where a measured kernel lies between the model's two data regimes: the prediction on
+/// constant data (operands that never switch) and on switching data (random operands).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OperandBracket {
+    /// Predicted dynamic energy on constant data, J, and its interval.
+    pub constant_j: f64,
+    /// Its interval (the terms' intervals added; a term without one at its figure).
+    pub constant_ci_j: (f64, f64),
+    /// Predicted dynamic energy on switching data, J (the explanation's prediction).
+    pub switching_j: f64,
+    /// Its interval.
+    pub switching_ci_j: (f64, f64),
+    /// (measured − constant) / (switching − constant) with the totals (`None` when the
+    /// switching prediction is not above the constant one).
+    pub activity: Option<f64>,
+    /// `inside` (between the constant prediction's low end and the switching prediction's
+    /// high end), `below`, `above`, or `no bracket` (switching not above constant).
+    pub placement: String,
+    /// The line printed: the operand activity, or where and how far outside the kernel lies
+    /// and what that suggests.
+    pub line: String,
+    /// The classes whose constant-data cost exceeds the switching-data cost beyond both
+    /// intervals (kept as fitted), among those the kernel uses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constant_above_switching: Vec<String>,
+}
+
+/// Places `measured` (J) in the bracket [constant, switching] of two predictions, each with
+/// its interval: the operand activity when it lies inside (the constant prediction's low end
+/// to the switching prediction's high end), else how far outside and what that suggests.
+pub fn operand_bracket(
+    measured: f64,
+    (constant_j, constant_ci_j): (f64, (f64, f64)),
+    (switching_j, switching_ci_j): (f64, (f64, f64)),
+) -> OperandBracket {
+    let span = switching_j - constant_j;
+    let activity = (span > 0.0).then(|| (measured - constant_j) / span);
+    let m = format_si(measured, "J", 4);
+    let (placement, line) = if activity.is_none() {
+        (
+            "no bracket",
+            format!(
+                "no operand activity: the constant-data prediction ({}) is not below the switching-data prediction \
+                 ({}); the two fits disagree on this kernel's terms",
+                format_si(constant_j, "J", 4),
+                format_si(switching_j, "J", 4)
+            ),
+        )
+    } else if measured < constant_ci_j.0 {
+        (
+            "below",
+            format!(
+                "outside the bracket: the measured dynamic energy ({m}) is {:.1} % below the constant-data prediction \
+                 (lowest {}): less than the model prices even with operands that never switch; likely causes: a lower \
+                 SM clock than the model's, counted work that did not happen, or a term's constant-data cost fitted \
+                 too high",
+                (1.0 - measured / constant_ci_j.0) * 100.0,
+                format_si(constant_ci_j.0, "J", 4)
+            ),
+        )
+    } else if measured > switching_ci_j.1 {
+        (
+            "above",
+            format!(
+                "outside the bracket: the measured dynamic energy ({m}) is {:.1} % above the switching-data prediction \
+                 (highest {}): more than the model prices with every operand switching; likely causes: a missing term \
+                 (warpgroup MMA, TMA, atomics, texture, local memory), a term's cost fitted from a capped kernel \
+                 (lower clock and voltage: priced too low), or a higher clock than the model's",
+                (measured / switching_ci_j.1 - 1.0) * 100.0,
+                format_si(switching_ci_j.1, "J", 4)
+            ),
+        )
+    } else {
+        let a = activity.unwrap_or_default();
+        (
+            "inside",
+            format!(
+                "operand activity ≈ {:.2} (0: constant data, {}; 1: switching data, {}; measured {m})",
+                a.clamp(0.0, 1.0),
+                format_si(constant_j, "J", 4),
+                format_si(switching_j, "J", 4)
+            ),
+        )
+    };
+    OperandBracket {
+        constant_j,
+        constant_ci_j,
+        switching_j,
+        switching_ci_j,
+        activity,
+        placement: placement.into(),
+        line,
+        constant_above_switching: Vec::new(),
+    }
 }
 
 /// A kernel's energy, predicted by class and measured.
@@ -265,9 +416,14 @@ pub struct Explanation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted_ci_j: Option<(f64, f64)>,
     /// When the measured dynamic energy lies outside the prediction's interval: by how much,
-    /// and the likely causes. Printed first.
+    /// and the likely causes. Printed first. With a model fitted in both data regimes, outside
+    /// the bracket instead (the bracket's line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// With a model fitted in both data regimes: the prediction on constant and on switching
+    /// data and where the measurement lies between them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bracket: Option<OperandBracket>,
 }
 
 /// The warning for a measured dynamic energy `measured` outside the prediction's interval
@@ -389,7 +545,17 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
                 ),
             ));
         }
-        terms.push(ExplainedTerm { name: class.name.clone(), kind: class.kind.clone(), units, j, ci_j });
+        let constant_j = class.constant.map(|k| units * k.j_per_unit);
+        let constant_ci_j = class.constant.and_then(|k| k.ci_j).map(|(lo, hi)| (units * lo.max(0.0), units * hi));
+        terms.push(ExplainedTerm {
+            name: class.name.clone(),
+            kind: class.kind.clone(),
+            units,
+            j,
+            ci_j,
+            constant_j,
+            constant_ci_j,
+        });
     }
     let predicted_dynamic_j: f64 = terms.iter().map(|t| t.j).sum();
     // No board draws more than the ceiling over the launch's measured time.
@@ -429,8 +595,33 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
         let (a, b) = t.ci_j.unwrap_or((t.j, t.j));
         Some((lo + a.min(t.j), hi + b.max(t.j)))
     });
-    let warning = predicted_ci_j.and_then(|interval| outside_prediction(d.mean, interval));
+    let bracket = model.has_constant_costs().then(|| {
+        // Each regime's total and its interval (a term without one at its figure).
+        let total = |priced: Vec<(f64, Option<(f64, f64)>)>| {
+            priced.into_iter().fold((0.0, (0.0, 0.0)), |(sum, (lo, hi)), (j, ci)| {
+                let (a, b) = ci.unwrap_or((j, j));
+                (sum + j, (lo + a.min(j), hi + b.max(j)))
+            })
+        };
+        let constant = total(terms.iter().map(|t| (t.constant_j.unwrap_or(t.j), t.constant_ci_j)).collect());
+        let switching = total(terms.iter().map(|t| (t.j, t.ci_j)).collect());
+        let mut b = operand_bracket(d.mean, constant, switching);
+        b.constant_above_switching = model
+            .classes
+            .iter()
+            .zip(&terms)
+            .filter(|(c, t)| t.units > 0.0 && c.constant_exceeds_switching())
+            .map(|(c, _)| c.name.clone())
+            .collect();
+        b
+    });
+    let warning = match &bracket {
+        Some(b) if b.placement != "inside" => Some(format!("warning: {}", b.line)),
+        Some(_) => None,
+        None => predicted_ci_j.and_then(|interval| outside_prediction(d.mean, interval)),
+    };
     Ok(Explanation {
+        bracket,
         predicted_ci_j,
         warning,
         id: result.id.clone(),
@@ -450,6 +641,9 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
 /// The explanation as markdown. Ids, names and notes from the result, the model and the
 /// ncu export are escaped ([`crate::report::escape`]).
 pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
+    if let Some(b) = &e.bracket {
+        return render_bracket_markdown(e, b, model);
+    }
     let warning = e.warning.as_ref().map(|w| format!("**{}**\n\n", markdown_text(w))).unwrap_or_default();
     let mut s = format!(
         "# Where {} spends its energy\n\n{warning}{} ({}); kernel {}, {} profiled launch(es); model of the {} fitted on {} at \
@@ -497,6 +691,79 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
         s.push_str(&format!("\nNote: {}\n", markdown_text(note)));
     }
     s
+}
+
+/// The explanation of a model fitted in both data regimes as markdown: each term and the
+/// total as a bracket [constant data, switching data], then the operand activity (or where
+/// outside the bracket the kernel lies).
+fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyModel) -> String {
+    let warning = e.warning.as_ref().map(|w| format!("**{}**\n\n", markdown_text(w))).unwrap_or_default();
+    let uj = |j: f64, ci: Option<(f64, f64)>| {
+        format!(
+            "{:.1}{}",
+            j * 1e6,
+            ci.map(|(lo, hi)| format!(" [{:.1}, {:.1}]", lo * 1e6, hi * 1e6)).unwrap_or_default()
+        )
+    };
+    let mut s = format!(
+        "# Where {} spends its energy\n\n{warning}{} ({}); kernel {}, {} profiled launch(es); model of the {} fitted on {} at \
+         {:.0} MHz ({}), in two data regimes: each prediction is a bracket from constant data (operands that never \
+         switch) to switching data (random operands).\n\n| term | kind | units per launch | constant data, µJ | switching \
+         data, µJ | share of measured total (switching) |\n|---|---|---|---|---|---|\n",
+        markdown_code_span(&e.id),
+        markdown_text(&e.gpu),
+        markdown_text(&e.uuid),
+        markdown_code_span(&e.kernel),
+        e.launches,
+        markdown_text(&model.gpu),
+        markdown_text(&model.fitted_on.join(", ")),
+        model.sm_clock_mhz,
+        markdown_text(&model.source)
+    );
+    let share = |j: f64| format!("{:.1} %", j / e.measured_total_j * 100.0);
+    for t in &e.terms {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            markdown_text(&t.name),
+            markdown_text(&t.kind),
+            units_text(t),
+            uj(t.constant_j.unwrap_or(t.j), t.constant_ci_j),
+            uj(t.j, t.ci_j),
+            share(t.j)
+        ));
+    }
+    s.push_str(&format!(
+        "| **predicted dynamic** | | | {} | {} | {} |\n| measured dynamic [95 % CI] | | | | {:.1} [{:.1}, {:.1}] | {} |\n\
+         | static (active idle over the launch) | | | | {:.1} | {} |\n| **measured total** | | | | {:.1} | 100 % |\n\n{}.\n",
+        uj(b.constant_j, Some(b.constant_ci_j)),
+        uj(b.switching_j, Some(b.switching_ci_j)),
+        share(b.switching_j),
+        e.measured_dynamic_j.0 * 1e6,
+        e.measured_dynamic_j.1 * 1e6,
+        e.measured_dynamic_j.2 * 1e6,
+        share(e.measured_dynamic_j.0),
+        e.static_j * 1e6,
+        share(e.static_j),
+        e.measured_total_j * 1e6,
+        capitalized(&markdown_text(&b.line))
+    ));
+    for name in &b.constant_above_switching {
+        s.push_str(&format!(
+            "\nTerm `{}`: its constant-data cost exceeds its switching-data cost beyond both intervals (kept as fitted: \
+             the two fits disagree on it; its training kernels deserve a look).\n",
+            markdown_text(name)
+        ));
+    }
+    for note in &model.notes {
+        s.push_str(&format!("\nNote: {}\n", markdown_text(note)));
+    }
+    s
+}
+
+/// `s` with its first letter upper-case.
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// The explanation as a horizontal bar chart (SVG): each term, the static part and the
