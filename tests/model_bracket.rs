@@ -74,7 +74,9 @@ fn the_two_regimes_fits_recover_their_costs_within_their_intervals() {
         }
         assert!(!class.constant_exceeds_switching(), "{}", class.name);
     }
-    assert!(held >= 31, "{held} of {} intervals hold their cost", 2 * CLASSES.len());
+    // 95 % intervals over 34 costs hold about 32 of them; fewer than 29 happens with
+    // probability 0.6 % (binomial, n = 34, p = 0.95) and would mean intervals too narrow (31 here, seeded).
+    assert!(held >= 29, "{held} of {} intervals hold their cost", 2 * CLASSES.len());
     // The model file carries them and reads back; without constant kernels there are none.
     let text = serde_json::to_string_pretty(&fitted.model).unwrap();
     assert!(text.contains("\"constant\""));
@@ -143,6 +145,7 @@ fn explain_places_a_kernel_in_the_bracket_or_says_it_lies_outside() {
     let md = render_markdown(&e, &model);
     assert!(md.split("\n\n").nth(1).unwrap().starts_with("**warning: outside the bracket"), "{md}");
     assert!(!md.contains("operand activity ≈"), "{md}");
+    assert_eq!(md.matches("outside the bracket").count(), 1, "the line once, as the page's warning: {md}");
 
     // Above the switching-data prediction's interval: a missing term or a capped kernel.
     let b = operand_bracket(4.0, (1.0, (0.9, 1.1)), (2.0, (1.8, 2.5)));

@@ -734,7 +734,7 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
     }
     s.push_str(&format!(
         "| **predicted dynamic** | | | {} | {} | {} |\n| measured dynamic [95 % CI] | | | | {:.1} [{:.1}, {:.1}] | {} |\n\
-         | static (active idle over the launch) | | | | {:.1} | {} |\n| **measured total** | | | | {:.1} | 100 % |\n\n{}.\n",
+         | static (active idle over the launch) | | | | {:.1} | {} |\n| **measured total** | | | | {:.1} | 100 % |\n{}",
         uj(b.constant_j, Some(b.constant_ci_j)),
         uj(b.switching_j, Some(b.switching_ci_j)),
         share(b.switching_j),
@@ -745,7 +745,8 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
         e.static_j * 1e6,
         share(e.static_j),
         e.measured_total_j * 1e6,
-        capitalized(&markdown_text(&b.line))
+        // Outside the bracket the line already opens the page as its warning.
+        if e.warning.is_some() { String::new() } else { format!("\n{}.\n", capitalized(&markdown_text(&b.line))) }
     ));
     for name in &b.constant_above_switching {
         s.push_str(&format!(
