@@ -167,3 +167,30 @@ fn explain_places_a_kernel_in_the_bracket_or_says_it_lies_outside() {
     let md = render_markdown(&e, &model);
     assert!(md.contains("its constant-data cost exceeds its switching-data cost beyond both intervals"), "{md}");
 }
+
+#[test]
+fn explain_names_work_the_model_has_no_term_for_when_its_profile_counts_it() {
+    use energy_harness::unstable::explain::{render_markdown, UNPRICED_WORK};
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
+    let board = results.join("2026-11-24-model-h100-h200/h100-board1");
+    let mut run = SuiteRun::read_run_and_ncu(&board.join("run"), &board.join("ncu")).unwrap();
+    let model = EnergyModel::read_json(&results.join("model-h100.json")).unwrap();
+    let name = HELD_OUT_APPS[0];
+    // The committed profiles did not collect these metrics: nothing is said.
+    let plain = run.explain(name, &model).unwrap();
+    assert!(plain.unpriced.is_empty());
+    assert!(!render_markdown(&plain, &model).contains("no term for"));
+    assert!(!serde_json::to_string(&plain).unwrap().contains("unpriced"));
+    // Warpgroup MMA counted in every launch (and atomics' metrics at zero, one absent).
+    let (wgmma, wgmma_metrics) = UNPRICED_WORK[0];
+    for launch in run.launches.get_mut(name).unwrap() {
+        launch.metrics.insert(wgmma_metrics[0].to_string(), 2.5e6);
+        launch.metrics.insert("lts__t_sectors_op_atom.sum".to_string(), 0.0);
+    }
+    let e = run.explain(name, &model).unwrap();
+    assert_eq!(e.unpriced.len(), 1, "{:?}", e.unpriced);
+    assert_eq!((e.unpriced[0].name.as_str(), e.unpriced[0].count_per_launch), (wgmma, 2.5e6));
+    let md = render_markdown(&e, &model);
+    assert!(md.contains("Work the model has no term for: **wgmma**, 2.5000e6 per launch"), "{md}");
+    assert!(serde_json::to_string(&e).unwrap().contains("\"unpriced\""));
+}

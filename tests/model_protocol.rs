@@ -93,3 +93,15 @@ fn its_held_out_set_is_the_held_out_suites() {
     }
     assert!(p.acceptance.min_kernels >= 8 && p.acceptance.max_mean_abs_error_pct <= 10.0);
 }
+
+#[test]
+fn the_candidate_terms_are_the_work_explain_reports_unpriced() {
+    let protocol = parsed();
+    let candidates: Vec<(String, Vec<String>)> =
+        protocol.candidate_terms.iter().map(|c| (c.name.clone(), c.metrics.clone())).collect();
+    let explain: Vec<(String, Vec<String>)> = energy_harness::unstable::explain::UNPRICED_WORK
+        .iter()
+        .map(|(name, metrics)| (name.to_string(), metrics.iter().map(|m| m.to_string()).collect()))
+        .collect();
+    assert_eq!(candidates, explain, "the protocol's candidate terms and explain's UNPRICED_WORK differ");
+}

@@ -231,8 +231,9 @@ pub mod unstable {
     pub mod explain {
         pub use crate::explain::nnls::{nnls, NnlsFit};
         pub use crate::explain::{
-            explain, operand_bracket, outside_prediction, render_markdown, render_svg, EnergyModel, ExplainedTerm,
-            Explanation, ModelClass, OperandBracket, RegimeCost, CLASS_KINDS, MAX_SM_CLOCK_MHZ, MODEL_SCHEMA,
+            explain, operand_bracket, outside_prediction, render_markdown, render_svg, unpriced_work, EnergyModel,
+            ExplainedTerm, Explanation, ModelClass, OperandBracket, RegimeCost, UnpricedWork, CLASS_KINDS,
+            MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, UNPRICED_WORK,
         };
         pub use crate::ncu::{
             parse_ncu_csv, parse_ncu_launches, read_ncu_csv, read_ncu_launches, KernelChoice, NcuKernel,

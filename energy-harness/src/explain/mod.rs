@@ -424,6 +424,78 @@ pub struct Explanation {
     /// data and where the measurement lies between them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bracket: Option<OperandBracket>,
+    /// Work the kernel does that the model has no term for ([`UNPRICED_WORK`]), when its
+    /// profile counted it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unpriced: Vec<UnpricedWork>,
+}
+
+/// Work the model has no term for, and the Nsight Compute metrics that count it (names as
+/// ncu 2025.3 offers them for GH100; other GPUs may lack them). The model suite's protocol
+/// lists the same candidate terms (`tests/model_protocol.rs` holds the two lists equal).
+/// When a profiled launch carries these metrics, `explain` reports the work it counts: its
+/// energy is in the unexplained part, or above the bracket.
+pub const UNPRICED_WORK: [(&str, &[&str]); 4] = [
+    ("wgmma", &["smsp__inst_executed_pipe_tensor_op_gmma.sum"]),
+    ("tma", &["l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"]),
+    (
+        "atomics",
+        &[
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+            "lts__t_sectors_op_atom.sum",
+            "lts__t_sectors_op_red.sum",
+        ],
+    ),
+    ("fp64 tensor (DMMA)", &["smsp__inst_executed_pipe_tensor_op_dmma.sum"]),
+];
+
+/// Work of a kernel that the model has no term for ([`UNPRICED_WORK`]), as counted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnpricedWork {
+    /// The candidate term's name.
+    pub name: String,
+    /// Its metrics' sum per launch (averaged over the profiled launches).
+    pub count_per_launch: f64,
+    /// The metrics summed.
+    pub metrics: Vec<String>,
+}
+
+/// The work of [`UNPRICED_WORK`] that `launches` count (every metric of an entry present in
+/// every launch and their sum above zero); entries not profiled are left out.
+pub fn unpriced_work(launches: &[&NcuKernel]) -> Vec<UnpricedWork> {
+    UNPRICED_WORK
+        .iter()
+        .filter_map(|(name, metrics)| {
+            let mut sum = 0.0;
+            for launch in launches {
+                for metric in *metrics {
+                    sum += launch.metric(metric).ok().filter(|v| v.is_finite() && *v >= 0.0)?;
+                }
+            }
+            let count_per_launch = sum / launches.len().max(1) as f64;
+            (count_per_launch > 0.0).then(|| UnpricedWork {
+                name: name.to_string(),
+                count_per_launch,
+                metrics: metrics.iter().map(|m| m.to_string()).collect(),
+            })
+        })
+        .collect()
+}
+
+/// The markdown lines naming the unpriced work of `e`, empty when there is none.
+fn unpriced_markdown(e: &Explanation) -> String {
+    e.unpriced
+        .iter()
+        .map(|u| {
+            format!(
+                "\nWork the model has no term for: **{}**, {:.4e} per launch ({}): its energy is in the measured \
+                 dynamic energy but in no term of the prediction.\n",
+                markdown_text(&u.name),
+                u.count_per_launch,
+                u.metrics.iter().map(|m| markdown_code_span(m)).collect::<Vec<_>>().join(" + ")
+            )
+        })
+        .collect()
 }
 
 /// The warning for a measured dynamic energy `measured` outside the prediction's interval
@@ -621,6 +693,7 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
         None => predicted_ci_j.and_then(|interval| outside_prediction(d.mean, interval)),
     };
     Ok(Explanation {
+        unpriced: unpriced_work(launches),
         bracket,
         predicted_ci_j,
         warning,
@@ -687,6 +760,7 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
         share(e.static_j),
         e.measured_total_j * 1e6
     ));
+    s.push_str(&unpriced_markdown(e));
     for note in &model.notes {
         s.push_str(&format!("\nNote: {}\n", markdown_text(note)));
     }
@@ -748,6 +822,7 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
         // Outside the bracket the line already opens the page as its warning.
         if e.warning.is_some() { String::new() } else { format!("\n{}.\n", capitalized(&markdown_text(&b.line))) }
     ));
+    s.push_str(&unpriced_markdown(e));
     for name in &b.constant_above_switching {
         s.push_str(&format!(
             "\nTerm `{}`: its constant-data cost exceeds its switching-data cost beyond both intervals (kept as fitted: \
