@@ -194,3 +194,51 @@ fn explain_names_work_the_model_has_no_term_for_when_its_profile_counts_it() {
     assert!(md.contains("Work the model has no term for: **wgmma**, 2.5000e6 per launch"), "{md}");
     assert!(serde_json::to_string(&e).unwrap().contains("\"unpriced\""));
 }
+
+#[test]
+fn a_run_with_constant_kernels_is_read_and_fitted_in_both_regimes() {
+    // The committed H100 run, each training kernel given a `_const` twin: the same counts,
+    // 60 % of the dynamic energy. Read through `SuiteRun` as `fit_model` reads a run, the
+    // constant fit's costs are the switching fit's times 0.6 (the fit is linear in the energies).
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
+    let board = results.join("2026-11-24-model-h100-h200/h100-board1");
+    let mut run = SuiteRun::read_run_and_ncu(&board.join("run"), &board.join("ncu")).unwrap();
+    assert!(run.constant_training().unwrap().0.is_empty(), "the committed run has no constant kernels");
+    let names: Vec<String> = run.results.keys().filter(|n| in_current_fit(n)).cloned().collect();
+    for name in &names {
+        let twin = format!("{name}_const");
+        assert!(in_constant_fit(&twin) && !in_current_fit(&twin), "{twin}");
+        let mut r = run.results[name].clone();
+        r.id = format!("{twin}/energy");
+        r.dynamic_j = r.dynamic_j.scaled(0.6);
+        run.results.insert(twin.clone(), r);
+        let launches = run.launches[name].clone();
+        run.launches.insert(twin, launches);
+    }
+    let (switching, _) = run.training().unwrap();
+    let (constant, _) = run.constant_training().unwrap();
+    assert_eq!(constant.len(), switching.len());
+    let published = EnergyModel::read_json(&results.join("model-h100.json")).unwrap();
+    let mut t = published.clone();
+    for c in &mut t.classes {
+        c.j_per_unit = 0.0;
+        c.ci_j = None;
+    }
+    let (fitted, constant_fit) = fit_regimes(&switching, &constant, t).unwrap();
+    assert!(constant_fit.is_some());
+    for c in &fitted.model.classes {
+        let k = c.constant.as_ref().expect("every class gets its constant cost");
+        if c.j_per_unit > 0.0 {
+            assert!(
+                (k.j_per_unit / c.j_per_unit - 0.6).abs() < 1e-6,
+                "{}: {} against {}",
+                c.name,
+                k.j_per_unit,
+                c.j_per_unit
+            );
+        }
+    }
+    // And the model explains with a bracket whose low end is 0.6 of its high end.
+    let b = run.explain(HELD_OUT_APPS[0], &fitted.model).unwrap().bracket.expect("a bracket");
+    assert!((b.constant_j / b.switching_j - 0.6).abs() < 1e-6, "{b:?}");
+}
