@@ -830,6 +830,8 @@ pub fn unpack_and_render(raw: &Path) -> Result<String> {
         .filter(|p| p.is_dir())
         .collect();
     calls.sort();
+    // The unpacked calls, in name order (the runs are read from them, then their `ab` reports).
+    let mut unpacked = Vec::new();
     for call in calls {
         let Some(tag) = call.file_name().and_then(|t| t.to_str()).map(str::to_string) else { continue };
         let archive = call.join(format!("{tag}.tgz"));
@@ -848,15 +850,11 @@ pub fn unpack_and_render(raw: &Path) -> Result<String> {
         if !status.success() {
             return Err(Error::new(ErrorKind::Format, format!("{}: tar failed ({status})", archive.display())));
         }
+        unpacked.push(into);
     }
     let rendered = read_calls(&work).and_then(|runs| analyze(&runs)).and_then(|mut a| {
-        let mut calls: Vec<PathBuf> = std::fs::read_dir(&work)
-            .map_err(|e| Error::io(&work, "list", e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        calls.sort();
-        for call in calls {
-            a.outcomes.extend(read_ab_reports(&call)?);
+        for call in &unpacked {
+            a.outcomes.extend(read_ab_reports(call)?);
         }
         let all: Vec<Outcome> = a
             .outcomes
