@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use energy_harness::unstable::engine::{fit_thermal, normalize, ThermalCalibration, ThermalPoint, THERMAL_SCHEMA};
-use energy_harness::unstable::report::paired::{paired_change, BenchFigure, PairFigures, RunFigures, Side};
+use energy_harness::unstable::report::paired::{paired_change, AbReport, BenchFigure, PairFigures, RunFigures, Side};
 use energy_harness::unstable::report::{compare, compare_with_baselines, ResultSet, Verdict};
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 
@@ -137,14 +137,8 @@ fn read_ab_run(path: &Path, figures: &RunFigures) -> Result<ResultFile> {
 /// recorded them; each pair is a block of its own (number 100000 + the invocation).
 fn read_ab_first_pairs(dir: &Path, tag: &str) -> Result<Vec<Run>> {
     let ab = dir.join("ab");
-    let Ok(entries) = std::fs::read_dir(&ab) else { return Ok(Vec::new()) };
-    let mut firsts: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".run1.json"))
-        .collect();
-    firsts.sort();
     let mut runs = Vec::new();
-    for first in firsts {
+    for first in ab_files(dir, ".run1.json") {
         let stem = first.file_name().map(|n| n.to_string_lossy().replace(".run1.json", "")).unwrap_or_default();
         let bad = |what: &str| Error::new(ErrorKind::Format, format!("{}: {what}", first.display()));
         let (invocation, level) = stem
@@ -156,9 +150,7 @@ fn read_ab_first_pairs(dir: &Path, tag: &str) -> Result<Vec<Run>> {
         if !second.exists() || !report_path.exists() {
             return Err(bad("its .run2.json or .ab.json is missing"));
         }
-        let text = std::fs::read_to_string(&report_path).map_err(|e| Error::io(&report_path, "read", e))?;
-        let report = energy_harness::unstable::report::paired::AbReport::parse(&text)
-            .map_err(|e| Error::new(e.kind(), format!("{}: {}", report_path.display(), e.message())))?;
+        let report = read_ab_report(&report_path)?;
         let [r1, r2, ..] = report.runs.as_slice() else { return Err(bad("its report holds fewer than two runs")) };
         if r1.side != Side::A || r2.side != Side::B {
             return Err(bad("its report's first two runs are not A then B"));
@@ -762,18 +754,28 @@ pub fn render(a: &Analysis) -> String {
     out
 }
 
+/// The files of a call's `ab/` folder whose names end with `suffix`, in name order (none
+/// when the call has no such folder).
+fn ab_files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir.join("ab")) else { return Vec::new() };
+    let mut files: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().ends_with(suffix)).collect();
+    files.sort();
+    files
+}
+
+/// An `ab.json` read back (`AbReport::parse`: every change recomputed from the runs'
+/// figures), its errors naming the file.
+fn read_ab_report(path: &Path) -> Result<AbReport> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read", e))?;
+    AbReport::parse(&text).map_err(|e| Error::new(e.kind(), format!("{}: {}", path.display(), e.message())))
+}
+
 /// The outcomes of the `cargo energy ab` invocations of one call: `ab/<n>-level<L>.ab.json`
 /// under `dir` (their figures recomputed from each run's, as `AbReport::parse` does).
 pub fn read_ab_reports(dir: &Path) -> Result<Vec<Outcome>> {
-    let ab = dir.join("ab");
-    let Ok(entries) = std::fs::read_dir(&ab) else { return Ok(Vec::new()) };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".ab.json"))
-        .collect();
-    files.sort();
     let mut outcomes = Vec::new();
-    for path in files {
+    for path in ab_files(dir, ".ab.json") {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let level = name
             .split("-level")
@@ -781,9 +783,7 @@ pub fn read_ab_reports(dir: &Path) -> Result<Vec<Outcome>> {
             .and_then(|rest| rest.split('.').next())
             .and_then(|l| l.parse::<usize>().ok())
             .ok_or_else(|| Error::new(ErrorKind::Format, format!("{}: no level in the name", path.display())))?;
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, "read", e))?;
-        let report = energy_harness::unstable::report::paired::AbReport::parse(&text)
-            .map_err(|e| Error::new(e.kind(), format!("{}: {}", path.display(), e.message())))?;
+        let report = read_ab_report(&path)?;
         for change in &report.changes {
             outcomes.push(Outcome {
                 mode: Mode::AbCommand,

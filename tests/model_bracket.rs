@@ -23,6 +23,15 @@ fn template() -> EnergyModel {
     m
 }
 
+/// The committed H100 model-suite run (board 1, results and ncu exports) and the published
+/// H100 model.
+fn committed_run_and_model() -> (SuiteRun, EnergyModel) {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
+    let board = results.join("2026-11-24-model-h100-h200/h100-board1");
+    let run = SuiteRun::read_run_and_ncu(&board.join("run"), &board.join("ncu")).unwrap();
+    (run, EnergyModel::read_json(&results.join("model-h100.json")).unwrap())
+}
+
 /// Deterministic numbers in [0, 1).
 fn lcg(state: &mut u64) -> f64 {
     *state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
@@ -93,10 +102,7 @@ fn the_two_regimes_fits_recover_their_costs_within_their_intervals() {
 
 #[test]
 fn explain_places_a_kernel_in_the_bracket_or_says_it_lies_outside() {
-    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
-    let board = results.join("2026-11-24-model-h100-h200/h100-board1");
-    let mut run = SuiteRun::read_run_and_ncu(&board.join("run"), &board.join("ncu")).unwrap();
-    let published = EnergyModel::read_json(&results.join("model-h100.json")).unwrap();
+    let (mut run, published) = committed_run_and_model();
     assert!(!published.has_constant_costs());
     let name = HELD_OUT_APPS[0];
 
@@ -171,10 +177,7 @@ fn explain_places_a_kernel_in_the_bracket_or_says_it_lies_outside() {
 #[test]
 fn explain_names_work_the_model_has_no_term_for_when_its_profile_counts_it() {
     use energy_harness::unstable::explain::{render_markdown, UNPRICED_WORK};
-    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
-    let board = results.join("2026-11-24-model-h100-h200/h100-board1");
-    let mut run = SuiteRun::read_run_and_ncu(&board.join("run"), &board.join("ncu")).unwrap();
-    let model = EnergyModel::read_json(&results.join("model-h100.json")).unwrap();
+    let (mut run, model) = committed_run_and_model();
     let name = HELD_OUT_APPS[0];
     // The committed profiles did not collect these metrics: nothing is said.
     let plain = run.explain(name, &model).unwrap();
@@ -200,9 +203,7 @@ fn a_run_with_constant_kernels_is_read_and_fitted_in_both_regimes() {
     // The committed H100 run, each training kernel given a `_const` twin: the same counts,
     // 60 % of the dynamic energy. Read through `SuiteRun` as `fit_model` reads a run, the
     // constant fit's costs are the switching fit's times 0.6 (the fit is linear in the energies).
-    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
-    let board = results.join("2026-11-24-model-h100-h200/h100-board1");
-    let mut run = SuiteRun::read_run_and_ncu(&board.join("run"), &board.join("ncu")).unwrap();
+    let (mut run, published) = committed_run_and_model();
     assert!(run.constant_training().unwrap().0.is_empty(), "the committed run has no constant kernels");
     let names: Vec<String> = run.results.keys().filter(|n| in_current_fit(n)).cloned().collect();
     for name in &names {
@@ -218,7 +219,6 @@ fn a_run_with_constant_kernels_is_read_and_fitted_in_both_regimes() {
     let (switching, _) = run.training().unwrap();
     let (constant, _) = run.constant_training().unwrap();
     assert_eq!(constant.len(), switching.len());
-    let published = EnergyModel::read_json(&results.join("model-h100.json")).unwrap();
     let mut t = published.clone();
     for c in &mut t.classes {
         c.j_per_unit = 0.0;

@@ -711,16 +711,13 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
     })
 }
 
-/// The explanation as markdown. Ids, names and notes from the result, the model and the
-/// ncu export are escaped ([`crate::report::escape`]).
-pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
-    if let Some(b) = &e.bracket {
-        return render_bracket_markdown(e, b, model);
-    }
+/// The start of an explanation in markdown, both renderings: the title, the warning when
+/// there is one, then the kernel and the model, up to the model's source (no full stop).
+fn markdown_heading(e: &Explanation, model: &EnergyModel) -> String {
     let warning = e.warning.as_ref().map(|w| format!("**{}**\n\n", markdown_text(w))).unwrap_or_default();
-    let mut s = format!(
+    format!(
         "# Where {} spends its energy\n\n{warning}{} ({}); kernel {}, {} profiled launch(es); model of the {} fitted on {} at \
-         {:.0} MHz ({}).\n\n| term | kind | units per launch | predicted, µJ | share of measured total |\n|---|---|---|---|---|\n",
+         {:.0} MHz ({})",
         markdown_code_span(&e.id),
         markdown_text(&e.gpu),
         markdown_text(&e.uuid),
@@ -730,6 +727,18 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
         markdown_text(&model.fitted_on.join(", ")),
         model.sm_clock_mhz,
         markdown_text(&model.source)
+    )
+}
+
+/// The explanation as markdown. Ids, names and notes from the result, the model and the
+/// ncu export are escaped ([`crate::report::escape`]).
+pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
+    if let Some(b) = &e.bracket {
+        return render_bracket_markdown(e, b, model);
+    }
+    let mut s = format!(
+        "{}.\n\n| term | kind | units per launch | predicted, µJ | share of measured total |\n|---|---|---|---|---|\n",
+        markdown_heading(e, model)
     );
     let share = |j: f64| format!("{:.1} %", j / e.measured_total_j * 100.0);
     for t in &e.terms {
@@ -771,7 +780,6 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
 /// total as a bracket [constant data, switching data], then the operand activity (or where
 /// outside the bracket the kernel lies).
 fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyModel) -> String {
-    let warning = e.warning.as_ref().map(|w| format!("**{}**\n\n", markdown_text(w))).unwrap_or_default();
     let uj = |j: f64, ci: Option<(f64, f64)>| {
         format!(
             "{:.1}{}",
@@ -780,19 +788,10 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
         )
     };
     let mut s = format!(
-        "# Where {} spends its energy\n\n{warning}{} ({}); kernel {}, {} profiled launch(es); model of the {} fitted on {} at \
-         {:.0} MHz ({}), in two data regimes: each prediction is a bracket from constant data (operands that never \
-         switch) to switching data (random operands).\n\n| term | kind | units per launch | constant data, µJ | switching \
-         data, µJ | share of measured total (switching) |\n|---|---|---|---|---|---|\n",
-        markdown_code_span(&e.id),
-        markdown_text(&e.gpu),
-        markdown_text(&e.uuid),
-        markdown_code_span(&e.kernel),
-        e.launches,
-        markdown_text(&model.gpu),
-        markdown_text(&model.fitted_on.join(", ")),
-        model.sm_clock_mhz,
-        markdown_text(&model.source)
+        "{}, in two data regimes: each prediction is a bracket from constant data (operands that never switch) to \
+         switching data (random operands).\n\n| term | kind | units per launch | constant data, µJ | switching data, µJ \
+         | share of measured total (switching) |\n|---|---|---|---|---|---|\n",
+        markdown_heading(e, model)
     );
     let share = |j: f64| format!("{:.1} %", j / e.measured_total_j * 100.0);
     for t in &e.terms {
