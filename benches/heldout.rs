@@ -7,16 +7,23 @@
 //! (`_constant`: one value repeated). The protocol (`docs/results/model-protocol.json`)
 //! fixes this list before any of them is measured.
 //!
-//! The cuBLAS benchmarks are the set's third-party kernels: SGEMM, DGEMM
-//! and HGEMM of NVIDIA's cuBLAS, a library the model's authors did not write, which picks its
-//! own kernels for the GPU (on Hopper, warpgroup MMA for half precision and FP64 tensor MMA
-//! for DGEMM). They run raw cudarc on the harness's stream, so they are `gpu_only`.
+//! The set's third-party kernels come from NVIDIA's libraries, which the model's authors did
+//! not write and have not read, loaded at run time through cudarc: cuBLAS (SGEMM, DGEMM and
+//! HGEMM, which pick their own kernels for the GPU: on Hopper warpgroup MMA for half
+//! precision and FP64 tensor MMA for DGEMM; SGEMV, SASUM and SGEAM, streaming kernels),
+//! cuRAND (normal and uniform floats from its default XORWOW generator) and cuFFT (batched
+//! single-precision complex FFTs). They run raw cudarc on the harness's stream, so they are
+//! `gpu_only`.
 //!
 //! The `sim(…)` figures are placeholders so that the suite runs on the simulated GPU (CI,
 //! `cargo bench -- --test`): they are neither measurements nor estimates.
 
-use energy_harness::cudarc::cublas::{sys::cublasOperation_t, CudaBlas, Gemm, GemmConfig};
+use energy_harness::cudarc::cublas::sys::{cublasOperation_t, cublasPointerMode_t};
+use energy_harness::cudarc::cublas::{CudaBlas, Gemm, GemmConfig, Gemv, GemvConfig};
+use energy_harness::cudarc::cufft::{sys as cufft_sys, CudaFft, FftDirection};
+use energy_harness::cudarc::curand::CudaRng;
 use energy_harness::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use energy_harness::cudarc::driver::{DevicePtr, DevicePtrMut};
 use energy_harness::prelude::*;
 use energy_harness::{Error, ErrorKind};
 use half::f16;
@@ -443,6 +450,265 @@ fn heldout_cublas_hgemm_own(m: &mut Matmul<f16>, stream: &Stream) -> Result<()> 
 #[energy_bench(setup = hgemm_constant, gpu_only, ops = 2 * HGEMM_N * HGEMM_N * HGEMM_N)]
 fn heldout_cublas_hgemm_constant(m: &mut Matmul<f16>, stream: &Stream) -> Result<()> {
     gemm(m, stream)
+}
+
+/// SGEMV's matrix side: 16384² floats (1 GiB), read once per call: a DRAM-bound
+/// matrix-vector product (`y = A·x`, column-major, no transpose).
+const SGEMV_N: usize = 16384;
+
+/// A matrix-vector product through cuBLAS on the harness's stream.
+struct Matvec {
+    blas: CudaBlas,
+    config: GemvConfig<f32>,
+    a: CudaSlice<f32>,
+    x: CudaSlice<f32>,
+    y: CudaSlice<f32>,
+}
+
+fn sgemv(gpu: &CudaGpu, data: Data) -> Result<Matvec> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    let n = SGEMV_N;
+    let a = stream.clone_htod(&floats(n * n, data, 14, -1.0, 1.0))?;
+    let x = stream.clone_htod(&floats(n, data, 15, -1.0, 1.0))?;
+    let y = stream.alloc_zeros::<f32>(n)?;
+    let side = n as i32;
+    let config = GemvConfig {
+        trans: cublasOperation_t::CUBLAS_OP_N,
+        m: side,
+        n: side,
+        alpha: 1.0,
+        lda: side,
+        incx: 1,
+        beta: 0.0,
+        incy: 1,
+    };
+    Ok(Matvec { blas, config, a, x, y })
+}
+
+fn sgemv_own(gpu: &CudaGpu) -> Result<Matvec> {
+    sgemv(gpu, Data::Own)
+}
+fn sgemv_constant(gpu: &CudaGpu) -> Result<Matvec> {
+    sgemv(gpu, Data::Constant)
+}
+
+#[energy_bench(setup = sgemv_own, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
+fn heldout_cublas_sgemv_own(m: &mut Matvec, stream: &Stream) -> Result<()> {
+    stream.cuda()?;
+    // SAFETY: a holds n·n floats, x and y n each, as the config says.
+    unsafe { m.blas.gemv(m.config, &m.a, &m.x, &mut m.y) }.map_err(cublas)
+}
+
+#[energy_bench(setup = sgemv_constant, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
+fn heldout_cublas_sgemv_constant(m: &mut Matvec, stream: &Stream) -> Result<()> {
+    stream.cuda()?;
+    // SAFETY: as above.
+    unsafe { m.blas.gemv(m.config, &m.a, &m.x, &mut m.y) }.map_err(cublas)
+}
+
+/// Floats summed by SASUM (256 MiB).
+const SASUM_N: usize = 1 << 26;
+
+/// A sum of absolute values through cuBLAS, its result left on the GPU (device pointer
+/// mode: no copy back, no synchronization in the timed launches).
+struct AbsSum {
+    blas: CudaBlas,
+    x: CudaSlice<f32>,
+    sum: CudaSlice<f32>,
+}
+
+fn sasum(gpu: &CudaGpu, data: Data) -> Result<AbsSum> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    blas.set_pointer_mode(cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE).map_err(cublas)?;
+    let x = stream.clone_htod(&floats(SASUM_N, data, 16, -1.0, 1.0))?;
+    let sum = stream.alloc_zeros::<f32>(1)?;
+    Ok(AbsSum { blas, x, sum })
+}
+
+fn sasum_own(gpu: &CudaGpu) -> Result<AbsSum> {
+    sasum(gpu, Data::Own)
+}
+fn sasum_constant(gpu: &CudaGpu) -> Result<AbsSum> {
+    sasum(gpu, Data::Constant)
+}
+
+fn abs_sum(s: &mut AbsSum, stream: &Stream) -> Result<()> {
+    let cuda = stream.cuda()?;
+    let (x, _x_done) = s.x.device_ptr(cuda);
+    let (sum, _sum_done) = s.sum.device_ptr_mut(cuda);
+    // SAFETY: x holds SASUM_N floats; the handle is in device pointer mode and `sum` is one
+    // float on the device.
+    unsafe {
+        energy_harness::cudarc::cublas::result::sasum(
+            *s.blas.handle(),
+            SASUM_N as i32,
+            x as *const f32,
+            1,
+            sum as *mut f32,
+        )
+    }
+    .map_err(cublas)
+}
+
+#[energy_bench(setup = sasum_own, gpu_only, bytes = 4 * SASUM_N)]
+fn heldout_cublas_sasum_own(s: &mut AbsSum, stream: &Stream) -> Result<()> {
+    abs_sum(s, stream)
+}
+
+#[energy_bench(setup = sasum_constant, gpu_only, bytes = 4 * SASUM_N)]
+fn heldout_cublas_sasum_constant(s: &mut AbsSum, stream: &Stream) -> Result<()> {
+    abs_sum(s, stream)
+}
+
+/// SGEAM's matrix side: `C = Aᵀ` of 8192² floats (256 MiB each way).
+const SGEAM_N: usize = 8192;
+
+/// A transpose through cuBLAS's SGEAM (`C = 1·Aᵀ + 0·B`).
+struct Transpose {
+    blas: CudaBlas,
+    a: CudaSlice<f32>,
+    c: CudaSlice<f32>,
+}
+
+fn sgeam(gpu: &CudaGpu, data: Data) -> Result<Transpose> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    let a = stream.clone_htod(&floats(SGEAM_N * SGEAM_N, data, 17, -1.0, 1.0))?;
+    let c = stream.alloc_zeros::<f32>(SGEAM_N * SGEAM_N)?;
+    Ok(Transpose { blas, a, c })
+}
+
+fn sgeam_own(gpu: &CudaGpu) -> Result<Transpose> {
+    sgeam(gpu, Data::Own)
+}
+fn sgeam_constant(gpu: &CudaGpu) -> Result<Transpose> {
+    sgeam(gpu, Data::Constant)
+}
+
+fn transpose_with_cublas(t: &mut Transpose, stream: &Stream) -> Result<()> {
+    let cuda = stream.cuda()?;
+    let side = SGEAM_N as i32;
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    let (a, _a_done) = t.a.device_ptr(cuda);
+    let (c, _c_done) = t.c.device_ptr_mut(cuda);
+    // SAFETY: a and c hold side² floats; host pointer mode (the default) for alpha and beta;
+    // with beta 0 cuBLAS does not read B, given as A (a valid matrix of the same shape).
+    let status = unsafe {
+        energy_harness::cudarc::cublas::sys::cublasSgeam(
+            *t.blas.handle(),
+            cublasOperation_t::CUBLAS_OP_T,
+            cublasOperation_t::CUBLAS_OP_N,
+            side,
+            side,
+            &alpha,
+            a as *const f32,
+            side,
+            &beta,
+            a as *const f32,
+            side,
+            c as *mut f32,
+            side,
+        )
+    };
+    status.result().map_err(cublas)
+}
+
+#[energy_bench(setup = sgeam_own, gpu_only, bytes = 8 * SGEAM_N * SGEAM_N)]
+fn heldout_cublas_sgeam_own(t: &mut Transpose, stream: &Stream) -> Result<()> {
+    transpose_with_cublas(t, stream)
+}
+
+#[energy_bench(setup = sgeam_constant, gpu_only, bytes = 8 * SGEAM_N * SGEAM_N)]
+fn heldout_cublas_sgeam_constant(t: &mut Transpose, stream: &Stream) -> Result<()> {
+    transpose_with_cublas(t, stream)
+}
+
+/// Floats drawn by cuRAND per call (256 MiB).
+const CURAND_N: usize = 1 << 26;
+
+/// cuRAND's default pseudo-random generator (XORWOW) on the harness's stream, and the buffer
+/// it fills. A generator reads no input: its own data is its own state, so it runs in one
+/// regime only.
+struct Generator {
+    rng: CudaRng,
+    out: CudaSlice<f32>,
+}
+
+fn curand(gpu: &CudaGpu) -> Result<Generator> {
+    let stream = gpu.stream().cuda()?;
+    let rng = CudaRng::new(35, stream.clone()).map_err(curand_error)?;
+    let out = stream.alloc_zeros::<f32>(CURAND_N)?;
+    Ok(Generator { rng, out })
+}
+
+/// A cuRAND status as the harness's error.
+fn curand_error(e: energy_harness::cudarc::curand::result::CurandError) -> Error {
+    Error::new(ErrorKind::Cuda, format!("cuRAND: {e:?}"))
+}
+
+#[energy_bench(setup = curand, gpu_only, bytes = 4 * CURAND_N)]
+fn heldout_curand_normal_own(g: &mut Generator, stream: &Stream) -> Result<()> {
+    stream.cuda()?;
+    g.rng.fill_with_normal(&mut g.out, 0.0, 1.0).map_err(curand_error)
+}
+
+#[energy_bench(setup = curand, gpu_only, bytes = 4 * CURAND_N)]
+fn heldout_curand_uniform_own(g: &mut Generator, stream: &Stream) -> Result<()> {
+    stream.cuda()?;
+    g.rng.fill_with_uniform(&mut g.out).map_err(curand_error)
+}
+
+/// cuFFT's transform length and batch: 4096 transforms of 4096 complex floats (128 MiB).
+const FFT_LEN: usize = 4096;
+const FFT_BATCH: usize = 4096;
+
+/// Batched forward C2C FFTs through cuFFT, out of place, on the harness's stream.
+struct Fft {
+    plan: CudaFft,
+    input: CudaSlice<cufft_sys::float2>,
+    output: CudaSlice<cufft_sys::float2>,
+}
+
+/// A cuFFT status as the harness's error.
+fn cufft_error(e: energy_harness::cudarc::cufft::result::CufftError) -> Error {
+    Error::new(ErrorKind::Cuda, format!("cuFFT: {e:?}"))
+}
+
+fn fft(gpu: &CudaGpu, data: Data) -> Result<Fft> {
+    let stream = gpu.stream().cuda()?;
+    let n = FFT_LEN * FFT_BATCH;
+    let plan = CudaFft::plan_1d(FFT_LEN as i32, cufft_sys::cufftType::CUFFT_C2C, FFT_BATCH as i32, stream.clone())
+        .map_err(cufft_error)?;
+    let re = floats(n, data, 18, -1.0, 1.0);
+    let im = floats(n, data, 19, -1.0, 1.0);
+    let values: Vec<cufft_sys::float2> = re.iter().zip(&im).map(|(&x, &y)| cufft_sys::float2 { x, y }).collect();
+    let input = stream.clone_htod(&values)?;
+    let output = stream.alloc_zeros::<cufft_sys::float2>(n)?;
+    Ok(Fft { plan, input, output })
+}
+
+fn fft_own(gpu: &CudaGpu) -> Result<Fft> {
+    fft(gpu, Data::Own)
+}
+fn fft_constant(gpu: &CudaGpu) -> Result<Fft> {
+    fft(gpu, Data::Constant)
+}
+
+fn forward_fft(f: &mut Fft, stream: &Stream) -> Result<()> {
+    stream.cuda()?;
+    f.plan.exec_c2c(&mut f.input, &mut f.output, FftDirection::Forward).map_err(cufft_error)
+}
+
+#[energy_bench(setup = fft_own, gpu_only, bytes = 16 * FFT_LEN * FFT_BATCH)]
+fn heldout_cufft_c2c_own(f: &mut Fft, stream: &Stream) -> Result<()> {
+    forward_fft(f, stream)
+}
+
+#[energy_bench(setup = fft_constant, gpu_only, bytes = 16 * FFT_LEN * FFT_BATCH)]
+fn heldout_cufft_c2c_constant(f: &mut Fft, stream: &Stream) -> Result<()> {
+    forward_fft(f, stream)
 }
 
 energy_main!();

@@ -73,6 +73,10 @@ pub struct HeldOutKernel {
     /// What it uses that the model has no term for (candidate terms' names).
     #[serde(default)]
     pub uses_untermed: Vec<String>,
+    /// Whether the model's authors did not write it (a library's kernels): the goal is
+    /// judged on these alone.
+    #[serde(default)]
+    pub third_party: bool,
 }
 
 /// A baseline predictor run on the same test as the model.
@@ -129,6 +133,10 @@ pub struct Protocol {
     pub baselines: Vec<Baseline>,
     /// The acceptance rule.
     pub acceptance: Acceptance,
+    /// Rules fixed before the held-out measurements: how the fit, the predictions and a
+    /// missing measurement are handled.
+    #[serde(default)]
+    pub rules: Vec<String>,
 }
 
 impl Protocol {
@@ -188,6 +196,11 @@ impl Protocol {
     /// The committed protocol ([`PROTOCOL_JSON`]), its hash verified.
     pub fn committed() -> Result<Protocol> {
         Protocol::parse(PROTOCOL_JSON, "docs/results/model-protocol.json")?.verified("docs/results/model-protocol.json")
+    }
+
+    /// Whether `benchmark` is a third-party held-out kernel (false for one not listed).
+    pub fn is_third_party(&self, benchmark: &str) -> bool {
+        self.held_out.iter().any(|h| h.benchmark == benchmark && h.third_party)
     }
 
     /// The distinct held-out sources (a kernel on two data regimes counts once).

@@ -15,6 +15,7 @@ fn case(benchmark: &str, regime: &str, measured_j: f64, predicted_j: f64, bracke
     Case {
         benchmark: benchmark.into(),
         regime: regime.into(),
+        third_party: !benchmark.starts_with("heldout_p_"),
         measured_j,
         time_s: measured_j / 200.0,
         predicted_j,
@@ -39,6 +40,8 @@ fn known_errors_baselines_and_coverage() {
         case("heldout_a_own", "own", 1.0, 1.1, (0.9, 1.2)),
         case("heldout_a_constant", "constant", 0.5, 0.55, (0.6, 1.2)),
         case("heldout_b_own", "own", 2.0, 1.9, (1.5, 2.5)),
+        // A project-written kernel: reported apart, not counted toward the goal.
+        case("heldout_p_own", "own", 1.0, 1.5, (0.5, 0.8)),
     ];
     let a = analyse(&cases, &baselines).unwrap();
     assert!((a.rows[0].error_pct - 10.0).abs() < 1e-9);
@@ -59,7 +62,18 @@ fn known_errors_baselines_and_coverage() {
     assert_eq!(a.in_bracket, (2, 3));
     assert!((a.rows[1].activity.unwrap() + 1.0 / 6.0).abs() < 1e-9);
     let md = render_markdown(&a);
-    assert!(md.contains("| `heldout_b_own` | own |") && md.contains("-5.0 %") && md.contains("2 of 3"), "{md}");
+    assert!(
+        md.contains("| `heldout_b_own` | third party | own |") && md.contains("-5.0 %") && md.contains("2 of 3"),
+        "{md}"
+    );
+    // The project-written kernel: its own figures, none of the goal's.
+    assert_eq!(a.model_project.unwrap().kernels, 1);
+    assert!((a.model_project.unwrap().mean_pct - 50.0).abs() < 1e-9);
+    assert_eq!(a.in_bracket_project, (0, 1));
+    assert!(
+        md.contains("| `heldout_p_own` | this project | own |") && md.contains("inside the bracket: 0 of 1"),
+        "{md}"
+    );
     // Against the protocol: two kernels are too few, and 2 of 3 inside is below 90 %.
     let wrong = a.shortfalls(&Protocol::committed().unwrap().acceptance);
     assert_eq!(wrong.len(), 2, "{wrong:?}");
@@ -119,6 +133,6 @@ fn a_one_launch_prediction_is_explains() {
     let (j, interval) = predict(&model, result, last).unwrap();
     let e = explain(&model, result, &[&last[0]]).unwrap();
     assert_eq!((j, interval), (e.predicted_dynamic_j, e.predicted_ci_j));
-    let c = Case::measure(name, "own", &model, result, launches, 1).unwrap();
+    let c = Case::measure(name, "own", false, &model, result, launches, 1).unwrap();
     assert_eq!((c.predicted_j, c.measured_j), (j, result.dynamic_j.mean));
 }

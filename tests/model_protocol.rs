@@ -92,6 +92,30 @@ fn its_held_out_set_is_the_held_out_suites() {
         assert!(header.contains("Origin:") && header.contains("License:"), "{source}: {header}");
     }
     assert!(p.acceptance.min_kernels >= 8 && p.acceptance.max_mean_abs_error_pct <= 10.0);
+    // The goal is judged on kernels the model's authors did not write: at least as many
+    // third-party library calls on their own data as the goal counts, and no CUDA C file of
+    // this repository among them.
+    let third: Vec<&str> =
+        p.held_out.iter().filter(|h| h.third_party && h.regime == "own").map(|h| h.source.as_str()).collect();
+    assert!(third.len() >= p.acceptance.min_kernels, "{third:?}");
+    assert!(third.iter().all(|s| !s.ends_with(".cu")), "{third:?}");
+    for h in p.held_out.iter().filter(|h| h.third_party) {
+        assert!(p.is_third_party(&h.benchmark));
+        assert!(h.origin.contains("NVIDIA") && h.origin.contains("loaded at run time"), "{}", h.benchmark);
+    }
+}
+
+#[test]
+fn it_is_frozen_with_its_rules() {
+    let p = parsed();
+    assert_eq!(p.status, "frozen");
+    assert!(p.training_pending.is_empty());
+    // The rules fixed before the held-out measurements: the fit reads only training kernels,
+    // a missing measurement is named, the goal is judged on the third-party kernels.
+    let rules = p.rules.join("\n");
+    for needed in ["before any held-out benchmark is measured", "counts as missing", "third_party"] {
+        assert!(rules.contains(needed), "the protocol's rules do not say `{needed}`:\n{rules}");
+    }
 }
 
 #[test]
