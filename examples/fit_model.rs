@@ -52,6 +52,10 @@ struct FitReport {
     predictions: Vec<Prediction>,
     selection_mape_pct: f64,
     held_out_mape_pct: f64,
+    /// Applications measured but not profiled (their ncu export missing or cut short): not
+    /// predicted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_profiled: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -149,8 +153,14 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
         [("held out", &HELD_OUT_APPS), ("term selection", &SELECTION_APPS), ("zero operands", &ZERO_OPERAND_APPS)];
     let mut predictions = Vec::new();
     let mut explanations: Vec<Explanation> = Vec::new();
+    let mut not_profiled = Vec::new();
     for (set, names) in sets {
         for &name in names {
+            if let Some(why) = suite.unprofiled.get(name) {
+                eprintln!("not predicted: {why}");
+                not_profiled.push(name.to_string());
+                continue;
+            }
             let e = suite.explain(name, &fitted.model)?;
             write_atomically(
                 &out.join("apps").join(format!("{name}.md")),
@@ -183,6 +193,7 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
         selection_mape_pct: set_mape("term selection"),
         held_out_mape_pct: set_mape("held out"),
         predictions,
+        not_profiled,
     };
     let mut md = render(&fitted.model, &report, &training);
     if let Some(constant_fit) = &constant_fit {
@@ -288,12 +299,19 @@ fn render(model: &EnergyModel, report: &FitReport, training: &[energy_suites::mo
             p.error_pct
         ));
     }
+    let predicted = |set: &str| report.predictions.iter().filter(|p| p.set == set).count();
     s.push_str(&format!(
         "\nMean absolute error: held out {:.1} % ({} kernels); term selection {:.1} % ({} kernels).\n",
         report.held_out_mape_pct,
-        HELD_OUT_APPS.len(),
+        predicted("held out"),
         report.selection_mape_pct,
-        SELECTION_APPS.len()
+        predicted("term selection")
     ));
+    if !report.not_profiled.is_empty() {
+        s.push_str(&format!(
+            "\nNot predicted (measured, their ncu profile missing or cut short): {}.\n",
+            report.not_profiled.join(", ")
+        ));
+    }
     s
 }

@@ -12,7 +12,10 @@ use energy_harness::unstable::explain::{explain, EnergyModel, NcuKernel};
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use serde::Serialize;
 
-use crate::protocol::Acceptance;
+use std::path::Path;
+
+use crate::model::{measured_launches, SuiteRun};
+use crate::protocol::{Acceptance, Protocol};
 
 /// The ncu metric the instruction-count baseline counts: executed warp-instructions.
 pub const INSTRUCTIONS_METRIC: &str = "smsp__inst_executed.sum";
@@ -48,17 +51,95 @@ pub fn last_iteration<'a>(launches: &'a [NcuKernel], per_iteration: usize, what:
     Ok(last)
 }
 
+/// Iterations a `--test` run of a benchmark launches (after its setup launches).
+pub const TEST_ITERATIONS: usize = 3;
+
+/// Launches per iteration of a benchmark profiled under `--test`: the largest `p` whose
+/// last [`TEST_ITERATIONS`]·`p` launches repeat one sequence of `p` kernel names. A library
+/// call may launch several kernels, and one-time work (cuRAND seeds its generator on the
+/// first call) precedes the iterations; the largest repeat that fits is the iteration (an
+/// iteration of two launches of one kernel is two, not one). An error says when nothing
+/// repeats.
+pub fn launches_per_iteration(launches: &[NcuKernel], what: &str) -> Result<usize> {
+    let n = launches.len();
+    (1..=n / TEST_ITERATIONS)
+        .rev()
+        .find(|&p| {
+            let tail = &launches[n - TEST_ITERATIONS * p..];
+            (0..p).all(|i| (1..TEST_ITERATIONS).all(|k| tail[i].name == tail[k * p + i].name))
+        })
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Format,
+                format!(
+                    "{what}: {n} profiled launch(es) whose last ones do not repeat {TEST_ITERATIONS} times: not a \
+                     `--test` run of one benchmark"
+                ),
+            )
+        })
+}
+
+/// Sensor ticks a measurement's windows must span for their energy to rest on the sensor
+/// (fewer: the window lies between two updates and its energy is interpolated, not
+/// measured).
+pub const MIN_TICKS_PER_WINDOW: f64 = 1.0;
+
+/// Why a result cannot be tested against (`None`: it can): windows spanning fewer than
+/// [`MIN_TICKS_PER_WINDOW`] sensor ticks.
+pub fn unmeasured(result: &ResultFile) -> Option<String> {
+    (result.ticks_per_window < MIN_TICKS_PER_WINDOW).then(|| {
+        format!(
+            "its windows span {:.2} sensor tick(s) ({} launch(es) of {} each): shorter than one update of the \
+             sensor, their energy is interpolated, not measured",
+            result.ticks_per_window,
+            result.launches_per_window,
+            energy_harness::units::format_si(result.time_s.mean, "s", 3)
+        )
+    })
+}
+
 /// The model's prediction of one iteration: every launch priced by `explain` against the
-/// measured `result`, summed (J), with the summed interval (`None` when a launch has none).
-pub fn predict(model: &EnergyModel, result: &ResultFile, iteration: &[NcuKernel]) -> Result<(f64, Option<(f64, f64)>)> {
-    let mut j = 0.0;
-    let mut interval = Some((0.0, 0.0));
+/// measured result, summed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Prediction {
+    /// Dynamic energy on switching data (the model's prediction), J.
+    pub switching_j: f64,
+    /// Its 95 % interval, J (`None` when a launch has none).
+    pub switching_ci_j: Option<(f64, f64)>,
+    /// Dynamic energy on constant data, J (`None`: the model has no constant-data costs).
+    pub constant_j: Option<f64>,
+    /// The bracket, J: from the constant-data prediction's 95 % low end to the switching-data
+    /// prediction's high end, as `cargo energy explain` places a kernel inside or outside it
+    /// (`None`: no constant-data costs).
+    pub bracket_j: Option<(f64, f64)>,
+    /// The work without a term that any launch's profile counts, by name, in
+    /// `UNPRICED_WORK`'s order.
+    pub unpriced: Vec<String>,
+}
+
+/// [`Prediction`] of one iteration's launches with `model`, against the measured `result`.
+pub fn predict(model: &EnergyModel, result: &ResultFile, iteration: &[NcuKernel]) -> Result<Prediction> {
+    let mut p = Prediction {
+        switching_j: 0.0,
+        switching_ci_j: Some((0.0, 0.0)),
+        constant_j: Some(0.0),
+        bracket_j: Some((0.0, 0.0)),
+        unpriced: Vec::new(),
+    };
     for launch in iteration {
         let e = explain(model, result, &[launch])?;
-        j += e.predicted_dynamic_j;
-        interval = interval.zip(e.predicted_ci_j).map(|((lo, hi), (a, b))| (lo + a, hi + b));
+        for work in &e.unpriced {
+            if !p.unpriced.contains(&work.name) {
+                p.unpriced.push(work.name.clone());
+            }
+        }
+        p.switching_j += e.predicted_dynamic_j;
+        p.switching_ci_j = p.switching_ci_j.zip(e.predicted_ci_j).map(|((lo, hi), (a, b))| (lo + a, hi + b));
+        p.constant_j = p.constant_j.zip(e.bracket.as_ref()).map(|(sum, b)| sum + b.constant_j);
+        p.bracket_j =
+            p.bracket_j.zip(e.bracket.as_ref()).map(|((lo, hi), b)| (lo + b.constant_ci_j.0, hi + b.switching_ci_j.1));
     }
-    Ok((j, interval))
+    Ok(p)
 }
 
 /// Executed warp-instructions over `launches` ([`INSTRUCTIONS_METRIC`]).
@@ -82,8 +163,11 @@ pub struct Case {
     pub time_s: f64,
     /// The model's dynamic energy, J.
     pub predicted_j: f64,
-    /// The predicted bracket, J: [constant-data, switching-data] where both fits exist, else
-    /// the prediction's interval (`None`: neither).
+    /// The model's dynamic energy on constant data, J (`None`: no constant-data costs).
+    pub constant_j: Option<f64>,
+    /// The predicted bracket, J: the constant-data prediction's low end to the
+    /// switching-data prediction's high end ([`Prediction::bracket_j`]; `None`: no
+    /// constant-data costs).
     pub bracket_j: Option<(f64, f64)>,
     /// Executed warp-instructions (`None`: not profiled).
     pub instructions: Option<f64>,
@@ -92,6 +176,12 @@ pub struct Case {
     /// Measured active idle, W: what turns a dynamic prediction into a total one
     /// (`predicted + idle × time`, the static part taken from the measurement).
     pub idle_w: f64,
+    /// The lowest and highest SM clock of its windows, MHz (`None`: not recorded): below
+    /// the model's clock at the power cap, where an operation costs less than the model's.
+    pub sm_clock_mhz: Option<(u32, u32)>,
+    /// Work its profile counts that the model has no term for (`explain`'s unpriced work:
+    /// wgmma, TMA, atomics, DMMA), by name.
+    pub unpriced: Vec<String>,
 }
 
 impl Case {
@@ -108,18 +198,21 @@ impl Case {
         per_iteration: usize,
     ) -> Result<Case> {
         let iteration = last_iteration(launches, per_iteration, benchmark)?;
-        let (predicted_j, bracket_j) = predict(model, result, iteration)?;
+        let prediction = predict(model, result, iteration)?;
         Ok(Case {
             benchmark: benchmark.into(),
             regime: regime.into(),
             third_party,
             measured_j: result.dynamic_j.mean,
             time_s: result.time_s.mean,
-            predicted_j,
-            bracket_j,
+            predicted_j: prediction.switching_j,
+            constant_j: prediction.constant_j,
+            bracket_j: prediction.bracket_j,
             instructions: instructions(iteration).ok(),
             measured_total_j: result.energy_j.mean,
             idle_w: result.idle_w,
+            sm_clock_mhz: crate::model::clock_range(result),
+            unpriced: prediction.unpriced,
         })
     }
 }
@@ -182,7 +275,8 @@ pub struct Row {
     pub instruction_error_pct: Option<f64>,
     /// Whether the measured value lies inside the bracket (`None`: no bracket).
     pub in_bracket: Option<bool>,
-    /// Operand activity: (measured − low) / (high − low) of the bracket.
+    /// Operand activity: (measured − constant) / (switching − constant) of the predictions
+    /// (`None`: no constant-data costs, or switching not above constant).
     pub activity: Option<f64>,
     /// The model's error on total energy (`predicted + idle × time` against the measured
     /// total), percent.
@@ -281,7 +375,7 @@ pub fn analyse(cases: &[Case], baselines: &Baselines) -> Result<Analysis> {
             ));
         }
         let in_bracket = c.bracket_j.map(|(lo, hi)| (lo..=hi).contains(&c.measured_j));
-        let activity = c.bracket_j.filter(|(lo, hi)| hi > lo).map(|(lo, hi)| (c.measured_j - lo) / (hi - lo));
+        let activity = c.constant_j.filter(|k| c.predicted_j > *k).map(|k| (c.measured_j - k) / (c.predicted_j - k));
         rows.push(Row {
             case: c.clone(),
             error_pct: error_pct(c.predicted_j, c.measured_j),
@@ -369,14 +463,14 @@ fn mean_text(m: Option<MeanError>) -> String {
 /// project-written), then the mean errors and the bracket's coverage.
 pub fn render_markdown(a: &Analysis) -> String {
     let mut out = String::from(
-        "| benchmark | written by | data | measured | predicted | bracket [constant, switching] | error | error on total | time × power | instructions | in bracket | activity |\n\
-         |---|---|---|---:|---:|---|---:|---:|---:|---:|---|---:|\n",
+        "| benchmark | written by | data | measured | predicted | bracket [constant, switching] | error | error on total | time × power | instructions | in bracket | activity | SM clock, MHz | work without a term |\n\
+         |---|---|---|---:|---:|---|---:|---:|---:|---:|---|---:|---|---|\n",
     );
     let ordered = a.rows.iter().filter(|r| r.case.third_party).chain(a.rows.iter().filter(|r| !r.case.third_party));
     for r in ordered {
         let c = &r.case;
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             c.benchmark,
             if c.third_party { "third party" } else { "this project" },
             c.regime,
@@ -393,6 +487,12 @@ pub fn render_markdown(a: &Analysis) -> String {
             r.instruction_error_pct.map_or("–".into(), pct),
             r.in_bracket.map_or("–", |b| if b { "yes" } else { "no" }),
             r.activity.map_or("–".into(), |x| format!("{x:.2}")),
+            match c.sm_clock_mhz {
+                Some((low, high)) if low == high => format!("{low}"),
+                Some((low, high)) => format!("{low}–{high}"),
+                None => "–".into(),
+            },
+            if c.unpriced.is_empty() { "–".to_string() } else { c.unpriced.join(", ") },
         ));
     }
     out.push_str(&format!(
@@ -413,4 +513,129 @@ pub fn render_markdown(a: &Analysis) -> String {
         a.in_bracket_project.1,
     ));
     out
+}
+
+/// One board's held-out test under the committed protocol, as `examples/heldout.rs` writes it
+/// (`heldout.md`, `heldout.json` in the board's folder).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BoardReport {
+    /// The GPU model.
+    pub gpu: String,
+    /// The board's UUID.
+    pub uuid: String,
+    /// The protocol's hash (the model's and the committed protocol's).
+    pub protocol_hash: String,
+    /// The clock the model was fitted at, MHz.
+    pub model_sm_clock_mhz: f64,
+    /// The baselines, fitted on the model's training kernels.
+    pub baselines: Baselines,
+    /// The analysis of every tested benchmark.
+    pub analysis: Analysis,
+    /// Held-out benchmarks that could not be tested, with why.
+    pub missing: Vec<(String, String)>,
+    /// What the acceptance rule finds short (empty: met).
+    pub shortfalls: Vec<String>,
+}
+
+/// The held-out test of the board whose folder is `board`: `run-model/` and `ncu-model/`
+/// (the training suite and its ncu exports), `run-heldout/` and `ncu-heldout/` (the held-out
+/// suite), `fit/model.json` (fit_model's fit of that training run, under the committed
+/// protocol: another protocol's model is refused). Every held-out benchmark of the protocol
+/// is tested or listed as missing with why (not measured, windows shorter than a sensor
+/// tick, ncu export missing, partial or not one `--test` run); messages name files under
+/// `shown_as` instead of `board`, so the report is the same wherever the folder lies.
+pub fn board_report(board: &Path, shown_as: &str) -> Result<BoardReport> {
+    let protocol = Protocol::committed()?;
+    let model = EnergyModel::read_json(&board.join("fit/model.json"))?;
+    if model.protocol_hash.as_deref() != Some(protocol.hash.as_str()) {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "{shown_as}/fit/model.json: fitted under protocol {:?}, not the committed {}: refit it with fit_model",
+                model.protocol_hash, protocol.hash
+            ),
+        ));
+    }
+    // The baselines, fitted on the training kernels the model was fitted on.
+    let training = SuiteRun::read_run_and_ncu(&board.join("run-model"), &board.join("ncu-model"))?;
+    let (kept, _) = training.training()?;
+    let mut points = Vec::with_capacity(kept.len());
+    for o in &kept {
+        let (result, launches) = training.profiled(&o.name)?;
+        let measured = measured_launches(launches, &o.name)?;
+        points.push(TrainingPoint {
+            dynamic_j: o.dynamic_j,
+            time_s: result.time_s.mean,
+            instructions: instructions(&measured).ok().map(|i| i / measured.len() as f64),
+        });
+    }
+    let baselines = Baselines::fit(&points)?;
+
+    let held = SuiteRun::read_run_and_ncu(&board.join("run-heldout"), &board.join("ncu-heldout"))?;
+    let mut cases = Vec::new();
+    let mut missing = Vec::new();
+    let relative = |text: String| text.replace(&board.display().to_string(), shown_as);
+    for h in &protocol.held_out {
+        let Some(result) = held.results.get(&h.benchmark) else {
+            missing.push((h.benchmark.clone(), "not measured: no result in the run".to_string()));
+            continue;
+        };
+        if let Some(why) = unmeasured(result) {
+            missing.push((h.benchmark.clone(), why));
+            continue;
+        }
+        let case = held.profiled(&h.benchmark).and_then(|(result, launches)| {
+            let per_iteration = launches_per_iteration(launches, &h.benchmark)?;
+            Case::measure(&h.benchmark, &h.regime, h.third_party, &model, result, launches, per_iteration)
+        });
+        match case {
+            Ok(c) => cases.push(c),
+            Err(e) => missing.push((h.benchmark.clone(), relative(e.to_string()))),
+        }
+    }
+    let analysis = analyse(&cases, &baselines)?;
+    let shortfalls = analysis.shortfalls(&protocol.acceptance);
+    let first =
+        held.results.values().next().ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no held-out result"))?;
+    Ok(BoardReport {
+        gpu: first.device.name.clone(),
+        uuid: first.device.uuid.clone(),
+        protocol_hash: protocol.hash,
+        model_sm_clock_mhz: model.sm_clock_mhz,
+        baselines,
+        analysis,
+        missing,
+        shortfalls,
+    })
+}
+
+/// A board's held-out test as markdown: what it rests on, the table, the missing
+/// benchmarks, the acceptance rule's verdict.
+pub fn render_board(r: &BoardReport) -> String {
+    let mut s = format!(
+        "# Held-out test: {} ({})\n\nProtocol {} (frozen before these measurements); the model fitted on this board's \
+         training run in both data regimes, at {:.0} MHz. Baselines: time × {:.1} W (the training kernels' mean \
+         dynamic power); {}.\n\n",
+        r.gpu,
+        r.uuid,
+        r.protocol_hash,
+        r.model_sm_clock_mhz,
+        r.baselines.mean_power_w,
+        r.baselines
+            .j_per_instruction
+            .map_or("no instruction-count baseline".to_string(), |c| format!("{:.2} nJ per warp-instruction", c * 1e9)),
+    );
+    s.push_str(&render_markdown(&r.analysis));
+    if !r.missing.is_empty() {
+        s.push_str("\nNot tested (the protocol counts them as missing):\n\n");
+        for (name, why) in &r.missing {
+            s.push_str(&format!("- `{name}`: {why}\n"));
+        }
+    }
+    s.push_str(&if r.shortfalls.is_empty() {
+        "\nThe protocol's acceptance rule: met on this board.\n".to_string()
+    } else {
+        format!("\nThe protocol's acceptance rule: not met on this board: {}.\n", r.shortfalls.join("; "))
+    });
+    s
 }

@@ -364,6 +364,16 @@ pub fn mape_pct(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
     (!errors.is_empty()).then(|| errors.iter().sum::<f64>() / errors.len() as f64)
 }
 
+/// The first error line (`==ERROR==`) that ncu printed for an export, in the export itself
+/// (ncu writes its messages to standard output, before the CSV) or in the standard error
+/// file beside it; `None` when neither holds one (or neither exists).
+pub fn ncu_error(export: &Path, stderr: &Path) -> Option<String> {
+    [export, stderr].iter().find_map(|path| {
+        let text = std::fs::read_to_string(path).ok()?;
+        text.lines().find(|l| l.starts_with("==ERROR==")).map(|l| l.trim().to_string())
+    })
+}
+
 /// The model suite's run read back: results by benchmark and each one's ncu launches
 /// (`ncu_dir/<benchmark>.csv`).
 pub struct SuiteRun {
@@ -371,27 +381,53 @@ pub struct SuiteRun {
     pub results: BTreeMap<String, ResultFile>,
     /// ncu launches by benchmark name.
     pub launches: BTreeMap<String, Vec<NcuKernel>>,
+    /// Benchmarks measured but without a readable ncu export, with why (a profile cut by
+    /// its time limit, or not taken): any use of one is an error naming the reason.
+    pub unprofiled: BTreeMap<String, String>,
 }
 
 impl SuiteRun {
     /// Reads the run directory (a `cargo bench --bench model` run) and the ncu exports. A
-    /// benchmark without its export is an error naming the file.
+    /// benchmark whose export is missing or unreadable, or whose ncu run printed an error
+    /// (an `==ERROR==` line in the export or in `<benchmark>.err` beside it: the export is
+    /// partial),
+    /// is listed in [`SuiteRun::unprofiled`]: the fit refuses it if it is a training kernel.
     pub fn read_run_and_ncu(run_dir: &Path, ncu_dir: &Path) -> Result<SuiteRun> {
         let set = ResultSet::read_run(run_dir)?;
         let mut results = BTreeMap::new();
         let mut launches = BTreeMap::new();
+        let mut unprofiled = BTreeMap::new();
         for (id, result) in set.results {
             let name = id.split('/').next().unwrap_or(&id).to_string();
             let path = ncu_dir.join(format!("{name}.csv"));
-            let read = read_ncu_csv(&path).map_err(|e| e.context(format!("the ncu export of `{name}`")))?;
-            launches.insert(name.clone(), read);
+            // ncu writes what it profiled before an error (a launch it failed to profile, a
+            // run cut by a time limit): such an export is partial, whatever it holds.
+            if let Some(error) = ncu_error(&path, &ncu_dir.join(format!("{name}.err"))) {
+                unprofiled.insert(
+                    name.clone(),
+                    format!("the ncu export of `{name}` is partial: its ncu run printed `{}`", error.trim()),
+                );
+                results.insert(name, result);
+                continue;
+            }
+            match read_ncu_csv(&path) {
+                Ok(read) => {
+                    launches.insert(name.clone(), read);
+                }
+                Err(e) => {
+                    unprofiled.insert(name.clone(), e.context(format!("the ncu export of `{name}`")).to_string());
+                }
+            }
             results.insert(name, result);
         }
-        Ok(SuiteRun { results, launches })
+        Ok(SuiteRun { results, launches, unprofiled })
     }
 
-    /// Benchmark `name`'s result and ncu launches.
-    fn benchmark(&self, name: &str) -> Result<(&ResultFile, &[NcuKernel])> {
+    /// Benchmark `name`'s result and all its profiled launches (setup launches included).
+    pub fn profiled(&self, name: &str) -> Result<(&ResultFile, &[NcuKernel])> {
+        if let Some(why) = self.unprofiled.get(name) {
+            return Err(Error::new(ErrorKind::InvalidInput, why.clone()));
+        }
         match (self.results.get(name), self.launches.get(name)) {
             (Some(result), Some(launches)) => Ok((result, launches)),
             _ => Err(Error::new(ErrorKind::InvalidInput, format!("no result or ncu export of `{name}` in the run"))),
@@ -400,7 +436,7 @@ impl SuiteRun {
 
     /// The observation of benchmark `name`.
     pub fn observation(&self, name: &str) -> Result<Observation> {
-        let (result, launches) = self.benchmark(name)?;
+        let (result, launches) = self.profiled(name)?;
         observe(name, result, launches)
     }
 
@@ -450,7 +486,7 @@ impl SuiteRun {
 
     /// `cargo energy explain`'s explanation of benchmark `name` with `model`.
     pub fn explain(&self, name: &str, model: &EnergyModel) -> Result<Explanation> {
-        let (result, launches) = self.benchmark(name)?;
+        let (result, launches) = self.profiled(name)?;
         let chosen = measured_launches(launches, name)?;
         let refs: Vec<&NcuKernel> = chosen.iter().collect();
         explain(model, result, &refs)

@@ -7,13 +7,16 @@
 //! summarized, `kernels` in its JSON) give its rows, checks, JSON and markdown; the board
 //! pages come from those tables; a memory table comes from its points file, its Nsight
 //! Compute profile and the instruction table of its DIV cross-check; an application's
-//! explanation comes from the model-suite run, its ncu exports and the fitted model.
+//! explanation comes from the model-suite run, its ncu exports and the fitted model; a
+//! board's held-out test comes from its training and held-out runs, their ncu exports and
+//! the model fitted on that training run.
 
 use std::path::{Path, PathBuf};
 
 use energy_harness::unstable::explain::{render_markdown as render_explanation, EnergyModel};
 use energy_harness::{Error, ErrorKind, Result};
 
+use crate::heldout::{board_report, render_board};
 use crate::instructions::suite::{board_ratios, read_table, rebuild_table, render_board_ratios, render_markdown};
 use crate::memory::suite::{
     attach_hit_rates, build_table, div_reference, load_points, load_table, read_hit_rates, render_block_svg,
@@ -62,6 +65,13 @@ pub const MODEL_FITS: [(&str, &str); 6] = [
     ("h100-board2/predicted-with-board1", "h100-board2"),
     ("h100-board3/predicted-with-board1", "h100-board3"),
 ];
+
+/// The held-out tests under the frozen protocol (issue 35): board folders under
+/// `2026-11-26-model-protocol-h100-h200/`, each with its runs, ncu exports and fit.
+pub const HELDOUT_BOARDS: [&str; 2] = ["h100-board1", "h100-board2"];
+
+/// The folder of [`HELDOUT_BOARDS`].
+pub const HELDOUT_DIR: &str = "2026-11-26-model-protocol-h100-h200";
 
 fn json<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string_pretty(value).map_err(|e| Error::new(ErrorKind::Format, format!("cannot serialize: {e}")))
@@ -140,10 +150,23 @@ pub fn explanation_pages(results: &Path) -> Result<Vec<Page>> {
     Ok(pages)
 }
 
+/// Each board's held-out test (`heldout.md`, `heldout.json`), from its runs, ncu exports
+/// and fitted model, as `cargo run --example heldout` writes it.
+pub fn heldout_pages(results: &Path) -> Result<Vec<Page>> {
+    let mut pages = Vec::new();
+    for board in HELDOUT_BOARDS {
+        let report = board_report(&results.join(HELDOUT_DIR).join(board), board)?;
+        pages.push(Page { path: format!("{HELDOUT_DIR}/{board}/heldout.md").into(), text: render_board(&report) });
+        pages.push(Page { path: format!("{HELDOUT_DIR}/{board}/heldout.json").into(), text: json(&report)? + "\n" });
+    }
+    Ok(pages)
+}
+
 /// Every page this module regenerates.
 pub fn all_pages(results: &Path) -> Result<Vec<Page>> {
     let mut pages = instruction_pages(results)?;
     pages.extend(memory_pages(results)?);
     pages.extend(explanation_pages(results)?);
+    pages.extend(heldout_pages(results)?);
     Ok(pages)
 }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_suites::published::{explanation_pages, instruction_pages, memory_pages, Page};
+use energy_suites::published::{explanation_pages, heldout_pages, instruction_pages, memory_pages, Page};
 
 fn results() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results")
@@ -55,5 +55,12 @@ fn memory_tables_regenerate_from_their_points_and_profiles() {
 fn application_explanations_regenerate_from_the_model_runs() {
     let pages = explanation_pages(&results()).unwrap();
     assert_eq!(pages.len(), 6 * 15);
+    check(&pages);
+}
+
+#[test]
+fn held_out_tests_regenerate_from_their_runs_profiles_and_fits() {
+    let pages = heldout_pages(&results()).unwrap();
+    assert_eq!(pages.len(), 2 * 2);
     check(&pages);
 }

@@ -135,7 +135,7 @@ fn measurements_of_microsecond_to_second_kernels_land_on_the_truth() {
         assert_eq!(m.source, SourceKind::Counter);
         assert!(within(m.time_s.mean, kernel_s, 1e-6));
         // Ten windows and at most 3 s of (simulated) wall time up to 100 ms launches; four
-        // windows of one launch after one warm-up launch for 1 s launches.
+        // windows of one launch after two warm-up launches for 1 s launches.
         if kernel_s < 0.5 {
             assert!(m.windows.len() >= 10, "{} windows", m.windows.len());
             assert!(

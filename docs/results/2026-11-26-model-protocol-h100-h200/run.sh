@@ -6,6 +6,8 @@
 # the protocol's candidate terms):
 #   bash run.sh energy   the training suite (both regimes), then the held-out suite
 #   bash run.sh ncu      each benchmark of both under ncu (its --test launches)
+#   bash run.sh ncu-heldout | ncu-model   one suite's profiles (a short lease: held-out first)
+# NCU_SKIP (a grep -E pattern) names benchmarks not profiled (written so in the summary).
 # Each suite writes one tarball under $OUT as soon as it is done. Clocks are read, never set
 # (ncu --clock-control none).
 set -u
@@ -24,6 +26,7 @@ profile() { # profile SUITE DEADLINE_S PER_BENCH_S: each benchmark under ncu unt
   local suite=$1 end=$(( $(date +%s) + $2 )) n s
   mkdir -p ncu-$suite
   for n in $(./$suite --bench --list 2>/dev/null | grep ': benchmark' | grep '/energy' | cut -d/ -f1); do
+    if [ -n "${NCU_SKIP:-}" ] && echo "$n" | grep -qE "$NCU_SKIP"; then echo "$n not profiled: NCU_SKIP" | tee -a ncu-$suite/summary.txt; continue; fi
     if [ "$(date +%s)" -ge "$end" ]; then echo "$n not profiled: the phase's deadline passed" | tee -a ncu-$suite/summary.txt; continue; fi
     s=$(date +%s)
     CARGO_TARGET_DIR=$PWD/t-ncu timeout "$3" ncu --clock-control none --cache-control none --csv --page raw --print-units base \
@@ -35,5 +38,7 @@ profile() { # profile SUITE DEADLINE_S PER_BENCH_S: each benchmark under ncu unt
 case $phase in
   energy) measure model 380; measure heldout 190 ;;
   ncu)    profile model 330 40; profile heldout 220 60 ;;
+  ncu-heldout) profile heldout "${2:-220}" 60 ;;
+  ncu-model)   profile model "${2:-330}" 40 ;;
   *) echo "unknown phase $phase" >&2; exit 2 ;;
 esac

@@ -406,11 +406,18 @@ pub fn measure(
 
 /// Warms the workload up and returns its GPU time per launch: the first launch (which
 /// also loads and JIT-compiles), then batches doubling until [`WARMUP_S`] is spent. A
-/// first launch that already lasts the warm-up (a 1 s kernel) is the estimate itself.
+/// first launch that lasts the warm-up is followed by a second one: the first may carry
+/// one-time work (a library's lazy initialization: cuRAND seeds its generator's state on
+/// the first call, a third of a second on an H100), which must not size the windows. A
+/// second launch that is as long (a 1 s kernel) is the estimate itself; a short one goes on
+/// to the doubling batches.
 fn warm_up(workload: &mut dyn Workload) -> Result<f64> {
     let first = workload.run_batch(1)?;
     if first >= WARMUP_S {
-        return Ok(first);
+        let second = workload.run_batch(1)?;
+        if second >= WARMUP_S / 2.0 {
+            return Ok(second);
+        }
     }
     let (mut batch, mut spent, mut gpu, mut launched) = (1u64, 0.0, 0.0, 0u64);
     while spent < WARMUP_S {
@@ -493,6 +500,36 @@ fn annotate_trace(
 mod tests {
     use super::*;
 
+    /// A workload whose first launch takes `first_s` and every later one `launch_s`.
+    struct LazyInit {
+        first_s: f64,
+        launch_s: f64,
+        launched: u64,
+    }
+
+    impl Workload for LazyInit {
+        fn run_batch(&mut self, launches: u64) -> Result<f64> {
+            let first = if self.launched == 0 { self.first_s - self.launch_s } else { 0.0 };
+            self.launched += launches;
+            Ok(first + launches as f64 * self.launch_s)
+        }
+    }
+
+    #[test]
+    fn a_long_first_launch_does_not_size_the_windows() {
+        // cuRAND on an H100: 323 ms for the first call (the generator's state), 1 ms after.
+        let mut lazy = LazyInit { first_s: 0.323, launch_s: 1e-3, launched: 0 };
+        let estimate = warm_up(&mut lazy).unwrap();
+        assert!((estimate - 1e-3).abs() < 1e-12, "{estimate}");
+        // A kernel of 1 s: two launches, and its own time.
+        let mut long = LazyInit { first_s: 1.0, launch_s: 1.0, launched: 0 };
+        assert_eq!(warm_up(&mut long).unwrap(), 1.0);
+        assert_eq!(long.launched, 2);
+        // A short first launch (module load) is left out of the estimate as before.
+        let mut jit = LazyInit { first_s: 0.05, launch_s: 20e-6, launched: 0 };
+        assert!((warm_up(&mut jit).unwrap() - 20e-6).abs() < 1e-15);
+    }
+
     #[test]
     fn plans_fill_the_window_and_cap_long_kernels() {
         let options = MeasureOptions::DEFAULT.resolve(10).unwrap();
@@ -503,7 +540,7 @@ mod tests {
         // 100 ms launches: one per window, ten windows, a second of busy time.
         let p = plan(&options, 0.1, &counter);
         assert_eq!((p.launches_per_window, p.min_windows), (1, 10));
-        // 1 s launches: four windows of one launch (five launches with the warm-up).
+        // 1 s launches: four windows of one launch (six launches with the warm-up's two).
         let p = plan(&options, 1.0, &counter);
         assert_eq!((p.launches_per_window, p.min_windows, p.max_windows), (1, 4, 4));
         let fixed = MeasureOptions { windows: Some(12), ..MeasureOptions::DEFAULT }.resolve(10).unwrap();
