@@ -9,6 +9,7 @@
 
 use energy_harness::units::format_si;
 use energy_harness::unstable::explain::{explain, EnergyModel, NcuKernel};
+use energy_harness::unstable::report::ResultSet;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use serde::Serialize;
 
@@ -638,4 +639,51 @@ pub fn render_board(r: &BoardReport) -> String {
         format!("\nThe protocol's acceptance rule: not met on this board: {}.\n", r.shortfalls.join("; "))
     });
     s
+}
+
+/// The held-out benchmarks measured twice on one board (two runs of the held-out suite): each
+/// one's dynamic energy per launch in both, and their difference, as markdown; the
+/// benchmarks of `first` in name order, those missing from `second` said so, and those whose
+/// windows were shorter than a sensor tick ([`unmeasured`]) not compared.
+pub fn render_repeat(first: &Path, second: &Path) -> Result<String> {
+    let read = |dir: &Path| ResultSet::read_run(dir).map(|s| s.results);
+    let (a, b) = (read(first)?, read(second)?);
+    let mut out = String::from(
+        "| benchmark | dynamic, first run | dynamic, second run | difference | first run's 95 % interval |\n|---|---:|---:|---:|---:|\n",
+    );
+    let mut differences = Vec::new();
+    for (id, ra) in &a {
+        let name = id.split('/').next().unwrap_or(id);
+        let Some(rb) = b.get(id) else {
+            out.push_str(&format!("| `{name}` | {} | not measured | – | – |\n", format_si(ra.dynamic_j.mean, "J", 4)));
+            continue;
+        };
+        if unmeasured(ra).or_else(|| unmeasured(rb)).is_some() {
+            out.push_str(&format!(
+                "| `{name}` | {} | {} | not compared: windows shorter than one sensor tick | – |\n",
+                format_si(ra.dynamic_j.mean, "J", 4),
+                format_si(rb.dynamic_j.mean, "J", 4)
+            ));
+            continue;
+        }
+        let d = (rb.dynamic_j.mean / ra.dynamic_j.mean - 1.0) * 100.0;
+        let half = (ra.dynamic_j.ci_high - ra.dynamic_j.ci_low) / 2.0 / ra.dynamic_j.mean * 100.0;
+        differences.push(d);
+        out.push_str(&format!(
+            "| `{name}` | {} | {} | {d:+.2} % | ±{half:.2} % |\n",
+            format_si(ra.dynamic_j.mean, "J", 4),
+            format_si(rb.dynamic_j.mean, "J", 4)
+        ));
+    }
+    let higher = differences.iter().filter(|d| **d > 0.0).count();
+    let mut magnitudes: Vec<f64> = differences.iter().map(|d| d.abs()).collect();
+    magnitudes.sort_by(f64::total_cmp);
+    if let (Some(median), Some(largest)) = (magnitudes.get(magnitudes.len() / 2), magnitudes.last()) {
+        out.push_str(&format!(
+            "\n{} benchmarks compared: median absolute difference {median:.2} %, largest {largest:.2} %; the second \
+             run higher for {higher} of them.\n",
+            magnitudes.len()
+        ));
+    }
+    Ok(out)
 }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use energy_harness::unstable::explain::{render_markdown as render_explanation, EnergyModel};
 use energy_harness::{Error, ErrorKind, Result};
 
-use crate::heldout::{board_report, render_board};
+use crate::heldout::{board_report, render_board, render_repeat};
 use crate::instructions::suite::{board_ratios, read_table, rebuild_table, render_board_ratios, render_markdown};
 use crate::memory::suite::{
     attach_hit_rates, build_table, div_reference, load_points, load_table, read_hit_rates, render_block_svg,
@@ -151,7 +151,8 @@ pub fn explanation_pages(results: &Path) -> Result<Vec<Page>> {
 }
 
 /// Each board's held-out test (`heldout.md`, `heldout.json`), from its runs, ncu exports
-/// and fitted model, as `cargo run --example heldout` writes it.
+/// and fitted model, as `cargo run --example heldout` writes it; and board 1's held-out
+/// measurements against a second run of them (`h100-board1-repeat/repeat.md`).
 pub fn heldout_pages(results: &Path) -> Result<Vec<Page>> {
     let mut pages = Vec::new();
     for board in HELDOUT_BOARDS {
@@ -159,6 +160,10 @@ pub fn heldout_pages(results: &Path) -> Result<Vec<Page>> {
         pages.push(Page { path: format!("{HELDOUT_DIR}/{board}/heldout.md").into(), text: render_board(&report) });
         pages.push(Page { path: format!("{HELDOUT_DIR}/{board}/heldout.json").into(), text: json(&report)? + "\n" });
     }
+    // Board 1's held-out suite measured again in a later call (its repeatability).
+    let dir = results.join(HELDOUT_DIR);
+    let repeat = render_repeat(&dir.join("h100-board1/run-heldout"), &dir.join("h100-board1-repeat/run-heldout"))?;
+    pages.push(Page { path: format!("{HELDOUT_DIR}/h100-board1-repeat/repeat.md").into(), text: repeat });
     Ok(pages)
 }
 

@@ -191,3 +191,21 @@ fn a_partial_ncu_export_is_named_not_read() {
     std::fs::write(&stderr, "==ERROR== The application returned an error code (1).\n").unwrap();
     assert!(energy_suites::model::ncu_error(&export, &stderr).unwrap().contains("error code"));
 }
+
+#[test]
+fn the_analysis_warns_when_the_measured_windows_lie_between_two_ticks() {
+    use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions};
+    use energy_harness::unstable::trace::read_trace;
+    let run = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/results/2026-11-26-model-protocol-h100-h200/h100-board1/run-heldout");
+    let warned = |name: &str| {
+        let trace = read_trace(&run.join(format!("{name}_energy.trace.csv"))).unwrap();
+        let analysis = analyze_trace(&trace, &AnalysisOptions::default()).unwrap();
+        analysis.warnings.iter().find(|w| w.message.contains("span fewer than")).map(|w| w.message.clone())
+    };
+    // Twelve 1 ms windows after a warm-up of 323 ms: the warm-up's ticks resolve none of them.
+    let w = warned("heldout_curand_normal_own").expect("no warning on windows between two ticks");
+    assert!(w.contains("12 of 12 windows"), "{w}");
+    // Windows of 150 ms: no warning.
+    assert_eq!(warned("heldout_curand_uniform_own"), None);
+}

@@ -50,3 +50,44 @@ fn each_boards_model_is_the_fit_of_its_training_run() {
         }
     }
 }
+
+/// The commit that froze the protocol (docs/results/2026-11-26-model-protocol-h100-h200/README.md).
+const FROZEN_IN: &str = "3093687";
+
+#[test]
+fn every_result_of_the_protocol_runs_postdates_the_protocols_commit() {
+    // The commit's time from git (CI runs on a clone with its history).
+    let out = std::process::Command::new("git")
+        .args(["show", "-s", "--format=%cI", FROZEN_IN])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git show {FROZEN_IN}: {}", String::from_utf8_lossy(&out.stderr));
+    let frozen = String::from_utf8(out.stdout).unwrap().trim().replace("+00:00", "Z");
+    assert_eq!(frozen, "2026-11-26T08:39:41Z");
+    // The commit holds the protocol as committed now, frozen, with its hash.
+    let show = std::process::Command::new("git")
+        .args(["show", &format!("{FROZEN_IN}:docs/results/model-protocol.json")])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let then = Protocol::parse(&String::from_utf8(show.stdout).unwrap(), "the frozen protocol").unwrap();
+    assert_eq!(then, Protocol::committed().unwrap());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(HELDOUT_DIR);
+    let mut checked = 0;
+    for board in ["h100-board1", "h100-board1-repeat", "h100-board2"] {
+        for suite in ["run-model", "run-heldout"] {
+            let set = energy_harness::unstable::report::ResultSet::read_run(&dir.join(board).join(suite)).unwrap();
+            for (id, r) in &set.results {
+                // RFC 3339 UTC stamps of one format compare as strings.
+                assert!(
+                    r.timestamp.as_str() > frozen.as_str(),
+                    "{board}/{suite}/{id} at {} predates {frozen}",
+                    r.timestamp
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 250, "{checked} results");
+}

@@ -61,6 +61,6 @@ fn application_explanations_regenerate_from_the_model_runs() {
 #[test]
 fn held_out_tests_regenerate_from_their_runs_profiles_and_fits() {
     let pages = heldout_pages(&results()).unwrap();
-    assert_eq!(pages.len(), 2 * 2);
+    assert_eq!(pages.len(), 2 * 2 + 1);
     check(&pages);
 }
