@@ -114,3 +114,27 @@ fn the_memory_rail_page_copies_the_generated_tables_and_counts() {
     let lowest = served.iter().copied().fold(f64::INFINITY, f64::min);
     assert!(page.contains(&format!("{lowest:.1}-100 %")), "lowest share served {lowest:.1} %");
 }
+
+#[test]
+fn the_model_page_copies_each_boards_held_out_test_and_quotes_what_it_gives() {
+    use energy_suites::heldout::board_report;
+    use energy_suites::published::{heldout_pages, HELDOUT_BOARDS, HELDOUT_DIR};
+    let page = read("model-h100.md");
+    let pages = heldout_pages(&results()).unwrap();
+    let mut coverage = Vec::new();
+    for board in HELDOUT_BOARDS {
+        // The table and its summary, as generated, from the header to the verdict.
+        let path = format!("{HELDOUT_DIR}/{board}/heldout.md");
+        let text = &pages.iter().find(|p| p.path.to_str() == Some(path.as_str())).unwrap().text;
+        let table = &text[text.find("| benchmark | written by").unwrap()..];
+        assert!(page.contains(table.trim_end()), "model-h100.md does not hold {path}'s table as generated");
+        let report = board_report(&results().join(HELDOUT_DIR).join(board), board).unwrap();
+        // "Not met": above the 10 % asked and below the 90 % in the bracket, on both boards.
+        assert!(report.analysis.model.unwrap().mean_pct > 10.0, "{board}");
+        assert!(!report.shortfalls.is_empty(), "{board}");
+        coverage.push(report.analysis.in_bracket);
+    }
+    assert_eq!(coverage[0], coverage[1]);
+    let (inside, of) = coverage[0];
+    assert!(page.contains(&format!("{inside} of {of} third-party measurements lie inside the")), "{inside} of {of}");
+}
