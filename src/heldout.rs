@@ -536,6 +536,12 @@ pub struct BoardReport {
     pub missing: Vec<(String, String)>,
     /// What the acceptance rule finds short (empty: met).
     pub shortfalls: Vec<String>,
+    /// Training kernels the fit left out, with why (below the fit's clock).
+    pub left_out: Vec<String>,
+    /// The model's terms whose 95 % interval spans zero, or that the fit held at zero, by
+    /// regime (`switching`, `constant`): kept in the model, as the protocol's rules say, and
+    /// said here.
+    pub spanning_zero: Vec<(String, String)>,
 }
 
 /// The held-out test of the board whose folder is `board`: `run-model/` and `ncu-model/`
@@ -559,7 +565,24 @@ pub fn board_report(board: &Path, shown_as: &str) -> Result<BoardReport> {
     }
     // The baselines, fitted on the training kernels the model was fitted on.
     let training = SuiteRun::read_run_and_ncu(&board.join("run-model"), &board.join("ncu-model"))?;
-    let (kept, _) = training.training()?;
+    let (kept, mut left_out) = training.training()?;
+    left_out.extend(training.constant_training()?.1);
+    let mut spanning_zero = Vec::new();
+    for class in &model.classes {
+        let regimes = [
+            ("switching", Some((class.j_per_unit, class.ci_j))),
+            ("constant", class.constant.as_ref().map(|c| (c.j_per_unit, c.ci_j))),
+        ];
+        for (regime, cost) in regimes {
+            match cost {
+                Some((_, Some((low, _)))) if low < 0.0 => spanning_zero.push((class.name.clone(), regime.to_string())),
+                Some((j, None)) if j == 0.0 => {
+                    spanning_zero.push((class.name.clone(), format!("{regime}, held at zero by the fit")))
+                }
+                _ => {}
+            }
+        }
+    }
     let mut points = Vec::with_capacity(kept.len());
     for o in &kept {
         let (result, launches) = training.profiled(&o.name)?;
@@ -607,6 +630,8 @@ pub fn board_report(board: &Path, shown_as: &str) -> Result<BoardReport> {
         analysis,
         missing,
         shortfalls,
+        left_out,
+        spanning_zero,
     })
 }
 
@@ -627,6 +652,17 @@ pub fn render_board(r: &BoardReport) -> String {
             .map_or("no instruction-count baseline".to_string(), |c| format!("{:.2} nJ per warp-instruction", c * 1e9)),
     );
     s.push_str(&render_markdown(&r.analysis));
+    if !r.left_out.is_empty() {
+        s.push_str(&format!("\nLeft out of the fit by rule: {}.\n", r.left_out.join("; ")));
+    }
+    if !r.spanning_zero.is_empty() {
+        let terms: Vec<String> = r.spanning_zero.iter().map(|(name, regime)| format!("{name} ({regime})")).collect();
+        s.push_str(&format!(
+            "\nTerms whose 95 % interval spans zero or that the fit held at zero (kept in the model, as the protocol's \
+             rules say): {}.\n",
+            terms.join(", ")
+        ));
+    }
     if !r.missing.is_empty() {
         s.push_str("\nNot tested (the protocol counts them as missing):\n\n");
         for (name, why) in &r.missing {
