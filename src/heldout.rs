@@ -576,7 +576,7 @@ pub fn board_report(board: &Path, shown_as: &str) -> Result<BoardReport> {
         for (regime, cost) in regimes {
             match cost {
                 Some((_, Some((low, _)))) if low < 0.0 => spanning_zero.push((class.name.clone(), regime.to_string())),
-                Some((j, None)) if j == 0.0 => {
+                Some((0.0, None)) => {
                     spanning_zero.push((class.name.clone(), format!("{regime}, held at zero by the fit")))
                 }
                 _ => {}
