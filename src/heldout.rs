@@ -8,7 +8,7 @@
 //! ([`analyse`], [`render_markdown`]).
 
 use energy_harness::units::format_si;
-use energy_harness::unstable::explain::{explain, EnergyModel, NcuKernel};
+use energy_harness::unstable::explain::{explain, launches_per_call, one_call, EnergyModel, NcuKernel, TEST_CALLS};
 use energy_harness::unstable::report::ResultSet;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use serde::Serialize;
@@ -26,59 +26,6 @@ pub const BOOTSTRAP_RESAMPLES: usize = 10_000;
 
 /// The bootstrap's seed, fixed so that the interval is the same on every run.
 pub const BOOTSTRAP_SEED: u64 = 35;
-
-/// The last iteration of a benchmark's profiled launches: its last `per_iteration` launches,
-/// which must repeat the names of the `per_iteration` before them (a `--test` run profiles
-/// setup launches, then three iterations). An error says what does not match.
-pub fn last_iteration<'a>(launches: &'a [NcuKernel], per_iteration: usize, what: &str) -> Result<&'a [NcuKernel]> {
-    let n = launches.len();
-    if per_iteration == 0 || n < 2 * per_iteration {
-        return Err(Error::new(
-            ErrorKind::Format,
-            format!("{what}: {n} profiled launch(es), fewer than two iterations of {per_iteration}"),
-        ));
-    }
-    let (before, last) = launches[n - 2 * per_iteration..].split_at(per_iteration);
-    if let Some((a, b)) = before.iter().zip(last).find(|(a, b)| a.name != b.name) {
-        return Err(Error::new(
-            ErrorKind::Format,
-            format!(
-                "{what}: the last two iterations of {per_iteration} launch(es) differ (`{}` against `{}`): not \
-                 {per_iteration} launch(es) per iteration",
-                a.name, b.name
-            ),
-        ));
-    }
-    Ok(last)
-}
-
-/// Iterations a `--test` run of a benchmark launches (after its setup launches).
-pub const TEST_ITERATIONS: usize = 3;
-
-/// Launches per iteration of a benchmark profiled under `--test`: the largest `p` whose
-/// last [`TEST_ITERATIONS`]·`p` launches repeat one sequence of `p` kernel names. A library
-/// call may launch several kernels, and one-time work (cuRAND seeds its generator on the
-/// first call) precedes the iterations; the largest repeat that fits is the iteration (an
-/// iteration of two launches of one kernel is two, not one). An error says when nothing
-/// repeats.
-pub fn launches_per_iteration(launches: &[NcuKernel], what: &str) -> Result<usize> {
-    let n = launches.len();
-    (1..=n / TEST_ITERATIONS)
-        .rev()
-        .find(|&p| {
-            let tail = &launches[n - TEST_ITERATIONS * p..];
-            (0..p).all(|i| (1..TEST_ITERATIONS).all(|k| tail[i].name == tail[k * p + i].name))
-        })
-        .ok_or_else(|| {
-            Error::new(
-                ErrorKind::Format,
-                format!(
-                    "{what}: {n} profiled launch(es) whose last ones do not repeat {TEST_ITERATIONS} times: not a \
-                     `--test` run of one benchmark"
-                ),
-            )
-        })
-}
 
 /// Sensor ticks a measurement's windows must span for their energy to rest on the sensor
 /// (fewer: the window lies between two updates and its energy is interpolated, not
@@ -118,29 +65,19 @@ pub struct Prediction {
     pub unpriced: Vec<String>,
 }
 
-/// [`Prediction`] of one iteration's launches with `model`, against the measured `result`.
-pub fn predict(model: &EnergyModel, result: &ResultFile, iteration: &[NcuKernel]) -> Result<Prediction> {
-    let mut p = Prediction {
-        switching_j: 0.0,
-        switching_ci_j: Some((0.0, 0.0)),
-        constant_j: Some(0.0),
-        bracket_j: Some((0.0, 0.0)),
-        unpriced: Vec::new(),
-    };
-    for launch in iteration {
-        let e = explain(model, result, &[launch])?;
-        for work in &e.unpriced {
-            if !p.unpriced.contains(&work.name) {
-                p.unpriced.push(work.name.clone());
-            }
-        }
-        p.switching_j += e.predicted_dynamic_j;
-        p.switching_ci_j = p.switching_ci_j.zip(e.predicted_ci_j).map(|((lo, hi), (a, b))| (lo + a, hi + b));
-        p.constant_j = p.constant_j.zip(e.bracket.as_ref()).map(|(sum, b)| sum + b.constant_j);
-        p.bracket_j =
-            p.bracket_j.zip(e.bracket.as_ref()).map(|((lo, hi), b)| (lo + b.constant_ci_j.0, hi + b.switching_ci_j.1));
-    }
-    Ok(p)
+/// [`Prediction`] of one call with `model`, against the measured `result`: `call` is one
+/// launch holding the call's counts ([`one_call`]), or launches of one kernel, each a call,
+/// averaged; explained as `cargo energy explain` explains them.
+pub fn predict(model: &EnergyModel, result: &ResultFile, call: &[NcuKernel]) -> Result<Prediction> {
+    let refs: Vec<&NcuKernel> = call.iter().collect();
+    let e = explain(model, result, &refs)?;
+    Ok(Prediction {
+        switching_j: e.predicted_dynamic_j,
+        switching_ci_j: e.predicted_ci_j,
+        constant_j: e.bracket.as_ref().map(|b| b.constant_j),
+        bracket_j: e.bracket.as_ref().map(|b| (b.constant_ci_j.0, b.switching_ci_j.1)),
+        unpriced: e.unpriced.iter().map(|w| w.name.clone()).collect(),
+    })
 }
 
 /// Executed warp-instructions over `launches` ([`INSTRUCTIONS_METRIC`]).
@@ -186,9 +123,11 @@ pub struct Case {
 }
 
 impl Case {
-    /// The case of `benchmark` from its result and its profiled launches (`per_iteration`
-    /// launches to one iteration), priced with `model`; the bracket is the prediction's
-    /// interval.
+    /// The case of `benchmark` from its result and all its profiled launches, priced with
+    /// `model`: the last call's launches as one ([`one_call`]), as the protocol's rules say
+    /// (`cargo energy explain` prices a call of several kernels the same way, and averages
+    /// every launch of a one-kernel export instead); an error when no repeat of the launches
+    /// lasts about the measured call.
     pub fn measure(
         benchmark: &str,
         regime: &str,
@@ -196,10 +135,24 @@ impl Case {
         model: &EnergyModel,
         result: &ResultFile,
         launches: &[NcuKernel],
-        per_iteration: usize,
     ) -> Result<Case> {
-        let iteration = last_iteration(launches, per_iteration, benchmark)?;
-        let prediction = predict(model, result, iteration)?;
+        // The protocol's rule: the last call, its launches' counts summed (a call is the
+        // repeat of launch names that fits three times; of those, the one lasting about the
+        // measured call, which is the largest on every committed run).
+        let per_call = launches_per_call(launches, Some(result.time_s.mean)).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Format,
+                format!(
+                    "{benchmark}: {} profiled launch(es) whose last ones do not repeat {TEST_CALLS} times in calls lasting \
+                     about the measured {}: not a `--test` run of one benchmark",
+                    launches.len(),
+                    format_si(result.time_s.mean, "s", 3)
+                ),
+            )
+        })?;
+        let call = vec![one_call(launches, per_call)?];
+        let prediction = predict(model, result, &call)?;
+        let instructions = instructions(&call).ok().map(|i| i / call.len() as f64);
         Ok(Case {
             benchmark: benchmark.into(),
             regime: regime.into(),
@@ -209,7 +162,7 @@ impl Case {
             predicted_j: prediction.switching_j,
             constant_j: prediction.constant_j,
             bracket_j: prediction.bracket_j,
-            instructions: instructions(iteration).ok(),
+            instructions,
             measured_total_j: result.energy_j.mean,
             idle_w: result.idle_w,
             sm_clock_mhz: crate::model::clock_range(result),
@@ -609,8 +562,7 @@ pub fn board_report(board: &Path, shown_as: &str) -> Result<BoardReport> {
             continue;
         }
         let case = held.profiled(&h.benchmark).and_then(|(result, launches)| {
-            let per_iteration = launches_per_iteration(launches, &h.benchmark)?;
-            Case::measure(&h.benchmark, &h.regime, h.third_party, &model, result, launches, per_iteration)
+            Case::measure(&h.benchmark, &h.regime, h.third_party, &model, result, launches)
         });
         match case {
             Ok(c) => cases.push(c),

@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use energy_harness::unstable::explain::{explain, EnergyModel, NcuKernel};
+use energy_harness::unstable::explain::{launches_per_call, one_call, one_call_of};
 use energy_suites::heldout::{
-    analyse, bootstrap_mean, last_iteration, launches_per_iteration, predict, render_markdown, unmeasured, Baselines,
-    Case, TrainingPoint,
+    analyse, bootstrap_mean, predict, render_markdown, unmeasured, Baselines, Case, TrainingPoint,
 };
 use energy_suites::model::{SuiteRun, HELD_OUT_APPS};
 use energy_suites::protocol::Protocol;
@@ -102,27 +102,57 @@ fn the_bootstrap_is_fixed_and_holds_the_mean() {
     assert!(bootstrap_mean(&[], 10, 1).is_none());
 }
 
-fn launch(id: u64, name: &str) -> NcuKernel {
+/// A launch of kernel `name` lasting `ns` nanoseconds, with 10 warp-instructions.
+fn launch(id: u64, name: &str, ns: f64) -> NcuKernel {
     NcuKernel {
         id,
         name: name.into(),
         block: String::new(),
         grid: String::new(),
-        metrics: [("smsp__inst_executed.sum".to_string(), 10.0)].into_iter().collect(),
+        metrics: [("smsp__inst_executed.sum".to_string(), 10.0), ("gpu__time_duration.sum".to_string(), ns)]
+            .into_iter()
+            .collect(),
         text: Default::default(),
     }
 }
 
+fn of(names: &[&str]) -> Vec<NcuKernel> {
+    names.iter().enumerate().map(|(i, n)| launch(i as u64, n, 1000.0)).collect()
+}
+
 #[test]
-fn an_iteration_is_the_last_launches_that_repeat() {
-    let names = ["setup", "copy", "step", "step", "copy", "step", "step", "copy", "step", "step"];
-    let launches: Vec<NcuKernel> = names.iter().enumerate().map(|(i, n)| launch(i as u64, n)).collect();
-    let last = last_iteration(&launches, 3, "bitonic").unwrap();
-    assert_eq!(last.iter().map(|l| l.id).collect::<Vec<_>>(), [7, 8, 9]);
-    assert_eq!(energy_suites::heldout::instructions(last).unwrap(), 30.0);
-    let e = last_iteration(&launches, 2, "bitonic").unwrap_err().to_string();
-    assert!(e.contains("differ"), "{e}");
-    assert!(last_iteration(&launches[..4], 3, "bitonic").is_err());
+fn a_call_is_the_repeat_of_three_that_lasts_the_measured_call() {
+    // cuRAND: its first call seeds the generator, then one kernel per call.
+    assert_eq!(launches_per_call(&of(&["seed", "gen", "gen", "gen"]), None), Some(1));
+    // Two kernels per call: two, not one.
+    assert_eq!(launches_per_call(&of(&["a", "b", "a", "b", "a", "b"]), Some(2e-6)), Some(2));
+    // Six launches of one kernel: two per call when a call lasts two launches (cuBLAS SASUM
+    // launches two kernels of one name), one when it lasts one.
+    assert_eq!(launches_per_call(&of(&["k"; 6]), Some(2.1e-6)), Some(2));
+    assert_eq!(launches_per_call(&of(&["k"; 6]), Some(0.9e-6)), Some(1));
+    // Without a measured time: the largest repeat.
+    assert_eq!(launches_per_call(&of(&["k"; 6]), None), Some(2));
+    // No repeat lasts about the call, or nothing repeats three times: none.
+    assert_eq!(launches_per_call(&of(&["k"; 6]), Some(10e-6)), None);
+    assert_eq!(launches_per_call(&of(&["a", "b", "a", "c"]), None), None);
+    assert_eq!(launches_per_call(&[], None), None);
+    // Copy, then three steps: one call of four, its counts summed.
+    let bitonic = of(&["copy", "step", "step", "step"].repeat(3));
+    assert_eq!(launches_per_call(&bitonic, Some(4e-6)), Some(4));
+    let call = one_call(&bitonic, 4).unwrap();
+    assert_eq!(call.metric("smsp__inst_executed.sum").unwrap(), 40.0);
+    assert_eq!(call.metric("gpu__time_duration.sum").unwrap(), 4000.0);
+    assert_eq!(call.name, "one call: 4 launch(es) of copy, step");
+    assert!(one_call(&bitonic[..3], 4).is_err());
+    // explain's default: a call of several kernels summed; launches of one kernel as they are.
+    let (chosen, note) = one_call_of(bitonic.clone(), 4e-6).unwrap();
+    assert_eq!((chosen.len(), chosen[0].metric("smsp__inst_executed.sum").unwrap()), (1, 40.0));
+    assert!(note.unwrap().contains("one call: 4 launch(es)"));
+    let (chosen, note) = one_call_of(of(&["k"; 3]), 1e-6).unwrap();
+    assert_eq!((chosen.len(), note), (3, None));
+    let (chosen, note) = one_call_of(of(&["a", "b", "a", "c"]), 1e-6).unwrap();
+    assert_eq!(chosen.iter().map(|l| l.id).collect::<Vec<_>>(), [0, 2]);
+    assert!(note.unwrap().contains("--kernel"));
 }
 
 #[test]
@@ -133,35 +163,18 @@ fn a_one_launch_prediction_is_explains() {
     let model = EnergyModel::read_json(&root.join("docs/results/model-h100.json")).unwrap();
     let name = HELD_OUT_APPS[0];
     let (result, launches) = (&run.results[name], &run.launches[name]);
-    let last = last_iteration(launches, 1, name).unwrap();
-    let p = predict(&model, result, last).unwrap();
-    let e = explain(&model, result, &[&last[0]]).unwrap();
+    let last = launches.last().unwrap();
+    let p = predict(&model, result, std::slice::from_ref(last)).unwrap();
+    let e = explain(&model, result, &[last]).unwrap();
     let j = p.switching_j;
     assert_eq!((j, p.switching_ci_j), (e.predicted_dynamic_j, e.predicted_ci_j));
     // The published 2026-11-24 model has no constant-data costs: no bracket.
     assert_eq!((p.constant_j, p.bracket_j), (None, None));
     assert!(p.unpriced.is_empty());
-    let c = Case::measure(name, "own", false, &model, result, launches, 1).unwrap();
-    assert_eq!((c.predicted_j, c.measured_j), (j, result.dynamic_j.mean));
-}
-
-#[test]
-fn launches_per_iteration_are_the_largest_repeat_of_three() {
-    let of =
-        |names: &[&str]| -> Vec<NcuKernel> { names.iter().enumerate().map(|(i, n)| launch(i as u64, n)).collect() };
-    // cuRAND: its first call seeds the generator, then one kernel per call.
-    assert_eq!(launches_per_iteration(&of(&["seed", "gen", "gen", "gen"]), "curand").unwrap(), 1);
-    // Two launches per call (cuBLAS SASUM): two, not one.
-    assert_eq!(launches_per_iteration(&of(&["a", "b", "a", "b", "a", "b"]), "sasum").unwrap(), 2);
-    // Two launches of one kernel per call: the largest repeat that fits three times.
-    assert_eq!(launches_per_iteration(&of(&["k"; 6]), "twice").unwrap(), 2);
-    // Copy, then three steps.
-    let bitonic = ["copy", "step", "step", "step"].repeat(3);
-    assert_eq!(launches_per_iteration(&of(&bitonic), "bitonic").unwrap(), 4);
-    // Nothing repeats three times: not a --test run.
-    let e = launches_per_iteration(&of(&["a", "b", "a", "c"]), "broken").unwrap_err().to_string();
-    assert!(e.contains("broken") && e.contains("do not repeat"), "{e}");
-    assert!(launches_per_iteration(&[], "empty").is_err());
+    // The case prices the last call: here one launch.
+    let c = Case::measure(name, "own", false, &model, result, launches).unwrap();
+    assert!((c.predicted_j - j).abs() <= 1e-12 * j, "{} against {j}", c.predicted_j);
+    assert_eq!(c.measured_j, result.dynamic_j.mean);
 }
 
 #[test]

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use energy_harness::unstable::explain::{
-    explain, read_ncu_launches, render_markdown as render_explanation, render_svg as explanation_svg, EnergyModel,
-    KernelChoice, NcuKernel,
+    explain, one_call_of, read_ncu_launches, render_markdown as render_explanation, render_svg as explanation_svg,
+    EnergyModel, KernelChoice, NcuKernel, UNPRICED_WORK,
 };
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
@@ -33,12 +33,24 @@ pub(super) fn run(
             ),
         ));
     };
-    // Only the chosen kernel's launches and the model's metrics are kept (an export of
-    // 100,000 launches is read in one pass); a kernel the export lacks is refused with the
+    // Only the model's metrics and those of the work it has no term for are kept (an export
+    // of 100,000 launches is read in one pass); a kernel the export lacks is refused with the
     // closest names there are.
-    let choice = kernel.map_or(KernelChoice::First, KernelChoice::Named);
-    let metrics = model.metric_names();
-    let launches = read_ncu_launches(ncu, choice, Some(&metrics))?;
+    let mut metrics = model.metric_names();
+    for (_, names) in UNPRICED_WORK.iter() {
+        metrics.extend(names.iter().copied().filter(|m| !metrics.contains(m)).collect::<Vec<_>>());
+    }
+    let launches = match kernel {
+        Some(name) => read_ncu_launches(ncu, KernelChoice::Named(name), Some(&metrics))?,
+        None => {
+            let (launches, note) =
+                one_call_of(read_ncu_launches(ncu, KernelChoice::All, Some(&metrics))?, result.time_s.mean)?;
+            if let Some(note) = note {
+                eprintln!("{note}");
+            }
+            launches
+        }
+    };
     let chosen: Vec<&NcuKernel> = launches.iter().collect();
     let e = explain(&model, &result, &chosen)
         .map_err(|e| e.context(format!("{} with {}", model_path.display(), ncu.display())))?;

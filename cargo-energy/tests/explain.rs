@@ -350,3 +350,55 @@ fn an_absent_kernel_among_thousands_names_the_closest() {
     );
     assert!(t.contains("(4992 more)"), "{t}");
 }
+
+/// A held-out run of issue 35 (docs/results/2026-11-26-model-protocol-h100-h200, board 1)
+/// with its board's two-regime model, as a user runs it without `--kernel`: a library call
+/// of two kernels (cuBLAS SASUM) is explained as one call, its counts summed, and agrees with
+/// the published held-out table; a call whose profile counts warpgroup MMA, TMA and atomics
+/// (cuBLAS HGEMM) names that work and lies above the bracket; cuRAND's seeding launch is not
+/// taken for the call.
+#[test]
+fn a_library_call_is_explained_whole_with_the_work_it_has_no_term_for() {
+    let board =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results/2026-11-26-model-protocol-h100-h200/h100-board1");
+    let run = |name: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let o = explain(&[
+            "--result",
+            board.join(format!("run-heldout/{name}_energy.json")).to_str().unwrap(),
+            "--model",
+            board.join("fit/model.json").to_str().unwrap(),
+            "--ncu",
+            board.join(format!("ncu-heldout/{name}.csv")).to_str().unwrap(),
+            "--output",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{name}: {}", text(&o));
+        let e: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("explain.json")).unwrap()).unwrap();
+        (text(&o), e)
+    };
+    let table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(board.join("heldout.json")).unwrap()).unwrap();
+    let row = |name: &str| {
+        table["analysis"]["rows"].as_array().unwrap().iter().find(|r| r["case"]["benchmark"] == name).unwrap()["case"]
+            .clone()
+    };
+    let (out, e) = run("heldout_cublas_sasum_own");
+    assert!(out.contains("explaining one call: 2 launch(es) of asum_kernel"), "{out}");
+    let (predicted, published) =
+        (e["predicted_dynamic_j"].as_f64().unwrap(), row("heldout_cublas_sasum_own")["predicted_j"].as_f64().unwrap());
+    assert!((predicted / published - 1.0).abs() < 1e-9, "{predicted} against the table's {published}");
+    assert_eq!(e["bracket"]["placement"], "inside");
+
+    let (out, e) = run("heldout_cublas_hgemm_own");
+    assert_eq!(e["bracket"]["placement"], "above", "{out}");
+    let unpriced: Vec<&str> = e["unpriced"].as_array().unwrap().iter().map(|w| w["name"].as_str().unwrap()).collect();
+    assert_eq!(unpriced, ["wgmma", "tma", "atomics"], "{out}");
+    assert!(out.contains("Work the model has no term for: **wgmma**"), "{out}");
+
+    let (out, e) = run("heldout_curand_uniform_own");
+    assert!(out.contains("1 launch(es) of gen_sequenced"), "{out}");
+    let published = row("heldout_curand_uniform_own")["predicted_j"].as_f64().unwrap();
+    assert!((e["predicted_dynamic_j"].as_f64().unwrap() / published - 1.0).abs() < 1e-9);
+}

@@ -236,7 +236,8 @@ pub mod unstable {
             MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, UNPRICED_WORK,
         };
         pub use crate::ncu::{
-            parse_ncu_csv, parse_ncu_launches, read_ncu_csv, read_ncu_launches, KernelChoice, NcuKernel,
+            launches_per_call, one_call, one_call_of, parse_ncu_csv, parse_ncu_launches, read_ncu_csv,
+            read_ncu_launches, short_kernel_name, KernelChoice, NcuKernel, TEST_CALLS,
         };
     }
     /// Runs, reports and comparisons of result files.

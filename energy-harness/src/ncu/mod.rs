@@ -88,6 +88,121 @@ pub enum KernelChoice<'a> {
     Named(&'a str),
 }
 
+/// Calls an export of a benchmark's `--test` run holds after its setup launches (each call
+/// enqueues the benchmark's launches once).
+pub const TEST_CALLS: usize = 3;
+
+/// Launches per call in `launches`, an export of [`TEST_CALLS`] calls or more: among the
+/// `p` whose last `TEST_CALLS`·`p` launches repeat one sequence of `p` kernel names, the one
+/// whose last `p` launches last (ncu's `gpu__time_duration.sum`) closest to the measured
+/// time per call `time_per_call_s`, within a factor of 1.5; without that metric or a
+/// measured time, the largest. A library call may launch several kernels (cuBLAS SASUM: two
+/// of one name), and one-time work (cuRAND seeds its generator on the first call) may come
+/// before. `None` when nothing repeats, or no repeat lasts about a call.
+pub fn launches_per_call(launches: &[NcuKernel], time_per_call_s: Option<f64>) -> Option<usize> {
+    let n = launches.len();
+    let repeats: Vec<usize> = (1..=n / TEST_CALLS)
+        .filter(|&p| {
+            let tail = &launches[n - TEST_CALLS * p..];
+            (0..p).all(|i| (1..TEST_CALLS).all(|k| tail[i].name == tail[k * p + i].name))
+        })
+        .collect();
+    let duration = |p: usize| -> Option<f64> {
+        launches[n - p..].iter().map(|l| l.metrics.get("gpu__time_duration.sum").map(|ns| ns * 1e-9)).sum()
+    };
+    let timed: Option<Vec<(usize, f64)>> = repeats.iter().map(|&p| duration(p).map(|d| (p, d))).collect();
+    match (time_per_call_s.filter(|t| *t > 0.0), timed) {
+        (Some(time), Some(timed)) => timed
+            .into_iter()
+            .filter(|(_, d)| *d > 0.0)
+            .map(|(p, d)| (p, (d / time).ln().abs()))
+            .filter(|(_, distance)| *distance <= 1.5f64.ln())
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(p, _)| p),
+        _ => repeats.last().copied(),
+    }
+}
+
+/// A kernel's name without `void `, template arguments or signature (`gen_sequenced` of
+/// `void gen_sequenced<curandStateXORWOW, float, …>(…)`).
+pub fn short_kernel_name(name: &str) -> &str {
+    let name = name.strip_prefix("void ").unwrap_or(name);
+    name.split(['(', '<']).next().unwrap_or(name).trim()
+}
+
+/// One call's launches as one launch: the last `per_call` launches, every numeric metric
+/// that all of them have summed (ncu's `.sum` counts and `gpu__time_duration` add up over a
+/// call; a metric some launch lacks is left out, for [`NcuKernel::metric`] to name), named
+/// after the kernels it ran. An error when there are fewer launches than `per_call`, or
+/// `per_call` is 0.
+pub fn one_call(launches: &[NcuKernel], per_call: usize) -> Result<NcuKernel> {
+    if per_call == 0 || launches.len() < per_call {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("{} profiled launch(es), fewer than one call of {per_call}", launches.len()),
+        ));
+    }
+    let call = &launches[launches.len() - per_call..];
+    let mut names: Vec<&str> = Vec::new();
+    for launch in call {
+        if !names.contains(&short_kernel_name(&launch.name)) {
+            names.push(short_kernel_name(&launch.name));
+        }
+    }
+    let metrics = call[0]
+        .metrics
+        .keys()
+        .filter_map(|name| {
+            let sum: Option<f64> = call.iter().map(|l| l.metrics.get(name).copied()).sum();
+            sum.map(|v| (name.clone(), v))
+        })
+        .collect();
+    Ok(NcuKernel {
+        id: call[0].id,
+        name: format!("one call: {} launch(es) of {}", per_call, names.join(", ")),
+        block: String::new(),
+        grid: String::new(),
+        metrics,
+        text: BTreeMap::new(),
+    })
+}
+
+/// The launches that make one measured call of a benchmark, from an export of several calls
+/// measured at `time_per_call_s` each, as `cargo energy explain` prices them without
+/// `--kernel`: one call of several launches, its counts summed ([`one_call`]), when the
+/// export's last launches repeat [`TEST_CALLS`] times and a repeat lasts about the call
+/// ([`launches_per_call`]: a library call may launch several kernels, after one-time work
+/// such as cuRAND's seeding); else every launch when they are of one kernel (each launch a
+/// call); else the first kernel's launches. The note says what was chosen when it is not
+/// every launch of one kernel (`None` then).
+pub fn one_call_of(all: Vec<NcuKernel>, time_per_call_s: f64) -> Result<(Vec<NcuKernel>, Option<String>)> {
+    let Some(first) = all.first() else {
+        return Err(Error::new(ErrorKind::Format, "the ncu export holds no launch"));
+    };
+    let one_kernel = all.iter().all(|l| l.name == first.name);
+    match launches_per_call(&all, Some(time_per_call_s)) {
+        Some(1) if one_kernel => Ok((all, None)),
+        Some(per_call) => {
+            let call = one_call(&all, per_call)?;
+            let note = format!(
+                "explaining {} (the export's last {TEST_CALLS} calls repeat it); one kernel: --kernel NAME",
+                call.name
+            );
+            Ok((vec![call], Some(note)))
+        }
+        None if one_kernel => Ok((all, None)),
+        None => {
+            let name = first.name.clone();
+            let note = format!(
+                "the export holds launches of several kernels and no repeating call: explaining the first kernel's \
+                 ({}); choose another with --kernel",
+                short_kernel_name(&name)
+            );
+            Ok((all.into_iter().filter(|l| l.name == name).collect(), Some(note)))
+        }
+    }
+}
+
 /// Reads an ncu CSV export from `path` (every launch, every metric).
 pub fn read_ncu_csv(path: &Path) -> Result<Vec<NcuKernel>> {
     read_ncu_launches(path, KernelChoice::All, None)
