@@ -84,7 +84,7 @@ impl<'a> Reader<'a> {
 
     /// Whether a new launch of kernel `name` is kept.
     fn keeps(&mut self, name: &str) -> bool {
-        let base = name.split(['(', ' ']).next().unwrap_or("");
+        let base = super::short_kernel_name(name);
         match self.kernel {
             KernelChoice::All => true,
             KernelChoice::Named(wanted) => name == wanted || base == wanted,

@@ -51,9 +51,11 @@ pub struct NcuKernel {
 }
 
 impl NcuKernel {
-    /// The kernel's name without a demangled signature (`saxpy` of `saxpy(int, float)`).
+    /// The kernel's name without a demangled signature, template arguments or `void `
+    /// (`saxpy` of `saxpy(int, float)`, `gen_sequenced` of `void gen_sequenced<…>(…)`):
+    /// [`short_kernel_name`].
     pub fn base_name(&self) -> &str {
-        self.name.split(['(', ' ']).next().unwrap_or("")
+        short_kernel_name(&self.name)
     }
 
     /// The metric `name`, or an error naming the metric, the launch and how to collect it.
@@ -83,8 +85,8 @@ pub enum KernelChoice<'a> {
     All,
     /// The launches of the first launch's kernel (`cargo energy explain` without `--kernel`).
     First,
-    /// The launches whose name, or name without its demangled signature
-    /// ([`NcuKernel::base_name`]), is this; none is an error naming the closest names.
+    /// The launches whose name, or short name ([`NcuKernel::base_name`]: no `void `,
+    /// template arguments or signature), is this; none is an error naming the closest names.
     Named(&'a str),
 }
 
@@ -357,15 +359,31 @@ memory: profile 2 launches
         assert_eq!(e.kind(), ErrorKind::InvalidInput);
         assert_eq!(
             e.to_string(),
-            "no launch of `gemm` among its 6 launches of 2 kernels: `k00000(float*)` (3 launches), \
-             `k00001(float*)` (3 launches); name one of them (or its name before `(`)"
+            "no launch of `gemm` among its 6 launches of 2 kernels: `k00000` = `k00000(float*)` (3 launches), \
+             `k00001` = `k00001(float*)` (3 launches); name one of them (or its short name: no `void`, template \
+             arguments or signature)"
         );
         // 5,000 names: the eight closest and the count, not a 665 kB list.
         let e = parse_ncu_launches(&details(5000, 5000), KernelChoice::Named("k0499"), None).unwrap_err().to_string();
         assert!(e.len() < 1000, "{} bytes: {e}", e.len());
         assert!(e.contains("among its 5000 launches of 5000 kernels") && e.contains("(4992 more)"), "{e}");
         // Names holding the one asked for come first.
-        assert!(e.contains("the closest names: `k04990(float*)`, `k04991(float*)`"), "{e}");
+        assert!(e.contains("the closest names: `k04990` = `k04990(float*)`, `k04991` = `k04991(float*)`"), "{e}");
+    }
+
+    #[test]
+    fn a_kernel_is_named_by_its_short_name() {
+        assert_eq!(
+            short_kernel_name("void gen_sequenced<curandStateXORWOW, float, int>(curandStateXORWOW *, float *)"),
+            "gen_sequenced"
+        );
+        assert_eq!(short_kernel_name("saxpy(int, float)"), "saxpy");
+        assert_eq!(short_kernel_name("_Z5saxpyif"), "_Z5saxpyif");
+        let text = RAW.replace("load_cg", "void gen_sequenced<curandStateXORWOW, float>");
+        let named = parse_ncu_launches(&text, KernelChoice::Named("gen_sequenced"), None).unwrap();
+        assert!(!named.is_empty() && named.iter().all(|k| k.base_name() == "gen_sequenced"));
+        // `void` alone names no kernel.
+        assert!(parse_ncu_launches(&text, KernelChoice::Named("void"), None).is_err());
     }
 
     #[test]

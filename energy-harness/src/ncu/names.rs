@@ -11,11 +11,15 @@ const NAMES_LISTED: usize = 8;
 pub(super) fn no_launch_of(wanted: &str, names: &[(String, usize)]) -> String {
     let launches: usize = names.iter().map(|n| n.1).sum();
     let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    // A long demangled name is cut by `echo`: its short name (what `--kernel` takes) first.
     let counted = |(name, n): &(String, usize)| {
+        let short = super::short_kernel_name(name);
+        let shown =
+            if short == name { format!("`{}`", echo(name)) } else { format!("`{}` = `{}`", echo(short), echo(name)) };
         if *n == 1 {
-            format!("`{}`", echo(name))
+            shown
         } else {
-            format!("`{}` ({n} launches)", echo(name))
+            format!("{shown} ({n} launches)")
         }
     };
     let head = format!(
@@ -26,7 +30,10 @@ pub(super) fn no_launch_of(wanted: &str, names: &[(String, usize)]) -> String {
     );
     if names.len() <= NAMES_LISTED {
         let all: Vec<String> = names.iter().map(counted).collect();
-        return format!("{head}: {}; name one of them (or its name before `(`)", all.join(", "));
+        return format!(
+            "{head}: {}; name one of them (or its short name: no `void`, template arguments or signature)",
+            all.join(", ")
+        );
     }
     // Closest first: a name holding the one asked for (or held by it), then the fewest
     // edits, then the longest common subsequence (`k_4242x` is nearer `k_04242` than
@@ -37,7 +44,7 @@ pub(super) fn no_launch_of(wanted: &str, names: &[(String, usize)]) -> String {
     let mut scored: Vec<(Closeness, &(String, usize))> = names
         .iter()
         .map(|n| {
-            let base = n.0.split(['(', ' ']).next().unwrap_or("");
+            let base = super::short_kernel_name(&n.0);
             let (name, base_key) = (key(&n.0), key(base));
             let lower = n.0.to_lowercase();
             let holds =
@@ -50,7 +57,7 @@ pub(super) fn no_launch_of(wanted: &str, names: &[(String, usize)]) -> String {
     scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1 .0.cmp(&b.1 .0)));
     let closest: Vec<String> = scored.iter().take(NAMES_LISTED).map(|(_, n)| counted(n)).collect();
     format!(
-        "{head}; the closest names: {} ({} more); name one of them (or its name before `(`)",
+        "{head}; the closest names: {} ({} more); name one of them (or its short name: no `void`, template arguments or signature)",
         closest.join(", "),
         names.len() - closest.len()
     )
