@@ -97,6 +97,8 @@ pub struct Case {
     pub third_party: bool,
     /// Measured dynamic energy, J.
     pub measured_j: f64,
+    /// Its 95 % interval, J.
+    pub measured_ci_j: (f64, f64),
     /// Measured kernel time, s.
     pub time_s: f64,
     /// The model's dynamic energy, J.
@@ -158,6 +160,7 @@ impl Case {
             regime: regime.into(),
             third_party,
             measured_j: result.dynamic_j.mean,
+            measured_ci_j: (result.dynamic_j.ci_low, result.dynamic_j.ci_high),
             time_s: result.time_s.mean,
             predicted_j: prediction.switching_j,
             constant_j: prediction.constant_j,
@@ -447,6 +450,33 @@ pub fn render_markdown(a: &Analysis) -> String {
                 None => "–".into(),
             },
             if c.unpriced.is_empty() { "–".to_string() } else { c.unpriced.join(", ") },
+        ));
+    }
+    // The bracket rule compares the measured mean; say where its interval reaches inside.
+    let near: Vec<String> = a
+        .rows
+        .iter()
+        .filter(|r| r.in_bracket == Some(false))
+        .filter_map(|r| {
+            let (lo, hi) = r.case.bracket_j?;
+            let (m_lo, m_hi) = r.case.measured_ci_j;
+            (m_lo <= hi && m_hi >= lo).then(|| {
+                format!(
+                    "`{}` (measured {} [{} … {}], bracket {} – {})",
+                    r.case.benchmark,
+                    format_si(r.case.measured_j, "J", 4),
+                    format_si(m_lo, "J", 4),
+                    format_si(m_hi, "J", 4),
+                    format_si(lo, "J", 4),
+                    format_si(hi, "J", 4)
+                )
+            })
+        })
+        .collect();
+    if !near.is_empty() {
+        out.push_str(&format!(
+            "\nOutside the bracket by their mean, but with a 95 % interval that reaches into it: {}.\n",
+            near.join("; ")
         ));
     }
     out.push_str(&format!(

@@ -18,6 +18,7 @@ fn case(benchmark: &str, regime: &str, measured_j: f64, predicted_j: f64, bracke
         regime: regime.into(),
         third_party: !benchmark.starts_with("heldout_p_"),
         measured_j,
+        measured_ci_j: (0.99 * measured_j, 1.01 * measured_j),
         time_s: measured_j / 200.0,
         predicted_j,
         constant_j: Some(bracket.0),
@@ -221,4 +222,16 @@ fn the_analysis_warns_when_the_measured_windows_lie_between_two_ticks() {
     assert!(w.contains("12 of 12 windows"), "{w}");
     // Windows of 150 ms: no warning.
     assert_eq!(warned("heldout_curand_uniform_own"), None);
+}
+
+#[test]
+fn a_mean_just_outside_the_bracket_is_said_to_reach_into_it() {
+    let training = [TrainingPoint { dynamic_j: 0.1, time_s: 1e-3, instructions: None }];
+    let baselines = Baselines::fit(&training).unwrap();
+    // Measured 1.0 J ± 1 %: 0.5 % above a bracket ending at 0.995 J, and far above one at 0.9 J.
+    let cases =
+        [case("heldout_x_own", "own", 1.0, 0.9, (0.5, 0.995)), case("heldout_y_own", "own", 1.0, 0.8, (0.5, 0.9))];
+    let md = render_markdown(&analyse(&cases, &baselines).unwrap());
+    assert!(md.contains("with a 95 % interval that reaches into it: `heldout_x_own`"), "{md}");
+    assert!(!md.contains("`heldout_y_own` (measured"), "{md}");
 }
