@@ -231,12 +231,12 @@ fn blackscholes(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
 /// Each held-out kernel on both regimes: a setup per benchmark, and the benchmark, whose
 /// `sim(…)` is a placeholder for the simulated GPU (neither measured nor estimated).
 macro_rules! setups {
-    ($($own:ident, $constant:ident => $setup:ident;)*) => {
+    ($($own:ident, $constant:ident => $setup:ident -> $workload:ty;)*) => {
         $(
-            fn $own(gpu: &CudaGpu) -> Result<Heldout> {
+            fn $own(gpu: &CudaGpu) -> Result<$workload> {
                 $setup(gpu, Data::Own)
             }
-            fn $constant(gpu: &CudaGpu) -> Result<Heldout> {
+            fn $constant(gpu: &CudaGpu) -> Result<$workload> {
                 $setup(gpu, Data::Constant)
             }
         )*
@@ -244,14 +244,14 @@ macro_rules! setups {
 }
 
 setups! {
-    reduce_own, reduce_constant => reduce;
-    scan_own, scan_constant => scan;
-    bitonic_own, bitonic_constant => bitonic;
-    stencil5_own, stencil5_constant => stencil5;
-    histogram_own, histogram_constant => histogram;
-    transpose_own, transpose_constant => transpose;
-    nbody_own, nbody_constant => nbody;
-    blackscholes_own, blackscholes_constant => blackscholes;
+    reduce_own, reduce_constant => reduce -> Heldout;
+    scan_own, scan_constant => scan -> Heldout;
+    bitonic_own, bitonic_constant => bitonic -> Heldout;
+    stencil5_own, stencil5_constant => stencil5 -> Heldout;
+    histogram_own, histogram_constant => histogram -> Heldout;
+    transpose_own, transpose_constant => transpose -> Heldout;
+    nbody_own, nbody_constant => nbody -> Heldout;
+    blackscholes_own, blackscholes_constant => blackscholes -> Heldout;
 }
 
 #[energy_bench(setup = reduce_own, sim(seconds = 1e-3, watts = 300.0))]
@@ -486,25 +486,25 @@ fn sgemv(gpu: &CudaGpu, data: Data) -> Result<Matvec> {
     Ok(Matvec { blas, config, a, x, y })
 }
 
-fn sgemv_own(gpu: &CudaGpu) -> Result<Matvec> {
-    sgemv(gpu, Data::Own)
-}
-fn sgemv_constant(gpu: &CudaGpu) -> Result<Matvec> {
-    sgemv(gpu, Data::Constant)
+setups! {
+    sgemv_own, sgemv_constant => sgemv -> Matvec;
 }
 
-#[energy_bench(setup = sgemv_own, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
-fn heldout_cublas_sgemv_own(m: &mut Matvec, stream: &Stream) -> Result<()> {
+/// One SGEMV on the harness's stream (the handle was bound to it in setup).
+fn matvec(m: &mut Matvec, stream: &Stream) -> Result<()> {
     stream.cuda()?;
     // SAFETY: a holds n·n floats, x and y n each, as the config says.
     unsafe { m.blas.gemv(m.config, &m.a, &m.x, &mut m.y) }.map_err(cublas)
 }
 
+#[energy_bench(setup = sgemv_own, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
+fn heldout_cublas_sgemv_own(m: &mut Matvec, stream: &Stream) -> Result<()> {
+    matvec(m, stream)
+}
+
 #[energy_bench(setup = sgemv_constant, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
 fn heldout_cublas_sgemv_constant(m: &mut Matvec, stream: &Stream) -> Result<()> {
-    stream.cuda()?;
-    // SAFETY: as above.
-    unsafe { m.blas.gemv(m.config, &m.a, &m.x, &mut m.y) }.map_err(cublas)
+    matvec(m, stream)
 }
 
 /// Floats summed by SASUM (256 MiB).
@@ -527,11 +527,8 @@ fn sasum(gpu: &CudaGpu, data: Data) -> Result<AbsSum> {
     Ok(AbsSum { blas, x, sum })
 }
 
-fn sasum_own(gpu: &CudaGpu) -> Result<AbsSum> {
-    sasum(gpu, Data::Own)
-}
-fn sasum_constant(gpu: &CudaGpu) -> Result<AbsSum> {
-    sasum(gpu, Data::Constant)
+setups! {
+    sasum_own, sasum_constant => sasum -> AbsSum;
 }
 
 fn abs_sum(s: &mut AbsSum, stream: &Stream) -> Result<()> {
@@ -580,11 +577,8 @@ fn sgeam(gpu: &CudaGpu, data: Data) -> Result<Transpose> {
     Ok(Transpose { blas, a, c })
 }
 
-fn sgeam_own(gpu: &CudaGpu) -> Result<Transpose> {
-    sgeam(gpu, Data::Own)
-}
-fn sgeam_constant(gpu: &CudaGpu) -> Result<Transpose> {
-    sgeam(gpu, Data::Constant)
+setups! {
+    sgeam_own, sgeam_constant => sgeam -> Transpose;
 }
 
 fn transpose_with_cublas(t: &mut Transpose, stream: &Stream) -> Result<()> {
@@ -689,11 +683,8 @@ fn fft(gpu: &CudaGpu, data: Data) -> Result<Fft> {
     Ok(Fft { plan, input, output })
 }
 
-fn fft_own(gpu: &CudaGpu) -> Result<Fft> {
-    fft(gpu, Data::Own)
-}
-fn fft_constant(gpu: &CudaGpu) -> Result<Fft> {
-    fft(gpu, Data::Constant)
+setups! {
+    fft_own, fft_constant => fft -> Fft;
 }
 
 fn forward_fft(f: &mut Fft, stream: &Stream) -> Result<()> {

@@ -41,7 +41,7 @@ pub fn unmeasured(result: &ResultFile) -> Option<String> {
              sensor, their energy is interpolated, not measured",
             result.ticks_per_window,
             result.launches_per_window,
-            energy_harness::units::format_si(result.time_s.mean, "s", 3)
+            format_si(result.time_s.mean, "s", 3)
         )
     })
 }
@@ -152,9 +152,9 @@ impl Case {
                 ),
             )
         })?;
-        let call = vec![one_call(launches, per_call)?];
-        let prediction = predict(model, result, &call)?;
-        let instructions = instructions(&call).ok().map(|i| i / call.len() as f64);
+        let call = one_call(launches, per_call)?;
+        let prediction = predict(model, result, std::slice::from_ref(&call))?;
+        let instructions = call.metric(INSTRUCTIONS_METRIC).ok();
         Ok(Case {
             benchmark: benchmark.into(),
             regime: regime.into(),

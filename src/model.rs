@@ -364,14 +364,12 @@ pub fn mape_pct(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
     (!errors.is_empty()).then(|| errors.iter().sum::<f64>() / errors.len() as f64)
 }
 
-/// The first error line (`==ERROR==`) that ncu printed for an export, in the export itself
-/// (ncu writes its messages to standard output, before the CSV) or in the standard error
-/// file beside it; `None` when neither holds one (or neither exists).
-pub fn ncu_error(export: &Path, stderr: &Path) -> Option<String> {
-    [export, stderr].iter().find_map(|path| {
-        let text = std::fs::read_to_string(path).ok()?;
-        text.lines().find(|l| l.starts_with("==ERROR==")).map(|l| l.trim().to_string())
-    })
+/// The first error line (`==ERROR==`) in the standard error that ncu's run left beside an
+/// export (`None` when it holds none, or does not exist); an error line in the export itself
+/// is refused by the export's reader.
+pub fn ncu_error(stderr: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(stderr).ok()?;
+    text.lines().find(|l| l.starts_with("==ERROR==")).map(|l| l.trim().to_string())
 }
 
 /// The model suite's run read back: results by benchmark and each one's ncu launches
@@ -388,10 +386,9 @@ pub struct SuiteRun {
 
 impl SuiteRun {
     /// Reads the run directory (a `cargo bench --bench model` run) and the ncu exports. A
-    /// benchmark whose export is missing or unreadable, or whose ncu run printed an error
-    /// (an `==ERROR==` line in the export or in `<benchmark>.err` beside it: the export is
-    /// partial),
-    /// is listed in [`SuiteRun::unprofiled`]: the fit refuses it if it is a training kernel.
+    /// benchmark whose export is missing, unreadable or partial (an `==ERROR==` line in the
+    /// export, or in `<benchmark>.err` beside it) is listed in [`SuiteRun::unprofiled`]: the
+    /// fit refuses it if it is a training kernel.
     pub fn read_run_and_ncu(run_dir: &Path, ncu_dir: &Path) -> Result<SuiteRun> {
         let set = ResultSet::read_run(run_dir)?;
         let mut results = BTreeMap::new();
@@ -401,8 +398,9 @@ impl SuiteRun {
             let name = id.split('/').next().unwrap_or(&id).to_string();
             let path = ncu_dir.join(format!("{name}.csv"));
             // ncu writes what it profiled before an error (a launch it failed to profile, a
-            // run cut by a time limit): such an export is partial, whatever it holds.
-            if let Some(error) = ncu_error(&path, &ncu_dir.join(format!("{name}.err"))) {
+            // run cut by a time limit): such an export is partial, whatever it holds. The
+            // reader refuses an error in the export; one on ncu's stderr is checked here.
+            if let Some(error) = ncu_error(&ncu_dir.join(format!("{name}.err"))) {
                 unprofiled.insert(
                     name.clone(),
                     format!("the ncu export of `{name}` is partial: its ncu run printed `{}`", error.trim()),

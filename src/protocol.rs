@@ -198,11 +198,6 @@ impl Protocol {
         Protocol::parse(PROTOCOL_JSON, "docs/results/model-protocol.json")?.verified("docs/results/model-protocol.json")
     }
 
-    /// Whether `benchmark` is a third-party held-out kernel (false for one not listed).
-    pub fn is_third_party(&self, benchmark: &str) -> bool {
-        self.held_out.iter().any(|h| h.benchmark == benchmark && h.third_party)
-    }
-
     /// The distinct held-out sources (a kernel on two data regimes counts once).
     pub fn held_out_sources(&self) -> Vec<&str> {
         let mut s: Vec<&str> = self.held_out.iter().map(|h| h.source.as_str()).collect();

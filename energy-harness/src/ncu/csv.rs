@@ -96,6 +96,17 @@ impl<'a> Reader<'a> {
     }
 
     pub(super) fn line(&mut self, number: usize, line: &str) -> Result<()> {
+        // ncu keeps writing what it profiled after an error (a launch it failed to profile,
+        // a run cut by a time limit): such an export is partial, whatever it holds.
+        if line.starts_with("==ERROR==") {
+            return Err(Error::new(
+                ErrorKind::Format,
+                format!(
+                    "line {number}: ncu reported an error while profiling (`{}`): the export is partial; profile again",
+                    echo(line.trim())
+                ),
+            ));
+        }
         let Some(header) = &self.header else {
             if line.trim_start().starts_with("\"ID\"") {
                 self.header = Some(Header::parse(line)?);

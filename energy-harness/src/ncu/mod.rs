@@ -6,7 +6,8 @@
 //! - `--page details` (the default: one row per launch and metric, with `Metric Name`,
 //!   `Metric Unit` and `Metric Value` columns).
 //!
-//! Lines before the header (`==PROF==` messages, the program's own output) are skipped.
+//! Lines before the header (`==PROF==` messages, the program's own output) are skipped; an
+//! `==ERROR==` line anywhere makes the export partial, and it is refused.
 //! Values may carry thousands separators (`1,234,567`). Units are brought to base units:
 //! a `K`, `M`, `G` or `T` prefix on `byte`, `sector`, `cycle`, `inst`, `request`, `warp`,
 //! `wavefront` or `thread` multiplies by 10³ … 10¹² (ncu scales with powers of 1000);
@@ -369,6 +370,17 @@ memory: profile 2 launches
         assert!(e.contains("among its 5000 launches of 5000 kernels") && e.contains("(4992 more)"), "{e}");
         // Names holding the one asked for come first.
         assert!(e.contains("the closest names: `k04990` = `k04990(float*)`, `k04991` = `k04991(float*)`"), "{e}");
+    }
+
+    #[test]
+    fn an_export_with_an_ncu_error_is_refused_as_partial() {
+        let text = RAW.replace(
+            "memory: profile 2 launches",
+            "==ERROR== Failed to profile \"load_cg\" in process 7\nmemory: profile 2 launches",
+        );
+        let e = parse_ncu_csv(&text).unwrap_err().to_string();
+        assert!(e.contains("Failed to profile") && e.contains("the export is partial"), "{e}");
+        assert!(parse_ncu_csv(RAW).is_ok());
     }
 
     #[test]
