@@ -18,15 +18,15 @@
 //! The `sim(…)` figures are placeholders so that the suite runs on the simulated GPU (CI,
 //! `cargo bench -- --test`): they are neither measurements nor estimates.
 
-use energy_harness::cudarc::cublas::sys::{cublasOperation_t, cublasPointerMode_t};
-use energy_harness::cudarc::cublas::{CudaBlas, Gemm, GemmConfig, Gemv, GemvConfig};
+use energy_harness::cudarc::cublas::sys::{cublasFillMode_t, cublasOperation_t, cublasPointerMode_t};
+use energy_harness::cudarc::cublas::{CudaBlas, Gemm, GemmConfig, Gemv, GemvConfig, StridedBatchedConfig};
 use energy_harness::cudarc::cufft::{sys as cufft_sys, CudaFft, FftDirection};
 use energy_harness::cudarc::curand::CudaRng;
 use energy_harness::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use energy_harness::cudarc::driver::{DevicePtr, DevicePtrMut};
 use energy_harness::prelude::*;
 use energy_harness::{Error, ErrorKind};
-use half::f16;
+use half::{bf16, f16};
 
 const REDUCE_CU: &str = include_str!("../ptx/heldout/reduce.cu");
 const SCAN_CU: &str = include_str!("../ptx/heldout/scan.cu");
@@ -457,53 +457,66 @@ fn heldout_cublas_hgemm_constant(m: &mut Matmul<f16>, stream: &Stream) -> Result
 const SGEMV_N: usize = 16384;
 
 /// A matrix-vector product through cuBLAS on the harness's stream.
-struct Matvec {
+struct Matvec<T> {
     blas: CudaBlas,
-    config: GemvConfig<f32>,
-    a: CudaSlice<f32>,
-    x: CudaSlice<f32>,
-    y: CudaSlice<f32>,
+    config: GemvConfig<T>,
+    a: CudaSlice<T>,
+    x: CudaSlice<T>,
+    y: CudaSlice<T>,
 }
 
-fn sgemv(gpu: &CudaGpu, data: Data) -> Result<Matvec> {
+/// `y = A·x` of an `n`×`n` matrix of `T` (from f32 by `of`), column-major, no transpose.
+fn gemv<T: DeviceRepr + ValidAsZeroBits + Copy>(
+    gpu: &CudaGpu,
+    data: Data,
+    n: usize,
+    of: fn(f32) -> T,
+) -> Result<Matvec<T>> {
     let stream = gpu.stream().cuda()?;
     let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
-    let n = SGEMV_N;
-    let a = stream.clone_htod(&floats(n * n, data, 14, -1.0, 1.0))?;
-    let x = stream.clone_htod(&floats(n, data, 15, -1.0, 1.0))?;
-    let y = stream.alloc_zeros::<f32>(n)?;
+    let values = |count, seed| -> Vec<T> { floats(count, data, seed, -1.0, 1.0).into_iter().map(of).collect() };
+    let a = stream.clone_htod(&values(n * n, 14))?;
+    let x = stream.clone_htod(&values(n, 15))?;
+    let y = stream.alloc_zeros::<T>(n)?;
     let side = n as i32;
     let config = GemvConfig {
         trans: cublasOperation_t::CUBLAS_OP_N,
         m: side,
         n: side,
-        alpha: 1.0,
+        alpha: of(1.0),
         lda: side,
         incx: 1,
-        beta: 0.0,
+        beta: of(0.0),
         incy: 1,
     };
     Ok(Matvec { blas, config, a, x, y })
 }
 
-setups! {
-    sgemv_own, sgemv_constant => sgemv -> Matvec;
+fn sgemv(gpu: &CudaGpu, data: Data) -> Result<Matvec<f32>> {
+    gemv(gpu, data, SGEMV_N, |x| x)
 }
 
-/// One SGEMV on the harness's stream (the handle was bound to it in setup).
-fn matvec(m: &mut Matvec, stream: &Stream) -> Result<()> {
+setups! {
+    sgemv_own, sgemv_constant => sgemv -> Matvec<f32>;
+}
+
+/// One GEMV on the harness's stream (the handle was bound to it in setup).
+fn matvec<T: Copy>(m: &mut Matvec<T>, stream: &Stream) -> Result<()>
+where
+    CudaBlas: Gemv<T>,
+{
     stream.cuda()?;
-    // SAFETY: a holds n·n floats, x and y n each, as the config says.
+    // SAFETY: a holds n·n elements, x and y n each, as the config says.
     unsafe { m.blas.gemv(m.config, &m.a, &m.x, &mut m.y) }.map_err(cublas)
 }
 
 #[energy_bench(setup = sgemv_own, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
-fn heldout_cublas_sgemv_own(m: &mut Matvec, stream: &Stream) -> Result<()> {
+fn heldout_cublas_sgemv_own(m: &mut Matvec<f32>, stream: &Stream) -> Result<()> {
     matvec(m, stream)
 }
 
 #[energy_bench(setup = sgemv_constant, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
-fn heldout_cublas_sgemv_constant(m: &mut Matvec, stream: &Stream) -> Result<()> {
+fn heldout_cublas_sgemv_constant(m: &mut Matvec<f32>, stream: &Stream) -> Result<()> {
     matvec(m, stream)
 }
 
@@ -700,6 +713,347 @@ fn heldout_cufft_c2c_own(f: &mut Fft, stream: &Stream) -> Result<()> {
 #[energy_bench(setup = fft_constant, gpu_only, bytes = 16 * FFT_LEN * FFT_BATCH)]
 fn heldout_cufft_c2c_constant(f: &mut Fft, stream: &Stream) -> Result<()> {
     forward_fft(f, stream)
+}
+
+// ---------------------------------------------------------------------------------------
+// Protocol v2's held-out set (docs/results/model-protocol-v2.json): library calls none of
+// whose kernels was measured before that protocol was frozen. Each runs on its own data
+// (random) and constant data (one value repeated) but the generator (own state only).
+
+/// The BF16 GEMM's side: 2 · 8192³ = 1.1·10¹² flops (cuBLAS's BF16 GEMM through
+/// `cublasGemmEx`: BF16 in and out, FP32 compute; warpgroup MMA on Hopper).
+const BF16GEMM_N: usize = 8192;
+
+fn bf16gemm(gpu: &CudaGpu, data: Data) -> Result<Matmul<bf16>> {
+    matmul(gpu, data, BF16GEMM_N, bf16::from_f32)
+}
+
+/// DGEMV's side: 16384² doubles (2 GiB), read once per call.
+const DGEMV_N: usize = 16384;
+
+fn dgemv(gpu: &CudaGpu, data: Data) -> Result<Matvec<f64>> {
+    gemv(gpu, data, DGEMV_N, f64::from)
+}
+
+/// SGEMM strided-batched: `BATCH_GEMMS` products of 256² matrices (3.4·10¹⁰ flops).
+const BATCH_SIDE: usize = 256;
+const BATCH_GEMMS: usize = 1024;
+
+/// Many small GEMMs in one cuBLAS call, on the harness's stream.
+struct BatchedMatmul {
+    blas: CudaBlas,
+    config: StridedBatchedConfig<f32>,
+    a: CudaSlice<f32>,
+    b: CudaSlice<f32>,
+    c: CudaSlice<f32>,
+}
+
+fn sgemm_batched(gpu: &CudaGpu, data: Data) -> Result<BatchedMatmul> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    let (n, count) = (BATCH_SIDE, BATCH_GEMMS);
+    let a = stream.clone_htod(&floats(n * n * count, data, 20, -1.0, 1.0))?;
+    let b = stream.clone_htod(&floats(n * n * count, data, 21, -1.0, 1.0))?;
+    let c = stream.alloc_zeros::<f32>(n * n * count)?;
+    let side = n as i32;
+    let gemm = GemmConfig {
+        transa: cublasOperation_t::CUBLAS_OP_N,
+        transb: cublasOperation_t::CUBLAS_OP_N,
+        m: side,
+        n: side,
+        k: side,
+        alpha: 1.0,
+        lda: side,
+        ldb: side,
+        beta: 0.0,
+        ldc: side,
+    };
+    let stride = (n * n) as i64;
+    let config =
+        StridedBatchedConfig { gemm, batch_size: count as i32, stride_a: stride, stride_b: stride, stride_c: stride };
+    Ok(BatchedMatmul { blas, config, a, b, c })
+}
+
+fn batched_gemm(m: &mut BatchedMatmul, stream: &Stream) -> Result<()> {
+    stream.cuda()?;
+    // SAFETY: a, b and c hold batch · n² floats each, the strides n².
+    unsafe { m.blas.gemm_strided_batched(m.config, &m.a, &m.b, &mut m.c) }.map_err(cublas)
+}
+
+/// DSYRK: `C = A·Aᵀ` (lower triangle) of a 4096 × 8192 double matrix (1.4·10¹¹ flops).
+const DSYRK_N: usize = 4096;
+const DSYRK_K: usize = 8192;
+
+/// A symmetric rank-k update through cuBLAS, on the harness's stream.
+struct RankK {
+    blas: CudaBlas,
+    a: CudaSlice<f64>,
+    c: CudaSlice<f64>,
+}
+
+fn dsyrk(gpu: &CudaGpu, data: Data) -> Result<RankK> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    let values: Vec<f64> = floats(DSYRK_N * DSYRK_K, data, 22, -1.0, 1.0).into_iter().map(f64::from).collect();
+    let a = stream.clone_htod(&values)?;
+    let c = stream.alloc_zeros::<f64>(DSYRK_N * DSYRK_N)?;
+    Ok(RankK { blas, a, c })
+}
+
+fn rank_k_update(r: &mut RankK, stream: &Stream) -> Result<()> {
+    let cuda = stream.cuda()?;
+    let (alpha, beta) = (1.0f64, 0.0f64);
+    let (a, _a_done) = r.a.device_ptr(cuda);
+    let (c, _c_done) = r.c.device_ptr_mut(cuda);
+    // SAFETY: a is n × k (column-major, lda n), c n × n; host pointer mode for alpha and beta.
+    let status = unsafe {
+        energy_harness::cudarc::cublas::sys::cublasDsyrk_v2(
+            *r.blas.handle(),
+            cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+            cublasOperation_t::CUBLAS_OP_N,
+            DSYRK_N as i32,
+            DSYRK_K as i32,
+            &alpha,
+            a as *const f64,
+            DSYRK_N as i32,
+            &beta,
+            c as *mut f64,
+            DSYRK_N as i32,
+        )
+    };
+    status.result().map_err(cublas)
+}
+
+/// The level-1 calls' vector length (2^27 floats: 512 MiB).
+const LEVEL1_N: usize = 1 << 27;
+
+/// Two vectors and a device-side scalar for cuBLAS's level-1 calls (device pointer mode:
+/// results stay on the GPU, nothing synchronizes in the timed launches).
+struct Vectors {
+    blas: CudaBlas,
+    x: CudaSlice<f32>,
+    y: CudaSlice<f32>,
+    scalar: CudaSlice<f32>,
+}
+
+fn vectors(gpu: &CudaGpu, data: Data) -> Result<Vectors> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    blas.set_pointer_mode(cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE).map_err(cublas)?;
+    let x = stream.clone_htod(&floats(LEVEL1_N, data, 23, -1.0, 1.0))?;
+    let y = stream.clone_htod(&floats(LEVEL1_N, data, 24, -1.0, 1.0))?;
+    // SAXPY's alpha (the dot product and the norm overwrite it: their result).
+    let scalar = stream.clone_htod(&[0.5f32])?;
+    Ok(Vectors { blas, x, y, scalar })
+}
+
+/// Which level-1 call.
+#[derive(Clone, Copy)]
+enum Level1 {
+    /// `s = x · y`.
+    Dot,
+    /// `s = ‖x‖₂`.
+    Nrm2,
+    /// `y = a·x + y`, `a` on the device.
+    Axpy,
+}
+
+fn level1(v: &mut Vectors, stream: &Stream, call: Level1) -> Result<()> {
+    use energy_harness::cudarc::cublas::sys;
+    let cuda = stream.cuda()?;
+    let handle = *v.blas.handle();
+    let n = LEVEL1_N as i32;
+    let (x, _x_done) = v.x.device_ptr(cuda);
+    let (y, _y_done) = v.y.device_ptr_mut(cuda);
+    let (s, _s_done) = v.scalar.device_ptr_mut(cuda);
+    let (x, y, s) = (x as *const f32, y as *mut f32, s as *mut f32);
+    // SAFETY: x and y hold n floats, s one float on the device; the handle is in device
+    // pointer mode. Axpy's alpha is s: its value after a dot or a norm does not matter.
+    let status = unsafe {
+        match call {
+            Level1::Dot => sys::cublasSdot_v2(handle, n, x, 1, y, 1, s),
+            Level1::Nrm2 => sys::cublasSnrm2_v2(handle, n, x, 1, s),
+            // y grows by x/2 a call: after 10⁵ calls |y| < 10⁵, far from overflow.
+            Level1::Axpy => sys::cublasSaxpy_v2(handle, n, s, x, 1, y, 1),
+        }
+    };
+    status.result().map_err(cublas)
+}
+
+/// cuFFT R2C: 4096 transforms of 8192 reals (128 MiB in).
+const R2C_LEN: usize = 8192;
+const R2C_BATCH: usize = 4096;
+/// cuFFT Z2Z: 2048 transforms of 4096 double complexes (128 MiB each way).
+const Z2Z_LEN: usize = 4096;
+const Z2Z_BATCH: usize = 2048;
+
+/// Batched real-to-complex FFTs.
+struct RealFft {
+    plan: CudaFft,
+    input: CudaSlice<f32>,
+    output: CudaSlice<cufft_sys::float2>,
+}
+
+fn fft_r2c(gpu: &CudaGpu, data: Data) -> Result<RealFft> {
+    let stream = gpu.stream().cuda()?;
+    let plan = CudaFft::plan_1d(R2C_LEN as i32, cufft_sys::cufftType::CUFFT_R2C, R2C_BATCH as i32, stream.clone())
+        .map_err(cufft_error)?;
+    let input = stream.clone_htod(&floats(R2C_LEN * R2C_BATCH, data, 25, -1.0, 1.0))?;
+    let output = stream.alloc_zeros::<cufft_sys::float2>((R2C_LEN / 2 + 1) * R2C_BATCH)?;
+    Ok(RealFft { plan, input, output })
+}
+
+fn real_fft(f: &mut RealFft, stream: &Stream) -> Result<()> {
+    stream.cuda()?;
+    f.plan.exec_r2c(&f.input, &mut f.output).map_err(cufft_error)
+}
+
+/// Batched double-precision complex FFTs.
+struct DoubleFft {
+    plan: CudaFft,
+    input: CudaSlice<cufft_sys::double2>,
+    output: CudaSlice<cufft_sys::double2>,
+}
+
+fn fft_z2z(gpu: &CudaGpu, data: Data) -> Result<DoubleFft> {
+    let stream = gpu.stream().cuda()?;
+    let n = Z2Z_LEN * Z2Z_BATCH;
+    let plan = CudaFft::plan_1d(Z2Z_LEN as i32, cufft_sys::cufftType::CUFFT_Z2Z, Z2Z_BATCH as i32, stream.clone())
+        .map_err(cufft_error)?;
+    let re = floats(n, data, 26, -1.0, 1.0);
+    let im = floats(n, data, 27, -1.0, 1.0);
+    let values: Vec<cufft_sys::double2> =
+        re.iter().zip(&im).map(|(&x, &y)| cufft_sys::double2 { x: x.into(), y: y.into() }).collect();
+    let input = stream.clone_htod(&values)?;
+    let output = stream.alloc_zeros::<cufft_sys::double2>(n)?;
+    Ok(DoubleFft { plan, input, output })
+}
+
+fn double_fft(f: &mut DoubleFft, stream: &Stream) -> Result<()> {
+    stream.cuda()?;
+    f.plan.exec_z2z(&mut f.input, &mut f.output, FftDirection::Forward).map_err(cufft_error)
+}
+
+setups! {
+    bf16gemm_own, bf16gemm_constant => bf16gemm -> Matmul<bf16>;
+    dgemv_own, dgemv_constant => dgemv -> Matvec<f64>;
+    sgemm_batched_own, sgemm_batched_constant => sgemm_batched -> BatchedMatmul;
+    dsyrk_own, dsyrk_constant => dsyrk -> RankK;
+    vectors_own, vectors_constant => vectors -> Vectors;
+    fft_r2c_own, fft_r2c_constant => fft_r2c -> RealFft;
+    fft_z2z_own, fft_z2z_constant => fft_z2z -> DoubleFft;
+}
+
+#[energy_bench(setup = bf16gemm_own, gpu_only, ops = 2 * BF16GEMM_N * BF16GEMM_N * BF16GEMM_N)]
+fn heldout_cublas_bf16gemm_own(m: &mut Matmul<bf16>, stream: &Stream) -> Result<()> {
+    gemm(m, stream)
+}
+
+#[energy_bench(setup = bf16gemm_constant, gpu_only, ops = 2 * BF16GEMM_N * BF16GEMM_N * BF16GEMM_N)]
+fn heldout_cublas_bf16gemm_constant(m: &mut Matmul<bf16>, stream: &Stream) -> Result<()> {
+    gemm(m, stream)
+}
+
+#[energy_bench(setup = dgemv_own, gpu_only, bytes = 8 * DGEMV_N * DGEMV_N)]
+fn heldout_cublas_dgemv_own(m: &mut Matvec<f64>, stream: &Stream) -> Result<()> {
+    matvec(m, stream)
+}
+
+#[energy_bench(setup = dgemv_constant, gpu_only, bytes = 8 * DGEMV_N * DGEMV_N)]
+fn heldout_cublas_dgemv_constant(m: &mut Matvec<f64>, stream: &Stream) -> Result<()> {
+    matvec(m, stream)
+}
+
+#[energy_bench(setup = sgemm_batched_own, gpu_only, ops = 2 * BATCH_SIDE * BATCH_SIDE * BATCH_SIDE * BATCH_GEMMS)]
+fn heldout_cublas_sgemm_batched_own(m: &mut BatchedMatmul, stream: &Stream) -> Result<()> {
+    batched_gemm(m, stream)
+}
+
+#[energy_bench(setup = sgemm_batched_constant, gpu_only, ops = 2 * BATCH_SIDE * BATCH_SIDE * BATCH_SIDE * BATCH_GEMMS)]
+fn heldout_cublas_sgemm_batched_constant(m: &mut BatchedMatmul, stream: &Stream) -> Result<()> {
+    batched_gemm(m, stream)
+}
+
+#[energy_bench(setup = dsyrk_own, gpu_only, ops = DSYRK_N * (DSYRK_N + 1) * DSYRK_K)]
+fn heldout_cublas_dsyrk_own(r: &mut RankK, stream: &Stream) -> Result<()> {
+    rank_k_update(r, stream)
+}
+
+#[energy_bench(setup = dsyrk_constant, gpu_only, ops = DSYRK_N * (DSYRK_N + 1) * DSYRK_K)]
+fn heldout_cublas_dsyrk_constant(r: &mut RankK, stream: &Stream) -> Result<()> {
+    rank_k_update(r, stream)
+}
+
+#[energy_bench(setup = vectors_own, gpu_only, bytes = 8 * LEVEL1_N)]
+fn heldout_cublas_sdot_own(v: &mut Vectors, stream: &Stream) -> Result<()> {
+    level1(v, stream, Level1::Dot)
+}
+
+#[energy_bench(setup = vectors_constant, gpu_only, bytes = 8 * LEVEL1_N)]
+fn heldout_cublas_sdot_constant(v: &mut Vectors, stream: &Stream) -> Result<()> {
+    level1(v, stream, Level1::Dot)
+}
+
+#[energy_bench(setup = vectors_own, gpu_only, bytes = 4 * LEVEL1_N)]
+fn heldout_cublas_snrm2_own(v: &mut Vectors, stream: &Stream) -> Result<()> {
+    level1(v, stream, Level1::Nrm2)
+}
+
+#[energy_bench(setup = vectors_constant, gpu_only, bytes = 4 * LEVEL1_N)]
+fn heldout_cublas_snrm2_constant(v: &mut Vectors, stream: &Stream) -> Result<()> {
+    level1(v, stream, Level1::Nrm2)
+}
+
+#[energy_bench(setup = vectors_own, gpu_only, bytes = 12 * LEVEL1_N)]
+fn heldout_cublas_saxpy_own(v: &mut Vectors, stream: &Stream) -> Result<()> {
+    level1(v, stream, Level1::Axpy)
+}
+
+#[energy_bench(setup = vectors_constant, gpu_only, bytes = 12 * LEVEL1_N)]
+fn heldout_cublas_saxpy_constant(v: &mut Vectors, stream: &Stream) -> Result<()> {
+    level1(v, stream, Level1::Axpy)
+}
+
+#[energy_bench(setup = fft_r2c_own, gpu_only, bytes = 8 * R2C_LEN * R2C_BATCH)]
+fn heldout_cufft_r2c_own(f: &mut RealFft, stream: &Stream) -> Result<()> {
+    real_fft(f, stream)
+}
+
+#[energy_bench(setup = fft_r2c_constant, gpu_only, bytes = 8 * R2C_LEN * R2C_BATCH)]
+fn heldout_cufft_r2c_constant(f: &mut RealFft, stream: &Stream) -> Result<()> {
+    real_fft(f, stream)
+}
+
+#[energy_bench(setup = fft_z2z_own, gpu_only, bytes = 32 * Z2Z_LEN * Z2Z_BATCH)]
+fn heldout_cufft_z2z_own(f: &mut DoubleFft, stream: &Stream) -> Result<()> {
+    double_fft(f, stream)
+}
+
+#[energy_bench(setup = fft_z2z_constant, gpu_only, bytes = 32 * Z2Z_LEN * Z2Z_BATCH)]
+fn heldout_cufft_z2z_constant(f: &mut DoubleFft, stream: &Stream) -> Result<()> {
+    double_fft(f, stream)
+}
+
+/// Doubles drawn by cuRAND per call (512 MiB).
+const CURAND_DOUBLES: usize = 1 << 26;
+
+/// cuRAND's default generator filling doubles (its own state only: one regime).
+struct DoubleGenerator {
+    rng: CudaRng,
+    out: CudaSlice<f64>,
+}
+
+fn curand_double(gpu: &CudaGpu) -> Result<DoubleGenerator> {
+    let stream = gpu.stream().cuda()?;
+    let rng = CudaRng::new(36, stream.clone()).map_err(curand_error)?;
+    let out = stream.alloc_zeros::<f64>(CURAND_DOUBLES)?;
+    Ok(DoubleGenerator { rng, out })
+}
+
+#[energy_bench(setup = curand_double, gpu_only, bytes = 8 * CURAND_DOUBLES)]
+fn heldout_curand_uniform_double_own(g: &mut DoubleGenerator, stream: &Stream) -> Result<()> {
+    stream.cuda()?;
+    g.rng.fill_with_uniform(&mut g.out).map_err(curand_error)
 }
 
 energy_main!();

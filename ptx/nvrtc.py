@@ -2,9 +2,11 @@
 """Compiles a CUDA C file to PTX with NVRTC (no nvcc, no host compiler needed).
 
     python3 ptx/nvrtc.py ptx/apps/apps.cu ptx/apps/apps.ptx
+    python3 ptx/nvrtc.py --arch compute_90a ptx/model/train_sm90.cu ptx/model/train_sm90.ptx
 
 NVRTC comes from NVIDIA's wheel: `pip install nvidia-cuda-nvrtc-cu12`, or set NVRTC_LIB to
-libnvrtc.so. The PTX targets compute_80 (Ampere and newer JIT it); -lineinfo is off so
+libnvrtc.so. The PTX targets compute_80 (Ampere and newer JIT it) unless --arch names another (compute_90a
+for Hopper-only instructions such as wgmma); -lineinfo is off so
 the file does not change with the path it was built from.
 """
 import ctypes
@@ -24,15 +26,19 @@ def find_nvrtc():
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    arch = "compute_80"
+    if len(args) == 4 and args[0] == "--arch":
+        arch, args = args[1], args[2:]
+    if len(args) != 2:
         sys.exit(__doc__)
-    src, dst = sys.argv[1], sys.argv[2]
+    src, dst = args
     lib = ctypes.CDLL(find_nvrtc())
     prog = ctypes.c_void_p()
     code = open(src, "rb").read()
     name = os.path.basename(src).encode()
     check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), code, name, 0, None, None), "create")
-    opts = [b"--gpu-architecture=compute_80", b"--std=c++17", b"-default-device"]
+    opts = [b"--gpu-architecture=" + arch.encode(), b"--std=c++17", b"-default-device"]
     arr = (ctypes.c_char_p * len(opts))(*opts)
     rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
     size = ctypes.c_size_t()
@@ -45,7 +51,7 @@ def main():
     lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
     ptx = ctypes.create_string_buffer(size.value)
     check(lib, lib.nvrtcGetPTX(prog, ptx), "get PTX")
-    header = "// Generated from %s by ptx/nvrtc.py (NVRTC, compute_80): do not edit.\n" % os.path.basename(src)
+    header = "// Generated from %s by ptx/nvrtc.py (NVRTC, %s): do not edit.\n" % (os.path.basename(src), arch)
     header += "// Source FNV-1a: %016x\n" % fnv1a(code)
     tmp = dst + ".tmp"
     with open(tmp, "w") as f:

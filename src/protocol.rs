@@ -12,8 +12,19 @@ use serde::{Deserialize, Serialize};
 /// The schema tag of a protocol file.
 pub const PROTOCOL_SCHEMA: &str = "energy-model-protocol/1";
 
-/// The protocol file, as committed (`docs/results/model-protocol.json`).
+/// The protocol file, as committed (`docs/results/model-protocol.json`): version 1.
 pub const PROTOCOL_JSON: &str = include_str!("../docs/results/model-protocol.json");
+
+/// Protocol version 2 (`docs/results/model-protocol-v2.json`): v1's held-out kernels had been
+/// seen, so v2 adds the terms their results called for (FP64 tensor MMA, warpgroup MMA) and
+/// tests on a fresh held-out set.
+pub const PROTOCOL_V2_JSON: &str = include_str!("../docs/results/model-protocol-v2.json");
+
+/// Every committed protocol: its version, its file and its text.
+pub const PROTOCOLS: [(u32, &str, &str); 2] = [
+    (1, "docs/results/model-protocol.json", PROTOCOL_JSON),
+    (2, "docs/results/model-protocol-v2.json", PROTOCOL_V2_JSON),
+];
 
 /// The protocol's data regimes, by name: the data a kernel runs on.
 pub const REGIMES: [&str; 3] = ["switching", "constant", "own"];
@@ -193,9 +204,32 @@ impl Protocol {
         Ok(self)
     }
 
-    /// The committed protocol ([`PROTOCOL_JSON`]), its hash verified.
+    /// The committed protocol version 1 ([`PROTOCOL_JSON`]), its hash verified.
     pub fn committed() -> Result<Protocol> {
-        Protocol::parse(PROTOCOL_JSON, "docs/results/model-protocol.json")?.verified("docs/results/model-protocol.json")
+        Protocol::version(1)
+    }
+
+    /// The committed protocol of version `version` ([`PROTOCOLS`]), its hash verified.
+    pub fn version(version: u32) -> Result<Protocol> {
+        let Some((_, file, text)) = PROTOCOLS.iter().find(|(v, _, _)| *v == version) else {
+            let known: Vec<String> = PROTOCOLS.iter().map(|(v, _, _)| format!("v{v}")).collect();
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("no model protocol v{version}: the committed ones are {}", known.join(", ")),
+            ));
+        };
+        Protocol::parse(text, file)?.verified(file)
+    }
+
+    /// The committed protocol whose hash is `hash` (a model's `protocol_hash`), and its version.
+    pub fn of_hash(hash: &str) -> Result<(u32, Protocol)> {
+        for (version, _, _) in PROTOCOLS {
+            let p = Protocol::version(version)?;
+            if p.hash == hash {
+                return Ok((version, p));
+            }
+        }
+        Err(Error::new(ErrorKind::InvalidInput, format!("no committed model protocol has hash {hash}")))
     }
 
     /// The distinct held-out sources (a kernel on two data regimes counts once).

@@ -3,21 +3,30 @@
 //! held-out set the held-out suite's, and any change to it changes the hash.
 
 use energy_suites::model::{CLASSES, TRAINING_PREFIX};
-use energy_suites::protocol::{Protocol, PROTOCOL_JSON};
+use energy_suites::protocol::{Protocol, PROTOCOLS, PROTOCOL_JSON, PROTOCOL_V2_JSON};
 
 fn parsed() -> Protocol {
     Protocol::parse(PROTOCOL_JSON, "model-protocol.json").unwrap()
 }
 
+fn parsed_v2() -> Protocol {
+    Protocol::parse(PROTOCOL_V2_JSON, "model-protocol-v2.json").unwrap()
+}
+
 #[test]
 fn the_stated_hash_is_the_content_hash() {
-    let p = parsed();
-    let actual = p.content_hash().unwrap();
-    assert_eq!(p.hash, actual, "model-protocol.json states hash {} but hashes to {actual}", p.hash);
-    Protocol::committed().unwrap();
-    // The human-readable protocol names the same hash.
     let md = include_str!("../docs/results/model-protocol.md");
-    assert!(md.contains(&p.hash), "model-protocol.md does not state hash {}", p.hash);
+    for (version, file, text) in PROTOCOLS {
+        let p = Protocol::parse(text, file).unwrap();
+        let actual = p.content_hash().unwrap();
+        assert_eq!(p.hash, actual, "{file} states hash {} but hashes to {actual}", p.hash);
+        assert_eq!(Protocol::version(version).unwrap(), p);
+        assert_eq!(Protocol::of_hash(&p.hash).unwrap().0, version);
+        // The human-readable protocol names the same hash.
+        assert!(md.contains(&p.hash), "model-protocol.md does not state hash {}", p.hash);
+    }
+    assert_eq!(Protocol::committed().unwrap(), parsed());
+    assert!(Protocol::version(3).unwrap_err().to_string().contains("v1, v2"));
 }
 
 #[test]
@@ -59,16 +68,47 @@ fn names_in(source: &str, prefix: &str) -> Vec<String> {
     names
 }
 
+/// v2's training set is the model suite's; v1's is that less v2's new kernels.
 #[test]
 fn its_training_set_is_the_model_suites() {
-    let p = parsed();
-    let mut listed: Vec<String> = p.training.iter().map(|t| t.benchmark.clone()).collect();
-    listed.sort();
-    let suite = names_in(include_str!("../benches/model/main.rs"), TRAINING_PREFIX);
-    assert_eq!(listed, suite);
-    for t in &p.training {
+    // (`train_sm90` is the Hopper kernels' PTX file, no benchmark.)
+    let mut suite = names_in(include_str!("../benches/model/main.rs"), TRAINING_PREFIX);
+    suite.retain(|n| n != "train_sm90");
+    let (v1, v2) = (parsed(), parsed_v2());
+    let listed = |p: &Protocol| {
+        let mut l: Vec<String> = p.training.iter().map(|t| t.benchmark.clone()).collect();
+        l.sort();
+        l
+    };
+    assert_eq!(listed(&v2), suite);
+    let new: Vec<&String> = suite.iter().filter(|n| n.contains("_dmma") || n.contains("_hgmma")).collect();
+    assert_eq!(new.len(), 14, "{new:?}");
+    let older: Vec<String> = suite.iter().filter(|n| !new.contains(n)).cloned().collect();
+    assert_eq!(listed(&v1), older);
+    for t in v1.training.iter().chain(&v2.training) {
         let constant = t.benchmark.ends_with("_const");
         assert_eq!(t.regime, if constant { "constant" } else { "switching" }, "{}", t.benchmark);
+    }
+}
+
+/// v2's held-out set is new: no benchmark of v1's, every one a third-party library call, at
+/// least as many on their own data as the goal counts; together the two are the suite's.
+#[test]
+fn the_v2_held_out_set_is_fresh_and_third_party() {
+    let (v1, v2) = (parsed(), parsed_v2());
+    let mut both: Vec<String> = v1.held_out.iter().chain(&v2.held_out).map(|h| h.benchmark.clone()).collect();
+    both.sort();
+    let count = both.len();
+    both.dedup();
+    assert_eq!(both.len(), count, "a benchmark is in both held-out sets");
+    assert_eq!(both, names_in(include_str!("../benches/heldout.rs"), "heldout_"));
+    assert!(v2.held_out.iter().all(|h| h.third_party && h.benchmark.ends_with(&format!("_{}", h.regime))));
+    let own = v2.held_out.iter().filter(|h| h.regime == "own").count();
+    assert!(own >= v2.acceptance.min_kernels, "{own} own-data kernels");
+    assert_eq!(v2.status, "frozen");
+    let rules = v2.rules.join("\n");
+    for needed in ["shown apart, never counted", "fewer than one sensor tick", "==ERROR==", "threefold repeat"] {
+        assert!(rules.contains(needed), "protocol v2's rules do not say `{needed}`");
     }
 }
 
@@ -78,7 +118,7 @@ fn its_held_out_set_is_the_held_out_suites() {
     let mut listed: Vec<String> = p.held_out.iter().map(|h| h.benchmark.clone()).collect();
     listed.sort();
     let suite = names_in(include_str!("../benches/heldout.rs"), "heldout_");
-    assert_eq!(listed, suite);
+    assert!(listed.iter().all(|n| suite.contains(n)), "{listed:?}");
     for h in &p.held_out {
         assert!(h.benchmark.ends_with(&format!("_{}", h.regime)), "{}: regime {}", h.benchmark, h.regime);
         assert!(!h.origin.is_empty(), "{}", h.benchmark);

@@ -1,5 +1,6 @@
 //! The model suite's PTX without a GPU: each file is the NVRTC output of its CUDA source as
-//! it stands (the header's source hash), assembles for sm_80 and sm_90, and each kernel's
+//! it stands (the header's source hash), assembles for sm_80 and sm_90 (the Hopper-only
+//! `train_sm90.ptx` for sm_90a), and each kernel's
 //! machine code holds the work it is named for and no local memory (a spilled or
 //! dynamically indexed array would add loads and stores the kernel is not about), and the
 //! training kernels that draw their operands in-kernel take the operand mask at run time:
@@ -16,9 +17,12 @@ fn root() -> PathBuf {
 const FILES: [(&str, &str); 2] =
     [("ptx/model/train.cu", "ptx/model/train.ptx"), ("ptx/apps/apps.cu", "ptx/apps/apps.ptx")];
 
+/// The Hopper-only training kernels (warpgroup MMA): compute_90a PTX, assembled for sm_90a.
+const SM90_FILE: (&str, &str) = ("ptx/model/train_sm90.cu", "ptx/model/train_sm90.ptx");
+
 #[test]
 fn each_ptx_file_was_generated_from_its_source_as_it_stands() {
-    for (cu, ptx) in FILES {
+    for (cu, ptx) in FILES.into_iter().chain([SM90_FILE]) {
         let source = std::fs::read(root().join(cu)).unwrap();
         let text = std::fs::read_to_string(root().join(ptx)).unwrap();
         let want = format!("// Source FNV-1a: {}", energy_harness::unstable::report::content_hash(&source));
@@ -31,7 +35,7 @@ fn each_ptx_file_was_generated_from_its_source_as_it_stands() {
 }
 
 /// Each kernel and an opcode its machine code must hold.
-const EXPECTED: [(&str, &str); 22] = [
+const EXPECTED: [(&str, &str); 23] = [
     ("m_ffma", "FFMA"),
     ("m_hfma2", "HFMA2"),
     ("m_dfma", "DFMA"),
@@ -41,6 +45,7 @@ const EXPECTED: [(&str, &str); 22] = [
     ("m_cvt", "F2I"),
     ("m_shfl", "SHFL.BFLY"),
     ("m_hmma", "HMMA.16816.F32"),
+    ("m_dmma", "DMMA"),
     ("m_shared_ld", "LDS.128"),
     ("m_shared_st", "STS"),
     ("m_l1_ld", "LDG.E.128"),
@@ -89,7 +94,7 @@ fn kernels_hold_their_work_and_no_local_memory() {
 
 /// The training kernels that draw or compute their operands in-kernel, each with the opcode of
 /// its work: their last parameter is the operand mask (`ptx/model/train.cu`).
-const MASKED: [(&str, &str); 13] = [
+const MASKED: [(&str, &str); 14] = [
     ("m_ffma", "FFMA"),
     ("m_hfma2", "HFMA2"),
     ("m_dfma", "DFMA"),
@@ -99,6 +104,7 @@ const MASKED: [(&str, &str); 13] = [
     ("m_cvt", "F2I"),
     ("m_shfl", "SHFL.BFLY"),
     ("m_hmma", "HMMA.16816.F32"),
+    ("m_dmma", "DMMA"),
     ("m_shared_ld", "LDS.128"),
     ("m_shared_st", "STS"),
     ("m_l2_st", "STG.E.128"),
@@ -148,8 +154,8 @@ fn every_training_kernel_but_sleep_has_a_constant_variant() {
     }
     // Every kernel that draws its operands in-kernel is one of the masked ones, and each
     // masked one is a training kernel.
-    let compute: Vec<&str> = MASKED.iter().map(|(e, _)| *e).collect();
-    for (e, _) in MASKED {
+    let compute: Vec<&str> = MASKED.iter().chain(&MASKED_SM90).map(|(e, _)| *e).collect();
+    for (e, _) in MASKED.iter().chain(&MASKED_SM90) {
         assert!(kernels.iter().any(|(_, entry)| entry == e), "{e}: no training kernel");
     }
     let readers = ["m_l1_ld", "m_l1_scatter", "m_l2_ld", "m_dram_ld", "m_dram_copy", "m_sleep"];
@@ -277,6 +283,49 @@ fn the_operand_mask_is_a_run_time_parameter_and_changes_no_loop() {
             if !folded.contains(&entry) {
                 failures.push(format!("{arch} {entry}: a mask fixed at 0 changes nothing: is the check blind?"));
             }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The Hopper-only training kernels, each with the opcode of its work (all draw their
+/// operands in-kernel and take the operand mask last).
+const MASKED_SM90: [(&str, &str); 1] = [("m_hgmma", "HGMMA.64x64x16.F32")];
+
+/// `train_sm90.ptx` assembles for sm_90a; each kernel holds its work and no local memory, and
+/// its work loop with the operand mask as a run-time parameter is the loop with the mask fixed
+/// at all ones (the constant regime runs the switching one's code).
+#[test]
+fn hopper_kernels_hold_their_work_and_take_the_mask_at_run_time() {
+    let Some((ptxas, cuobjdump)) = tools_for_tests() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = std::fs::read_to_string(root().join(SM90_FILE.1)).unwrap();
+    let assembled = |name: &str, text: &str| {
+        let sub = dir.path().join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        let file = sub.join("train_sm90.ptx");
+        std::fs::write(&file, text).unwrap();
+        disassemble(&cuobjdump, &assemble(&ptxas, &file, "sm_90a", PtxasOpt::O3, &sub).unwrap()).unwrap()
+    };
+    let as_is = assembled("as-is", &ptx);
+    let mut ones = ptx.clone();
+    for (entry, _) in MASKED_SM90 {
+        ones = with_param_fixed(&ones, entry, last_param(&ptx, entry), "-1");
+    }
+    let ones = assembled("ones", &ones);
+    let mut failures = Vec::new();
+    for (kernel, code) in &as_is {
+        if let Some(i) = code.iter().find(|i| i.opcode.starts_with("LDL") || i.opcode.starts_with("STL")) {
+            failures.push(format!("{kernel}: local memory ({} {})", i.opcode, i.operands));
+        }
+    }
+    for (entry, opcode) in MASKED_SM90 {
+        let body = |f: &std::collections::BTreeMap<String, Vec<SassInstruction>>| {
+            work_loop(&f[entry], opcode).map(loop_counts).unwrap_or_default()
+        };
+        let (runtime, switching) = (body(&as_is), body(&ones));
+        if runtime.is_empty() || runtime != switching {
+            failures.push(format!("{entry}: loop {runtime:?}, with the mask fixed at all ones {switching:?}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

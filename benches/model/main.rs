@@ -30,6 +30,10 @@ use energy_suites::common::{run_benchmarks, suite_measure_options};
 mod apps;
 
 const TRAIN_PTX: &str = include_str!("../../ptx/model/train.ptx");
+/// The Hopper-only training kernels (warpgroup MMA): compute_90a PTX.
+const TRAIN_SM90_PTX: &str = include_str!("../../ptx/model/train_sm90.ptx");
+/// The entries of `TRAIN_SM90_PTX`.
+const SM90_ENTRIES: [&str; 1] = ["m_hgmma"];
 
 /// Threads per block of the training kernels.
 const THREADS: u32 = 256;
@@ -53,6 +57,11 @@ enum Occupancy {
     /// One block of 256 threads on half the SMs (`sm_count / 2` blocks): eight warps per SM
     /// used, half the GPU's power (the tensor cores at `Mid`'s rate per SM, below the cap).
     HalfGpu,
+    /// One block of 256 threads on a quarter of the SMs (`sm_count / 4` blocks): `HalfGpu`'s
+    /// rate per SM at a quarter of the GPU's power (warpgroup MMA below the cap).
+    QuarterGpu,
+    /// One block of 256 threads on an eighth of the SMs (`sm_count / 8` blocks).
+    EighthGpu,
 }
 
 /// A training kernel: its entry, occupancy and arguments, and its loop count. The counts
@@ -105,7 +114,7 @@ const MASK_SWITCHING: u32 = u32::MAX;
 const MASK_CONSTANT: u32 = 0;
 
 fn switching_kernels() -> Vec<Train> {
-    use Occupancy::{Full, HalfGpu, Low, Mid, ThreeWarps};
+    use Occupancy::{EighthGpu, Full, HalfGpu, Low, Mid, QuarterGpu, ThreeWarps};
     vec![
         Train { name: "train_ffma", entry: "m_ffma", occupancy: Full, args: out_iters, iters: 15_000, constant: false },
         Train {
@@ -173,6 +182,61 @@ fn switching_kernels() -> Vec<Train> {
             occupancy: HalfGpu,
             args: out_iters,
             iters: 30_000,
+            constant: false,
+        },
+        // Protocol v2 (docs/results/model-protocol-v2.json): FP64 tensor MMA (DMMA, as cuBLAS
+        // DGEMM uses on Hopper) and warpgroup MMA (HGMMA, as cuBLAS HGEMM uses), each over the
+        // whole GPU (which may reach the power cap: left out of the fit if so) and on half, a
+        // quarter (and for HGMMA an eighth) of the SMs, below it. On an H100 (the probe before
+        // protocol v2) train_hgmma ran at the cap (1365–1530 MHz), train_hgmma_half at 684 W
+        // and 1980 MHz, train_dmma at 364 W.
+        Train { name: "train_dmma", entry: "m_dmma", occupancy: Full, args: out_iters, iters: 3_000, constant: false },
+        Train {
+            name: "train_dmma_half",
+            entry: "m_dmma",
+            occupancy: HalfGpu,
+            args: out_iters,
+            iters: 20_000,
+            constant: false,
+        },
+        Train {
+            name: "train_dmma_quarter",
+            entry: "m_dmma",
+            occupancy: QuarterGpu,
+            args: out_iters,
+            iters: 20_000,
+            constant: false,
+        },
+        Train {
+            name: "train_hgmma",
+            entry: "m_hgmma",
+            occupancy: Full,
+            args: out_iters,
+            iters: 2_000,
+            constant: false,
+        },
+        Train {
+            name: "train_hgmma_half",
+            entry: "m_hgmma",
+            occupancy: HalfGpu,
+            args: out_iters,
+            iters: 16_000,
+            constant: false,
+        },
+        Train {
+            name: "train_hgmma_quarter",
+            entry: "m_hgmma",
+            occupancy: QuarterGpu,
+            args: out_iters,
+            iters: 16_000,
+            constant: false,
+        },
+        Train {
+            name: "train_hgmma_eighth",
+            entry: "m_hgmma",
+            occupancy: EighthGpu,
+            args: out_iters,
+            iters: 16_000,
             constant: false,
         },
         Train {
@@ -297,7 +361,7 @@ fn switching_kernels() -> Vec<Train> {
 /// counts, with one value repeated: one word over the input buffer of the kernels that read
 /// one, operand mask 0 for those that draw or compute their operands in-kernel (compute,
 /// shared memory, L2 and DRAM stores). Not in the current fit (`energy_suites::model`).
-const CONSTANT_REGIME: [(&str, &str); 28] = [
+const CONSTANT_REGIME: [(&str, &str); 35] = [
     ("train_ffma", "train_ffma_const"),
     ("train_ffma_low", "train_ffma_low_const"),
     ("train_hfma2", "train_hfma2_const"),
@@ -313,6 +377,13 @@ const CONSTANT_REGIME: [(&str, &str); 28] = [
     ("train_hmma_low", "train_hmma_low_const"),
     ("train_hmma_3warps", "train_hmma_3warps_const"),
     ("train_hmma_half", "train_hmma_half_const"),
+    ("train_dmma", "train_dmma_const"),
+    ("train_dmma_half", "train_dmma_half_const"),
+    ("train_dmma_quarter", "train_dmma_quarter_const"),
+    ("train_hgmma", "train_hgmma_const"),
+    ("train_hgmma_half", "train_hgmma_half_const"),
+    ("train_hgmma_quarter", "train_hgmma_quarter_const"),
+    ("train_hgmma_eighth", "train_hgmma_eighth_const"),
     ("train_shared_ld", "train_shared_ld_const"),
     ("train_shared_st", "train_shared_st_const"),
     ("train_l1_ld", "train_l1_ld_const"),
@@ -388,7 +459,13 @@ fn data_bytes(entry: &str, sm_count: u32) -> (usize, usize) {
 
 fn setup_training(gpu: &Arc<CudaGpu>, t: &Train) -> Result<Launcher> {
     let module = gpu.load_ptx(TRAIN_PTX, "train.ptx", JitOptLevel::O4)?;
-    let kernel = module.kernel(t.entry)?;
+    let kernel = if SM90_ENTRIES.contains(&t.entry) {
+        gpu.load_ptx(TRAIN_SM90_PTX, "train_sm90.ptx", JitOptLevel::O4)
+            .map_err(|e| e.context("train_sm90.ptx is compute_90a PTX: Hopper GPUs (H100, H200) only"))?
+            .kernel(t.entry)?
+    } else {
+        module.kernel(t.entry)?
+    };
     let sms = gpu.properties()?.sm_count;
     let config = match t.occupancy {
         Occupancy::Full => LaunchConfig::linear(sms * 8, THREADS),
@@ -396,6 +473,8 @@ fn setup_training(gpu: &Arc<CudaGpu>, t: &Train) -> Result<Launcher> {
         Occupancy::Low => LaunchConfig::linear(sms, 64),
         Occupancy::ThreeWarps => LaunchConfig::linear(sms, 96),
         Occupancy::HalfGpu => LaunchConfig::linear(sms / 2, THREADS),
+        Occupancy::QuarterGpu => LaunchConfig::linear(sms / 4, THREADS),
+        Occupancy::EighthGpu => LaunchConfig::linear(sms / 8, THREADS),
     };
     let out = gpu.alloc_zeros::<u8>((sms * 8 * THREADS) as usize * 8)?;
     let (a_bytes, b_bytes) = data_bytes(t.entry, sms);

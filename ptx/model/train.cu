@@ -264,6 +264,39 @@ __global__ void m_hmma(float* out, u32 iters, u32 mask) {
     out[tid()] = q;
 }
 
+// FP64 tensor cores (DMMA): four independent mma.sync m8n8k4 (FP64 in and accumulate)
+// chains per warp; the A and B elements cycle through four sets of random doubles in
+// [-1, 1). Constant regime: every A element is -0.618 and B's elements alternate +0.618,
+// -0.618 along k (k is the lane's index mod 4), so that each product A B is exactly 0 and
+// the accumulators stay 0 (constant operands throughout).
+__global__ void m_dmma(double* out, u32 iters, u32 mask) {
+    double a[4], b[4];
+    const double konst = 0.6180339887498949;
+    const bool odd_k = (threadIdx.x & 1) != 0;
+    for (int s = 0; s < 4; ++s) {
+        const u32 ra = pick(mix(tid() * 16 + 2 * s), mask, 0u), rb = pick(mix(tid() * 16 + 2 * s + 1), mask, 0u);
+        // mask 0: ra = rb = 0, the constants; else random in [-1, 1).
+        a[s] = ra == 0u ? -konst : (double)unit(ra);
+        b[s] = rb == 0u ? (odd_k ? -konst : konst) : (double)unit(rb);
+    }
+    double d[4][2];
+    for (int c = 0; c < 4; ++c) d[c][0] = d[c][1] = 0.0;
+    for (u32 i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const int s = (c + u) & 3, t = (c + 2 * u + 1) & 3;
+                asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+                             : "+d"(d[c][0]), "+d"(d[c][1])
+                             : "d"(a[s]), "d"(b[t]));
+            }
+    }
+    double q = 0.0;
+    for (int c = 0; c < 4; ++c) q += d[c][0] + d[c][1];
+    out[tid()] = q;
+}
+
 // Shared-memory loads: 128-bit loads of random words from a 16 KiB block buffer, XORed
 // (constant regime: every word KONST).
 __global__ void m_shared_ld(u32* out, u32 iters, u32 mask) {

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::ResultDevice;
 use crate::error::{echo, Error, ErrorKind, Result};
 use crate::hash::content_hash;
+use crate::trace::format::read_trace_bytes;
 
 mod writer;
 pub(crate) use writer::DirLock;
@@ -219,12 +220,16 @@ impl RunManifest {
         }
         let mut paths = Vec::new();
         for r in self.results() {
-            for (file, hash) in [(&r.trace, &r.trace_hash), (&r.plot, &r.plot_hash), (&r.json, &r.json_hash)] {
+            let files =
+                [(&r.trace, &r.trace_hash, true), (&r.plot, &r.plot_hash, false), (&r.json, &r.json_hash, false)];
+            for (file, hash, is_trace) in files {
                 if file.contains('/') || file.contains('\\') || file.starts_with('.') {
                     return refuse(format!("lists `{}`, which is not a file of the run directory", echo(file)));
                 }
                 let path = dir.join(file);
-                let bytes = fs::read(&path).map_err(|e| {
+                // A trace may be archived gzipped (`<trace>.gz`): read as written.
+                let read = if is_trace { read_trace_bytes(&path) } else { fs::read(&path) };
+                let bytes = read.map_err(|e| {
                     Error::new(
                         ErrorKind::InvalidInput,
                         format!(
@@ -378,6 +383,32 @@ mod tests {
         fs::remove_file(run.join("b.json")).unwrap();
         fs::write(run.join("a.trace.csv"), "old trace").unwrap();
         assert!(m.check(&run).unwrap_err().message().contains("not the one its run wrote"));
+    }
+
+    /// A run archived with its traces gzipped (`a.trace.csv.gz`, as under `docs/results/`)
+    /// reads as written; a gzipped trace of other content is refused like a plain one.
+    #[test]
+    fn a_run_with_gzipped_traces_is_read_as_written() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("new");
+        let w = RunWriter::begin(&run, "saxpy", &Invocation { key: "test:gz".into() }).unwrap();
+        w.commit("a", "a", &device(), [b"{1}", b"the trace", b"p"]).unwrap();
+        w.finish(0).unwrap();
+        let m = RunManifest::read_manifest(&run).unwrap();
+        let gzip = |text: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            e.write_all(text).unwrap();
+            fs::write(run.join("a.trace.csv.gz"), e.finish().unwrap()).unwrap();
+        };
+        fs::remove_file(run.join("a.trace.csv")).unwrap();
+        gzip(b"the trace");
+        assert_eq!(m.check(&run).unwrap().len(), 1);
+        assert_eq!(read_trace_bytes(&run.join("a.trace.csv")).unwrap(), b"the trace");
+        gzip(b"another trace");
+        assert!(m.check(&run).unwrap_err().message().contains("not the one its run wrote"));
+        fs::remove_file(run.join("a.trace.csv.gz")).unwrap();
+        assert!(m.check(&run).unwrap_err().message().contains("cannot be read"));
     }
 
     #[test]
