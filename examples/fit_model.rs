@@ -12,6 +12,9 @@
 //! application's explanation (OUT_DIR/apps/<benchmark>.md, .svg), as `cargo energy explain`
 //! prints it.
 //!
+//! `--protocol v2` fits under protocol v2 (`docs/results/model-protocol-v2.json`: its terms and
+//! its training kernels); the default is v1, the protocol of the fits published before it.
+//!
 //! With `--predict-with MODEL` nothing is fitted: the applications of the run are predicted
 //! with MODEL (another board's fit: does the model carry from board to board?), and a model
 //! of another GPU model is refused.
@@ -25,10 +28,22 @@ use energy_harness::unstable::explain::{
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::Result;
 use energy_suites::model::{
-    clock_range, fit_regimes, mape_pct, SuiteRun, CLASSES, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS,
+    clock_range, fit_regimes, mape_pct, SuiteRun, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS,
 };
 use energy_suites::protocol::Protocol;
 use serde::Serialize;
+
+/// The model's note on the work it has no term for: the protocol's candidate terms.
+fn unpriced_note(protocol: &Protocol) -> String {
+    if protocol.candidate_terms.iter().any(|c| c.name == "wgmma") {
+        // Protocol v1's wording, as its published models hold it.
+        return "atomics, texture, TMA, warpgroup MMA (wgmma) and local memory have no term: their energy falls in \
+                `unexplained`"
+            .into();
+    }
+    let names: Vec<&str> = protocol.candidate_terms.iter().map(|c| c.name.as_str()).collect();
+    format!("{}, texture and local memory have no term: their energy falls in `unexplained`", names.join(", "))
+}
 
 #[derive(Serialize)]
 struct Prediction {
@@ -50,8 +65,12 @@ struct FitReport {
     in_sample_mape_pct: f64,
     left_out: Vec<String>,
     predictions: Vec<Prediction>,
-    selection_mape_pct: f64,
-    held_out_mape_pct: f64,
+    /// `None` when the run has no application kernel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    selection_mape_pct: Option<f64>,
+    /// `None` when the run has no application kernel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    held_out_mape_pct: Option<f64>,
     /// Applications measured but not profiled (their ncu export missing or cut short): not
     /// predicted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -59,16 +78,26 @@ struct FitReport {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    let mut args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    let mut version = 1;
+    if let Some(at) = args.iter().position(|a| a.as_os_str() == "--protocol") {
+        let parsed = args.get(at + 1).and_then(|v| v.to_str()).and_then(|v| v.strip_prefix('v')?.parse().ok());
+        let Some(v) = parsed else {
+            eprintln!("--protocol takes a version: v1 or v2");
+            return ExitCode::from(2);
+        };
+        version = v;
+        args.drain(at..at + 2);
+    }
     let (given, args) = match args.as_slice() {
         [flag, model, rest @ ..] if flag.as_os_str() == "--predict-with" => (Some(model.clone()), rest.to_vec()),
         _ => (None, args),
     };
     let [run, ncu, out] = args.as_slice() else {
-        eprintln!("usage: fit_model [--predict-with MODEL] RUN_DIR NCU_DIR OUT_DIR");
+        eprintln!("usage: fit_model [--protocol v1|v2] [--predict-with MODEL] RUN_DIR NCU_DIR OUT_DIR");
         return ExitCode::from(2);
     };
-    match run_fit(run, ncu, out, given.as_deref()) {
+    match Protocol::version(version).and_then(|p| run_fit(&p, run, ncu, out, given.as_deref())) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -77,8 +106,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<()> {
-    let suite = SuiteRun::read_run_and_ncu(run, ncu)?;
+fn run_fit(protocol: &Protocol, run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<()> {
+    let suite = SuiteRun::read_run_and_ncu(run, ncu)?.under(protocol)?;
     let (training, mut left_out) = suite.training()?;
     // The constant-data kernels (`train_*_const`), when the run has them: a second fit.
     let (constant_training, constant_left_out) = suite.constant_training()?;
@@ -109,17 +138,15 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
             first.timestamp.get(..10).unwrap_or(&first.timestamp),
             clock.map_or("not recorded".to_string(), |c| format!("{c} MHz"))
         ),
-        classes: Vec::new(),
+        classes: suite.selection.classes.clone(),
         active_idle_w: Some(idle_w),
         // The fit protocol (term list, training and held-out sets) this fit follows.
-        protocol_hash: Some(Protocol::committed()?.hash),
+        protocol_hash: Some(protocol.hash.clone()),
         notes: vec![
             "fitted on kernels whose data has full entropy (random mantissas); zero or constant operands draw less \
              (a GEMM with zero operands: 35–40 % less dynamic energy, over-predicted by the model)"
                 .into(),
-            "atomics, texture, TMA, warpgroup MMA (wgmma) and local memory have no term: their energy falls in \
-             `unexplained`"
-                .into(),
+            unpriced_note(protocol),
         ],
     };
     let (mut fitted, constant_fit) = fit_regimes(&training, &constant_training, template)?;
@@ -154,7 +181,9 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
     let mut predictions = Vec::new();
     let mut explanations: Vec<Explanation> = Vec::new();
     let mut not_profiled = Vec::new();
-    for (set, names) in sets {
+    // A run of the training kernels alone (protocol v2's runs) predicts no application.
+    let apps_run = sets.iter().flat_map(|(_, names)| names.iter()).any(|n| suite.results.contains_key(*n));
+    for (set, names) in sets.into_iter().filter(|_| apps_run) {
         for &name in names {
             if let Some(why) = suite.unprofiled.get(name) {
                 eprintln!("not predicted: {why}");
@@ -178,10 +207,9 @@ fn run_fit(run: &Path, ncu: &Path, out: &Path, given: Option<&Path>) -> Result<(
             explanations.push(e);
         }
     }
-    // The sets are fixed lists, each explained above (or the run was refused): never empty.
+    // The sets are fixed lists, each explained above when the run has applications.
     let set_mape = |set: &str| {
         mape_pct(predictions.iter().filter(|p| p.set == set).map(|p| (p.measured_dynamic_j, p.predicted_dynamic_j)))
-            .unwrap_or_default()
     };
     let report = FitReport {
         gpu: fitted.model.gpu.clone(),
@@ -268,7 +296,7 @@ fn render(model: &EnergyModel, report: &FitReport, training: &[energy_suites::mo
             )
         };
         let ci = ci.unwrap_or_else(|| " (held at zero)".into());
-        s.push_str(&format!("| {} | {} | {value}{ci} | {using} |\n", CLASSES[i].name, c.unit));
+        s.push_str(&format!("| {} | {} | {value}{ci} | {using} |\n", c.name, c.unit));
     }
     s.push_str(&format!(
         "\nActive idle (static) power during the fit: {}.\n\n## Training kernels (in sample)\n\n| kernel | measured dynamic, mJ | predicted, mJ | error |\n|---|---|---|---|\n",
@@ -280,10 +308,14 @@ fn render(model: &EnergyModel, report: &FitReport, training: &[energy_suites::mo
     for reason in &report.left_out {
         s.push_str(&format!("\nLeft out of the fit: {reason}.\n"));
     }
-    s.push_str(&format!(
-        "\nMean absolute error in sample: {:.1} %.\n\n## Application kernels (not in the fit)\n\n| kernel | set | measured dynamic, mJ | predicted, mJ | error | SM clock, MHz |\n|---|---|---|---|---|---|\n",
-        report.in_sample_mape_pct
-    ));
+    s.push_str(&format!("\nMean absolute error in sample: {:.1} %.\n", report.in_sample_mape_pct));
+    if report.predictions.is_empty() && report.not_profiled.is_empty() {
+        s.push_str("\nNo application kernel in this run (the training kernels alone were measured).\n");
+        return s;
+    }
+    s.push_str(
+        "\n## Application kernels (not in the fit)\n\n| kernel | set | measured dynamic, mJ | predicted, mJ | error | SM clock, MHz |\n|---|---|---|---|---|---|\n",
+    );
     for p in &report.predictions {
         let clock = match p.sm_clock_mhz {
             Some((low, high)) if low == high => format!("{low}"),
@@ -302,9 +334,9 @@ fn render(model: &EnergyModel, report: &FitReport, training: &[energy_suites::mo
     let predicted = |set: &str| report.predictions.iter().filter(|p| p.set == set).count();
     s.push_str(&format!(
         "\nMean absolute error: held out {:.1} % ({} kernels); term selection {:.1} % ({} kernels).\n",
-        report.held_out_mape_pct,
+        report.held_out_mape_pct.unwrap_or(f64::NAN),
         predicted("held out"),
-        report.selection_mape_pct,
+        report.selection_mape_pct.unwrap_or(f64::NAN),
         predicted("term selection")
     ));
     if !report.not_profiled.is_empty() {

@@ -16,7 +16,7 @@ use serde::Serialize;
 use std::path::Path;
 
 use crate::model::{measured_launches, SuiteRun};
-use crate::protocol::{Acceptance, Protocol};
+use crate::protocol::{Acceptance, HeldOutKernel, Protocol};
 
 /// The ncu metric the instruction-count baseline counts: executed warp-instructions.
 pub const INSTRUCTIONS_METRIC: &str = "smsp__inst_executed.sum";
@@ -525,6 +525,20 @@ pub struct BoardReport {
     /// regime (`switching`, `constant`): kept in the model, as the protocol's rules say, and
     /// said here.
     pub spanning_zero: Vec<(String, String)>,
+    /// Under a protocol after the first: the held-out kernels of the earlier protocols, seen
+    /// before this one was written, predicted by this model and shown apart (never counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seen: Option<Seen>,
+}
+
+/// Held-out kernels of earlier protocols, predicted by a later protocol's model: shown apart,
+/// never counted toward the goal (their results shaped the later protocol).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Seen {
+    /// The analysis of those measured and profiled.
+    pub analysis: Analysis,
+    /// Those that could not be tested, with why.
+    pub missing: Vec<(String, String)>,
 }
 
 /// The held-out test of the board whose folder is `board`: `run-model/` and `ncu-model/`
@@ -535,19 +549,18 @@ pub struct BoardReport {
 /// tick, ncu export missing, partial or not one `--test` run); messages name files under
 /// `shown_as` instead of `board`, so the report is the same wherever the folder lies.
 pub fn board_report(board: &Path, shown_as: &str) -> Result<BoardReport> {
-    let protocol = Protocol::committed()?;
     let model = EnergyModel::read_json(&board.join("fit/model.json"))?;
-    if model.protocol_hash.as_deref() != Some(protocol.hash.as_str()) {
+    let Some(hash) = model.protocol_hash.as_deref() else {
         return Err(Error::new(
             ErrorKind::InvalidInput,
-            format!(
-                "{shown_as}/fit/model.json: fitted under protocol {:?}, not the committed {}: refit it with fit_model",
-                model.protocol_hash, protocol.hash
-            ),
+            format!("{shown_as}/fit/model.json: fitted under no protocol (no protocol_hash): refit it with fit_model"),
         ));
-    }
+    };
+    let (version, protocol) = Protocol::of_hash(hash).map_err(|e| {
+        e.context(format!("{shown_as}/fit/model.json: refit it with fit_model under a committed protocol"))
+    })?;
     // The baselines, fitted on the training kernels the model was fitted on.
-    let training = SuiteRun::read_run_and_ncu(&board.join("run-model"), &board.join("ncu-model"))?;
+    let training = SuiteRun::read_run_and_ncu(&board.join("run-model"), &board.join("ncu-model"))?.under(&protocol)?;
     let (kept, mut left_out) = training.training()?;
     left_out.extend(training.constant_training()?.1);
     let mut spanning_zero = Vec::new();
@@ -579,27 +592,44 @@ pub fn board_report(board: &Path, shown_as: &str) -> Result<BoardReport> {
     let baselines = Baselines::fit(&points)?;
 
     let held = SuiteRun::read_run_and_ncu(&board.join("run-heldout"), &board.join("ncu-heldout"))?;
-    let mut cases = Vec::new();
-    let mut missing = Vec::new();
     let relative = |text: String| text.replace(&board.display().to_string(), shown_as);
-    for h in &protocol.held_out {
-        let Some(result) = held.results.get(&h.benchmark) else {
-            missing.push((h.benchmark.clone(), "not measured: no result in the run".to_string()));
-            continue;
-        };
-        if let Some(why) = unmeasured(result) {
-            missing.push((h.benchmark.clone(), why));
-            continue;
+    let test = |kernels: &[HeldOutKernel], absent_is_missing: bool| {
+        let mut cases = Vec::new();
+        let mut missing = Vec::new();
+        for h in kernels {
+            let Some(result) = held.results.get(&h.benchmark) else {
+                if absent_is_missing {
+                    missing.push((h.benchmark.clone(), "not measured: no result in the run".to_string()));
+                }
+                continue;
+            };
+            if let Some(why) = unmeasured(result) {
+                missing.push((h.benchmark.clone(), why));
+                continue;
+            }
+            let case = held.profiled(&h.benchmark).and_then(|(result, launches)| {
+                Case::measure(&h.benchmark, &h.regime, h.third_party, &model, result, launches)
+            });
+            match case {
+                Ok(c) => cases.push(c),
+                Err(e) => missing.push((h.benchmark.clone(), relative(e.to_string()))),
+            }
         }
-        let case = held.profiled(&h.benchmark).and_then(|(result, launches)| {
-            Case::measure(&h.benchmark, &h.regime, h.third_party, &model, result, launches)
-        });
-        match case {
-            Ok(c) => cases.push(c),
-            Err(e) => missing.push((h.benchmark.clone(), relative(e.to_string()))),
-        }
-    }
+        (cases, missing)
+    };
+    let (cases, missing) = test(&protocol.held_out, true);
     let analysis = analyse(&cases, &baselines)?;
+    // The earlier protocols' held-out kernels this run measured: shown apart.
+    let mut earlier = Vec::new();
+    for v in 1..version {
+        earlier.extend(Protocol::version(v)?.held_out);
+    }
+    let seen = if earlier.is_empty() {
+        None
+    } else {
+        let (cases, missing) = test(&earlier, false);
+        Some(Seen { analysis: analyse(&cases, &baselines)?, missing })
+    };
     let shortfalls = analysis.shortfalls(&protocol.acceptance);
     let first =
         held.results.values().next().ok_or_else(|| Error::new(ErrorKind::InvalidInput, "no held-out result"))?;
@@ -614,6 +644,7 @@ pub fn board_report(board: &Path, shown_as: &str) -> Result<BoardReport> {
         shortfalls,
         left_out,
         spanning_zero,
+        seen,
     })
 }
 
@@ -656,6 +687,19 @@ pub fn render_board(r: &BoardReport) -> String {
     } else {
         format!("\nThe protocol's acceptance rule: not met on this board: {}.\n", r.shortfalls.join("; "))
     });
+    if let Some(seen) = &r.seen {
+        s.push_str(
+            "\n## Held-out kernels of the earlier protocol (seen before this one: not counted)\n\nTheir results shaped \
+             this protocol's terms, so they test nothing; predicted by this board's model all the same.\n\n",
+        );
+        s.push_str(&render_markdown(&seen.analysis));
+        if !seen.missing.is_empty() {
+            s.push_str("\nNot tested:\n\n");
+            for (name, why) in &seen.missing {
+                s.push_str(&format!("- `{name}`: {why}\n"));
+            }
+        }
+    }
     s
 }
 

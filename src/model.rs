@@ -8,7 +8,7 @@
 //! [`CLASSES`] names them. The fit weighs each kernel by its measured energy (it minimizes
 //! relative errors: a 1 ms kernel counts as much as a 10 ms one).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use energy_harness::unstable::explain::{
@@ -17,6 +17,8 @@ use energy_harness::unstable::explain::{
 use energy_harness::unstable::report::ResultSet;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use serde::Serialize;
+
+use crate::protocol::Protocol;
 
 /// One term of the model: its name, kind, unit, the ncu metrics that count it (less those
 /// subtracted) and the units per metric count.
@@ -179,6 +181,83 @@ pub const CLASSES: [ClassDef; 17] = [
     },
 ];
 
+/// Kind and unit of the terms later protocols add to [`CLASSES`] (protocol v2: FP64 tensor MMA
+/// and warpgroup MMA); a protocol's terms take their kind and unit from these two lists.
+pub const LATER_TERMS: [(&str, &str, &str); 2] = [
+    ("warpgroup MMA (HGMMA)", "compute", "4096 FP16/BF16 math ops (one m16n8k16's work)"),
+    ("fp64 tensor (DMMA)", "compute", "DMMA pipe cycle (per SM sub-partition)"),
+];
+
+/// The model's classes of `protocol`, costs not yet fitted (zero): its terms in its order,
+/// their metrics and scale as it states them, kind and unit from [`CLASSES`] and
+/// [`LATER_TERMS`] by name (a term named in neither is refused).
+pub fn classes_of(protocol: &Protocol) -> Result<Vec<ModelClass>> {
+    protocol
+        .terms
+        .iter()
+        .map(|t| {
+            let known = CLASSES
+                .iter()
+                .map(|c| (c.name, c.kind, c.unit))
+                .chain(LATER_TERMS)
+                .find(|(name, _, _)| *name == t.name);
+            let Some((_, kind, unit)) = known else {
+                return Err(Error::new(
+                    ErrorKind::Format,
+                    format!("the protocol's term `{}` has no kind and unit in energy_suites::model", t.name),
+                ));
+            };
+            Ok(ModelClass {
+                name: t.name.clone(),
+                kind: kind.into(),
+                unit: unit.into(),
+                ncu_metrics: t.metrics.clone(),
+                subtract_metrics: t.subtract.clone(),
+                scale: t.scale,
+                j_per_unit: 0.0,
+                ci_j: None,
+                constant: None,
+            })
+        })
+        .collect()
+}
+
+/// What a fit reads of a suite run: the model's classes and the training kernels of each
+/// data regime.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitSelection {
+    /// The classes, costs not fitted.
+    pub classes: Vec<ModelClass>,
+    /// The training kernels on switching and on constant data (`None`: every `train_*`
+    /// benchmark of the run, by its name: [`in_current_fit`], [`in_constant_fit`]).
+    pub training: Option<(BTreeSet<String>, BTreeSet<String>)>,
+}
+
+impl FitSelection {
+    /// [`CLASSES`] and every training kernel of the run (the fits before the protocol).
+    pub fn every_training_kernel() -> FitSelection {
+        FitSelection { classes: model_classes(), training: None }
+    }
+
+    /// `protocol`'s terms and training lists.
+    pub fn of(protocol: &Protocol) -> Result<FitSelection> {
+        let listed = |regime: &str| -> BTreeSet<String> {
+            protocol.training.iter().filter(|t| t.regime == regime).map(|t| t.benchmark.clone()).collect()
+        };
+        Ok(FitSelection { classes: classes_of(protocol)?, training: Some((listed("switching"), listed("constant"))) })
+    }
+
+    /// Whether `name` is a switching-data training kernel.
+    pub fn is_switching(&self, name: &str) -> bool {
+        self.training.as_ref().map_or_else(|| in_current_fit(name), |(s, _)| s.contains(name))
+    }
+
+    /// Whether `name` is a constant-data training kernel.
+    pub fn is_constant(&self, name: &str) -> bool {
+        self.training.as_ref().map_or_else(|| in_constant_fit(name), |(_, c)| c.contains(name))
+    }
+}
+
 /// The application kernels that served to choose the model's terms (several term sets were
 /// tried and compared on them): not in the fit, but not unseen either.
 pub const SELECTION_APPS: [&str; 7] =
@@ -294,12 +373,22 @@ pub fn measured_launches(launches: &[NcuKernel], what: &str) -> Result<Vec<NcuKe
     Ok(vec![a.clone(), b.clone()])
 }
 
-/// The observation of benchmark `name`: its result and its profiled launches.
+/// The observation of benchmark `name`: its result and its profiled launches, counted in
+/// [`CLASSES`].
 pub fn observe(name: &str, result: &ResultFile, launches: &[NcuKernel]) -> Result<Observation> {
+    observe_with(&model_classes(), name, result, launches)
+}
+
+/// The observation of benchmark `name` counted in `classes`.
+pub fn observe_with(
+    classes: &[ModelClass],
+    name: &str,
+    result: &ResultFile,
+    launches: &[NcuKernel],
+) -> Result<Observation> {
     let chosen = measured_launches(launches, name)?;
-    let classes = model_classes();
     let mut units = Vec::with_capacity(classes.len());
-    for class in &classes {
+    for class in classes {
         let mut sum = 0.0;
         for launch in &chosen {
             sum += class.units(launch).map_err(|e| e.context(name))?;
@@ -326,9 +415,17 @@ pub struct ModelFit {
     pub in_sample_mape_pct: f64,
 }
 
-/// Fits the costs to `training` (each row weighed by 1 / its measured energy).
+/// Fits the costs to `training` (each row weighed by 1 / its measured energy), one per class
+/// of `template` (whose order the observations' units follow), or of [`CLASSES`] when the
+/// template has none.
 pub fn fit(training: &[Observation], template: EnergyModel) -> Result<ModelFit> {
-    let classes = model_classes();
+    let classes = if template.classes.is_empty() { model_classes() } else { template.classes.clone() };
+    if let Some(o) = training.iter().find(|o| o.units.len() != classes.len()) {
+        return Err(Error::new(
+            ErrorKind::Analysis,
+            format!("{}: counted in {} classes, the model has {}", o.name, o.units.len(), classes.len()),
+        ));
+    }
     if training.len() <= classes.len() {
         return Err(Error::new(
             ErrorKind::Analysis,
@@ -382,6 +479,9 @@ pub struct SuiteRun {
     /// Benchmarks measured but without a readable ncu export, with why (a profile cut by
     /// its time limit, or not taken): any use of one is an error naming the reason.
     pub unprofiled: BTreeMap<String, String>,
+    /// The classes observations are counted in and the training kernels of each regime
+    /// ([`FitSelection::every_training_kernel`] as read; [`SuiteRun::under`] sets a protocol's).
+    pub selection: FitSelection,
 }
 
 impl SuiteRun {
@@ -418,7 +518,13 @@ impl SuiteRun {
             }
             results.insert(name, result);
         }
-        Ok(SuiteRun { results, launches, unprofiled })
+        Ok(SuiteRun { results, launches, unprofiled, selection: FitSelection::every_training_kernel() })
+    }
+
+    /// The run read under `protocol`: its terms, its training lists.
+    pub fn under(mut self, protocol: &Protocol) -> Result<SuiteRun> {
+        self.selection = FitSelection::of(protocol)?;
+        Ok(self)
     }
 
     /// Benchmark `name`'s result and all its profiled launches (setup launches included).
@@ -435,34 +541,48 @@ impl SuiteRun {
     /// The observation of benchmark `name`.
     pub fn observation(&self, name: &str) -> Result<Observation> {
         let (result, launches) = self.profiled(name)?;
-        observe(name, result, launches)
+        observe_with(&self.selection.classes, name, result, launches)
     }
 
     /// The highest SM clock any training kernel's windows saw, MHz: the clock the model is
     /// fitted at (read, never set).
     pub fn reference_clock_mhz(&self) -> Option<u32> {
-        self.results.iter().filter(|(n, _)| in_current_fit(n)).filter_map(|(_, r)| clock_range(r)).map(|c| c.1).max()
+        self.results
+            .iter()
+            .filter(|(n, _)| self.selection.is_switching(n))
+            .filter_map(|(_, r)| clock_range(r))
+            .map(|c| c.1)
+            .max()
     }
 
     /// The training kernels' observations, less those whose windows ran below the reference
     /// clock (a kernel at the power cap runs at a lower clock and voltage, and so at a lower
     /// energy per instruction: its costs are not the model's), each left out with its reason.
     pub fn training(&self) -> Result<(Vec<Observation>, Vec<String>)> {
-        self.training_where(in_current_fit)
+        self.training_where(|s, n| s.is_switching(n))
     }
 
     /// The constant-data training kernels' observations (`train_*_const`), left out below
     /// the switching fit's reference clock as [`SuiteRun::training`] leaves them (none when
     /// the run has no constant-data kernel).
     pub fn constant_training(&self) -> Result<(Vec<Observation>, Vec<String>)> {
-        self.training_where(in_constant_fit)
+        self.training_where(|s, n| s.is_constant(n))
     }
 
-    fn training_where(&self, regime: fn(&str) -> bool) -> Result<(Vec<Observation>, Vec<String>)> {
+    fn training_where(&self, regime: fn(&FitSelection, &str) -> bool) -> Result<(Vec<Observation>, Vec<String>)> {
         let reference = self.reference_clock_mhz();
         let mut kept = Vec::new();
         let mut left_out = Vec::new();
-        for (name, result) in self.results.iter().filter(|(n, _)| regime(n)) {
+        if let Some((switching, constant)) = &self.selection.training {
+            // Every training kernel the protocol lists is in the run.
+            if let Some(absent) = switching.iter().chain(constant).find(|n| !self.results.contains_key(*n)) {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("the protocol's training kernel `{absent}` has no result in the run"),
+                ));
+            }
+        }
+        for (name, result) in self.results.iter().filter(|(n, _)| regime(&self.selection, n)) {
             match (clock_range(result), reference) {
                 (Some((low, high)), Some(reference)) if low < reference => {
                     let throttle: Vec<&str> = result

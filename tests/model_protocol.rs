@@ -159,12 +159,30 @@ fn it_is_frozen_with_its_rules() {
 
 #[test]
 fn the_candidate_terms_are_the_work_explain_reports_unpriced() {
-    let protocol = parsed();
-    let candidates: Vec<(String, Vec<String>)> =
-        protocol.candidate_terms.iter().map(|c| (c.name.clone(), c.metrics.clone())).collect();
-    let explain: Vec<(String, Vec<String>)> = energy_harness::unstable::explain::UNPRICED_WORK
+    use energy_harness::unstable::explain::{PRICED_BY, UNPRICED_WORK};
+    let explain: Vec<(String, Vec<String>)> = UNPRICED_WORK
         .iter()
         .map(|(name, metrics)| (name.to_string(), metrics.iter().map(|m| m.to_string()).collect()))
         .collect();
-    assert_eq!(candidates, explain, "the protocol's candidate terms and explain's UNPRICED_WORK differ");
+    let mut named = std::collections::BTreeSet::new();
+    for (_, file, text) in PROTOCOLS {
+        let protocol = Protocol::parse(text, file).unwrap();
+        for c in &protocol.candidate_terms {
+            assert!(
+                explain.contains(&(c.name.clone(), c.metrics.clone())),
+                "{file}: {} is not in UNPRICED_WORK",
+                c.name
+            );
+            named.insert(c.name.clone());
+        }
+        // What a protocol's terms price is no candidate of it: PRICED_BY names its metric.
+        for (work, metrics) in PRICED_BY {
+            let priced = protocol.terms.iter().any(|t| t.metrics.iter().any(|m| metrics.contains(&m.as_str())));
+            let candidate = protocol.candidate_terms.iter().any(|c| c.name == work);
+            assert!(priced != candidate, "{file}: `{work}` priced {priced}, candidate {candidate}");
+        }
+    }
+    for (name, _) in &explain {
+        assert!(named.contains(name), "UNPRICED_WORK's `{name}` is no protocol's candidate term");
+    }
 }

@@ -233,7 +233,7 @@ pub mod unstable {
         pub use crate::explain::{
             explain, operand_bracket, outside_prediction, render_markdown, render_svg, unpriced_work, EnergyModel,
             ExplainedTerm, Explanation, ModelClass, OperandBracket, RegimeCost, UnpricedWork, CLASS_KINDS,
-            MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, UNPRICED_WORK,
+            MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, PRICED_BY, UNPRICED_WORK,
         };
         pub use crate::ncu::{
             launches_per_call, one_call, one_call_of, parse_ncu_csv, parse_ncu_launches, read_ncu_csv,
