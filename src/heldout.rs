@@ -543,21 +543,21 @@ pub struct Seen {
 
 /// The held-out test of the board whose folder is `board`: `run-model/` and `ncu-model/`
 /// (the training suite and its ncu exports), `run-heldout/` and `ncu-heldout/` (the held-out
-/// suite), `fit/model.json` (fit_model's fit of that training run, under the committed
-/// protocol: another protocol's model is refused). Every held-out benchmark of the protocol
+/// suite), `<fit>/model.json` (fit_model's fit of that training run under a committed
+/// protocol, the one the test follows: a model of no committed protocol is refused). Every held-out benchmark of the protocol
 /// is tested or listed as missing with why (not measured, windows shorter than a sensor
 /// tick, ncu export missing, partial or not one `--test` run); messages name files under
 /// `shown_as` instead of `board`, so the report is the same wherever the folder lies.
-pub fn board_report(board: &Path, shown_as: &str) -> Result<BoardReport> {
-    let model = EnergyModel::read_json(&board.join("fit/model.json"))?;
+pub fn board_report(board: &Path, fit: &str, shown_as: &str) -> Result<BoardReport> {
+    let model = EnergyModel::read_json(&board.join(fit).join("model.json"))?;
     let Some(hash) = model.protocol_hash.as_deref() else {
         return Err(Error::new(
             ErrorKind::InvalidInput,
-            format!("{shown_as}/fit/model.json: fitted under no protocol (no protocol_hash): refit it with fit_model"),
+            format!("{shown_as}/{fit}/model.json: fitted under no protocol (no protocol_hash): refit it with fit_model"),
         ));
     };
     let (version, protocol) = Protocol::of_hash(hash).map_err(|e| {
-        e.context(format!("{shown_as}/fit/model.json: refit it with fit_model under a committed protocol"))
+        e.context(format!("{shown_as}/{fit}/model.json: refit it with fit_model under a committed protocol"))
     })?;
     // The baselines, fitted on the training kernels the model was fitted on.
     let training = SuiteRun::read_run_and_ncu(&board.join("run-model"), &board.join("ncu-model"))?.under(&protocol)?;

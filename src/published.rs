@@ -73,6 +73,18 @@ pub const HELDOUT_BOARDS: [&str; 2] = ["h100-board1", "h100-board2"];
 /// The folder of [`HELDOUT_BOARDS`].
 pub const HELDOUT_DIR: &str = "2026-11-26-model-protocol-h100-h200";
 
+/// The held-out tests under protocol v2 (`docs/results/model-protocol-v2.json`): board folders
+/// under [`HELDOUT_V2_DIR`], each fitted under v2 (`fit/`) and under v1 (`fit-v1/`: v1's test
+/// on a board measured later).
+pub const HELDOUT_V2_BOARDS: [&str; 2] = ["h100-board3", "h100-board4"];
+
+/// The folder of [`HELDOUT_V2_BOARDS`].
+pub const HELDOUT_V2_DIR: &str = "2026-11-26-model-protocol-v2";
+
+/// Each board's fits under v2's runs: the fit folder, the protocol version it follows, and the
+/// stem of the report it gives (`heldout`, `heldout-fit-v1`).
+pub const HELDOUT_V2_FITS: [(&str, u32, &str); 2] = [("fit", 2, "heldout"), ("fit-v1", 1, "heldout-fit-v1")];
+
 fn json<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string_pretty(value).map_err(|e| Error::new(ErrorKind::Format, format!("cannot serialize: {e}")))
 }
@@ -156,7 +168,7 @@ pub fn explanation_pages(results: &Path) -> Result<Vec<Page>> {
 pub fn heldout_pages(results: &Path) -> Result<Vec<Page>> {
     let mut pages = Vec::new();
     for board in HELDOUT_BOARDS {
-        let report = board_report(&results.join(HELDOUT_DIR).join(board), board)?;
+        let report = board_report(&results.join(HELDOUT_DIR).join(board), "fit", board)?;
         pages.push(Page { path: format!("{HELDOUT_DIR}/{board}/heldout.md").into(), text: render_board(&report) });
         pages.push(Page { path: format!("{HELDOUT_DIR}/{board}/heldout.json").into(), text: json(&report)? + "\n" });
     }
@@ -164,6 +176,19 @@ pub fn heldout_pages(results: &Path) -> Result<Vec<Page>> {
     let dir = results.join(HELDOUT_DIR);
     let repeat = render_repeat(&dir.join("h100-board1/run-heldout"), &dir.join("h100-board1-repeat/run-heldout"))?;
     pages.push(Page { path: format!("{HELDOUT_DIR}/h100-board1-repeat/repeat.md").into(), text: repeat });
+    // Protocol v2's boards, each under v2 and under v1.
+    for board in HELDOUT_V2_BOARDS {
+        for (fit, _, stem) in HELDOUT_V2_FITS {
+            let report = board_report(&results.join(HELDOUT_V2_DIR).join(board), fit, board)?;
+            let at = format!("{HELDOUT_V2_DIR}/{board}/{stem}");
+            pages.push(Page { path: format!("{at}.md").into(), text: render_board(&report) });
+            pages.push(Page { path: format!("{at}.json").into(), text: json(&report)? + "\n" });
+        }
+    }
+    // Board 3's suites measured again in the next call (the same board).
+    let dir = results.join(HELDOUT_V2_DIR);
+    let repeat = render_repeat(&dir.join("h100-board3/run-heldout"), &dir.join("h100-board3-repeat/run-heldout"))?;
+    pages.push(Page { path: format!("{HELDOUT_V2_DIR}/h100-board3-repeat/repeat.md").into(), text: repeat });
     Ok(pages)
 }
 

@@ -42,6 +42,7 @@
 //! and the suites build on is in [`unstable`], outside the stable API.
 #![deny(missing_docs)]
 
+mod archive;
 mod bench;
 mod budget;
 mod clock;

@@ -220,7 +220,8 @@ pub fn parse_ncu_csv(text: &str) -> Result<Vec<NcuKernel>> {
 /// named (all of them with `None`; a metric asked for but absent stays absent, for
 /// [`NcuKernel::metric`] to name). The whole file is still checked.
 pub fn read_ncu_launches(path: &Path, kernel: KernelChoice, metrics: Option<&[&str]>) -> Result<Vec<NcuKernel>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "read the ncu CSV export", e))?;
+    // An export archived gzipped (`<export>.gz`) reads as written.
+    let file = crate::archive::open_archived(path).map_err(|e| Error::io(path, "read the ncu CSV export", e))?;
     let mut input = std::io::BufReader::with_capacity(1 << 16, file);
     let mut reader = Reader::new(kernel, metrics);
     let mut line = String::new();

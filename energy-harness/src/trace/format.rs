@@ -126,27 +126,10 @@ pub fn parse_trace(text: &str, origin: &Path) -> Result<Trace> {
 
 /// Reads a trace file.
 pub fn read_trace(path: &Path) -> Result<Trace> {
-    let bytes = read_trace_bytes(path).map_err(|e| Error::io(path, "read the trace", e))?;
+    let bytes = crate::archive::read_archived(path).map_err(|e| Error::io(path, "read the trace", e))?;
     let text =
         String::from_utf8(bytes).map_err(|e| Error::format(path, 1, format!("the file is not UTF-8 text ({e})")))?;
     parse_trace(&text, path)
-}
-
-/// The bytes of a trace file, or, where `path` does not exist but `path.gz` does (a run
-/// archived with its traces gzipped, as under `docs/results/`), of that file decompressed:
-/// the trace as written, so its content hash still holds.
-pub fn read_trace_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
-    match fs::read(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut gz = path.as_os_str().to_owned();
-            gz.push(".gz");
-            let file = fs::File::open(Path::new(&gz)).map_err(|_| e)?;
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(file), &mut bytes)?;
-            Ok(bytes)
-        }
-        other => other,
-    }
 }
 
 /// Renders a trace as text: comments, header, then every reading and mark in time order.

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::ResultDevice;
 use crate::error::{echo, Error, ErrorKind, Result};
 use crate::hash::content_hash;
-use crate::trace::format::read_trace_bytes;
+use crate::archive::read_archived;
 
 mod writer;
 pub(crate) use writer::DirLock;
@@ -220,16 +220,13 @@ impl RunManifest {
         }
         let mut paths = Vec::new();
         for r in self.results() {
-            let files =
-                [(&r.trace, &r.trace_hash, true), (&r.plot, &r.plot_hash, false), (&r.json, &r.json_hash, false)];
-            for (file, hash, is_trace) in files {
+            for (file, hash) in [(&r.trace, &r.trace_hash), (&r.plot, &r.plot_hash), (&r.json, &r.json_hash)] {
                 if file.contains('/') || file.contains('\\') || file.starts_with('.') {
                     return refuse(format!("lists `{}`, which is not a file of the run directory", echo(file)));
                 }
                 let path = dir.join(file);
-                // A trace may be archived gzipped (`<trace>.gz`): read as written.
-                let read = if is_trace { read_trace_bytes(&path) } else { fs::read(&path) };
-                let bytes = read.map_err(|e| {
+                // A trace or plot may be archived gzipped (`<file>.gz`): read as written.
+                let bytes = read_archived(&path).map_err(|e| {
                     Error::new(
                         ErrorKind::InvalidInput,
                         format!(
@@ -404,7 +401,7 @@ mod tests {
         fs::remove_file(run.join("a.trace.csv")).unwrap();
         gzip(b"the trace");
         assert_eq!(m.check(&run).unwrap().len(), 1);
-        assert_eq!(read_trace_bytes(&run.join("a.trace.csv")).unwrap(), b"the trace");
+        assert_eq!(read_archived(&run.join("a.trace.csv")).unwrap(), b"the trace");
         gzip(b"another trace");
         assert!(m.check(&run).unwrap_err().message().contains("not the one its run wrote"));
         fs::remove_file(run.join("a.trace.csv.gz")).unwrap();
