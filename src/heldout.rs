@@ -553,7 +553,9 @@ pub fn board_report(board: &Path, fit: &str, shown_as: &str) -> Result<BoardRepo
     let Some(hash) = model.protocol_hash.as_deref() else {
         return Err(Error::new(
             ErrorKind::InvalidInput,
-            format!("{shown_as}/{fit}/model.json: fitted under no protocol (no protocol_hash): refit it with fit_model"),
+            format!(
+                "{shown_as}/{fit}/model.json: fitted under no protocol (no protocol_hash): refit it with fit_model"
+            ),
         ));
     };
     let (version, protocol) = Protocol::of_hash(hash).map_err(|e| {

@@ -91,3 +91,66 @@ fn every_result_of_the_protocol_runs_postdates_the_protocols_commit() {
     }
     assert!(checked > 250, "{checked} results");
 }
+
+/// The commit that froze protocol v2 (docs/results/2026-11-26-model-protocol-v2/README.md).
+const V2_FROZEN_IN: &str = "7821fce";
+
+/// Protocol v2's boards: each fit (`fit/` under v2, `fit-v1/` under v1) is the two-regime fit
+/// of the board's committed training run under that protocol's terms and training lists, cost
+/// by cost; every result of the v2 runs postdates the commit that froze v2, which holds v2 as
+/// committed now.
+#[test]
+fn each_v2_boards_models_are_the_fits_of_its_training_run_after_the_freeze() {
+    use energy_suites::published::{HELDOUT_V2_BOARDS, HELDOUT_V2_DIR, HELDOUT_V2_FITS};
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let frozen = git(&["show", "-s", "--format=%cI", V2_FROZEN_IN]).trim().replace("+00:00", "Z");
+    assert_eq!(frozen, "2026-11-26T11:25:44Z");
+    let then = git(&["show", &format!("{V2_FROZEN_IN}:docs/results/model-protocol-v2.json")]);
+    assert_eq!(Protocol::parse(&then, "v2 as frozen").unwrap(), Protocol::version(2).unwrap());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(HELDOUT_V2_DIR);
+    let mut checked = 0;
+    for board in HELDOUT_V2_BOARDS {
+        let board_dir = dir.join(board);
+        for (fit, version, _) in HELDOUT_V2_FITS {
+            let protocol = Protocol::version(version).unwrap();
+            let run = SuiteRun::read_run_and_ncu(&board_dir.join("run-model"), &board_dir.join("ncu-model")).unwrap();
+            let run = run.under(&protocol).unwrap();
+            let (switching, _) = run.training().unwrap();
+            let (constant, _) = run.constant_training().unwrap();
+            let committed = EnergyModel::read_json(&board_dir.join(fit).join("model.json")).unwrap();
+            assert_eq!(committed.protocol_hash.as_deref(), Some(protocol.hash.as_str()), "{board} {fit}");
+            assert_eq!(committed.classes.len(), protocol.terms.len(), "{board} {fit}");
+            let mut template = committed.clone();
+            template.classes = run.selection.classes.clone();
+            let (fitted, _) = fit_regimes(&switching, &constant, template).unwrap();
+            for (mine, theirs) in fitted.model.classes.iter().zip(&committed.classes) {
+                assert_eq!(mine.name, theirs.name);
+                assert!(close(mine.j_per_unit, theirs.j_per_unit), "{board} {fit} {}", mine.name);
+                let (a, b) = (mine.constant.as_ref().unwrap(), theirs.constant.as_ref().unwrap());
+                assert!(close(a.j_per_unit, b.j_per_unit), "{board} {fit} {} (constant)", mine.name);
+            }
+        }
+    }
+    for board in HELDOUT_V2_BOARDS.iter().chain(&["h100-board3-repeat"]) {
+        for suite in ["run-model", "run-heldout"] {
+            let set = energy_harness::unstable::report::ResultSet::read_run(&dir.join(board).join(suite)).unwrap();
+            for (id, r) in &set.results {
+                assert!(
+                    r.timestamp.as_str() > frozen.as_str(),
+                    "{board}/{suite}/{id} at {} predates {frozen}",
+                    r.timestamp
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 300, "{checked} results");
+}

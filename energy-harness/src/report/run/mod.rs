@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::ResultDevice;
+use crate::archive::read_archived;
 use crate::error::{echo, Error, ErrorKind, Result};
 use crate::hash::content_hash;
-use crate::archive::read_archived;
 
 mod writer;
 pub(crate) use writer::DirLock;
