@@ -491,6 +491,13 @@ impl SuiteRun {
     /// fit refuses it if it is a training kernel.
     pub fn read_run_and_ncu(run_dir: &Path, ncu_dir: &Path) -> Result<SuiteRun> {
         let set = ResultSet::read_run(run_dir)?;
+        // The profiling script's summary (`summary.txt`): `<benchmark> not profiled: <why>`.
+        let summary = std::fs::read_to_string(ncu_dir.join("summary.txt")).unwrap_or_default();
+        let skipped = |name: &str| {
+            summary.lines().find_map(|l| l.strip_prefix(&format!("{name} not profiled: ")).map(|why| {
+                format!("not profiled: {why} (the profiling script's summary, ncu-*/summary.txt)")
+            }))
+        };
         let mut results = BTreeMap::new();
         let mut launches = BTreeMap::new();
         let mut unprofiled = BTreeMap::new();
@@ -511,6 +518,10 @@ impl SuiteRun {
             match read_ncu_csv(&path) {
                 Ok(read) => {
                     launches.insert(name.clone(), read);
+                }
+                // Skipped by the profiling script, which says why in its summary.
+                Err(_) if skipped(&name).is_some() => {
+                    unprofiled.insert(name.clone(), skipped(&name).unwrap_or_default());
                 }
                 Err(e) => {
                     unprofiled.insert(name.clone(), e.context(format!("the ncu export of `{name}`")).to_string());
