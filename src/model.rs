@@ -494,9 +494,10 @@ impl SuiteRun {
         // The profiling script's summary (`summary.txt`): `<benchmark> not profiled: <why>`.
         let summary = std::fs::read_to_string(ncu_dir.join("summary.txt")).unwrap_or_default();
         let skipped = |name: &str| {
-            summary.lines().find_map(|l| l.strip_prefix(&format!("{name} not profiled: ")).map(|why| {
-                format!("not profiled: {why} (the profiling script's summary, ncu-*/summary.txt)")
-            }))
+            summary.lines().find_map(|l| {
+                l.strip_prefix(&format!("{name} not profiled: "))
+                    .map(|why| format!("not profiled: {why} (the profiling script's summary, ncu-*/summary.txt)"))
+            })
         };
         let mut results = BTreeMap::new();
         let mut launches = BTreeMap::new();

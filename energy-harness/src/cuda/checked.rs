@@ -217,10 +217,38 @@ fn target_number(target: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// Refuses PTX built for a newer architecture than the device's (the JIT refuses it too).
+/// Whether a `.target` is architecture-specific (`sm_90a`: Hopper's wgmma and the like), which
+/// the JIT compiles only for that very architecture.
+fn arch_specific(target: &str) -> bool {
+    target.ends_with('a') && target_number(target).is_some()
+}
+
+/// The architecture ptxas assembles a module for on the checked device: the device's, or its
+/// architecture-specific variant (`sm_90a`) when the PTX targets that, as the JIT does.
+pub(crate) fn assembly_arch(target: Option<&str>, properties: &GpuProperties) -> String {
+    let device = properties.arch();
+    match target {
+        Some(t) if arch_specific(t) && t == format!("{device}a") => t.to_string(),
+        _ => device,
+    }
+}
+
+/// Refuses PTX built for a newer architecture than the device's, or for another
+/// architecture's specific variant (the JIT refuses both).
 pub(crate) fn check_target(target: Option<&str>, name: &str, properties: &GpuProperties) -> Result<()> {
     let (major, minor) = properties.compute_capability;
     let device = (major * 10 + minor) as u32;
+    if let Some(t) = target.filter(|t| arch_specific(t) && target_number(t) != Some(device)) {
+        return Err(Error::new(
+            ErrorKind::Cuda,
+            format!(
+                "PTX `{name}` targets {t}, an architecture-specific target that runs on sm_{} alone, but the {} is \
+                 sm_{device} (the driver's JIT refuses it: CUDA_ERROR_INVALID_PTX)",
+                target_number(t).unwrap_or_default(),
+                properties.name
+            ),
+        ));
+    }
     match target.and_then(target_number) {
         Some(wanted) if wanted > device => Err(Error::new(
             ErrorKind::Cuda,

@@ -92,6 +92,13 @@ fn newer_targets_are_refused() {
     check_target(Some("sm_70"), "a.ptx", &p).unwrap();
     let err = check_target(Some("sm_100"), "a.ptx", &p).unwrap_err().to_string();
     assert!(err.contains("targets sm_100") && err.contains("sm_90"), "{err}");
+    // An architecture-specific target runs on its own architecture alone, and is assembled
+    // for it (the JIT's way); an older one is refused too.
+    let err = check_target(Some("sm_80a"), "a.ptx", &p).unwrap_err().to_string();
+    assert!(err.contains("architecture-specific") && err.contains("sm_80 alone"), "{err}");
+    assert_eq!(assembly_arch(Some("sm_90a"), &p), "sm_90a");
+    assert_eq!(assembly_arch(Some("sm_80"), &p), "sm_90");
+    assert_eq!(assembly_arch(None, &p), "sm_90");
 }
 
 #[test]

@@ -215,11 +215,12 @@ impl CudaGpu {
                 (ModuleBackend::Real(Arc::new(module)), parse_interface(ptx, name).ok(), Some(Arc::new(cubin)))
             }
             GpuBackend::Checked(gpu) => {
-                let assembled = checked::assemble(ptx, name, &self.properties.arch(), level)?;
-                let cubin = checked::assembled_cubin(ptx, &self.properties.arch(), level).filter(|c| !c.is_empty());
                 let interface = parse_interface(ptx, name)
                     .map_err(|e| e.context(format!("PTX `{name}` could not be read on the checked device (no GPU)")))?;
                 checked::check_target(interface.target.as_deref(), name, &self.properties)?;
+                let arch = checked::assembly_arch(interface.target.as_deref(), &self.properties);
+                let assembled = checked::assemble(ptx, name, &arch, level)?;
+                let cubin = checked::assembled_cubin(ptx, &arch, level).filter(|c| !c.is_empty());
                 gpu.record_module(assembled);
                 (ModuleBackend::Checked(gpu.clone()), Some(interface), cubin)
             }
