@@ -76,7 +76,7 @@ pub const HELDOUT_DIR: &str = "2026-11-26-model-protocol-h100-h200";
 /// The held-out tests under protocol v2 (`docs/results/model-protocol-v2.json`): board folders
 /// under [`HELDOUT_V2_DIR`], each fitted under v2 (`fit/`) and under v1 (`fit-v1/`: v1's test
 /// on a board measured later).
-pub const HELDOUT_V2_BOARDS: [&str; 2] = ["h100-board3", "h100-board4"];
+pub const HELDOUT_V2_BOARDS: [&str; 3] = ["h100-board3", "h100-board4", "h100-board5"];
 
 /// The folder of [`HELDOUT_V2_BOARDS`].
 pub const HELDOUT_V2_DIR: &str = "2026-11-26-model-protocol-v2";
