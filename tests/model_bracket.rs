@@ -242,3 +242,21 @@ fn a_run_with_constant_kernels_is_read_and_fitted_in_both_regimes() {
     let b = run.explain(HELD_OUT_APPS[0], &fitted.model).unwrap().bracket.expect("a bracket");
     assert!((b.constant_j / b.switching_j - 0.6).abs() < 1e-6, "{b:?}");
 }
+
+/// A run whose SM clock fell below the model's (the power cap) is said so, with what it does to
+/// the prediction; one at the model's clock is not (protocol v2's board 4: the BF16 GEMM ran
+/// capped, DGEMV at 1980 MHz).
+#[test]
+fn explain_says_when_the_run_ran_below_the_models_clock() {
+    use energy_harness::unstable::explain::render_markdown;
+    let board = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results/2026-11-26-model-protocol-v2/h100-board4");
+    let model = EnergyModel::read_json(&board.join("fit/model.json")).unwrap();
+    let run = SuiteRun::read_run_and_ncu(&board.join("run-heldout"), &board.join("ncu-heldout")).unwrap();
+    let capped = run.explain("heldout_cublas_bf16gemm_own", &model).unwrap();
+    let note = capped.clock_note.clone().expect("the capped run has a clock note");
+    assert!(note.contains("1110–1455 MHz") && note.contains("below the 1980 MHz"), "{note}");
+    assert!(render_markdown(&capped, &model).contains("\nClock: the measured run's SM clock was 1110–1455 MHz"));
+    let full = run.explain("heldout_cublas_dgemv_own", &model).unwrap();
+    assert_eq!(full.clock_note, None);
+    assert!(!render_markdown(&full, &model).contains("Clock:"));
+}

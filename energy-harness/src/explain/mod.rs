@@ -428,6 +428,10 @@ pub struct Explanation {
     /// profile counted it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unpriced: Vec<UnpricedWork>,
+    /// When the measured run's SM clock fell below the clock the model's costs are for (a
+    /// power cap or a thermal throttle): the range, and what it does to the prediction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_note: Option<String>,
 }
 
 /// Work a model may have no term for, and the Nsight Compute metrics that count it (names as
@@ -499,20 +503,37 @@ pub fn unpriced_work(model: &EnergyModel, launches: &[&NcuKernel]) -> Vec<Unpric
         .collect()
 }
 
-/// The markdown lines naming the unpriced work of `e`, empty when there is none.
+/// The note on a run whose SM clock fell below the model's `model_mhz` (by more than one
+/// 15 MHz step of the clock's range): `None` when it did not, or either clock is unknown.
+pub fn clock_note(result: &ResultFile, model_mhz: f64) -> Option<String> {
+    let drift = result.drift.as_ref()?;
+    let (low, high) = (drift.sm_clock_min_mhz?, drift.sm_clock_max_mhz?);
+    (model_mhz > 0.0 && f64::from(low) < model_mhz - 15.0).then(|| {
+        format!(
+            "the measured run's SM clock was {low}–{high} MHz, below the {model_mhz:.0} MHz the model's costs are \
+             for (a power cap or a thermal throttle; the result's warnings say which): at a lower clock and voltage \
+             each operation costs less, so the prediction tends to be high"
+        )
+    })
+}
+
+/// The markdown lines naming the unpriced work of `e` and its clock note, empty when there
+/// are none.
 fn unpriced_markdown(e: &Explanation) -> String {
-    e.unpriced
-        .iter()
-        .map(|u| {
-            format!(
-                "\nWork the model has no term for: **{}**, {:.4e} per launch ({}): its energy is in the measured \
+    let clock = e.clock_note.as_ref().map(|n| format!("\nClock: {}.\n", markdown_text(n))).unwrap_or_default();
+    clock
+        + &e.unpriced
+            .iter()
+            .map(|u| {
+                format!(
+                    "\nWork the model has no term for: **{}**, {:.4e} per launch ({}): its energy is in the measured \
                  dynamic energy but in no term of the prediction.\n",
-                markdown_text(&u.name),
-                u.count_per_launch,
-                u.metrics.iter().map(|m| markdown_code_span(m)).collect::<Vec<_>>().join(" + ")
-            )
-        })
-        .collect()
+                    markdown_text(&u.name),
+                    u.count_per_launch,
+                    u.metrics.iter().map(|m| markdown_code_span(m)).collect::<Vec<_>>().join(" + ")
+                )
+            })
+            .collect::<String>()
 }
 
 /// The warning for a measured dynamic energy `measured` outside the prediction's interval
@@ -710,6 +731,7 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
         None => predicted_ci_j.and_then(|interval| outside_prediction(d.mean, interval)),
     };
     Ok(Explanation {
+        clock_note: clock_note(result, model.sm_clock_mhz),
         unpriced: unpriced_work(model, launches),
         bracket,
         predicted_ci_j,
