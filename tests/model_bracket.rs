@@ -158,10 +158,14 @@ fn explain_places_a_kernel_in_the_bracket_or_says_it_lies_outside() {
     assert_eq!(b.placement, "above");
     assert!(b.line.contains("60.0 % above the switching-data prediction") && b.line.contains("missing term"));
     assert!(b.line.contains("capped kernel"), "{}", b.line);
-    // Just under the constant prediction but inside its interval: activity 0 within the intervals.
+    // Just under the constant prediction but inside its interval: the activity as computed
+    // (below 0), and said so; likewise above the switching prediction.
     let b = operand_bracket(0.95, (1.0, (0.9, 1.1)), (2.0, (1.8, 2.5)));
     assert_eq!(b.placement, "inside");
-    assert!(b.line.starts_with("operand activity ≈ 0.00"), "{}", b.line);
+    assert!(b.line.starts_with("operand activity ≈ -0.05") && b.line.contains("below the constant-data"), "{}", b.line);
+    let b = operand_bracket(2.2, (1.0, (0.9, 1.1)), (2.0, (1.8, 2.5)));
+    assert_eq!(b.placement, "inside");
+    assert!(b.line.starts_with("operand activity ≈ 1.20") && b.line.contains("above the switching-data"), "{}", b.line);
 
     // A term whose constant cost exceeds its switching cost beyond both intervals is kept and named.
     let used = plain.terms.iter().position(|t| t.units > 0.0 && t.ci_j.is_some()).unwrap();
@@ -255,6 +259,7 @@ fn explain_says_when_the_run_ran_below_the_models_clock() {
     let capped = run.explain("heldout_cublas_bf16gemm_own", &model).unwrap();
     let note = capped.clock_note.clone().expect("the capped run has a clock note");
     assert!(note.contains("1110–1455 MHz") && note.contains("below the 1980 MHz"), "{note}");
+    assert!(note.contains("throttle reasons: SW_POWER_CAP"), "{note}");
     assert!(render_markdown(&capped, &model).contains("\nClock: the measured run's SM clock was 1110–1455 MHz"));
     let full = run.explain("heldout_cublas_dgemv_own", &model).unwrap();
     assert_eq!(full.clock_note, None);

@@ -157,7 +157,9 @@ enum Command {
         /// command that produces it is printed.
         #[arg(long)]
         ncu: Option<PathBuf>,
-        /// The kernel's name in the export [default: the first launch's].
+        /// The kernel's name in the export (its short name will do) [default: one measured
+        /// call: the repeat of launches that lasts about the measured time per call, its
+        /// counts summed].
         #[arg(long)]
         kernel: Option<String>,
         /// Print JSON instead of markdown.

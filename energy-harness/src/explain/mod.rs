@@ -363,12 +363,21 @@ pub fn operand_bracket(
             ),
         )
     } else {
+        // As computed: inside the bracket by the intervals, a measurement may lie a little
+        // below the constant prediction or above the switching one (activity below 0 or
+        // above 1), and the line says so rather than rounding it in.
         let a = activity.unwrap_or_default();
+        let past = if a < 0.0 {
+            ", below the constant-data prediction but inside its interval"
+        } else if a > 1.0 {
+            ", above the switching-data prediction but inside its interval"
+        } else {
+            ""
+        };
         (
             "inside",
             format!(
-                "operand activity ≈ {:.2} (0: constant data, {}; 1: switching data, {}; measured {m})",
-                a.clamp(0.0, 1.0),
+                "operand activity ≈ {a:.2} (0: constant data, {}; 1: switching data, {}; measured {m}{past})",
                 format_si(constant_j, "J", 4),
                 format_si(switching_j, "J", 4)
             ),
@@ -509,10 +518,20 @@ pub fn clock_note(result: &ResultFile, model_mhz: f64) -> Option<String> {
     let drift = result.drift.as_ref()?;
     let (low, high) = (drift.sm_clock_min_mhz?, drift.sm_clock_max_mhz?);
     (model_mhz > 0.0 && f64::from(low) < model_mhz - 15.0).then(|| {
+        let reasons: Vec<&str> = result
+            .warnings
+            .iter()
+            .filter_map(|w| w.message.split_once("throttle reasons: ").map(|(_, r)| r.trim_end_matches('.')))
+            .collect();
+        let why = if reasons.is_empty() {
+            "the result names no throttle reason".to_string()
+        } else {
+            format!("throttle reasons: {}", reasons.join(", "))
+        };
         format!(
             "the measured run's SM clock was {low}–{high} MHz, below the {model_mhz:.0} MHz the model's costs are \
-             for (a power cap or a thermal throttle; the result's warnings say which): at a lower clock and voltage \
-             each operation costs less, so the prediction tends to be high"
+             for ({why}): at a lower clock and voltage each operation costs less than the model's cost, which \
+             pushes the prediction high (other errors may outweigh it)"
         )
     })
 }
