@@ -332,11 +332,13 @@ fn render(model: &EnergyModel, report: &FitReport, training: &[energy_suites::mo
         ));
     }
     let predicted = |set: &str| report.predictions.iter().filter(|p| p.set == set).count();
+    // A set whose applications were all left unpredicted has no mean: a dash, never NaN.
+    let mean = |m: Option<f64>| m.map_or("–".to_string(), |m| format!("{m:.1} %"));
     s.push_str(&format!(
-        "\nMean absolute error: held out {:.1} % ({} kernels); term selection {:.1} % ({} kernels).\n",
-        report.held_out_mape_pct.unwrap_or(f64::NAN),
+        "\nMean absolute error: held out {} ({} kernels); term selection {} ({} kernels).\n",
+        mean(report.held_out_mape_pct),
         predicted("held out"),
-        report.selection_mape_pct.unwrap_or(f64::NAN),
+        mean(report.selection_mape_pct),
         predicted("term selection")
     ));
     if !report.not_profiled.is_empty() {

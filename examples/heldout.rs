@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
-use energy_suites::heldout::{board_report, render_board};
+use energy_suites::heldout::{board_report, render_board, report_stem};
 
 fn main() -> ExitCode {
     let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
@@ -52,7 +52,7 @@ fn run(board: &std::path::Path, fit: &str) -> Result<String> {
     let name = board.file_name().map_or_else(|| board.display().to_string(), |n| n.to_string_lossy().into_owned());
     let report = board_report(board, fit, &name)?;
     let md = render_board(&report);
-    let stem = if fit == "fit" { "heldout".to_string() } else { format!("heldout-{fit}") };
+    let stem = report_stem(fit);
     write_atomically(&board.join(format!("{stem}.md")), md.as_bytes())?;
     let json = serde_json::to_string_pretty(&report).map_err(|e| Error::new(ErrorKind::Format, e.to_string()))?;
     write_atomically(&board.join(format!("{stem}.json")), (json + "\n").as_bytes())?;

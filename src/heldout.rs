@@ -499,6 +499,16 @@ pub fn render_markdown(a: &Analysis) -> String {
     out
 }
 
+/// The file stem of a board's held-out report for fit folder `fit`: `heldout` for `fit`,
+/// `heldout-<fit>` for another (`heldout-fit-v1`).
+pub fn report_stem(fit: &str) -> String {
+    if fit == "fit" {
+        "heldout".to_string()
+    } else {
+        format!("heldout-{fit}")
+    }
+}
+
 /// One board's held-out test under the committed protocol, as `examples/heldout.rs` writes it
 /// (`heldout.md`, `heldout.json` in the board's folder).
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -207,17 +207,7 @@ pub fn classes_of(protocol: &Protocol) -> Result<Vec<ModelClass>> {
                     format!("the protocol's term `{}` has no kind and unit in energy_suites::model", t.name),
                 ));
             };
-            Ok(ModelClass {
-                name: t.name.clone(),
-                kind: kind.into(),
-                unit: unit.into(),
-                ncu_metrics: t.metrics.clone(),
-                subtract_metrics: t.subtract.clone(),
-                scale: t.scale,
-                j_per_unit: 0.0,
-                ci_j: None,
-                constant: None,
-            })
+            Ok(unfitted(&t.name, kind, unit, t.metrics.clone(), t.subtract.clone(), t.scale))
         })
         .collect()
 }
@@ -318,18 +308,33 @@ pub fn fit_regimes(
 pub fn model_classes() -> Vec<ModelClass> {
     CLASSES
         .iter()
-        .map(|c| ModelClass {
-            name: c.name.into(),
-            kind: c.kind.into(),
-            unit: c.unit.into(),
-            ncu_metrics: c.metrics.iter().map(|m| m.to_string()).collect(),
-            subtract_metrics: c.subtract.iter().map(|m| m.to_string()).collect(),
-            scale: c.scale,
-            j_per_unit: 0.0,
-            ci_j: None,
-            constant: None,
+        .map(|c| {
+            let strings = |list: &[&str]| list.iter().map(|m| m.to_string()).collect();
+            unfitted(c.name, c.kind, c.unit, strings(c.metrics), strings(c.subtract), c.scale)
         })
         .collect()
+}
+
+/// A class with its costs not yet fitted (zero, no interval, no constant-data cost).
+fn unfitted(
+    name: &str,
+    kind: &str,
+    unit: &str,
+    ncu_metrics: Vec<String>,
+    subtract_metrics: Vec<String>,
+    scale: f64,
+) -> ModelClass {
+    ModelClass {
+        name: name.into(),
+        kind: kind.into(),
+        unit: unit.into(),
+        ncu_metrics,
+        subtract_metrics,
+        scale,
+        j_per_unit: 0.0,
+        ci_j: None,
+        constant: None,
+    }
 }
 
 /// A benchmark's measurement beside its counts.
@@ -520,12 +525,12 @@ impl SuiteRun {
                 Ok(read) => {
                     launches.insert(name.clone(), read);
                 }
-                // Skipped by the profiling script, which says why in its summary.
-                Err(_) if skipped(&name).is_some() => {
-                    unprofiled.insert(name.clone(), skipped(&name).unwrap_or_default());
-                }
+                // Skipped by the profiling script, which says why in its summary; else the
+                // reader's error.
                 Err(e) => {
-                    unprofiled.insert(name.clone(), e.context(format!("the ncu export of `{name}`")).to_string());
+                    let why =
+                        skipped(&name).unwrap_or_else(|| e.context(format!("the ncu export of `{name}`")).to_string());
+                    unprofiled.insert(name.clone(), why);
                 }
             }
             results.insert(name, result);
@@ -533,9 +538,19 @@ impl SuiteRun {
         Ok(SuiteRun { results, launches, unprofiled, selection: FitSelection::every_training_kernel() })
     }
 
-    /// The run read under `protocol`: its terms, its training lists.
+    /// The run read under `protocol`: its terms, its training lists (each of which must have
+    /// a result in the run).
     pub fn under(mut self, protocol: &Protocol) -> Result<SuiteRun> {
-        self.selection = FitSelection::of(protocol)?;
+        let selection = FitSelection::of(protocol)?;
+        if let Some((switching, constant)) = &selection.training {
+            if let Some(absent) = switching.iter().chain(constant).find(|n| !self.results.contains_key(*n)) {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("the protocol's training kernel `{absent}` has no result in the run"),
+                ));
+            }
+        }
+        self.selection = selection;
         Ok(self)
     }
 
@@ -585,15 +600,6 @@ impl SuiteRun {
         let reference = self.reference_clock_mhz();
         let mut kept = Vec::new();
         let mut left_out = Vec::new();
-        if let Some((switching, constant)) = &self.selection.training {
-            // Every training kernel the protocol lists is in the run.
-            if let Some(absent) = switching.iter().chain(constant).find(|n| !self.results.contains_key(*n)) {
-                return Err(Error::new(
-                    ErrorKind::InvalidInput,
-                    format!("the protocol's training kernel `{absent}` has no result in the run"),
-                ));
-            }
-        }
         for (name, result) in self.results.iter().filter(|(n, _)| regime(&self.selection, n)) {
             match (clock_range(result), reference) {
                 (Some((low, high)), Some(reference)) if low < reference => {

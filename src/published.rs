@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use energy_harness::unstable::explain::{render_markdown as render_explanation, EnergyModel};
 use energy_harness::{Error, ErrorKind, Result};
 
-use crate::heldout::{board_report, render_board, render_repeat};
+use crate::heldout::{board_report, render_board, render_repeat, report_stem};
 use crate::instructions::suite::{board_ratios, read_table, rebuild_table, render_board_ratios, render_markdown};
 use crate::memory::suite::{
     attach_hit_rates, build_table, div_reference, load_points, load_table, read_hit_rates, render_block_svg,
@@ -81,9 +81,9 @@ pub const HELDOUT_V2_BOARDS: [&str; 3] = ["h100-board3", "h100-board4", "h100-bo
 /// The folder of [`HELDOUT_V2_BOARDS`].
 pub const HELDOUT_V2_DIR: &str = "2026-11-26-model-protocol-v2";
 
-/// Each board's fits under v2's runs: the fit folder, the protocol version it follows, and the
-/// stem of the report it gives (`heldout`, `heldout-fit-v1`).
-pub const HELDOUT_V2_FITS: [(&str, u32, &str); 2] = [("fit", 2, "heldout"), ("fit-v1", 1, "heldout-fit-v1")];
+/// Each board's fits under v2's runs: the fit folder and the protocol version it follows (its
+/// report's stem: [`crate::heldout::report_stem`]).
+pub const HELDOUT_V2_FITS: [(&str, u32); 2] = [("fit", 2), ("fit-v1", 1)];
 
 fn json<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string_pretty(value).map_err(|e| Error::new(ErrorKind::Format, format!("cannot serialize: {e}")))
@@ -178,9 +178,9 @@ pub fn heldout_pages(results: &Path) -> Result<Vec<Page>> {
     pages.push(Page { path: format!("{HELDOUT_DIR}/h100-board1-repeat/repeat.md").into(), text: repeat });
     // Protocol v2's boards, each under v2 and under v1.
     for board in HELDOUT_V2_BOARDS {
-        for (fit, _, stem) in HELDOUT_V2_FITS {
+        for (fit, _) in HELDOUT_V2_FITS {
             let report = board_report(&results.join(HELDOUT_V2_DIR).join(board), fit, board)?;
-            let at = format!("{HELDOUT_V2_DIR}/{board}/{stem}");
+            let at = format!("{HELDOUT_V2_DIR}/{board}/{}", report_stem(fit));
             pages.push(Page { path: format!("{at}.md").into(), text: render_board(&report) });
             pages.push(Page { path: format!("{at}.json").into(), text: json(&report)? + "\n" });
         }

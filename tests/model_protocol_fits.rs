@@ -54,41 +54,49 @@ fn each_boards_model_is_the_fit_of_its_training_run() {
 /// The commit that froze the protocol (docs/results/2026-11-26-model-protocol-h100-h200/README.md).
 const FROZEN_IN: &str = "3093687";
 
-#[test]
-fn every_result_of_the_protocol_runs_postdates_the_protocols_commit() {
-    // The commit's time from git (CI runs on a clone with its history).
+/// Git's output for `args` in the repository (CI runs on a clone with its history).
+fn git(args: &[&str]) -> String {
     let out = std::process::Command::new("git")
-        .args(["show", "-s", "--format=%cI", FROZEN_IN])
+        .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("git runs");
-    assert!(out.status.success(), "git show {FROZEN_IN}: {}", String::from_utf8_lossy(&out.stderr));
-    let frozen = String::from_utf8(out.stdout).unwrap().trim().replace("+00:00", "Z");
-    assert_eq!(frozen, "2026-11-26T08:39:41Z");
-    // The commit holds the protocol as committed now, frozen, with its hash.
-    let show = std::process::Command::new("git")
-        .args(["show", &format!("{FROZEN_IN}:docs/results/model-protocol.json")])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    let then = Protocol::parse(&String::from_utf8(show.stdout).unwrap(), "the frozen protocol").unwrap();
-    assert_eq!(then, Protocol::committed().unwrap());
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(HELDOUT_DIR);
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The commit time of `commit`, as result files stamp theirs (RFC 3339, UTC `Z`).
+fn commit_time(commit: &str) -> String {
+    git(&["show", "-s", "--format=%cI", commit]).trim().replace("+00:00", "Z")
+}
+
+/// Asserts that every result of the `run-model` and `run-heldout` runs of each board folder
+/// under `dir` postdates `frozen`; the number of results checked.
+fn results_after(dir: &Path, boards: &[&str], frozen: &str) -> usize {
     let mut checked = 0;
-    for board in ["h100-board1", "h100-board1-repeat", "h100-board2"] {
+    for board in boards {
         for suite in ["run-model", "run-heldout"] {
             let set = energy_harness::unstable::report::ResultSet::read_run(&dir.join(board).join(suite)).unwrap();
             for (id, r) in &set.results {
                 // RFC 3339 UTC stamps of one format compare as strings.
-                assert!(
-                    r.timestamp.as_str() > frozen.as_str(),
-                    "{board}/{suite}/{id} at {} predates {frozen}",
-                    r.timestamp
-                );
+                assert!(r.timestamp.as_str() > frozen, "{board}/{suite}/{id} at {} predates {frozen}", r.timestamp);
                 checked += 1;
             }
         }
     }
+    checked
+}
+
+#[test]
+fn every_result_of_the_protocol_runs_postdates_the_protocols_commit() {
+    let frozen = commit_time(FROZEN_IN);
+    assert_eq!(frozen, "2026-11-26T08:39:41Z");
+    // The commit holds the protocol as committed now, frozen, with its hash.
+    let then = git(&["show", &format!("{FROZEN_IN}:docs/results/model-protocol.json")]);
+    let then = Protocol::parse(&then, "the frozen protocol").unwrap();
+    assert_eq!(then, Protocol::committed().unwrap());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(HELDOUT_DIR);
+    let checked = results_after(&dir, &["h100-board1", "h100-board1-repeat", "h100-board2"], &frozen);
     assert!(checked > 250, "{checked} results");
 }
 
@@ -102,24 +110,14 @@ const V2_FROZEN_IN: &str = "7821fce";
 #[test]
 fn each_v2_boards_models_are_the_fits_of_its_training_run_after_the_freeze() {
     use energy_suites::published::{HELDOUT_V2_BOARDS, HELDOUT_V2_DIR, HELDOUT_V2_FITS};
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let frozen = git(&["show", "-s", "--format=%cI", V2_FROZEN_IN]).trim().replace("+00:00", "Z");
+    let frozen = commit_time(V2_FROZEN_IN);
     assert_eq!(frozen, "2026-11-26T11:25:44Z");
     let then = git(&["show", &format!("{V2_FROZEN_IN}:docs/results/model-protocol-v2.json")]);
     assert_eq!(Protocol::parse(&then, "v2 as frozen").unwrap(), Protocol::version(2).unwrap());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(HELDOUT_V2_DIR);
-    let mut checked = 0;
     for board in HELDOUT_V2_BOARDS {
         let board_dir = dir.join(board);
-        for (fit, version, _) in HELDOUT_V2_FITS {
+        for (fit, version) in HELDOUT_V2_FITS {
             let protocol = Protocol::version(version).unwrap();
             let run = SuiteRun::read_run_and_ncu(&board_dir.join("run-model"), &board_dir.join("ncu-model")).unwrap();
             let run = run.under(&protocol).unwrap();
@@ -139,18 +137,7 @@ fn each_v2_boards_models_are_the_fits_of_its_training_run_after_the_freeze() {
             }
         }
     }
-    for board in HELDOUT_V2_BOARDS.iter().chain(&["h100-board3-repeat"]) {
-        for suite in ["run-model", "run-heldout"] {
-            let set = energy_harness::unstable::report::ResultSet::read_run(&dir.join(board).join(suite)).unwrap();
-            for (id, r) in &set.results {
-                assert!(
-                    r.timestamp.as_str() > frozen.as_str(),
-                    "{board}/{suite}/{id} at {} predates {frozen}",
-                    r.timestamp
-                );
-                checked += 1;
-            }
-        }
-    }
+    let boards: Vec<&str> = HELDOUT_V2_BOARDS.iter().copied().chain(["h100-board3-repeat"]).collect();
+    let checked = results_after(&dir, &boards, &frozen);
     assert!(checked > 300, "{checked} results");
 }

@@ -17,6 +17,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::analyze::GENERIC_POWER_CEILING_W;
+use crate::engine::WarningKind;
 use crate::error::{echo, Error, ErrorKind, Result};
 use crate::ncu::NcuKernel;
 use crate::report::escape::{markdown_code_span, markdown_text, xml};
@@ -518,10 +519,12 @@ pub fn clock_note(result: &ResultFile, model_mhz: f64) -> Option<String> {
     let drift = result.drift.as_ref()?;
     let (low, high) = (drift.sm_clock_min_mhz?, drift.sm_clock_max_mhz?);
     (model_mhz > 0.0 && f64::from(low) < model_mhz - 15.0).then(|| {
+        // The throttling warning's message ends with the reasons NVML gave.
         let reasons: Vec<&str> = result
             .warnings
             .iter()
-            .filter_map(|w| w.message.split_once("throttle reasons: ").map(|(_, r)| r.trim_end_matches('.')))
+            .filter(|w| w.kind == WarningKind::Throttling)
+            .map(|w| w.message.split_once("throttle reasons: ").map_or(w.message.as_str(), |(_, r)| r))
             .collect();
         let why = if reasons.is_empty() {
             "the result names no throttle reason".to_string()
@@ -536,23 +539,25 @@ pub fn clock_note(result: &ResultFile, model_mhz: f64) -> Option<String> {
     })
 }
 
-/// The markdown lines naming the unpriced work of `e` and its clock note, empty when there
-/// are none.
+/// The markdown line of `e`'s clock note, empty when it has none.
+fn clock_markdown(e: &Explanation) -> String {
+    e.clock_note.as_ref().map(|n| format!("\nClock: {}.\n", markdown_text(n))).unwrap_or_default()
+}
+
+/// The markdown lines naming the unpriced work of `e`, empty when there is none.
 fn unpriced_markdown(e: &Explanation) -> String {
-    let clock = e.clock_note.as_ref().map(|n| format!("\nClock: {}.\n", markdown_text(n))).unwrap_or_default();
-    clock
-        + &e.unpriced
-            .iter()
-            .map(|u| {
-                format!(
-                    "\nWork the model has no term for: **{}**, {:.4e} per launch ({}): its energy is in the measured \
+    e.unpriced
+        .iter()
+        .map(|u| {
+            format!(
+                "\nWork the model has no term for: **{}**, {:.4e} per launch ({}): its energy is in the measured \
                  dynamic energy but in no term of the prediction.\n",
-                    markdown_text(&u.name),
-                    u.count_per_launch,
-                    u.metrics.iter().map(|m| markdown_code_span(m)).collect::<Vec<_>>().join(" + ")
-                )
-            })
-            .collect::<String>()
+                markdown_text(&u.name),
+                u.count_per_launch,
+                u.metrics.iter().map(|m| markdown_code_span(m)).collect::<Vec<_>>().join(" + ")
+            )
+        })
+        .collect()
 }
 
 /// The warning for a measured dynamic energy `measured` outside the prediction's interval
@@ -827,6 +832,7 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
         share(e.static_j),
         e.measured_total_j * 1e6
     ));
+    s.push_str(&clock_markdown(e));
     s.push_str(&unpriced_markdown(e));
     for note in &model.notes {
         s.push_str(&format!("\nNote: {}\n", markdown_text(note)));
@@ -879,6 +885,7 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
         // Outside the bracket the line already opens the page as its warning.
         if e.warning.is_some() { String::new() } else { format!("\n{}.\n", capitalized(&markdown_text(&b.line))) }
     ));
+    s.push_str(&clock_markdown(e));
     s.push_str(&unpriced_markdown(e));
     for name in &b.constant_above_switching {
         s.push_str(&format!(
