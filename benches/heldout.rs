@@ -1056,4 +1056,517 @@ fn heldout_curand_uniform_double_own(g: &mut DoubleGenerator, stream: &Stream) -
     g.rng.fill_with_uniform(&mut g.out).map_err(curand_error)
 }
 
+// ---------------------------------------------------------------------------------------
+// Protocol v3's held-out set (docs/results/model-protocol-v3.json): library calls none of
+// whose kernels was measured before that protocol was frozen. Own data are random of full
+// entropy in the call's type (doubles with 53 random mantissa bits, unlike v2's widened
+// floats); constant data one nonzero value (0.7) repeated; generators run on their own state.
+
+/// The constant-data value of protocol v3's kernels (nonzero: a zero may take a shortcut).
+const V3_CONSTANT: f32 = 0.7;
+
+/// `n` doubles uniform in [-1, 1) with 53 random mantissa bits, or [`V3_CONSTANT`] repeated.
+fn doubles(n: usize, data: Data, seed: u64) -> Vec<f64> {
+    let mut rng = Rng(seed);
+    match data {
+        Data::Own => (0..n).map(|_| -1.0 + 2.0 * ((rng.next() >> 11) as f64 / 9_007_199_254_740_992.0)).collect(),
+        Data::Constant => vec![f64::from(V3_CONSTANT); n],
+    }
+}
+
+/// `n` floats uniform in [-1, 1), or [`V3_CONSTANT`] repeated.
+fn floats_v3(n: usize, data: Data, seed: u64) -> Vec<f32> {
+    match data {
+        Data::Own => floats(n, data, seed, -1.0, 1.0),
+        Data::Constant => vec![V3_CONSTANT; n],
+    }
+}
+
+/// CGEMM and ZGEMM's side: 8 · 4096³ = 5.5·10¹¹ real flops each.
+const CGEMM_N: usize = 4096;
+const ZGEMM_N: usize = 4096;
+
+/// A complex GEMM (`C = A·B`, no transposes) through cuBLAS on the harness's stream.
+struct ComplexMatmul<T> {
+    blas: CudaBlas,
+    a: CudaSlice<T>,
+    b: CudaSlice<T>,
+    c: CudaSlice<T>,
+}
+
+fn cgemm(gpu: &CudaGpu, data: Data) -> Result<ComplexMatmul<cufft_sys::float2>> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    let n = CGEMM_N * CGEMM_N;
+    let matrix = |seed| -> Result<CudaSlice<cufft_sys::float2>> {
+        let (re, im) = (floats_v3(n, data, seed), floats_v3(n, data, seed + 1));
+        let values: Vec<_> = re.iter().zip(&im).map(|(&x, &y)| cufft_sys::float2 { x, y }).collect();
+        Ok(stream.clone_htod(&values)?)
+    };
+    let (a, b) = (matrix(40)?, matrix(42)?);
+    let c = stream.alloc_zeros::<cufft_sys::float2>(n)?;
+    Ok(ComplexMatmul { blas, a, b, c })
+}
+
+fn complex_gemm(m: &mut ComplexMatmul<cufft_sys::float2>, stream: &Stream) -> Result<()> {
+    use energy_harness::cudarc::cublas::sys;
+    let cuda = stream.cuda()?;
+    let side = CGEMM_N as i32;
+    let (alpha, beta) = (sys::float2 { x: 1.0, y: 0.0 }, sys::float2 { x: 0.0, y: 0.0 });
+    let (a, _a_done) = m.a.device_ptr(cuda);
+    let (b, _b_done) = m.b.device_ptr(cuda);
+    let (c, _c_done) = m.c.device_ptr_mut(cuda);
+    // SAFETY: a, b and c hold side² complex floats each (column-major, leading dimension
+    // side); alpha and beta on the host (the handle's default pointer mode).
+    let status = unsafe {
+        sys::cublasCgemm_v2(
+            *m.blas.handle(),
+            cublasOperation_t::CUBLAS_OP_N,
+            cublasOperation_t::CUBLAS_OP_N,
+            side,
+            side,
+            side,
+            &alpha,
+            a as *const sys::float2,
+            side,
+            b as *const sys::float2,
+            side,
+            &beta,
+            c as *mut sys::float2,
+            side,
+        )
+    };
+    status.result().map_err(cublas)
+}
+
+fn zgemm(gpu: &CudaGpu, data: Data) -> Result<ComplexMatmul<cufft_sys::double2>> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    let n = ZGEMM_N * ZGEMM_N;
+    let matrix = |seed| -> Result<CudaSlice<cufft_sys::double2>> {
+        let (re, im) = (doubles(n, data, seed), doubles(n, data, seed + 1));
+        let values: Vec<_> = re.iter().zip(&im).map(|(&x, &y)| cufft_sys::double2 { x, y }).collect();
+        Ok(stream.clone_htod(&values)?)
+    };
+    let (a, b) = (matrix(44)?, matrix(46)?);
+    let c = stream.alloc_zeros::<cufft_sys::double2>(n)?;
+    Ok(ComplexMatmul { blas, a, b, c })
+}
+
+fn double_complex_gemm(m: &mut ComplexMatmul<cufft_sys::double2>, stream: &Stream) -> Result<()> {
+    use energy_harness::cudarc::cublas::sys;
+    let cuda = stream.cuda()?;
+    let side = ZGEMM_N as i32;
+    let (alpha, beta) = (sys::double2 { x: 1.0, y: 0.0 }, sys::double2 { x: 0.0, y: 0.0 });
+    let (a, _a_done) = m.a.device_ptr(cuda);
+    let (b, _b_done) = m.b.device_ptr(cuda);
+    let (c, _c_done) = m.c.device_ptr_mut(cuda);
+    // SAFETY: as complex_gemm's, in double precision.
+    let status = unsafe {
+        sys::cublasZgemm_v2(
+            *m.blas.handle(),
+            cublasOperation_t::CUBLAS_OP_N,
+            cublasOperation_t::CUBLAS_OP_N,
+            side,
+            side,
+            side,
+            &alpha,
+            a as *const sys::double2,
+            side,
+            b as *const sys::double2,
+            side,
+            &beta,
+            c as *mut sys::double2,
+            side,
+        )
+    };
+    status.result().map_err(cublas)
+}
+
+/// The mixed-precision GEMM's side: 2 · 8192³ = 1.1·10¹² flops (FP16 in, FP32 out).
+const GEMMEX_N: usize = 8192;
+
+/// `C = A·B`, A and B in FP16, C in FP32, FP32 compute, through `cublasGemmEx`.
+struct MixedMatmul {
+    blas: CudaBlas,
+    a: CudaSlice<f16>,
+    b: CudaSlice<f16>,
+    c: CudaSlice<f32>,
+}
+
+fn gemmex_f16_f32(gpu: &CudaGpu, data: Data) -> Result<MixedMatmul> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    let n = GEMMEX_N * GEMMEX_N;
+    let matrix = |seed| -> Result<CudaSlice<f16>> {
+        let values: Vec<f16> = floats_v3(n, data, seed).into_iter().map(f16::from_f32).collect();
+        Ok(stream.clone_htod(&values)?)
+    };
+    let (a, b) = (matrix(48)?, matrix(49)?);
+    let c = stream.alloc_zeros::<f32>(n)?;
+    Ok(MixedMatmul { blas, a, b, c })
+}
+
+fn mixed_gemm(m: &mut MixedMatmul, stream: &Stream) -> Result<()> {
+    use energy_harness::cudarc::cublas::sys;
+    let cuda = stream.cuda()?;
+    let side = GEMMEX_N as i32;
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    let (a, _a_done) = m.a.device_ptr(cuda);
+    let (b, _b_done) = m.b.device_ptr(cuda);
+    let (c, _c_done) = m.c.device_ptr_mut(cuda);
+    // SAFETY: a and b hold side² halves, c side² floats (column-major, leading dimension
+    // side); alpha and beta are floats on the host, as FP32 compute takes them.
+    let status = unsafe {
+        sys::cublasGemmEx(
+            *m.blas.handle(),
+            cublasOperation_t::CUBLAS_OP_N,
+            cublasOperation_t::CUBLAS_OP_N,
+            side,
+            side,
+            side,
+            (&alpha as *const f32).cast(),
+            a as *const std::ffi::c_void,
+            sys::cudaDataType::CUDA_R_16F,
+            side,
+            b as *const std::ffi::c_void,
+            sys::cudaDataType::CUDA_R_16F,
+            side,
+            (&beta as *const f32).cast(),
+            c as *mut std::ffi::c_void,
+            sys::cudaDataType::CUDA_R_32F,
+            side,
+            sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        )
+    };
+    status.result().map_err(cublas)
+}
+
+/// STRMM: an `M`×`M` lower triangle times an `M`×`N` matrix (M² N = 2.7·10¹¹ multiply-adds).
+const TRMM_M: usize = 8192;
+const TRMM_N: usize = 4096;
+
+/// A triangular matrix product (`C = L·B`, out of place) through cuBLAS.
+struct TriangularMatmul {
+    blas: CudaBlas,
+    l: CudaSlice<f32>,
+    b: CudaSlice<f32>,
+    c: CudaSlice<f32>,
+}
+
+fn strmm(gpu: &CudaGpu, data: Data) -> Result<TriangularMatmul> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    let l = stream.clone_htod(&floats_v3(TRMM_M * TRMM_M, data, 50))?;
+    let b = stream.clone_htod(&floats_v3(TRMM_M * TRMM_N, data, 51))?;
+    let c = stream.alloc_zeros::<f32>(TRMM_M * TRMM_N)?;
+    Ok(TriangularMatmul { blas, l, b, c })
+}
+
+fn triangular_matmul(t: &mut TriangularMatmul, stream: &Stream) -> Result<()> {
+    use energy_harness::cudarc::cublas::sys;
+    let cuda = stream.cuda()?;
+    let alpha = 1.0f32;
+    let (l, _l_done) = t.l.device_ptr(cuda);
+    let (b, _b_done) = t.b.device_ptr(cuda);
+    let (c, _c_done) = t.c.device_ptr_mut(cuda);
+    let (m, n) = (TRMM_M as i32, TRMM_N as i32);
+    // SAFETY: l is m × m (its lower triangle read), b and c m × n, column-major with leading
+    // dimension m; alpha on the host.
+    let status = unsafe {
+        sys::cublasStrmm_v2(
+            *t.blas.handle(),
+            sys::cublasSideMode_t::CUBLAS_SIDE_LEFT,
+            cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+            cublasOperation_t::CUBLAS_OP_N,
+            sys::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT,
+            m,
+            n,
+            &alpha,
+            l as *const f32,
+            m,
+            b as *const f32,
+            m,
+            c as *mut f32,
+            m,
+        )
+    };
+    status.result().map_err(cublas)
+}
+
+/// DGER's side: 16384² doubles (2 GiB), read and written once per call.
+const DGER_N: usize = 16384;
+
+/// A rank-1 update `A += x·yᵀ` through cuBLAS (A grows by at most 1 an element a call: far
+/// from overflow in any run).
+struct RankOne {
+    blas: CudaBlas,
+    a: CudaSlice<f64>,
+    x: CudaSlice<f64>,
+    y: CudaSlice<f64>,
+}
+
+fn dger(gpu: &CudaGpu, data: Data) -> Result<RankOne> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    let a = stream.clone_htod(&doubles(DGER_N * DGER_N, data, 52))?;
+    let x = stream.clone_htod(&doubles(DGER_N, data, 53))?;
+    let y = stream.clone_htod(&doubles(DGER_N, data, 54))?;
+    Ok(RankOne { blas, a, x, y })
+}
+
+fn rank_one_update(r: &mut RankOne, stream: &Stream) -> Result<()> {
+    use energy_harness::cudarc::cublas::sys;
+    let cuda = stream.cuda()?;
+    let alpha = 1.0f64;
+    let (x, _x_done) = r.x.device_ptr(cuda);
+    let (y, _y_done) = r.y.device_ptr(cuda);
+    let (a, _a_done) = r.a.device_ptr_mut(cuda);
+    let n = DGER_N as i32;
+    // SAFETY: a is n × n (leading dimension n), x and y n doubles; alpha on the host.
+    let status = unsafe {
+        sys::cublasDger_v2(*r.blas.handle(), n, n, &alpha, x as *const f64, 1, y as *const f64, 1, a as *mut f64, n)
+    };
+    status.result().map_err(cublas)
+}
+
+/// ISAMAX's vector: 2^27 floats (512 MiB); SROT's two vectors: 2^26 floats each.
+const ISAMAX_N: usize = 1 << 27;
+const SROT_N: usize = 1 << 26;
+
+/// Vectors for ISAMAX and SROT, with their device-side scalars (device pointer mode: nothing
+/// synchronizes in the timed launches).
+struct Level1V3 {
+    blas: CudaBlas,
+    x: CudaSlice<f32>,
+    y: CudaSlice<f32>,
+    /// SROT's cosine and sine.
+    cos_sin: CudaSlice<f32>,
+    /// ISAMAX's index.
+    index: CudaSlice<i32>,
+}
+
+fn level1_v3(gpu: &CudaGpu, data: Data, n: usize) -> Result<Level1V3> {
+    let stream = gpu.stream().cuda()?;
+    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
+    blas.set_pointer_mode(cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE).map_err(cublas)?;
+    let x = stream.clone_htod(&floats_v3(n, data, 55))?;
+    let y = stream.clone_htod(&floats_v3(n, data, 56))?;
+    // A rotation by 0.3 rad: norms kept, so nothing grows over the calls.
+    let cos_sin = stream.clone_htod(&[0.3f32.cos(), 0.3f32.sin()])?;
+    let index = stream.alloc_zeros::<i32>(1)?;
+    Ok(Level1V3 { blas, x, y, cos_sin, index })
+}
+
+fn isamax(gpu: &CudaGpu, data: Data) -> Result<Level1V3> {
+    level1_v3(gpu, data, ISAMAX_N)
+}
+
+fn srot(gpu: &CudaGpu, data: Data) -> Result<Level1V3> {
+    level1_v3(gpu, data, SROT_N)
+}
+
+fn index_of_max(v: &mut Level1V3, stream: &Stream) -> Result<()> {
+    use energy_harness::cudarc::cublas::sys;
+    let cuda = stream.cuda()?;
+    let (x, _x_done) = v.x.device_ptr(cuda);
+    let (i, _i_done) = v.index.device_ptr_mut(cuda);
+    // SAFETY: x holds ISAMAX_N floats, i one int on the device (device pointer mode).
+    let status = unsafe { sys::cublasIsamax_v2(*v.blas.handle(), ISAMAX_N as i32, x as *const f32, 1, i as *mut i32) };
+    status.result().map_err(cublas)
+}
+
+fn plane_rotation(v: &mut Level1V3, stream: &Stream) -> Result<()> {
+    use energy_harness::cudarc::cublas::sys;
+    let cuda = stream.cuda()?;
+    let (x, _x_done) = v.x.device_ptr_mut(cuda);
+    let (y, _y_done) = v.y.device_ptr_mut(cuda);
+    let (cs, _cs_done) = v.cos_sin.device_ptr(cuda);
+    let (c, s) = (cs as *const f32, (cs as *const f32).wrapping_add(1));
+    // SAFETY: x and y hold SROT_N floats, c and s one float each on the device (device
+    // pointer mode).
+    let status =
+        unsafe { sys::cublasSrot_v2(*v.blas.handle(), SROT_N as i32, x as *mut f32, 1, y as *mut f32, 1, c, s) };
+    status.result().map_err(cublas)
+}
+
+/// cuFFT D2Z: 2048 transforms of 8192 doubles (128 MiB in).
+const D2Z_LEN: usize = 8192;
+const D2Z_BATCH: usize = 2048;
+
+/// Batched double real-to-complex FFTs, out of place.
+struct DoubleRealFft {
+    plan: CudaFft,
+    input: CudaSlice<f64>,
+    output: CudaSlice<cufft_sys::double2>,
+}
+
+fn fft_d2z(gpu: &CudaGpu, data: Data) -> Result<DoubleRealFft> {
+    let stream = gpu.stream().cuda()?;
+    let plan = CudaFft::plan_1d(D2Z_LEN as i32, cufft_sys::cufftType::CUFFT_D2Z, D2Z_BATCH as i32, stream.clone())
+        .map_err(cufft_error)?;
+    let input = stream.clone_htod(&doubles(D2Z_LEN * D2Z_BATCH, data, 57))?;
+    let output = stream.alloc_zeros::<cufft_sys::double2>((D2Z_LEN / 2 + 1) * D2Z_BATCH)?;
+    Ok(DoubleRealFft { plan, input, output })
+}
+
+fn double_real_fft(f: &mut DoubleRealFft, stream: &Stream) -> Result<()> {
+    stream.cuda()?;
+    f.plan.exec_d2z(&f.input, &mut f.output).map_err(cufft_error)
+}
+
+/// Floats drawn per call by protocol v3's generators (256 MiB).
+const CURAND_V3_N: usize = 1 << 26;
+
+/// A cuRAND generator of a chosen kind on the harness's stream, and the buffer it fills.
+struct KindGenerator {
+    generator: energy_harness::cudarc::curand::sys::curandGenerator_t,
+    out: CudaSlice<f32>,
+}
+
+impl Drop for KindGenerator {
+    fn drop(&mut self) {
+        // SAFETY: created in `kind_generator`, destroyed once here.
+        let _ = unsafe { energy_harness::cudarc::curand::result::destroy_generator(self.generator) };
+    }
+}
+
+fn kind_generator(gpu: &CudaGpu, kind: energy_harness::cudarc::curand::sys::curandRngType_t) -> Result<KindGenerator> {
+    use energy_harness::cudarc::curand::result;
+    let stream = gpu.stream().cuda()?;
+    let out = stream.alloc_zeros::<f32>(CURAND_V3_N)?;
+    let generator = result::create_generator_kind(kind).map_err(curand_error)?;
+    let g = KindGenerator { generator, out };
+    // SAFETY: the generator was just created; the stream outlives it (the harness's).
+    unsafe {
+        result::set_stream(g.generator, stream.cu_stream() as _).map_err(curand_error)?;
+        result::set_seed(g.generator, 37).map_err(curand_error)?;
+    }
+    Ok(g)
+}
+
+fn curand_philox(gpu: &CudaGpu) -> Result<KindGenerator> {
+    kind_generator(gpu, energy_harness::cudarc::curand::sys::curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10)
+}
+
+fn curand_mrg32k3a(gpu: &CudaGpu) -> Result<KindGenerator> {
+    kind_generator(gpu, energy_harness::cudarc::curand::sys::curandRngType_t::CURAND_RNG_PSEUDO_MRG32K3A)
+}
+
+setups! {
+    cgemm_own, cgemm_constant => cgemm -> ComplexMatmul<cufft_sys::float2>;
+    zgemm_own, zgemm_constant => zgemm -> ComplexMatmul<cufft_sys::double2>;
+    gemmex_own, gemmex_constant => gemmex_f16_f32 -> MixedMatmul;
+    strmm_own, strmm_constant => strmm -> TriangularMatmul;
+    dger_own, dger_constant => dger -> RankOne;
+    isamax_own, isamax_constant => isamax -> Level1V3;
+    srot_own, srot_constant => srot -> Level1V3;
+    fft_d2z_own, fft_d2z_constant => fft_d2z -> DoubleRealFft;
+}
+
+#[energy_bench(setup = cgemm_own, gpu_only, ops = 8 * CGEMM_N * CGEMM_N * CGEMM_N)]
+fn heldout_cublas_cgemm_own(m: &mut ComplexMatmul<cufft_sys::float2>, stream: &Stream) -> Result<()> {
+    complex_gemm(m, stream)
+}
+
+#[energy_bench(setup = cgemm_constant, gpu_only, ops = 8 * CGEMM_N * CGEMM_N * CGEMM_N)]
+fn heldout_cublas_cgemm_constant(m: &mut ComplexMatmul<cufft_sys::float2>, stream: &Stream) -> Result<()> {
+    complex_gemm(m, stream)
+}
+
+#[energy_bench(setup = zgemm_own, gpu_only, ops = 8 * ZGEMM_N * ZGEMM_N * ZGEMM_N)]
+fn heldout_cublas_zgemm_own(m: &mut ComplexMatmul<cufft_sys::double2>, stream: &Stream) -> Result<()> {
+    double_complex_gemm(m, stream)
+}
+
+#[energy_bench(setup = zgemm_constant, gpu_only, ops = 8 * ZGEMM_N * ZGEMM_N * ZGEMM_N)]
+fn heldout_cublas_zgemm_constant(m: &mut ComplexMatmul<cufft_sys::double2>, stream: &Stream) -> Result<()> {
+    double_complex_gemm(m, stream)
+}
+
+#[energy_bench(setup = gemmex_own, gpu_only, ops = 2 * GEMMEX_N * GEMMEX_N * GEMMEX_N)]
+fn heldout_cublas_gemmex_f16_f32_own(m: &mut MixedMatmul, stream: &Stream) -> Result<()> {
+    mixed_gemm(m, stream)
+}
+
+#[energy_bench(setup = gemmex_constant, gpu_only, ops = 2 * GEMMEX_N * GEMMEX_N * GEMMEX_N)]
+fn heldout_cublas_gemmex_f16_f32_constant(m: &mut MixedMatmul, stream: &Stream) -> Result<()> {
+    mixed_gemm(m, stream)
+}
+
+#[energy_bench(setup = strmm_own, gpu_only, ops = TRMM_M * TRMM_M * TRMM_N)]
+fn heldout_cublas_strmm_own(t: &mut TriangularMatmul, stream: &Stream) -> Result<()> {
+    triangular_matmul(t, stream)
+}
+
+#[energy_bench(setup = strmm_constant, gpu_only, ops = TRMM_M * TRMM_M * TRMM_N)]
+fn heldout_cublas_strmm_constant(t: &mut TriangularMatmul, stream: &Stream) -> Result<()> {
+    triangular_matmul(t, stream)
+}
+
+#[energy_bench(setup = dger_own, gpu_only, bytes = 16 * DGER_N * DGER_N)]
+fn heldout_cublas_dger_own(r: &mut RankOne, stream: &Stream) -> Result<()> {
+    rank_one_update(r, stream)
+}
+
+#[energy_bench(setup = dger_constant, gpu_only, bytes = 16 * DGER_N * DGER_N)]
+fn heldout_cublas_dger_constant(r: &mut RankOne, stream: &Stream) -> Result<()> {
+    rank_one_update(r, stream)
+}
+
+#[energy_bench(setup = isamax_own, gpu_only, bytes = 4 * ISAMAX_N)]
+fn heldout_cublas_isamax_own(v: &mut Level1V3, stream: &Stream) -> Result<()> {
+    index_of_max(v, stream)
+}
+
+#[energy_bench(setup = isamax_constant, gpu_only, bytes = 4 * ISAMAX_N)]
+fn heldout_cublas_isamax_constant(v: &mut Level1V3, stream: &Stream) -> Result<()> {
+    index_of_max(v, stream)
+}
+
+#[energy_bench(setup = srot_own, gpu_only, bytes = 16 * SROT_N)]
+fn heldout_cublas_srot_own(v: &mut Level1V3, stream: &Stream) -> Result<()> {
+    plane_rotation(v, stream)
+}
+
+#[energy_bench(setup = srot_constant, gpu_only, bytes = 16 * SROT_N)]
+fn heldout_cublas_srot_constant(v: &mut Level1V3, stream: &Stream) -> Result<()> {
+    plane_rotation(v, stream)
+}
+
+#[energy_bench(setup = fft_d2z_own, gpu_only, bytes = 8 * D2Z_LEN * D2Z_BATCH)]
+fn heldout_cufft_d2z_own(f: &mut DoubleRealFft, stream: &Stream) -> Result<()> {
+    double_real_fft(f, stream)
+}
+
+#[energy_bench(setup = fft_d2z_constant, gpu_only, bytes = 8 * D2Z_LEN * D2Z_BATCH)]
+fn heldout_cufft_d2z_constant(f: &mut DoubleRealFft, stream: &Stream) -> Result<()> {
+    double_real_fft(f, stream)
+}
+
+#[energy_bench(setup = curand_philox, gpu_only, bytes = 4 * CURAND_V3_N)]
+fn heldout_curand_philox_normal_own(g: &mut KindGenerator, stream: &Stream) -> Result<()> {
+    let (out, _done) = g.out.device_ptr_mut(stream.cuda()?);
+    // SAFETY: out holds CURAND_V3_N floats (an even count, as normal draws need).
+    unsafe {
+        energy_harness::cudarc::curand::result::generate::normal_f32(
+            g.generator,
+            out as *mut f32,
+            CURAND_V3_N,
+            0.0,
+            1.0,
+        )
+    }
+    .map_err(curand_error)
+}
+
+#[energy_bench(setup = curand_mrg32k3a, gpu_only, bytes = 4 * CURAND_V3_N)]
+fn heldout_curand_mrg32k3a_uniform_own(g: &mut KindGenerator, stream: &Stream) -> Result<()> {
+    let (out, _done) = g.out.device_ptr_mut(stream.cuda()?);
+    // SAFETY: out holds CURAND_V3_N floats.
+    unsafe { energy_harness::cudarc::curand::result::generate::uniform_f32(g.generator, out as *mut f32, CURAND_V3_N) }
+        .map_err(curand_error)
+}
+
 energy_main!();

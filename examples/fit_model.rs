@@ -13,7 +13,9 @@
 //! prints it.
 //!
 //! `--protocol v2` fits under protocol v2 (`docs/results/model-protocol-v2.json`: its terms and
-//! its training kernels); the default is v1, the protocol of the fits published before it.
+//! its training kernels), `--protocol v3` under v3 (v2's terms and training kernels, and the
+//! power-limit tolerance the model then states); the default is v1, the protocol of the fits
+//! published before them.
 //!
 //! With `--predict-with MODEL` nothing is fitted: the applications of the run are predicted
 //! with MODEL (another board's fit: does the model carry from board to board?), and a model
@@ -83,7 +85,7 @@ fn main() -> ExitCode {
     if let Some(at) = args.iter().position(|a| a.as_os_str() == "--protocol") {
         let parsed = args.get(at + 1).and_then(|v| v.to_str()).and_then(|v| v.strip_prefix('v')?.parse().ok());
         let Some(v) = parsed else {
-            eprintln!("--protocol takes a version: v1 or v2");
+            eprintln!("--protocol takes a version: v1, v2 or v3");
             return ExitCode::from(2);
         };
         version = v;
@@ -94,7 +96,7 @@ fn main() -> ExitCode {
         _ => (None, args),
     };
     let [run, ncu, out] = args.as_slice() else {
-        eprintln!("usage: fit_model [--protocol v1|v2] [--predict-with MODEL] RUN_DIR NCU_DIR OUT_DIR");
+        eprintln!("usage: fit_model [--protocol v1|v2|v3] [--predict-with MODEL] RUN_DIR NCU_DIR OUT_DIR");
         return ExitCode::from(2);
     };
     match Protocol::version(version).and_then(|p| run_fit(&p, run, ncu, out, given.as_deref())) {
@@ -142,6 +144,8 @@ fn run_fit(protocol: &Protocol, run: &Path, ncu: &Path, out: &Path, given: Optio
         active_idle_w: Some(idle_w),
         // The fit protocol (term list, training and held-out sets) this fit follows.
         protocol_hash: Some(protocol.hash.clone()),
+        // From protocol v3: predictions bounded by the board's power limit.
+        power_limit_tolerance: protocol.power_limit_tolerance,
         notes: vec![
             "fitted on kernels whose data has full entropy (random mantissas); zero or constant operands draw less \
              (a GEMM with zero operands: 35–40 % less dynamic energy, over-predicted by the model)"

@@ -63,6 +63,9 @@ pub struct Prediction {
     /// The work without a term that any launch's profile counts, by name, in
     /// `UNPRICED_WORK`'s order.
     pub unpriced: Vec<String>,
+    /// The power limit's bound (`energy_harness::unstable::explain::PowerBound`): `None` when the model states no tolerance or
+    /// the result records no limit; `Some(true)` when it lowered the prediction.
+    pub bounded: Option<bool>,
 }
 
 /// [`Prediction`] of one call with `model`, against the measured `result`: `call` is one
@@ -72,11 +75,12 @@ pub fn predict(model: &EnergyModel, result: &ResultFile, call: &[NcuKernel]) -> 
     let refs: Vec<&NcuKernel> = call.iter().collect();
     let e = explain(model, result, &refs)?;
     Ok(Prediction {
-        switching_j: e.predicted_dynamic_j,
-        switching_ci_j: e.predicted_ci_j,
+        switching_j: e.prediction_j(),
+        switching_ci_j: e.prediction_ci_j(),
         constant_j: e.bracket.as_ref().map(|b| b.constant_j),
         bracket_j: e.bracket.as_ref().map(|b| (b.constant_ci_j.0, b.switching_ci_j.1)),
         unpriced: e.unpriced.iter().map(|w| w.name.clone()).collect(),
+        bounded: e.power_bound.as_ref().map(|b| b.applied),
     })
 }
 
@@ -122,6 +126,10 @@ pub struct Case {
     /// Work its profile counts that the model has no term for (`explain`'s unpriced work:
     /// wgmma, TMA, atomics, DMMA), by name.
     pub unpriced: Vec<String>,
+    /// Whether the power limit's bound lowered the prediction ([`Prediction::bounded`]; `None`:
+    /// not bounded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounded: Option<bool>,
 }
 
 impl Case {
@@ -170,6 +178,7 @@ impl Case {
             idle_w: result.idle_w,
             sm_clock_mhz: crate::model::clock_range(result),
             unpriced: prediction.unpriced,
+            bounded: prediction.bounded,
         })
     }
 }
@@ -427,12 +436,13 @@ pub fn render_markdown(a: &Analysis) -> String {
     for r in ordered {
         let c = &r.case;
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             c.benchmark,
             if c.third_party { "third party" } else { "this project" },
             c.regime,
             format_si(c.measured_j, "J", 4),
             format_si(c.predicted_j, "J", 4),
+            if c.bounded == Some(true) { " ‡" } else { "" },
             c.bracket_j.map_or("–".into(), |(lo, hi)| format!(
                 "{} – {}",
                 format_si(lo, "J", 3),
@@ -450,6 +460,26 @@ pub fn render_markdown(a: &Analysis) -> String {
                 None => "–".into(),
             },
             if c.unpriced.is_empty() { "–".to_string() } else { c.unpriced.join(", ") },
+        ));
+    }
+    // The power limit's bound (protocol v3): which predictions it lowered, and which results
+    // it could not bound (no limit recorded) while others were.
+    let names = |pick: fn(Option<bool>) -> bool| -> Vec<String> {
+        a.rows.iter().filter(|r| pick(r.case.bounded)).map(|r| format!("`{}`", r.case.benchmark)).collect()
+    };
+    let bounded = names(|b| b == Some(true));
+    if !bounded.is_empty() {
+        out.push_str(&format!(
+            "\n‡ Bounded by the board's power limit (the terms priced more than the board draws at its limit, above \
+             active idle, over the measured time; the prediction is that bound): {}.\n",
+            bounded.join(", ")
+        ));
+    }
+    let unbounded = names(|b| b.is_none());
+    if unbounded.len() < a.rows.len() && !unbounded.is_empty() {
+        out.push_str(&format!(
+            "\nNot bounded by the power limit (the result records none): {}.\n",
+            unbounded.join(", ")
         ));
     }
     // The bracket rule compares the measured mean; say where its interval reaches inside.

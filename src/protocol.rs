@@ -20,10 +20,16 @@ pub const PROTOCOL_JSON: &str = include_str!("../docs/results/model-protocol.jso
 /// tests on a fresh held-out set.
 pub const PROTOCOL_V2_JSON: &str = include_str!("../docs/results/model-protocol-v2.json");
 
+/// Protocol version 3 (`docs/results/model-protocol-v3.json`): v2's terms and training set,
+/// every prediction bounded by the board's power limit, and a fresh held-out set (v2's
+/// results, which shaped the bound, had been seen).
+pub const PROTOCOL_V3_JSON: &str = include_str!("../docs/results/model-protocol-v3.json");
+
 /// Every committed protocol: its version, its file and its text.
-pub const PROTOCOLS: [(u32, &str, &str); 2] = [
+pub const PROTOCOLS: [(u32, &str, &str); 3] = [
     (1, "docs/results/model-protocol.json", PROTOCOL_JSON),
     (2, "docs/results/model-protocol-v2.json", PROTOCOL_V2_JSON),
+    (3, "docs/results/model-protocol-v3.json", PROTOCOL_V3_JSON),
 ];
 
 /// The protocol's data regimes, by name: the data a kernel runs on.
@@ -148,6 +154,12 @@ pub struct Protocol {
     /// missing measurement are handled.
     #[serde(default)]
     pub rules: Vec<String>,
+    /// From protocol v3: the power controller's tolerance about the board's limit, a fraction
+    /// of it; the model's predictions are bounded by what the board draws at its limit over
+    /// the measured time (`energy_harness::explain::PowerBound`). Absent before v3 (no bound;
+    /// absent from the hashed text, so earlier protocols keep their hashes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_limit_tolerance: Option<f64>,
 }
 
 impl Protocol {

@@ -27,6 +27,7 @@ fn template() -> EnergyModel {
         active_idle_w: None,
         notes: Vec::new(),
         protocol_hash: None,
+        power_limit_tolerance: None,
     }
 }
 

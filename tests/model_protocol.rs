@@ -3,7 +3,7 @@
 //! held-out set the held-out suite's, and any change to it changes the hash.
 
 use energy_suites::model::{CLASSES, TRAINING_PREFIX};
-use energy_suites::protocol::{Protocol, PROTOCOLS, PROTOCOL_JSON, PROTOCOL_V2_JSON};
+use energy_suites::protocol::{Protocol, PROTOCOLS, PROTOCOL_JSON, PROTOCOL_V2_JSON, PROTOCOL_V3_JSON};
 
 fn parsed() -> Protocol {
     Protocol::parse(PROTOCOL_JSON, "model-protocol.json").unwrap()
@@ -11,6 +11,10 @@ fn parsed() -> Protocol {
 
 fn parsed_v2() -> Protocol {
     Protocol::parse(PROTOCOL_V2_JSON, "model-protocol-v2.json").unwrap()
+}
+
+fn parsed_v3() -> Protocol {
+    Protocol::parse(PROTOCOL_V3_JSON, "model-protocol-v3.json").unwrap()
 }
 
 #[test]
@@ -26,7 +30,7 @@ fn the_stated_hash_is_the_content_hash() {
         assert!(md.contains(&p.hash), "model-protocol.md does not state hash {}", p.hash);
     }
     assert_eq!(Protocol::committed().unwrap(), parsed());
-    assert!(Protocol::version(3).unwrap_err().to_string().contains("v1, v2"));
+    assert!(Protocol::version(4).unwrap_err().to_string().contains("v1, v2, v3"));
 }
 
 #[test]
@@ -85,31 +89,55 @@ fn its_training_set_is_the_model_suites() {
     assert_eq!(new.len(), 14, "{new:?}");
     let older: Vec<String> = suite.iter().filter(|n| !new.contains(n)).cloned().collect();
     assert_eq!(listed(&v1), older);
+    // v3 keeps v2's training set and terms.
+    let v3 = parsed_v3();
+    assert_eq!(v3.training, v2.training);
+    assert_eq!(v3.terms, v2.terms);
     for t in v1.training.iter().chain(&v2.training) {
         let constant = t.benchmark.ends_with("_const");
         assert_eq!(t.regime, if constant { "constant" } else { "switching" }, "{}", t.benchmark);
     }
 }
 
-/// v2's held-out set is new: no benchmark of v1's, every one a third-party library call, at
-/// least as many on their own data as the goal counts; together the two are the suite's.
+/// v2's and v3's held-out sets are new: no benchmark of an earlier one's, every one a
+/// third-party library call, at least as many on their own data as the goal counts; together
+/// the three are the suite's.
 #[test]
-fn the_v2_held_out_set_is_fresh_and_third_party() {
-    let (v1, v2) = (parsed(), parsed_v2());
-    let mut both: Vec<String> = v1.held_out.iter().chain(&v2.held_out).map(|h| h.benchmark.clone()).collect();
-    both.sort();
-    let count = both.len();
-    both.dedup();
-    assert_eq!(both.len(), count, "a benchmark is in both held-out sets");
-    assert_eq!(both, names_in(include_str!("../benches/heldout.rs"), "heldout_"));
-    assert!(v2.held_out.iter().all(|h| h.third_party && h.benchmark.ends_with(&format!("_{}", h.regime))));
-    let own = v2.held_out.iter().filter(|h| h.regime == "own").count();
-    assert!(own >= v2.acceptance.min_kernels, "{own} own-data kernels");
-    assert_eq!(v2.status, "frozen");
-    let rules = v2.rules.join("\n");
-    for needed in ["shown apart, never counted", "fewer than one sensor tick", "==ERROR==", "threefold repeat"] {
-        assert!(rules.contains(needed), "protocol v2's rules do not say `{needed}`");
+fn the_later_held_out_sets_are_fresh_and_third_party() {
+    let (v1, v2, v3) = (parsed(), parsed_v2(), parsed_v3());
+    let mut all: Vec<String> =
+        v1.held_out.iter().chain(&v2.held_out).chain(&v3.held_out).map(|h| h.benchmark.clone()).collect();
+    all.sort();
+    let count = all.len();
+    all.dedup();
+    assert_eq!(all.len(), count, "a benchmark is in two held-out sets");
+    assert_eq!(all, names_in(include_str!("../benches/heldout.rs"), "heldout_"));
+    for (version, p) in [(2, &v2), (3, &v3)] {
+        assert!(p.held_out.iter().all(|h| h.third_party && h.benchmark.ends_with(&format!("_{}", h.regime))));
+        let own = p.held_out.iter().filter(|h| h.regime == "own").count();
+        assert!(own >= p.acceptance.min_kernels, "v{version}: {own} own-data kernels");
+        assert_eq!(p.status, "frozen");
+        let rules = p.rules.join("\n");
+        for needed in ["shown apart, never counted", "fewer than one sensor tick", "==ERROR==", "threefold repeat"] {
+            assert!(rules.contains(needed), "protocol v{version}'s rules do not say `{needed}`");
+        }
+        for h in &p.held_out {
+            assert!(h.origin.contains(&format!("before protocol v{version} was committed")), "{}", h.benchmark);
+        }
     }
+}
+
+/// v3 bounds every prediction by the power limit, with a tolerance it fixes and its rules
+/// state; the protocols before it have none (their hashes unchanged by the new field).
+#[test]
+fn v3_bounds_predictions_by_the_power_limit() {
+    let v3 = parsed_v3();
+    let tolerance = v3.power_limit_tolerance.expect("protocol v3 states the power controller's tolerance");
+    assert!((0.0..0.1).contains(&tolerance), "{tolerance}");
+    let rules = v3.rules.join("\n");
+    assert!(rules.contains(&format!("power_limit_tolerance is {tolerance}")), "{rules}");
+    assert!(rules.contains("PowerBound") && rules.contains("device.power_limit_w"), "{rules}");
+    assert_eq!((parsed().power_limit_tolerance, parsed_v2().power_limit_tolerance), (None, None));
 }
 
 #[test]

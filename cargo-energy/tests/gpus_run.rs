@@ -24,7 +24,8 @@ fn script(path: &Path, body: &str) {
 fn template_run(dir: &Path, results: usize) -> PathBuf {
     let template = dir.join(format!("template-{results}"));
     let writer = RunWriter::begin(&template, "fake", &Invocation { key: "env:TEMPLATE".into() }).unwrap();
-    let device = ResultDevice { name: "GPU".into(), uuid: "GPU-x".into(), driver: None, simulated: false };
+    let device =
+        ResultDevice { name: "GPU".into(), uuid: "GPU-x".into(), driver: None, simulated: false, power_limit_w: None };
     for i in 0..results {
         writer.commit(&format!("fake{i}/energy"), &format!("fake{i}_energy"), &device, [b"{}", b"t", b"p"]).unwrap();
     }

@@ -36,7 +36,13 @@ fn write_set(dir: &Path, run: &str, results: &[Value]) {
     let invocation = Invocation { key: format!("test:{run}") };
     let writer = RunWriter::begin(&dir.join(run), "synthetic", &invocation).unwrap();
     let device: ResultDevice = serde_json::from_value(results.first().map_or(json!(null), |r| r["device"].clone()))
-        .unwrap_or(ResultDevice { name: "x".into(), uuid: "x".into(), driver: None, simulated: false });
+        .unwrap_or(ResultDevice {
+            name: "x".into(),
+            uuid: "x".into(),
+            driver: None,
+            simulated: false,
+            power_limit_w: None,
+        });
     for r in results {
         let id = r["id"].as_str().unwrap();
         let stem = id.replace('/', "_");

@@ -233,8 +233,8 @@ pub mod unstable {
         pub use crate::explain::nnls::{nnls, NnlsFit};
         pub use crate::explain::{
             explain, operand_bracket, outside_prediction, render_markdown, render_svg, unpriced_work, EnergyModel,
-            ExplainedTerm, Explanation, ModelClass, OperandBracket, RegimeCost, UnpricedWork, CLASS_KINDS,
-            MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, PRICED_BY, UNPRICED_WORK,
+            ExplainedTerm, Explanation, ModelClass, OperandBracket, PowerBound, RegimeCost, UnpricedWork, CLASS_KINDS,
+            MAX_POWER_LIMIT_TOLERANCE, MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, PRICED_BY, UNPRICED_WORK,
         };
         pub use crate::ncu::{
             launches_per_call, one_call, one_call_of, parse_ncu_csv, parse_ncu_launches, read_ncu_csv,
@@ -243,6 +243,7 @@ pub mod unstable {
     }
     /// Runs, reports and comparisons of result files.
     pub mod report {
+        pub use crate::archive::read_archived;
         pub use crate::hash::content_hash;
         pub use crate::report::chart;
         pub use crate::report::compare::{

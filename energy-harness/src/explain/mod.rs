@@ -155,6 +155,13 @@ pub struct EnergyModel {
     /// fitted under, as the protocol file states it (`None`: fitted before there was one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol_hash: Option<String>,
+    /// The power controller's tolerance about the board's limit, as a fraction of it (0.02:
+    /// a launch's mean power stays within ±2 % of the limit when the limit holds it). With it,
+    /// `explain` bounds every prediction by what the board can draw at its limit over the
+    /// launch's measured time ([`PowerBound`]); `None` (models fitted before protocol v3): no
+    /// bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_limit_tolerance: Option<f64>,
 }
 
 impl EnergyModel {
@@ -207,6 +214,15 @@ impl EnergyModel {
                 return Err(format!(
                     "active_idle_w {} W is not a GPU's power (0 to {GENERIC_POWER_CEILING_W} W)",
                     num(idle)
+                ));
+            }
+        }
+        if let Some(t) = self.power_limit_tolerance {
+            if !(t.is_finite() && (0.0..MAX_POWER_LIMIT_TOLERANCE).contains(&t)) {
+                return Err(format!(
+                    "power_limit_tolerance {} is not a power controller's tolerance (a fraction of the limit, 0 to \
+                     below {MAX_POWER_LIMIT_TOLERANCE})",
+                    num(t)
                 ));
             }
         }
@@ -396,6 +412,74 @@ pub fn operand_bracket(
     }
 }
 
+/// The largest power-controller tolerance a model may state (a fraction of the limit).
+pub const MAX_POWER_LIMIT_TOLERANCE: f64 = 0.5;
+
+/// The power limit's bound on a launch's dynamic energy: a board's mean power stays at or
+/// below its enforced limit (within the controller's tolerance), so a launch of measured time
+/// `t` draws at most `(limit − active idle) × t` above active idle. A prediction priced at the
+/// model's clock above that bound is of a kernel the limit held back (lower clock and voltage:
+/// every operation cheaper than the model's cost); the prediction is then the bound.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PowerBound {
+    /// The board's enforced power limit during the run, W (the result's).
+    pub limit_w: f64,
+    /// The controller's tolerance, a fraction of the limit (the model's).
+    pub tolerance: f64,
+    /// Active idle power during the run, W (the result's).
+    pub idle_w: f64,
+    /// Measured time per launch, s (the result's).
+    pub time_s: f64,
+    /// `(limit − idle) × time`, J.
+    pub bound_j: f64,
+    /// The bound at `limit × (1 − tolerance)` and `limit × (1 + tolerance)`, J: what bounds
+    /// the low and the high ends of an interval.
+    pub range_j: (f64, f64),
+    /// Whether the sum of the terms on switching data exceeded the bound (the prediction is
+    /// then the bound).
+    pub applied: bool,
+}
+
+impl PowerBound {
+    /// The bound for `result` under a model of tolerance `tolerance`, `None` when the result
+    /// records no power limit.
+    pub fn of(result: &ResultFile, tolerance: f64) -> Option<PowerBound> {
+        let limit_w = result.device.power_limit_w?;
+        let (idle_w, time_s) = (result.idle_w, result.time_s.mean);
+        let at = |power_w: f64| (power_w - idle_w).max(0.0) * time_s;
+        Some(PowerBound {
+            limit_w,
+            tolerance,
+            idle_w,
+            time_s,
+            bound_j: at(limit_w),
+            range_j: (at(limit_w * (1.0 - tolerance)), at(limit_w * (1.0 + tolerance))),
+            applied: false,
+        })
+    }
+
+    /// A prediction and its interval, bounded: the figure by the bound, the interval's low
+    /// end by the range's low end and its high end by the range's high end.
+    pub fn clamp(&self, (j, (low, high)): (f64, (f64, f64))) -> (f64, (f64, f64)) {
+        (j.min(self.bound_j), (low.min(self.range_j.0), high.min(self.range_j.1)))
+    }
+
+    /// The line printed when the bound applies.
+    pub fn line(&self, terms_j: f64) -> String {
+        format!(
+            "the terms add up to {} per launch, more than the board draws at its {:.0} W power limit over the measured \
+             {} above its {:.0} W active idle ({}, ±{:.0} % for the controller): the limit held this kernel back \
+             (lower clock and voltage, each operation cheaper than the model's cost), so the prediction is the bound",
+            format_si(terms_j, "J", 4),
+            self.limit_w,
+            format_si(self.time_s, "s", 4),
+            self.idle_w,
+            format_si(self.bound_j, "J", 4),
+            self.tolerance * 100.0
+        )
+    }
+}
+
 /// A kernel's energy, predicted by class and measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Explanation {
@@ -442,6 +526,30 @@ pub struct Explanation {
     /// power cap or a thermal throttle): the range, and what it does to the prediction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_note: Option<String>,
+    /// With a model that states a power-controller tolerance and a result that records the
+    /// board's power limit: the limit's bound on the prediction ([`PowerBound`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_bound: Option<PowerBound>,
+}
+
+impl Explanation {
+    /// The prediction: the sum of the terms, or the power limit's bound where that is lower
+    /// ([`PowerBound`]).
+    pub fn prediction_j(&self) -> f64 {
+        match &self.power_bound {
+            Some(b) => self.predicted_dynamic_j.min(b.bound_j),
+            None => self.predicted_dynamic_j,
+        }
+    }
+
+    /// The prediction's interval, bounded as [`Explanation::prediction_j`] is.
+    pub fn prediction_ci_j(&self) -> Option<(f64, f64)> {
+        let ci = self.predicted_ci_j?;
+        Some(match &self.power_bound {
+            Some(b) => b.clamp((self.predicted_dynamic_j, ci)).1,
+            None => ci,
+        })
+    }
 }
 
 /// Work a model may have no term for, and the Nsight Compute metrics that count it (names as
@@ -542,6 +650,19 @@ pub fn clock_note(result: &ResultFile, model_mhz: f64) -> Option<String> {
 /// The markdown line of `e`'s clock note, empty when it has none.
 fn clock_markdown(e: &Explanation) -> String {
     e.clock_note.as_ref().map(|n| format!("\nClock: {}.\n", markdown_text(n))).unwrap_or_default()
+}
+
+/// The markdown line of `e`'s power bound: when it applied, or when `model` states a
+/// tolerance but the result records no power limit; empty otherwise.
+fn power_markdown(e: &Explanation, model: &EnergyModel) -> String {
+    match &e.power_bound {
+        Some(b) if b.applied => format!("\nPower limit: {}.\n", markdown_text(&b.line(e.predicted_dynamic_j))),
+        Some(_) => String::new(),
+        None if model.power_limit_tolerance.is_some() => "\nPower limit: the result records none (measured before \
+            the harness recorded the board's limit): the prediction is not bounded by it.\n"
+            .to_string(),
+        None => String::new(),
+    }
 }
 
 /// The markdown lines naming the unpriced work of `e`, empty when there is none.
@@ -725,6 +846,10 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
             ),
         ));
     }
+    let power_bound = model
+        .power_limit_tolerance
+        .and_then(|tolerance| PowerBound::of(result, tolerance))
+        .map(|b| PowerBound { applied: predicted_dynamic_j > b.bound_j, ..b });
     let predicted_ci_j = terms.iter().try_fold((0.0, 0.0), |(lo, hi), t| {
         let (a, b) = t.ci_j.unwrap_or((t.j, t.j));
         Some((lo + a.min(t.j), hi + b.max(t.j)))
@@ -737,8 +862,11 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
                 (sum + j, (lo + a.min(j), hi + b.max(j)))
             })
         };
-        let constant = total(terms.iter().map(|t| (t.constant_j.unwrap_or(t.j), t.constant_ci_j)).collect());
-        let switching = total(terms.iter().map(|t| (t.j, t.ci_j)).collect());
+        let mut constant = total(terms.iter().map(|t| (t.constant_j.unwrap_or(t.j), t.constant_ci_j)).collect());
+        let mut switching = total(terms.iter().map(|t| (t.j, t.ci_j)).collect());
+        if let Some(bound) = &power_bound {
+            (constant, switching) = (bound.clamp(constant), bound.clamp(switching));
+        }
         let mut b = operand_bracket(d.mean, constant, switching);
         b.constant_above_switching = model
             .classes
@@ -752,10 +880,13 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
     let warning = match &bracket {
         Some(b) if b.placement != "inside" => Some(format!("warning: {}", b.line)),
         Some(_) => None,
-        None => predicted_ci_j.and_then(|interval| outside_prediction(d.mean, interval)),
+        None => predicted_ci_j
+            .map(|ci| power_bound.as_ref().map_or(ci, |b| b.clamp((predicted_dynamic_j, ci)).1))
+            .and_then(|interval| outside_prediction(d.mean, interval)),
     };
     Ok(Explanation {
         clock_note: clock_note(result, model.sm_clock_mhz),
+        power_bound,
         unpriced: unpriced_work(model, launches),
         bracket,
         predicted_ci_j,
@@ -833,6 +964,7 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
         e.measured_total_j * 1e6
     ));
     s.push_str(&clock_markdown(e));
+    s.push_str(&power_markdown(e, model));
     s.push_str(&unpriced_markdown(e));
     for note in &model.notes {
         s.push_str(&format!("\nNote: {}\n", markdown_text(note)));
@@ -886,6 +1018,7 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
         if e.warning.is_some() { String::new() } else { format!("\n{}.\n", capitalized(&markdown_text(&b.line))) }
     ));
     s.push_str(&clock_markdown(e));
+    s.push_str(&power_markdown(e, model));
     s.push_str(&unpriced_markdown(e));
     for name in &b.constant_above_switching {
         s.push_str(&format!(

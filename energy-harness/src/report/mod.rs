@@ -47,6 +47,11 @@ pub struct ResultDevice {
     pub driver: Option<String>,
     /// Whether the figures are simulated.
     pub simulated: bool,
+    /// The board's enforced power limit during the run, W (NVML's; absent in files of older
+    /// versions and where the GPU does not report one): what bounds the energy a launch can
+    /// draw (`explain`'s power bound).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_limit_w: Option<f64>,
 }
 
 /// One benchmark's result, as written to `target/energy/<run>/<id>.json`. Unknown fields
@@ -151,6 +156,7 @@ impl ResultFile {
                 uuid: m.device.uuid.clone(),
                 driver: m.device.driver_version.clone(),
                 simulated: m.simulated,
+                power_limit_w: m.device.power_limit_w,
             },
             energy_j: m.energy_j,
             dynamic_j: m.dynamic_j,
@@ -265,6 +271,15 @@ impl ResultFile {
         field("power_w", &self.power_w, true)?;
         field("dynamic_j", &self.dynamic_j, false)?;
         within_total("dynamic_j", &self.dynamic_j, &self.energy_j)?;
+        if let Some(limit) = self.device.power_limit_w {
+            if !(limit.is_finite() && limit > 0.0 && limit <= crate::engine::analyze::GENERIC_POWER_CEILING_W) {
+                return Err(format!(
+                    "`{}` device.power_limit_w: {limit} W is not a board's power limit (above 0, at most {} W)",
+                    echo(&self.id),
+                    crate::engine::analyze::GENERIC_POWER_CEILING_W
+                ));
+            }
+        }
         for unit in [&self.per_op, &self.per_byte].into_iter().flatten() {
             if !(unit.units_per_launch.is_finite() && unit.units_per_launch > 0.0) {
                 return Err(format!(

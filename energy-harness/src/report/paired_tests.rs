@@ -1,7 +1,7 @@
 use super::*;
 
 fn device(uuid: &str, simulated: bool) -> ResultDevice {
-    ResultDevice { name: "H100".into(), uuid: uuid.into(), driver: None, simulated }
+    ResultDevice { name: "H100".into(), uuid: uuid.into(), driver: None, simulated, power_limit_w: None }
 }
 
 /// Run `index` (from 0) of an ABBA sequence whose benchmarks `ids` draw `energy(index, side)`.

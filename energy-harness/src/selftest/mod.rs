@@ -425,6 +425,7 @@ pub fn run_selftest(
             uuid: before.uuid.clone(),
             driver: before.driver_version.clone(),
             simulated: device.is_simulated(),
+            power_limit_w: before.power_limit_w,
         },
         timestamp,
         wall_time_s: clock.now_s() - wall_start,

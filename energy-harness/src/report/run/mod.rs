@@ -328,7 +328,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     fn device() -> ResultDevice {
-        ResultDevice { name: "GPU".into(), uuid: "GPU-1".into(), driver: None, simulated: true }
+        ResultDevice { name: "GPU".into(), uuid: "GPU-1".into(), driver: None, simulated: true, power_limit_w: None }
     }
 
     #[test]
