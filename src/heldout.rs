@@ -66,6 +66,19 @@ pub struct Prediction {
     /// The power limit's bound (`energy_harness::unstable::explain::PowerBound`): `None` when the model states no tolerance or
     /// the result records no limit; `Some(true)` when it lowered the prediction.
     pub bounded: Option<bool>,
+    /// Where a bound applied or could: the prediction without it (the terms' sum and its
+    /// bracket), to say what the bound changes.
+    pub unbounded: Option<Unbounded>,
+}
+
+/// A prediction without the power limit's bound: the terms' sum on switching data and the
+/// bracket of the two regimes, as protocol v2 predicted.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Unbounded {
+    /// The terms' sum on switching data, J.
+    pub switching_j: f64,
+    /// The bracket, J (`None`: no constant-data costs).
+    pub bracket_j: Option<(f64, f64)>,
 }
 
 /// [`Prediction`] of one call with `model`, against the measured `result`: `call` is one
@@ -74,7 +87,19 @@ pub struct Prediction {
 pub fn predict(model: &EnergyModel, result: &ResultFile, call: &[NcuKernel]) -> Result<Prediction> {
     let refs: Vec<&NcuKernel> = call.iter().collect();
     let e = explain(model, result, &refs)?;
+    let unbounded = match &e.power_bound {
+        None => None,
+        Some(_) => {
+            let plain = EnergyModel { power_limit_tolerance: None, ..model.clone() };
+            let u = explain(&plain, result, &refs)?;
+            Some(Unbounded {
+                switching_j: u.predicted_dynamic_j,
+                bracket_j: u.bracket.as_ref().map(|b| (b.constant_ci_j.0, b.switching_ci_j.1)),
+            })
+        }
+    };
     Ok(Prediction {
+        unbounded,
         switching_j: e.prediction_j(),
         switching_ci_j: e.prediction_ci_j(),
         constant_j: e.bracket.as_ref().map(|b| b.constant_j),
@@ -130,6 +155,9 @@ pub struct Case {
     /// not bounded).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bounded: Option<bool>,
+    /// The prediction without the bound ([`Prediction::unbounded`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unbounded: Option<Unbounded>,
 }
 
 impl Case {
@@ -179,6 +207,7 @@ impl Case {
             sm_clock_mhz: crate::model::clock_range(result),
             unpriced: prediction.unpriced,
             bounded: prediction.bounded,
+            unbounded: prediction.unbounded,
         })
     }
 }
@@ -283,6 +312,23 @@ pub struct Analysis {
     pub model_project: Option<MeanError>,
     /// Project-written measurements inside their bracket, and those with one.
     pub in_bracket_project: (usize, usize),
+    /// Where predictions were bounded by the power limit: the same test without the bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub without_bound: Option<WithoutBound>,
+}
+
+/// The goal's test on the predictions without the power limit's bound (the terms' sums, as
+/// protocol v2 predicted): what the bound changes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WithoutBound {
+    /// Third-party own-data kernels whose prediction the bound lowered.
+    pub bounded_kernels: usize,
+    /// The mean absolute error without the bound, third-party kernels on their own data.
+    pub model: Option<MeanError>,
+    /// The same over the kernels the bound left alone.
+    pub model_unbounded_kernels: Option<MeanError>,
+    /// Third-party measurements inside the unbounded bracket, and those with one.
+    pub in_bracket: (usize, usize),
 }
 
 /// Deterministic pseudo-random numbers (splitmix64).
@@ -365,7 +411,23 @@ pub fn analyse(cases: &[Case], baselines: &Baselines) -> Result<Analysis> {
     };
     let own_third = own(&third);
     let instruction = own_third.iter().map(|r| r.instruction_error_pct).collect::<Option<Vec<f64>>>();
+    let without_bound = third.iter().any(|r| r.case.unbounded.is_some()).then(|| {
+        // A case the bound could not reach (no limit recorded) is its own unbounded prediction.
+        let unbounded = |r: &Row| r.case.unbounded.map_or(r.case.predicted_j, |u| u.switching_j);
+        let bracket = |r: &Row| r.case.unbounded.map_or(r.case.bracket_j, |u| u.bracket_j);
+        let inside: Vec<bool> =
+            third.iter().filter_map(|r| bracket(r).map(|(lo, hi)| (lo..=hi).contains(&r.case.measured_j))).collect();
+        WithoutBound {
+            bounded_kernels: own_third.iter().filter(|r| r.case.bounded == Some(true)).count(),
+            model: mean_error(own_third.iter().map(|r| error_pct(unbounded(r), r.case.measured_j))),
+            model_unbounded_kernels: mean_error(
+                own_third.iter().filter(|r| r.case.bounded != Some(true)).map(|r| r.error_pct),
+            ),
+            in_bracket: (inside.iter().filter(|b| **b).count(), inside.len()),
+        }
+    });
     Ok(Analysis {
+        without_bound,
         model: mean_error(own_third.iter().map(|r| r.error_pct)),
         time_power: mean_error(own_third.iter().map(|r| r.time_power_error_pct)),
         instruction: instruction.and_then(mean_error),
@@ -526,6 +588,18 @@ pub fn render_markdown(a: &Analysis) -> String {
         a.in_bracket_project.0,
         a.in_bracket_project.1,
     ));
+    if let Some(w) = &a.without_bound {
+        out.push_str(&format!(
+            "\nWithout the power limit's bound (the terms' sums, as protocol v2 predicted), third-party kernels on their \
+             own data: {}; inside the unbounded bracket: {} of {} third-party measurements. The bound lowered {} of \
+             those predictions; over the others, which the terms alone price: {}.\n",
+            mean_text(w.model),
+            w.in_bracket.0,
+            w.in_bracket.1,
+            w.bounded_kernels,
+            mean_text(w.model_unbounded_kernels),
+        ));
+    }
     out
 }
 
@@ -670,7 +744,12 @@ pub fn board_report(board: &Path, fit: &str, shown_as: &str) -> Result<BoardRepo
         None
     } else {
         let (cases, missing) = test(&earlier, false);
-        Some(Seen { analysis: analyse(&cases, &baselines)?, missing })
+        // A run that measured none of them (protocol v3's) shows no such section.
+        if cases.is_empty() && missing.is_empty() {
+            None
+        } else {
+            Some(Seen { analysis: analyse(&cases, &baselines)?, missing })
+        }
     };
     let shortfalls = analysis.shortfalls(&protocol.acceptance);
     let first =

@@ -85,6 +85,13 @@ pub const HELDOUT_V2_DIR: &str = "2026-11-26-model-protocol-v2";
 /// report's stem: [`crate::heldout::report_stem`]).
 pub const HELDOUT_V2_FITS: [(&str, u32); 2] = [("fit", 2), ("fit-v1", 1)];
 
+/// The held-out tests under protocol v3 (`docs/results/model-protocol-v3.json`): board folders
+/// under [`HELDOUT_V3_DIR`], each fitted under v3 (`fit/`).
+pub const HELDOUT_V3_BOARDS: [&str; 1] = ["h100-board6"];
+
+/// The folder of [`HELDOUT_V3_BOARDS`].
+pub const HELDOUT_V3_DIR: &str = "2026-11-26-model-protocol-v3";
+
 fn json<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string_pretty(value).map_err(|e| Error::new(ErrorKind::Format, format!("cannot serialize: {e}")))
 }
@@ -189,6 +196,12 @@ pub fn heldout_pages(results: &Path) -> Result<Vec<Page>> {
     let dir = results.join(HELDOUT_V2_DIR);
     let repeat = render_repeat(&dir.join("h100-board3/run-heldout"), &dir.join("h100-board3-repeat/run-heldout"))?;
     pages.push(Page { path: format!("{HELDOUT_V2_DIR}/h100-board3-repeat/repeat.md").into(), text: repeat });
+    // Protocol v3's boards.
+    for board in HELDOUT_V3_BOARDS {
+        let report = board_report(&results.join(HELDOUT_V3_DIR).join(board), "fit", board)?;
+        pages.push(Page { path: format!("{HELDOUT_V3_DIR}/{board}/heldout.md").into(), text: render_board(&report) });
+        pages.push(Page { path: format!("{HELDOUT_V3_DIR}/{board}/heldout.json").into(), text: json(&report)? + "\n" });
+    }
     Ok(pages)
 }
 

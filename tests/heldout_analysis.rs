@@ -29,6 +29,7 @@ fn case(benchmark: &str, regime: &str, measured_j: f64, predicted_j: f64, bracke
         sm_clock_mhz: Some((1980, 1980)),
         unpriced: Vec::new(),
         bounded: None,
+        unbounded: None,
     }
 }
 

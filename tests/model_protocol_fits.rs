@@ -100,6 +100,31 @@ fn every_result_of_the_protocol_runs_postdates_the_protocols_commit() {
     assert!(checked > 250, "{checked} results");
 }
 
+/// The model in `board/fit/model.json` is the two-regime fit of the board's committed training
+/// run under protocol `version`'s terms and training lists, cost by cost, and states what the
+/// protocol says (its hash, its power-limit tolerance).
+fn assert_is_the_fit_of_the_training_run(board: &Path, fit: &str, version: u32) {
+    let protocol = Protocol::version(version).unwrap();
+    let run = SuiteRun::read_run_and_ncu(&board.join("run-model"), &board.join("ncu-model")).unwrap();
+    let run = run.under(&protocol).unwrap();
+    let (switching, _) = run.training().unwrap();
+    let (constant, _) = run.constant_training().unwrap();
+    let committed = EnergyModel::read_json(&board.join(fit).join("model.json")).unwrap();
+    let at = format!("{} {fit}", board.display());
+    assert_eq!(committed.protocol_hash.as_deref(), Some(protocol.hash.as_str()), "{at}");
+    assert_eq!(committed.power_limit_tolerance, protocol.power_limit_tolerance, "{at}");
+    assert_eq!(committed.classes.len(), protocol.terms.len(), "{at}");
+    let mut template = committed.clone();
+    template.classes = run.selection.classes.clone();
+    let (fitted, _) = fit_regimes(&switching, &constant, template).unwrap();
+    for (mine, theirs) in fitted.model.classes.iter().zip(&committed.classes) {
+        assert_eq!(mine.name, theirs.name);
+        assert!(close(mine.j_per_unit, theirs.j_per_unit), "{at} {}", mine.name);
+        let (a, b) = (mine.constant.as_ref().unwrap(), theirs.constant.as_ref().unwrap());
+        assert!(close(a.j_per_unit, b.j_per_unit), "{at} {} (constant)", mine.name);
+    }
+}
+
 /// The commit that froze protocol v2 (docs/results/2026-11-26-model-protocol-v2/README.md).
 const V2_FROZEN_IN: &str = "7821fce";
 
@@ -116,28 +141,37 @@ fn each_v2_boards_models_are_the_fits_of_its_training_run_after_the_freeze() {
     assert_eq!(Protocol::parse(&then, "v2 as frozen").unwrap(), Protocol::version(2).unwrap());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(HELDOUT_V2_DIR);
     for board in HELDOUT_V2_BOARDS {
-        let board_dir = dir.join(board);
         for (fit, version) in HELDOUT_V2_FITS {
-            let protocol = Protocol::version(version).unwrap();
-            let run = SuiteRun::read_run_and_ncu(&board_dir.join("run-model"), &board_dir.join("ncu-model")).unwrap();
-            let run = run.under(&protocol).unwrap();
-            let (switching, _) = run.training().unwrap();
-            let (constant, _) = run.constant_training().unwrap();
-            let committed = EnergyModel::read_json(&board_dir.join(fit).join("model.json")).unwrap();
-            assert_eq!(committed.protocol_hash.as_deref(), Some(protocol.hash.as_str()), "{board} {fit}");
-            assert_eq!(committed.classes.len(), protocol.terms.len(), "{board} {fit}");
-            let mut template = committed.clone();
-            template.classes = run.selection.classes.clone();
-            let (fitted, _) = fit_regimes(&switching, &constant, template).unwrap();
-            for (mine, theirs) in fitted.model.classes.iter().zip(&committed.classes) {
-                assert_eq!(mine.name, theirs.name);
-                assert!(close(mine.j_per_unit, theirs.j_per_unit), "{board} {fit} {}", mine.name);
-                let (a, b) = (mine.constant.as_ref().unwrap(), theirs.constant.as_ref().unwrap());
-                assert!(close(a.j_per_unit, b.j_per_unit), "{board} {fit} {} (constant)", mine.name);
-            }
+            assert_is_the_fit_of_the_training_run(&dir.join(board), fit, version);
         }
     }
     let boards: Vec<&str> = HELDOUT_V2_BOARDS.iter().copied().chain(["h100-board3-repeat"]).collect();
     let checked = results_after(&dir, &boards, &frozen);
     assert!(checked > 300, "{checked} results");
+}
+
+/// The commit that froze protocol v3 (docs/results/2026-11-26-model-protocol-v3/README.md).
+const V3_FROZEN_IN: &str = "2ced604";
+
+/// Protocol v3's boards: each fit is the two-regime fit of its training run under v3, stating
+/// v3's power-limit tolerance; every result of the v3 runs postdates the commit that froze v3,
+/// which holds v3 as committed now; every held-out result records the board's power limit
+/// (the bound rests on it).
+#[test]
+fn each_v3_boards_model_is_the_fit_of_its_training_run_after_the_freeze() {
+    use energy_suites::published::{HELDOUT_V3_BOARDS, HELDOUT_V3_DIR};
+    let frozen = commit_time(V3_FROZEN_IN);
+    assert_eq!(frozen, "2026-11-26T14:22:51Z");
+    let then = git(&["show", &format!("{V3_FROZEN_IN}:docs/results/model-protocol-v3.json")]);
+    assert_eq!(Protocol::parse(&then, "v3 as frozen").unwrap(), Protocol::version(3).unwrap());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(HELDOUT_V3_DIR);
+    for board in HELDOUT_V3_BOARDS {
+        assert_is_the_fit_of_the_training_run(&dir.join(board), "fit", 3);
+        let held = energy_harness::unstable::report::ResultSet::read_run(&dir.join(board).join("run-heldout")).unwrap();
+        for (id, r) in &held.results {
+            assert!(r.device.power_limit_w.is_some_and(|w| w > 0.0), "{board} {id}: no power limit recorded");
+        }
+    }
+    let checked = results_after(&dir, &HELDOUT_V3_BOARDS, &frozen);
+    assert!(checked >= 70 * HELDOUT_V3_BOARDS.len(), "{checked} results");
 }
