@@ -139,28 +139,42 @@ fn the_model_page_copies_each_boards_held_out_test_and_quotes_what_it_gives() {
     assert!(page.contains(&format!("{inside} of {of} third-party measurements lie inside the")), "{inside} of {of}");
 }
 
-/// Protocol v2's section of the model page holds each v2 board's held-out table and summary
-/// as generated (up to the seen kernels of v1), and says the goal is not met where it is not.
-#[test]
-fn the_model_page_copies_each_v2_boards_held_out_test() {
+/// A protocol's section of the model page (from `heading` to `next`) holds each of its boards'
+/// held-out tables and summaries as generated (up to the seen kernels of earlier protocols),
+/// names each board, says the goal is not met where it is not, and every third-party
+/// measurement lies inside its bracket, as the sections say.
+fn assert_section_copies(heading: &str, next: &str, dir: &str, boards: &[&str]) {
     use energy_suites::heldout::board_report;
-    use energy_suites::published::{heldout_pages, HELDOUT_V2_BOARDS, HELDOUT_V2_DIR};
+    use energy_suites::published::heldout_pages;
     let page = read("model-h100.md");
-    let v2 = &page[page.find("## Protocol v2").unwrap()..page.find("## Protocol v1").unwrap()];
+    let section = &page[page.find(heading).unwrap()..page.find(next).unwrap()];
     let pages = heldout_pages(&results()).unwrap();
-    for board in HELDOUT_V2_BOARDS {
-        let path = format!("{HELDOUT_V2_DIR}/{board}/heldout.md");
+    for board in boards {
+        let path = format!("{dir}/{board}/heldout.md");
         let text = &pages.iter().find(|p| p.path.to_str() == Some(path.as_str())).unwrap().text;
         let table = &text[text.find("| benchmark | written by").unwrap()..];
         let table = table.split("\n## Held-out kernels of the earlier protocol").next().unwrap();
-        assert!(v2.contains(table.trim_end()), "model-h100.md does not hold {path}'s table as generated");
-        let report = board_report(&results().join(HELDOUT_V2_DIR).join(board), "fit", board).unwrap();
-        assert!(v2.contains(&format!("({})", report.uuid)), "{board}");
+        assert!(section.contains(table.trim_end()), "model-h100.md does not hold {path}'s table as generated");
+        let report = board_report(&results().join(dir).join(board), "fit", board).unwrap();
+        assert!(section.contains(&format!("({})", report.uuid)), "{board}");
         if !report.shortfalls.is_empty() {
-            assert!(v2.contains("Not met on any board"), "{board}");
+            assert!(section.contains("Not met on any board"), "{board}");
         }
-        // Every third-party measurement inside the bracket, as the page says.
         let (inside, of) = report.analysis.in_bracket;
         assert_eq!(inside, of, "{board}: the page says the bracket holds every measurement");
     }
+}
+
+/// Protocol v2's section of the model page.
+#[test]
+fn the_model_page_copies_each_v2_boards_held_out_test() {
+    use energy_suites::published::{HELDOUT_V2_BOARDS, HELDOUT_V2_DIR};
+    assert_section_copies("## Protocol v2", "## Protocol v1", HELDOUT_V2_DIR, &HELDOUT_V2_BOARDS);
+}
+
+/// Protocol v3's section of the model page.
+#[test]
+fn the_model_page_copies_each_v3_boards_held_out_test() {
+    use energy_suites::published::{HELDOUT_V3_BOARDS, HELDOUT_V3_DIR};
+    assert_section_copies("## Protocol v3", "## Protocol v2", HELDOUT_V3_DIR, &HELDOUT_V3_BOARDS);
 }
