@@ -102,6 +102,17 @@ fn a_capped_kernel_is_predicted_at_the_bound() {
     assert!(bracket.switching_j <= b.bound_j && bracket.switching_ci_j.1 <= b.range_j.1, "{bracket:?}");
     let md = render_markdown(&e, &model);
     assert!(md.contains("Power limit: the terms add up to") && md.contains("700 W power limit"), "{md}");
+    assert!(md.contains("| sum of the terms |") && md.contains("**predicted dynamic** (bounded by the power limit)"));
+    // A one-regime model: the bounded figure in the predicted row, the residual against the terms.
+    let mut one_regime = model.clone();
+    for class in &mut one_regime.classes {
+        class.constant = None;
+    }
+    let e1 = priced("heldout_cublas_bf16gemm_own", &one_regime, &gemm);
+    let md = render_markdown(&e1, &one_regime);
+    let row = md.lines().find(|l| l.starts_with("| **predicted dynamic**")).unwrap();
+    assert!(row.contains("(bounded by the power limit)") && row.contains(&format!("{:.1}", b.bound_j * 1e6)), "{row}");
+    assert!(md.contains("| unexplained (measured − sum of the terms) |"), "{md}");
     // The same through the held-out test's case: bounded, and marked so.
     let (_, launches) = run.profiled("heldout_cublas_bf16gemm_own").unwrap();
     let case = Case::measure("heldout_cublas_bf16gemm_own", "own", true, &model, &gemm, launches).unwrap();

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use energy_harness::unstable::explain::{
     explain, one_call_of, read_ncu_launches, render_markdown as render_explanation, render_svg as explanation_svg,
-    EnergyModel, KernelChoice, NcuKernel, UNPRICED_WORK,
+    EnergyModel, KernelChoice, NcuKernel,
 };
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
@@ -24,22 +24,21 @@ pub(super) fn run(
     let model = EnergyModel::read_json(model)?;
     let result = ResultFile::read_json(result)?;
     let Some(ncu) = ncu else {
-        let name = kernel.unwrap_or("<kernel>");
+        let command = match kernel {
+            Some(name) => model.ncu_command(name),
+            None => model.ncu_test_command(&result.id),
+        };
         return Err(Error::new(
             ErrorKind::InvalidInput,
             format!(
-                "explain needs the kernel's Nsight Compute counts (--ncu FILE.csv); produce them with:\n  {}",
-                model.ncu_command(name)
+                "explain needs the kernel's Nsight Compute counts (--ncu FILE.csv); produce them with:\n  {command}"
             ),
         ));
     };
     // Only the model's metrics and those of the work it has no term for are kept (an export
     // of 100,000 launches is read in one pass); a kernel the export lacks is refused with the
     // closest names there are.
-    let mut metrics = model.metric_names();
-    for (_, names) in UNPRICED_WORK.iter() {
-        metrics.extend(names.iter().copied().filter(|m| !metrics.contains(m)).collect::<Vec<_>>());
-    }
+    let metrics = model.metric_names_with_unpriced();
     let launches = match kernel {
         Some(name) => read_ncu_launches(ncu, KernelChoice::Named(name), Some(&metrics))?,
         None => {

@@ -97,10 +97,16 @@ fn explain_refuses_what_it_cannot_price() {
         explain(&["--result", h100.to_str().unwrap(), "--model", h100_model.to_str().unwrap(), "--kernel", "saxpy"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
-        text(&o).contains("ncu --clock-control none --kernel-name saxpy") && text(&o).contains("dram__bytes_read.sum"),
+        text(&o).contains("ncu --clock-control none --cache-control none --kernel-name saxpy")
+            && text(&o).contains("dram__bytes_read.sum")
+            && text(&o).contains("smsp__inst_executed_pipe_tensor_op_gmma.sum"),
         "{}",
         text(&o)
     );
+    // Without --kernel: the benchmark's `--test` run, every kernel of its calls (explain's default).
+    let o = explain(&["--result", h100.to_str().unwrap(), "--model", h100_model.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--bench --test --exact ") && !text(&o).contains("--kernel-name"), "{}", text(&o));
     // A metric the export lacks is named with the command.
     let mut model: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&h100_model).unwrap()).unwrap();
     model["classes"][0]["ncu_metrics"] = json!(["sm__inst_executed_pipe_fma.sum"]);

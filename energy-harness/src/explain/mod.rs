@@ -275,12 +275,40 @@ impl EnergyModel {
         all
     }
 
-    /// The command that profiles a bench for this model.
+    /// The model's metrics, then those of the work it may have no term for
+    /// ([`UNPRICED_WORK`]), each once: what an export needs for `explain` to price a kernel and
+    /// name the rest.
+    pub fn metric_names_with_unpriced(&self) -> Vec<&str> {
+        let mut all = self.metric_names();
+        for (_, names) in UNPRICED_WORK.iter() {
+            all.extend(names.iter().copied().filter(|m| !all.contains(m)).collect::<Vec<_>>());
+        }
+        all
+    }
+
+    /// [`EnergyModel::metric_names_with_unpriced`], comma-separated, for `ncu --metrics`.
+    pub fn metrics_with_unpriced(&self) -> String {
+        self.metric_names_with_unpriced().join(",")
+    }
+
+    /// The command that profiles a bench's launches of `kernel` for this model (clocks and
+    /// caches left as they are, as the model suite was profiled).
     pub fn ncu_command(&self, kernel: &str) -> String {
         format!(
-            "ncu --clock-control none --kernel-name {kernel} --launch-skip 10 --launch-count 3 --csv --page raw \
-             --print-units base --metrics {} <the bench binary> --bench > {kernel}-ncu.csv",
-            self.metrics()
+            "ncu --clock-control none --cache-control none --kernel-name {kernel} --launch-skip 10 --launch-count 3 \
+             --csv --page raw --print-units base --metrics {} <the bench binary> --bench > {kernel}-ncu.csv",
+            self.metrics_with_unpriced()
+        )
+    }
+
+    /// The command that profiles one benchmark's `--test` run (three calls, every kernel of
+    /// each: what `explain` prices as one call by default) for this model.
+    pub fn ncu_test_command(&self, benchmark: &str) -> String {
+        format!(
+            "ncu --clock-control none --cache-control none --csv --page raw --print-units base --metrics {} \
+             <the bench binary> --bench --test --exact {benchmark} > {}-ncu.csv",
+            self.metrics_with_unpriced(),
+            benchmark.split('/').next().unwrap_or(benchmark)
         )
     }
 }
@@ -652,6 +680,15 @@ fn clock_markdown(e: &Explanation) -> String {
     e.clock_note.as_ref().map(|n| format!("\nClock: {}.\n", markdown_text(n))).unwrap_or_default()
 }
 
+/// The predicted-dynamic row's label suffix: said when the power limit bounded it.
+fn bounded_label(e: &Explanation) -> &'static str {
+    if e.power_bound.as_ref().is_some_and(|p| p.applied) {
+        " (bounded by the power limit)"
+    } else {
+        ""
+    }
+}
+
 /// The markdown line of `e`'s power bound: when it applied, or when `model` states a
 /// tolerance but the result records no power limit; empty otherwise.
 fn power_markdown(e: &Explanation, model: &EnergyModel) -> String {
@@ -946,17 +983,26 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
             share(t.j)
         ));
     }
+    if e.power_bound.as_ref().is_some_and(|p| p.applied) {
+        s.push_str(&format!(
+            "| sum of the terms | | | {:.1} | {} |\n",
+            e.predicted_dynamic_j * 1e6,
+            share(e.predicted_dynamic_j)
+        ));
+    }
     s.push_str(&format!(
-        "| **predicted dynamic** | | | {:.1}{} | {} |\n| measured dynamic [95 % CI] | | | {:.1} [{:.1}, {:.1}] | {} |\n\
-         | unexplained (measured − predicted dynamic) | | | {:.1} | {} |\n| static (active idle over the launch) | | | {:.1} | {} |\n\
+        "| **predicted dynamic**{} | | | {:.1}{} | {} |\n| measured dynamic [95 % CI] | | | {:.1} [{:.1}, {:.1}] | {} |\n\
+         | unexplained (measured − {}) | | | {:.1} | {} |\n| static (active idle over the launch) | | | {:.1} | {} |\n\
          | **measured total** | | | {:.1} | 100 % |\n",
-        e.predicted_dynamic_j * 1e6,
-        e.predicted_ci_j.map(|(lo, hi)| format!(" [{:.1}, {:.1}]", lo * 1e6, hi * 1e6)).unwrap_or_default(),
-        share(e.predicted_dynamic_j),
+        bounded_label(e),
+        e.prediction_j() * 1e6,
+        e.prediction_ci_j().map(|(lo, hi)| format!(" [{:.1}, {:.1}]", lo * 1e6, hi * 1e6)).unwrap_or_default(),
+        share(e.prediction_j()),
         e.measured_dynamic_j.0 * 1e6,
         e.measured_dynamic_j.1 * 1e6,
         e.measured_dynamic_j.2 * 1e6,
         share(e.measured_dynamic_j.0),
+        if bounded_label(e).is_empty() { "predicted dynamic" } else { "sum of the terms" },
         e.unexplained_j * 1e6,
         share(e.unexplained_j),
         e.static_j * 1e6,
@@ -1001,9 +1047,21 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
             share(t.j)
         ));
     }
+    // Where the power limit bounded the prediction, the terms' own sums come first.
+    if e.power_bound.as_ref().is_some_and(|p| p.applied) {
+        let constant: f64 = e.terms.iter().map(|t| t.constant_j.unwrap_or(t.j)).sum();
+        s.push_str(&format!(
+            "| sum of the terms | | | {:.1} | {:.1} | {} |\n",
+            constant * 1e6,
+            e.predicted_dynamic_j * 1e6,
+            share(e.predicted_dynamic_j)
+        ));
+    }
     s.push_str(&format!(
-        "| **predicted dynamic** | | | {} | {} | {} |\n| measured dynamic [95 % CI] | | | | {:.1} [{:.1}, {:.1}] | {} |\n\
+        "| **predicted dynamic**{} | | | {} | {} | {} |\n| measured dynamic [95 % CI] | | | | {:.1} [{:.1}, {:.1}] | {} |\n\
+         | unexplained (measured − switching-data prediction) | | | | {:.1} | {} |\n\
          | static (active idle over the launch) | | | | {:.1} | {} |\n| **measured total** | | | | {:.1} | 100 % |\n{}",
+        bounded_label(e),
         uj(b.constant_j, Some(b.constant_ci_j)),
         uj(b.switching_j, Some(b.switching_ci_j)),
         share(b.switching_j),
@@ -1011,6 +1069,8 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
         e.measured_dynamic_j.1 * 1e6,
         e.measured_dynamic_j.2 * 1e6,
         share(e.measured_dynamic_j.0),
+        (e.measured_dynamic_j.0 - b.switching_j) * 1e6,
+        share(e.measured_dynamic_j.0 - b.switching_j),
         e.static_j * 1e6,
         share(e.static_j),
         e.measured_total_j * 1e6,
