@@ -26,7 +26,8 @@ pub fn open_archived(path: &Path) -> io::Result<Box<dyn Read>> {
     }
 }
 
-/// The bytes of `path`, or of `path.gz` decompressed ([`open_archived`]).
+/// The bytes of `path`, or of `path.gz` decompressed when `path` is absent (a result folder archived
+/// with its traces, plots and ncu exports gzipped).
 pub fn read_archived(path: &Path) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     open_archived(path)?.read_to_end(&mut bytes)?;
