@@ -211,7 +211,9 @@ impl RunManifest {
         let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the run directory", e))?;
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".json") && name != MANIFEST_FILE && !listed.contains(name.as_str()) {
+            // A result may be archived gzipped (`<id>.json.gz`): listed as `<id>.json`.
+            let unzipped = name.strip_suffix(".gz").unwrap_or(&name);
+            if unzipped.ends_with(".json") && unzipped != MANIFEST_FILE && !listed.contains(unzipped) {
                 return refuse(format!(
                     "holds `{}`, which its manifest does not list: a file left by another run or copied in; remove it or run `cargo bench` again",
                     echo(&name)
@@ -225,7 +227,7 @@ impl RunManifest {
                     return refuse(format!("lists `{}`, which is not a file of the run directory", echo(file)));
                 }
                 let path = dir.join(file);
-                // A trace or plot may be archived gzipped (`<file>.gz`): read as written.
+                // A trace, plot or result may be archived gzipped (`<file>.gz`): read as written.
                 let bytes = read_archived(&path).map_err(|e| {
                     Error::new(
                         ErrorKind::InvalidInput,
@@ -406,6 +408,32 @@ mod tests {
         assert!(m.check(&run).unwrap_err().message().contains("not the one its run wrote"));
         fs::remove_file(run.join("a.trace.csv.gz")).unwrap();
         assert!(m.check(&run).unwrap_err().message().contains("cannot be read"));
+    }
+
+    /// A run archived with its results gzipped too (`a.json.gz`) checks as written; a stray
+    /// gzipped result is refused like a plain one.
+    #[test]
+    fn a_run_with_gzipped_results_is_checked_as_written() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("new");
+        let w = RunWriter::begin(&run, "saxpy", &Invocation { key: "test:gz".into() }).unwrap();
+        w.commit("a", "a", &device(), [b"{1}", b"the trace", b"p"]).unwrap();
+        w.finish(0).unwrap();
+        let m = RunManifest::read_manifest(&run).unwrap();
+        let gzip = |name: &str, text: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            e.write_all(text).unwrap();
+            fs::write(run.join(name), e.finish().unwrap()).unwrap();
+        };
+        let json = m.results().next().unwrap().json.clone();
+        let written = fs::read(run.join(&json)).unwrap();
+        fs::remove_file(run.join(&json)).unwrap();
+        gzip(&format!("{json}.gz"), &written);
+        assert_eq!(m.check(&run).unwrap(), vec![run.join(&json)]);
+        assert_eq!(read_archived(&run.join(&json)).unwrap(), written);
+        gzip("b.json.gz", b"{}");
+        assert!(m.check(&run).unwrap_err().message().contains("does not list"));
     }
 
     #[test]
