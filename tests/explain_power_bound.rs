@@ -102,6 +102,15 @@ fn a_capped_kernel_is_predicted_at_the_bound() {
     assert!(bracket.switching_j <= b.bound_j && bracket.switching_ci_j.1 <= b.range_j.1, "{bracket:?}");
     let md = render_markdown(&e, &model);
     assert!(md.contains("Power limit: the terms add up to") && md.contains("700 W power limit"), "{md}");
+    assert!(b.at_limit() && md.contains("the limit held this kernel back"), "{md}");
+    // The constant-data twin ran below the limit: bounded all the same (its switching-data
+    // terms exceed what the board draws in its time), and said to be no effect of the limit.
+    let constant = with_traced_limit(&run, "heldout_cublas_bf16gemm_constant");
+    let c = priced("heldout_cublas_bf16gemm_constant", &model, &constant);
+    let cb = c.power_bound.clone().unwrap();
+    assert!(cb.applied && !cb.at_limit(), "{cb:?}");
+    let md_c = render_markdown(&c, &model);
+    assert!(md_c.contains("below the limit: not the limit") && !md_c.contains("held this kernel back"), "{md_c}");
     assert!(md.contains("| sum of the terms |") && md.contains("**predicted dynamic** (bounded by the power limit)"));
     // A one-regime model: the bounded figure in the predicted row, the residual against the terms.
     let mut one_regime = model.clone();

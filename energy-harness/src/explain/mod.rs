@@ -464,8 +464,13 @@ pub struct PowerBound {
     /// the low and the high ends of an interval.
     pub range_j: (f64, f64),
     /// Whether the sum of the terms on switching data exceeded the bound (the prediction is
-    /// then the bound).
+    /// then the bound; the constant-data figure is bounded alike where it exceeds it).
     pub applied: bool,
+    /// The measured run's mean power, W (the result's): at or above `limit × (1 − tolerance)`
+    /// the limit held the kernel; below, the bound applied because the kernel's data switch
+    /// less than the switching-data costs assume, not because of the limit.
+    #[serde(default)]
+    pub measured_power_w: f64,
 }
 
 impl PowerBound {
@@ -483,6 +488,7 @@ impl PowerBound {
             bound_j: at(limit_w),
             range_j: (at(limit_w * (1.0 - tolerance)), at(limit_w * (1.0 + tolerance))),
             applied: false,
+            measured_power_w: result.power_w.mean,
         })
     }
 
@@ -492,12 +498,30 @@ impl PowerBound {
         (j.min(self.bound_j), (low.min(self.range_j.0), high.min(self.range_j.1)))
     }
 
-    /// The line printed when the bound applies.
+    /// Whether the measured run drew the limit's power (within the tolerance): the limit
+    /// held it back.
+    pub fn at_limit(&self) -> bool {
+        self.measured_power_w >= self.limit_w * (1.0 - self.tolerance)
+    }
+
+    /// The line printed when the bound applies: why, as the measured run's power says.
     pub fn line(&self, terms_j: f64) -> String {
+        let why = if self.at_limit() {
+            format!(
+                "the run drew {:.0} W, the limit held this kernel back (lower clock and voltage, each operation cheaper \
+                 than the model's cost)",
+                self.measured_power_w
+            )
+        } else {
+            format!(
+                "the run drew {:.0} W, below the limit: not the limit but the switching-data costs overstate this run \
+                 (its operands switch less than random data, or its counts overstate its work)",
+                self.measured_power_w
+            )
+        };
         format!(
             "the terms add up to {} per launch, more than the board draws at its {:.0} W power limit over the measured \
-             {} above its {:.0} W active idle ({}, ±{:.0} % for the controller): the limit held this kernel back \
-             (lower clock and voltage, each operation cheaper than the model's cost), so the prediction is the bound",
+             {} above its {:.0} W active idle ({}, ±{:.0} % for the controller); {why}; the prediction is the bound",
             format_si(terms_j, "J", 4),
             self.limit_w,
             format_si(self.time_s, "s", 4),

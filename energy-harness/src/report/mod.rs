@@ -191,8 +191,9 @@ impl ResultFile {
     pub fn read_json(path: &Path) -> Result<ResultFile> {
         // A result archived gzipped (`<id>.json.gz` under `docs/results/`) is read as written.
         let bytes = crate::archive::read_archived(path).map_err(|e| Error::io(path, "read the result", e))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::new(ErrorKind::Format, format!("{}: not UTF-8 text, so not a result", path.display())))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Error::new(ErrorKind::Format, format!("{}: not UTF-8 text, so not a result", path.display()))
+        })?;
         ResultFile::parse(&text, path)
     }
 
