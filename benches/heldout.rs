@@ -1086,6 +1086,110 @@ fn floats_v3(n: usize, data: Data, seed: u64) -> Vec<f32> {
 const CGEMM_N: usize = 4096;
 const ZGEMM_N: usize = 4096;
 
+/// A complex element cuBLAS multiplies: single (CGEMM) or double (ZGEMM) precision.
+trait Complex: DeviceRepr + ValidAsZeroBits + Copy + Unpin + 'static {
+    /// The real type of its parts.
+    type Real: Copy;
+    /// The matrices' side.
+    const SIDE: usize;
+    /// The element of parts `x + i·y`.
+    fn of(x: Self::Real, y: Self::Real) -> Self;
+    /// `n` real parts of protocol v3's data (`floats_v3`, `doubles`).
+    fn parts(n: usize, data: Data, seed: u64) -> Vec<Self::Real>;
+    /// `C = A·B` of `SIDE`² matrices (no transposes, column-major, leading dimension `SIDE`),
+    /// alpha 1 and beta 0 on the host.
+    ///
+    /// # Safety
+    /// `a`, `b` and `c` are device pointers to `SIDE`² elements each; the handle is in host
+    /// pointer mode.
+    unsafe fn gemm(
+        handle: energy_harness::cudarc::cublas::sys::cublasHandle_t,
+        a: *const Self,
+        b: *const Self,
+        c: *mut Self,
+    ) -> energy_harness::cudarc::cublas::sys::cublasStatus_t;
+}
+
+impl Complex for cufft_sys::float2 {
+    type Real = f32;
+    const SIDE: usize = CGEMM_N;
+    fn of(x: f32, y: f32) -> Self {
+        cufft_sys::float2 { x, y }
+    }
+    fn parts(n: usize, data: Data, seed: u64) -> Vec<f32> {
+        floats_v3(n, data, seed)
+    }
+    unsafe fn gemm(
+        handle: energy_harness::cudarc::cublas::sys::cublasHandle_t,
+        a: *const Self,
+        b: *const Self,
+        c: *mut Self,
+    ) -> energy_harness::cudarc::cublas::sys::cublasStatus_t {
+        use energy_harness::cudarc::cublas::sys;
+        let (side, n) = (Self::SIDE as i32, cublasOperation_t::CUBLAS_OP_N);
+        let (alpha, beta) = (sys::float2 { x: 1.0, y: 0.0 }, sys::float2 { x: 0.0, y: 0.0 });
+        // SAFETY: as the trait's contract says; cuBLAS's float2 has this one's layout.
+        unsafe {
+            sys::cublasCgemm_v2(
+                handle,
+                n,
+                n,
+                side,
+                side,
+                side,
+                &alpha,
+                a.cast(),
+                side,
+                b.cast(),
+                side,
+                &beta,
+                c.cast(),
+                side,
+            )
+        }
+    }
+}
+
+impl Complex for cufft_sys::double2 {
+    type Real = f64;
+    const SIDE: usize = ZGEMM_N;
+    fn of(x: f64, y: f64) -> Self {
+        cufft_sys::double2 { x, y }
+    }
+    fn parts(n: usize, data: Data, seed: u64) -> Vec<f64> {
+        doubles(n, data, seed)
+    }
+    unsafe fn gemm(
+        handle: energy_harness::cudarc::cublas::sys::cublasHandle_t,
+        a: *const Self,
+        b: *const Self,
+        c: *mut Self,
+    ) -> energy_harness::cudarc::cublas::sys::cublasStatus_t {
+        use energy_harness::cudarc::cublas::sys;
+        let (side, n) = (Self::SIDE as i32, cublasOperation_t::CUBLAS_OP_N);
+        let (alpha, beta) = (sys::double2 { x: 1.0, y: 0.0 }, sys::double2 { x: 0.0, y: 0.0 });
+        // SAFETY: as the trait's contract says; cuBLAS's double2 has this one's layout.
+        unsafe {
+            sys::cublasZgemm_v2(
+                handle,
+                n,
+                n,
+                side,
+                side,
+                side,
+                &alpha,
+                a.cast(),
+                side,
+                b.cast(),
+                side,
+                &beta,
+                c.cast(),
+                side,
+            )
+        }
+    }
+}
+
 /// A complex GEMM (`C = A·B`, no transposes) through cuBLAS on the harness's stream.
 struct ComplexMatmul<T> {
     blas: CudaBlas,
@@ -1094,92 +1198,38 @@ struct ComplexMatmul<T> {
     c: CudaSlice<T>,
 }
 
-fn cgemm(gpu: &CudaGpu, data: Data) -> Result<ComplexMatmul<cufft_sys::float2>> {
+/// The matrices of a complex GEMM: A's parts drawn with seeds `seed` and `seed + 1`, B's with
+/// `seed + 2` and `seed + 3`.
+fn complex_matmul<T: Complex>(gpu: &CudaGpu, data: Data, seed: u64) -> Result<ComplexMatmul<T>> {
     let stream = gpu.stream().cuda()?;
     let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
-    let n = CGEMM_N * CGEMM_N;
-    let matrix = |seed| -> Result<CudaSlice<cufft_sys::float2>> {
-        let (re, im) = (floats_v3(n, data, seed), floats_v3(n, data, seed + 1));
-        let values: Vec<_> = re.iter().zip(&im).map(|(&x, &y)| cufft_sys::float2 { x, y }).collect();
+    let n = T::SIDE * T::SIDE;
+    let matrix = |seed| -> Result<CudaSlice<T>> {
+        let (re, im) = (T::parts(n, data, seed), T::parts(n, data, seed + 1));
+        let values: Vec<T> = re.iter().zip(&im).map(|(&x, &y)| T::of(x, y)).collect();
         Ok(stream.clone_htod(&values)?)
     };
-    let (a, b) = (matrix(40)?, matrix(42)?);
-    let c = stream.alloc_zeros::<cufft_sys::float2>(n)?;
+    let (a, b) = (matrix(seed)?, matrix(seed + 2)?);
+    let c = stream.alloc_zeros::<T>(n)?;
     Ok(ComplexMatmul { blas, a, b, c })
 }
 
-fn complex_gemm(m: &mut ComplexMatmul<cufft_sys::float2>, stream: &Stream) -> Result<()> {
-    use energy_harness::cudarc::cublas::sys;
-    let cuda = stream.cuda()?;
-    let side = CGEMM_N as i32;
-    let (alpha, beta) = (sys::float2 { x: 1.0, y: 0.0 }, sys::float2 { x: 0.0, y: 0.0 });
-    let (a, _a_done) = m.a.device_ptr(cuda);
-    let (b, _b_done) = m.b.device_ptr(cuda);
-    let (c, _c_done) = m.c.device_ptr_mut(cuda);
-    // SAFETY: a, b and c hold side² complex floats each (column-major, leading dimension
-    // side); alpha and beta on the host (the handle's default pointer mode).
-    let status = unsafe {
-        sys::cublasCgemm_v2(
-            *m.blas.handle(),
-            cublasOperation_t::CUBLAS_OP_N,
-            cublasOperation_t::CUBLAS_OP_N,
-            side,
-            side,
-            side,
-            &alpha,
-            a as *const sys::float2,
-            side,
-            b as *const sys::float2,
-            side,
-            &beta,
-            c as *mut sys::float2,
-            side,
-        )
-    };
-    status.result().map_err(cublas)
+fn cgemm(gpu: &CudaGpu, data: Data) -> Result<ComplexMatmul<cufft_sys::float2>> {
+    complex_matmul(gpu, data, 40)
 }
 
 fn zgemm(gpu: &CudaGpu, data: Data) -> Result<ComplexMatmul<cufft_sys::double2>> {
-    let stream = gpu.stream().cuda()?;
-    let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
-    let n = ZGEMM_N * ZGEMM_N;
-    let matrix = |seed| -> Result<CudaSlice<cufft_sys::double2>> {
-        let (re, im) = (doubles(n, data, seed), doubles(n, data, seed + 1));
-        let values: Vec<_> = re.iter().zip(&im).map(|(&x, &y)| cufft_sys::double2 { x, y }).collect();
-        Ok(stream.clone_htod(&values)?)
-    };
-    let (a, b) = (matrix(44)?, matrix(46)?);
-    let c = stream.alloc_zeros::<cufft_sys::double2>(n)?;
-    Ok(ComplexMatmul { blas, a, b, c })
+    complex_matmul(gpu, data, 44)
 }
 
-fn double_complex_gemm(m: &mut ComplexMatmul<cufft_sys::double2>, stream: &Stream) -> Result<()> {
-    use energy_harness::cudarc::cublas::sys;
+fn complex_gemm<T: Complex>(m: &mut ComplexMatmul<T>, stream: &Stream) -> Result<()> {
     let cuda = stream.cuda()?;
-    let side = ZGEMM_N as i32;
-    let (alpha, beta) = (sys::double2 { x: 1.0, y: 0.0 }, sys::double2 { x: 0.0, y: 0.0 });
     let (a, _a_done) = m.a.device_ptr(cuda);
     let (b, _b_done) = m.b.device_ptr(cuda);
     let (c, _c_done) = m.c.device_ptr_mut(cuda);
-    // SAFETY: as complex_gemm's, in double precision.
-    let status = unsafe {
-        sys::cublasZgemm_v2(
-            *m.blas.handle(),
-            cublasOperation_t::CUBLAS_OP_N,
-            cublasOperation_t::CUBLAS_OP_N,
-            side,
-            side,
-            side,
-            &alpha,
-            a as *const sys::double2,
-            side,
-            b as *const sys::double2,
-            side,
-            &beta,
-            c as *mut sys::double2,
-            side,
-        )
-    };
+    // SAFETY: a, b and c hold SIDE² elements each; the handle is in its default (host)
+    // pointer mode.
+    let status = unsafe { T::gemm(*m.blas.handle(), a as *const T, b as *const T, c as *mut T) };
     status.result().map_err(cublas)
 }
 
@@ -1477,12 +1527,12 @@ fn heldout_cublas_cgemm_constant(m: &mut ComplexMatmul<cufft_sys::float2>, strea
 
 #[energy_bench(setup = zgemm_own, gpu_only, ops = 8 * ZGEMM_N * ZGEMM_N * ZGEMM_N)]
 fn heldout_cublas_zgemm_own(m: &mut ComplexMatmul<cufft_sys::double2>, stream: &Stream) -> Result<()> {
-    double_complex_gemm(m, stream)
+    complex_gemm(m, stream)
 }
 
 #[energy_bench(setup = zgemm_constant, gpu_only, ops = 8 * ZGEMM_N * ZGEMM_N * ZGEMM_N)]
 fn heldout_cublas_zgemm_constant(m: &mut ComplexMatmul<cufft_sys::double2>, stream: &Stream) -> Result<()> {
-    double_complex_gemm(m, stream)
+    complex_gemm(m, stream)
 }
 
 #[energy_bench(setup = gemmex_own, gpu_only, ops = 2 * GEMMEX_N * GEMMEX_N * GEMMEX_N)]

@@ -8,7 +8,9 @@
 //! ([`analyse`], [`render_markdown`]).
 
 use energy_harness::units::format_si;
-use energy_harness::unstable::explain::{explain, launches_per_call, one_call, EnergyModel, NcuKernel, TEST_CALLS};
+use energy_harness::unstable::explain::{
+    explain, launches_per_call, one_call, regime_totals, EnergyModel, NcuKernel, TEST_CALLS,
+};
 use energy_harness::unstable::report::ResultSet;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use serde::Serialize;
@@ -87,17 +89,14 @@ pub struct Unbounded {
 pub fn predict(model: &EnergyModel, result: &ResultFile, call: &[NcuKernel]) -> Result<Prediction> {
     let refs: Vec<&NcuKernel> = call.iter().collect();
     let e = explain(model, result, &refs)?;
-    let unbounded = match &e.power_bound {
-        None => None,
-        Some(_) => {
-            let plain = EnergyModel { power_limit_tolerance: None, ..model.clone() };
-            let u = explain(&plain, result, &refs)?;
-            Some(Unbounded {
-                switching_j: u.predicted_dynamic_j,
-                bracket_j: u.bracket.as_ref().map(|b| (b.constant_ci_j.0, b.switching_ci_j.1)),
-            })
+    // The same terms, unbounded: their sum and the two regimes' totals.
+    let unbounded = e.power_bound.as_ref().map(|_| {
+        let ((_, (constant_low, _)), (_, (_, switching_high))) = regime_totals(&e.terms);
+        Unbounded {
+            switching_j: e.predicted_dynamic_j,
+            bracket_j: e.bracket.is_some().then_some((constant_low, switching_high)),
         }
-    };
+    });
     Ok(Prediction {
         unbounded,
         switching_j: e.prediction_j(),

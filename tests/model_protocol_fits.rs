@@ -7,7 +7,7 @@ use std::path::Path;
 
 use energy_harness::unstable::explain::EnergyModel;
 use energy_suites::model::{fit_regimes, SuiteRun};
-use energy_suites::protocol::Protocol;
+use energy_suites::protocol::{Protocol, PROTOCOLS};
 use energy_suites::published::{HELDOUT_BOARDS, HELDOUT_DIR};
 
 fn close(a: f64, b: f64) -> bool {
@@ -70,6 +70,15 @@ fn commit_time(commit: &str) -> String {
     git(&["show", "-s", "--format=%cI", commit]).trim().replace("+00:00", "Z")
 }
 
+/// The commit time of `commit`, after asserting that it holds protocol `version`'s file as
+/// committed now (the protocol was frozen in it).
+fn frozen_in(commit: &str, version: u32) -> String {
+    let (_, file, _) = PROTOCOLS.iter().find(|(v, _, _)| *v == version).unwrap();
+    let then = git(&["show", &format!("{commit}:{file}")]);
+    assert_eq!(Protocol::parse(&then, &format!("v{version} as frozen")).unwrap(), Protocol::version(version).unwrap());
+    commit_time(commit)
+}
+
 /// Asserts that every result of the `run-model` and `run-heldout` runs of each board folder
 /// under `dir` postdates `frozen`; the number of results checked.
 fn results_after(dir: &Path, boards: &[&str], frozen: &str) -> usize {
@@ -89,12 +98,8 @@ fn results_after(dir: &Path, boards: &[&str], frozen: &str) -> usize {
 
 #[test]
 fn every_result_of_the_protocol_runs_postdates_the_protocols_commit() {
-    let frozen = commit_time(FROZEN_IN);
+    let frozen = frozen_in(FROZEN_IN, 1);
     assert_eq!(frozen, "2026-11-26T08:39:41Z");
-    // The commit holds the protocol as committed now, frozen, with its hash.
-    let then = git(&["show", &format!("{FROZEN_IN}:docs/results/model-protocol.json")]);
-    let then = Protocol::parse(&then, "the frozen protocol").unwrap();
-    assert_eq!(then, Protocol::committed().unwrap());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(HELDOUT_DIR);
     let checked = results_after(&dir, &["h100-board1", "h100-board1-repeat", "h100-board2"], &frozen);
     assert!(checked > 250, "{checked} results");
@@ -135,10 +140,8 @@ const V2_FROZEN_IN: &str = "7821fce";
 #[test]
 fn each_v2_boards_models_are_the_fits_of_its_training_run_after_the_freeze() {
     use energy_suites::published::{HELDOUT_V2_BOARDS, HELDOUT_V2_DIR, HELDOUT_V2_FITS};
-    let frozen = commit_time(V2_FROZEN_IN);
+    let frozen = frozen_in(V2_FROZEN_IN, 2);
     assert_eq!(frozen, "2026-11-26T11:25:44Z");
-    let then = git(&["show", &format!("{V2_FROZEN_IN}:docs/results/model-protocol-v2.json")]);
-    assert_eq!(Protocol::parse(&then, "v2 as frozen").unwrap(), Protocol::version(2).unwrap());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(HELDOUT_V2_DIR);
     for board in HELDOUT_V2_BOARDS {
         for (fit, version) in HELDOUT_V2_FITS {
@@ -160,10 +163,8 @@ const V3_FROZEN_IN: &str = "2ced604";
 #[test]
 fn each_v3_boards_model_is_the_fit_of_its_training_run_after_the_freeze() {
     use energy_suites::published::{HELDOUT_V3_BOARDS, HELDOUT_V3_DIR};
-    let frozen = commit_time(V3_FROZEN_IN);
+    let frozen = frozen_in(V3_FROZEN_IN, 3);
     assert_eq!(frozen, "2026-11-26T14:22:51Z");
-    let then = git(&["show", &format!("{V3_FROZEN_IN}:docs/results/model-protocol-v3.json")]);
-    assert_eq!(Protocol::parse(&then, "v3 as frozen").unwrap(), Protocol::version(3).unwrap());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results").join(HELDOUT_V3_DIR);
     for board in HELDOUT_V3_BOARDS {
         assert_is_the_fit_of_the_training_run(&dir.join(board), "fit", 3);

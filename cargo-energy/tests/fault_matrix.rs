@@ -53,17 +53,16 @@ fn result(id: &str, energy_j: f64) -> Value {
     })
 }
 
+/// The device the synthetic runs name: a measured (not simulated) H100.
+fn h100() -> ResultDevice {
+    ResultDevice { name: "H100".into(), uuid: "GPU-aaaa".into(), driver: None, simulated: false, power_limit_w: None }
+}
+
 /// A run of `results` as a bench target writes it; `failed` benchmarks make it a failed run.
 fn write_run(dir: &Path, run: &str, results: &[Value], failed: Option<usize>) -> PathBuf {
     let invocation = Invocation { key: format!("test:{run}:{}", dir.display()) };
     let w = RunWriter::begin(&dir.join(run), "synthetic", &invocation).unwrap();
-    let device = ResultDevice {
-        name: "H100".into(),
-        uuid: "GPU-aaaa".into(),
-        driver: None,
-        simulated: false,
-        power_limit_w: None,
-    };
+    let device = h100();
     for r in results {
         let id = r["id"].as_str().unwrap();
         let json = serde_json::to_string_pretty(r).unwrap();
@@ -375,13 +374,7 @@ fn failed_interrupted_and_stale_runs_never_pass_compare() {
 /// `ENERGY_RUN_ID=ID`).
 fn write_run_as(dir: &Path, run: &str, results: &[Value], key: &str) -> PathBuf {
     let w = RunWriter::begin(&dir.join(run), "saxpy", &Invocation { key: key.into() }).unwrap();
-    let device = ResultDevice {
-        name: "H100".into(),
-        uuid: "GPU-aaaa".into(),
-        driver: None,
-        simulated: false,
-        power_limit_w: None,
-    };
+    let device = h100();
     for r in results {
         let id = r["id"].as_str().unwrap();
         let json = serde_json::to_string_pretty(r).unwrap();

@@ -232,9 +232,10 @@ pub mod unstable {
     pub mod explain {
         pub use crate::explain::nnls::{nnls, NnlsFit};
         pub use crate::explain::{
-            explain, operand_bracket, outside_prediction, render_markdown, render_svg, unpriced_work, EnergyModel,
-            ExplainedTerm, Explanation, ModelClass, OperandBracket, PowerBound, RegimeCost, UnpricedWork, CLASS_KINDS,
-            MAX_POWER_LIMIT_TOLERANCE, MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, PRICED_BY, UNPRICED_WORK,
+            explain, operand_bracket, outside_prediction, regime_totals, render_markdown, render_svg, unpriced_work,
+            EnergyModel, ExplainedTerm, Explanation, ModelClass, OperandBracket, PowerBound, Priced, RegimeCost,
+            UnpricedWork, CLASS_KINDS, MAX_POWER_LIMIT_TOLERANCE, MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, PRICED_BY,
+            UNPRICED_WORK,
         };
         pub use crate::ncu::{
             launches_per_call, one_call, one_call_of, parse_ncu_csv, parse_ncu_launches, read_ncu_csv,

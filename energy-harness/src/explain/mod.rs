@@ -440,6 +440,25 @@ pub fn operand_bracket(
     }
 }
 
+/// A predicted energy and its interval, J: `(figure, (low, high))`.
+pub type Priced = (f64, (f64, f64));
+
+/// Each data regime's total of `terms` with its interval, unbounded: (constant data,
+/// switching data), each `(J, (low, high))` (a term without an interval at its figure; a term
+/// without a constant-data cost at its switching-data one).
+pub fn regime_totals(terms: &[ExplainedTerm]) -> (Priced, Priced) {
+    let total = |priced: &mut dyn Iterator<Item = (f64, Option<(f64, f64)>)>| {
+        priced.fold((0.0, (0.0, 0.0)), |(sum, (lo, hi)), (j, ci)| {
+            let (a, b) = ci.unwrap_or((j, j));
+            (sum + j, (lo + a.min(j), hi + b.max(j)))
+        })
+    };
+    (
+        total(&mut terms.iter().map(|t| (t.constant_j.unwrap_or(t.j), t.constant_ci_j))),
+        total(&mut terms.iter().map(|t| (t.j, t.ci_j))),
+    )
+}
+
 /// The largest power-controller tolerance a model may state (a fraction of the limit).
 pub const MAX_POWER_LIMIT_TOLERANCE: f64 = 0.5;
 
@@ -494,7 +513,7 @@ impl PowerBound {
 
     /// A prediction and its interval, bounded: the figure by the bound, the interval's low
     /// end by the range's low end and its high end by the range's high end.
-    pub fn clamp(&self, (j, (low, high)): (f64, (f64, f64))) -> (f64, (f64, f64)) {
+    pub fn clamp(&self, (j, (low, high)): Priced) -> Priced {
         (j.min(self.bound_j), (low.min(self.range_j.0), high.min(self.range_j.1)))
     }
 
@@ -585,6 +604,11 @@ pub struct Explanation {
 }
 
 impl Explanation {
+    /// Whether the power limit's bound lowered the prediction ([`PowerBound::applied`]).
+    pub fn is_bounded(&self) -> bool {
+        self.power_bound.as_ref().is_some_and(|p| p.applied)
+    }
+
     /// The prediction: the sum of the terms, or the power limit's bound where that is lower
     /// ([`PowerBound`]).
     pub fn prediction_j(&self) -> f64 {
@@ -706,7 +730,7 @@ fn clock_markdown(e: &Explanation) -> String {
 
 /// The predicted-dynamic row's label suffix: said when the power limit bounded it.
 fn bounded_label(e: &Explanation) -> &'static str {
-    if e.power_bound.as_ref().is_some_and(|p| p.applied) {
+    if e.is_bounded() {
         " (bounded by the power limit)"
     } else {
         ""
@@ -916,15 +940,7 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
         Some((lo + a.min(t.j), hi + b.max(t.j)))
     });
     let bracket = model.has_constant_costs().then(|| {
-        // Each regime's total and its interval (a term without one at its figure).
-        let total = |priced: Vec<(f64, Option<(f64, f64)>)>| {
-            priced.into_iter().fold((0.0, (0.0, 0.0)), |(sum, (lo, hi)), (j, ci)| {
-                let (a, b) = ci.unwrap_or((j, j));
-                (sum + j, (lo + a.min(j), hi + b.max(j)))
-            })
-        };
-        let mut constant = total(terms.iter().map(|t| (t.constant_j.unwrap_or(t.j), t.constant_ci_j)).collect());
-        let mut switching = total(terms.iter().map(|t| (t.j, t.ci_j)).collect());
+        let (mut constant, mut switching) = regime_totals(&terms);
         if let Some(bound) = &power_bound {
             (constant, switching) = (bound.clamp(constant), bound.clamp(switching));
         }
@@ -1007,7 +1023,7 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
             share(t.j)
         ));
     }
-    if e.power_bound.as_ref().is_some_and(|p| p.applied) {
+    if e.is_bounded() {
         s.push_str(&format!(
             "| sum of the terms | | | {:.1} | {} |\n",
             e.predicted_dynamic_j * 1e6,
@@ -1072,7 +1088,7 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
         ));
     }
     // Where the power limit bounded the prediction, the terms' own sums come first.
-    if e.power_bound.as_ref().is_some_and(|p| p.applied) {
+    if e.is_bounded() {
         let constant: f64 = e.terms.iter().map(|t| t.constant_j.unwrap_or(t.j)).sum();
         s.push_str(&format!(
             "| sum of the terms | | | {:.1} | {:.1} | {} |\n",

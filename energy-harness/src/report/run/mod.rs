@@ -384,27 +384,36 @@ mod tests {
         assert!(m.check(&run).unwrap_err().message().contains("not the one its run wrote"));
     }
 
-    /// A run archived with its traces gzipped (`a.trace.csv.gz`, as under `docs/results/`)
-    /// reads as written; a gzipped trace of other content is refused like a plain one.
-    #[test]
-    fn a_run_with_gzipped_traces_is_read_as_written() {
-        use std::io::Write;
-        let dir = tempfile::tempdir().unwrap();
-        let run = dir.path().join("new");
+    /// A complete run of one result `a` (`{1}`, trace `the trace`, plot `p`) in `dir/new`,
+    /// and its manifest.
+    fn run_of_one(dir: &Path) -> (PathBuf, RunManifest) {
+        let run = dir.join("new");
         let w = RunWriter::begin(&run, "saxpy", &Invocation { key: "test:gz".into() }).unwrap();
         w.commit("a", "a", &device(), [b"{1}", b"the trace", b"p"]).unwrap();
         w.finish(0).unwrap();
         let m = RunManifest::read_manifest(&run).unwrap();
-        let gzip = |text: &[u8]| {
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-            e.write_all(text).unwrap();
-            fs::write(run.join("a.trace.csv.gz"), e.finish().unwrap()).unwrap();
-        };
+        (run, m)
+    }
+
+    /// Writes `text` gzipped to `path`.
+    fn write_gzipped(path: &Path, text: &[u8]) {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(text).unwrap();
+        fs::write(path, e.finish().unwrap()).unwrap();
+    }
+
+    /// A run archived with its traces gzipped (`a.trace.csv.gz`, as under `docs/results/`)
+    /// reads as written; a gzipped trace of other content is refused like a plain one.
+    #[test]
+    fn a_run_with_gzipped_traces_is_read_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let (run, m) = run_of_one(dir.path());
         fs::remove_file(run.join("a.trace.csv")).unwrap();
-        gzip(b"the trace");
+        write_gzipped(&run.join("a.trace.csv.gz"), b"the trace");
         assert_eq!(m.check(&run).unwrap().len(), 1);
         assert_eq!(read_archived(&run.join("a.trace.csv")).unwrap(), b"the trace");
-        gzip(b"another trace");
+        write_gzipped(&run.join("a.trace.csv.gz"), b"another trace");
         assert!(m.check(&run).unwrap_err().message().contains("not the one its run wrote"));
         fs::remove_file(run.join("a.trace.csv.gz")).unwrap();
         assert!(m.check(&run).unwrap_err().message().contains("cannot be read"));
@@ -414,25 +423,15 @@ mod tests {
     /// gzipped result is refused like a plain one.
     #[test]
     fn a_run_with_gzipped_results_is_checked_as_written() {
-        use std::io::Write;
         let dir = tempfile::tempdir().unwrap();
-        let run = dir.path().join("new");
-        let w = RunWriter::begin(&run, "saxpy", &Invocation { key: "test:gz".into() }).unwrap();
-        w.commit("a", "a", &device(), [b"{1}", b"the trace", b"p"]).unwrap();
-        w.finish(0).unwrap();
-        let m = RunManifest::read_manifest(&run).unwrap();
-        let gzip = |name: &str, text: &[u8]| {
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-            e.write_all(text).unwrap();
-            fs::write(run.join(name), e.finish().unwrap()).unwrap();
-        };
+        let (run, m) = run_of_one(dir.path());
         let json = m.results().next().unwrap().json.clone();
         let written = fs::read(run.join(&json)).unwrap();
         fs::remove_file(run.join(&json)).unwrap();
-        gzip(&format!("{json}.gz"), &written);
+        write_gzipped(&run.join(format!("{json}.gz")), &written);
         assert_eq!(m.check(&run).unwrap(), vec![run.join(&json)]);
         assert_eq!(read_archived(&run.join(&json)).unwrap(), written);
-        gzip("b.json.gz", b"{}");
+        write_gzipped(&run.join("b.json.gz"), b"{}");
         assert!(m.check(&run).unwrap_err().message().contains("does not list"));
     }
 
