@@ -37,6 +37,10 @@ pub enum ErrorKind {
     /// cudarc objects ([`crate::Stream::cuda`], [`crate::CudaGpu::cuda_context`]) exist only on
     /// a GPU. A benchmark or budget stopped by this is *not run* without a GPU, not failed.
     NeedsGpu,
+    /// A batch of launches left GPU work running after its wait returned (work enqueued on
+    /// a stream the harness does not wait for): its windows would be charged wrongly, so
+    /// the measurement is refused.
+    UnawaitedWork,
 }
 
 /// An error from the harness. The underlying error (an I/O error, say) stays reachable

@@ -138,7 +138,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use cuda::{
     CudaGpu, DeviceBuffer, GpuProperties, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream,
 };
-pub use kernel::{KernelCode, KernelUnderTest, Launcher};
+pub use kernel::{KernelCode, KernelUnderTest, Launcher, Waiter};
 
 // Budgets in tests, and the options every measurement takes.
 pub use budget::{EnergyBudget, Limit, Report as BudgetReport, Verdict};
@@ -202,9 +202,10 @@ pub mod unstable {
         pub use crate::engine::{
             analyze_trace, difference, measure, net_energy, net_per_op, per_unit, AnalysisOptions, Drift,
             MeasureRequest, Measurement, ModelChoice, NetEnergy, PerUnit, RailEnergy, ResolvedOptions, Session,
-            SimWorkload, ThermalNormalized, TraceAnalysis, Warning, WarningKind, WindowEnergy, WindowResult,
+            SimLibraryWait, SimLibraryWorkload, SimWorkload, ThermalNormalized, TraceAnalysis, Warning, WarningKind,
+            WindowEnergy, WindowResult,
         };
-        pub use crate::workload::Workload;
+        pub use crate::workload::{Batch, Workload, UNAWAITED_FLOOR_S, UNAWAITED_SHARE};
     }
     /// Devices, clocks, sensors, the sampler and the simulated GPU.
     pub mod device {

@@ -3,11 +3,77 @@
 //! ([`crate::engine::run::SimWorkload`]) and test doubles implement it; the engine
 //! ([`crate::engine`]) runs it.
 
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
+
+/// Below this a context-wide synchronize's wait is its own cost, not work left running, s
+/// (an idle `cuCtxSynchronize` returns in microseconds).
+pub const UNAWAITED_FLOOR_S: f64 = 200e-6;
+
+/// Work left running after a batch beyond this share of the batch's time is refused: the
+/// window would close before its work ends (the next window, or the idle after the last,
+/// would be charged with it).
+pub const UNAWAITED_SHARE: f64 = 0.005;
+
+/// One batch of launches as it ran: its time, and how long the GPU was still busy with
+/// work the batch's own wait did not cover.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Batch {
+    /// The batch's time, s: CUDA events on the harness's stream, or, for work the harness
+    /// does not launch (a library's own streams or queue), the host clock from the first
+    /// launch to the end of the wait (exact on the simulator).
+    pub gpu_s: f64,
+    /// How long a context-wide synchronize waited after the batch's own wait had returned,
+    /// s: GPU work the launches enqueued where the wait does not look (another stream of
+    /// the context). Zero when nothing was left.
+    pub unawaited_s: f64,
+}
+
+impl Batch {
+    /// A batch of `gpu_s` seconds that left nothing running.
+    pub fn timed(gpu_s: f64) -> Self {
+        Batch { gpu_s, unawaited_s: 0.0 }
+    }
+
+    /// Whether the GPU was still busy with this batch's work when its wait returned, by
+    /// more than [`UNAWAITED_FLOOR_S`] and [`UNAWAITED_SHARE`] of the batch.
+    pub fn left_work_running(&self) -> bool {
+        self.unawaited_s > UNAWAITED_FLOOR_S && self.unawaited_s > UNAWAITED_SHARE * self.gpu_s
+    }
+
+    /// The batch's time, or an error ([`ErrorKind::UnawaitedWork`]) naming the fix when it
+    /// left work running ([`Batch::left_work_running`]): a figure of that batch would be
+    /// wrong, so none is made.
+    pub fn awaited(self) -> Result<f64> {
+        if self.left_work_running() {
+            return Err(Error::new(
+                ErrorKind::UnawaitedWork,
+                format!(
+                    "the GPU was still busy {:.3} ms after the launches' wait returned ({:.1} % of the batch's {:.3} ms): \
+                     the launch function enqueued work on a stream other than the one it was given (a library's own \
+                     stream, a stream of its own), so the window would close before its work ends and no figure of it \
+                     would be right. Launch on the stream the harness hands in, or declare how the work is waited for: \
+                     `any_stream` in `#[energy_bench(...)]`/`#[energy_test(...)]` for CUDA work on any stream of the GPU \
+                     (candle, raw cudarc), `wait = your_sync_fn` for a library with a queue of its own (burn's `B::sync`, \
+                     cubecl's `client.sync()`, wgpu's `device.poll`); see the README's \"Library work\"",
+                    self.unawaited_s * 1e3,
+                    100.0 * self.unawaited_s / self.gpu_s.max(1e-12),
+                    self.gpu_s * 1e3
+                ),
+            ));
+        }
+        Ok(self.gpu_s)
+    }
+}
 
 /// The kernel under test, as the runner drives it.
 pub trait Workload {
     /// Enqueues `launches` back-to-back launches, waits for them to finish and returns
-    /// their GPU time in seconds (CUDA events; exact on the simulator).
-    fn run_batch(&mut self, launches: u64) -> Result<f64>;
+    /// how the batch ran ([`Batch`]).
+    fn run(&mut self, launches: u64) -> Result<Batch>;
+
+    /// [`Workload::run`], its time in seconds; an error when the batch left work running
+    /// ([`Batch::awaited`]).
+    fn run_batch(&mut self, launches: u64) -> Result<f64> {
+        self.run(launches)?.awaited()
+    }
 }

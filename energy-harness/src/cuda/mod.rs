@@ -29,7 +29,7 @@ use ptx_interface::parse_interface;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::{cuda_library_present, NO_GPU_HINT};
-use crate::workload::Workload;
+use crate::workload::{Batch, Workload};
 
 /// Maps a driver error of `call` to a harness error.
 pub fn cuda_error(call: &str, err: DriverError) -> Error {
@@ -320,6 +320,16 @@ impl CudaGpu {
         self.stream.synchronize()
     }
 
+    /// Waits for every stream of the device's primary context (`cuCtxSynchronize`): the
+    /// harness's, and any a library opened there, with any cudarc version (all retain the
+    /// same primary context). Nothing to wait for on the checked device.
+    pub fn synchronize_context(&self) -> Result<()> {
+        match &self.backend {
+            GpuBackend::Real(ctx) => ctx.synchronize().map_err(|e| cuda_error("cuCtxSynchronize", e)),
+            GpuBackend::Checked(_) => Ok(()),
+        }
+    }
+
     /// A pair of timing events; an error on the checked device (nothing runs there to time).
     pub fn timer(&self) -> Result<EventTimer> {
         let ctx = match &self.backend {
@@ -482,8 +492,10 @@ impl EventTimer {
     }
 }
 
-/// A kernel under test on a real GPU: `launch` enqueues one launch on the stream it is
-/// given; batches are timed with events.
+/// A kernel under test on a real GPU, launched on the harness's stream: `launch` enqueues
+/// one launch on the stream it is given; batches are timed with events. After the stream's
+/// synchronize a context-wide one shows whether the launches left work elsewhere
+/// ([`Batch::unawaited_s`]).
 pub struct CudaWorkload<F: FnMut(&Stream) -> Result<()>> {
     gpu: Arc<CudaGpu>,
     timer: EventTimer,
@@ -499,7 +511,7 @@ impl<F: FnMut(&Stream) -> Result<()>> CudaWorkload<F> {
 }
 
 impl<F: FnMut(&Stream) -> Result<()>> Workload for CudaWorkload<F> {
-    fn run_batch(&mut self, launches: u64) -> Result<f64> {
+    fn run(&mut self, launches: u64) -> Result<Batch> {
         let stream = self.gpu.stream().clone();
         self.timer.start(&stream)?;
         for _ in 0..launches {
@@ -507,6 +519,41 @@ impl<F: FnMut(&Stream) -> Result<()>> Workload for CudaWorkload<F> {
         }
         self.timer.stop(&stream)?;
         self.gpu.synchronize()?;
-        self.timer.elapsed_s()
+        let waited = std::time::Instant::now();
+        self.gpu.synchronize_context()?;
+        let unawaited_s = waited.elapsed().as_secs_f64();
+        Ok(Batch { gpu_s: self.timer.elapsed_s()?, unawaited_s })
+    }
+}
+
+/// GPU work the harness does not launch (a library with streams or a queue of its own):
+/// `launch` makes one call (it may ignore the stream it is given), `wait` waits for the
+/// library (its own synchronize), and a context-wide synchronize follows, so a batch ends
+/// only when every CUDA stream of the GPU's context is done. A batch is timed on the host
+/// clock, from its first call to the end of that synchronize: one wait per batch, never
+/// one per call.
+pub struct LibraryWorkload<F: FnMut(&Stream) -> Result<()>, W: FnMut() -> Result<()>> {
+    gpu: Arc<CudaGpu>,
+    launch: F,
+    wait: W,
+}
+
+impl<F: FnMut(&Stream) -> Result<()>, W: FnMut() -> Result<()>> LibraryWorkload<F, W> {
+    /// Wraps a call and the library's wait.
+    pub fn new(gpu: Arc<CudaGpu>, launch: F, wait: W) -> Self {
+        LibraryWorkload { gpu, launch, wait }
+    }
+}
+
+impl<F: FnMut(&Stream) -> Result<()>, W: FnMut() -> Result<()>> Workload for LibraryWorkload<F, W> {
+    fn run(&mut self, launches: u64) -> Result<Batch> {
+        let stream = self.gpu.stream().clone();
+        let start = std::time::Instant::now();
+        for _ in 0..launches {
+            (self.launch)(&stream)?;
+        }
+        (self.wait)().map_err(|e| e.context("the benchmark's wait function failed"))?;
+        self.gpu.synchronize_context()?;
+        Ok(Batch::timed(start.elapsed().as_secs_f64()))
     }
 }

@@ -25,7 +25,7 @@ pub mod windows;
 pub use analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
 pub use options::{MeasureOptions, ResolvedOptions};
 pub use result::{Drift, Measurement, NetEnergy, PerUnit, RailEnergy, ThermalNormalized, WindowResult};
-pub use run::SimWorkload;
+pub use run::{SimLibraryWait, SimLibraryWorkload, SimWorkload};
 pub use session::{measure, MeasureRequest, Session};
 pub use stats::Estimate;
 pub use summary::{difference, net_energy, net_per_op, per_unit};

@@ -14,7 +14,7 @@ use crate::sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::SourceKind;
 use crate::sim::{SimGpu, SimKernel};
 use crate::trace::Trace;
-use crate::workload::Workload;
+use crate::workload::{Batch, Workload};
 
 /// A kernel on the simulated GPU: a duration and a power.
 pub struct SimWorkload {
@@ -43,7 +43,7 @@ impl SimWorkload {
 }
 
 impl Workload for SimWorkload {
-    fn run_batch(&mut self, launches: u64) -> Result<f64> {
+    fn run(&mut self, launches: u64) -> Result<Batch> {
         let mut first_start = None;
         let mut last_end = 0.0;
         let scale = 1.0 + self.time_jitter * crate::sim::noise::gaussian(self.seed, 0x77, self.batches);
@@ -55,7 +55,89 @@ impl Workload for SimWorkload {
             last_end = end;
         }
         self.gpu.synchronize();
-        Ok(first_start.map_or(0.0, |s| last_end - s))
+        Ok(Batch::timed(first_start.map_or(0.0, |s| last_end - s)))
+    }
+}
+
+/// How the harness waits for a simulated library's work ([`SimLibraryWorkload`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimLibraryWait {
+    /// As for a kernel on the harness's stream: events there and that stream's synchronize
+    /// (which sees none of the library's work), then a context-wide synchronize, whose wait
+    /// is reported as work left running (a CUDA library on a stream of its own).
+    HarnessStream,
+    /// As for a library outside CUDA (wgpu) measured without its wait: nothing the harness
+    /// does waits for it; the work outlives the window and only the power after it shows.
+    Nothing,
+    /// The library's wait and a context-wide synchronize (`any_stream`, `wait = …`): the
+    /// batch ends when its work does, timed on the host clock.
+    LibraryWait,
+}
+
+/// A library on the simulated GPU that owns its queue: a call enqueues one kernel and
+/// returns at once, unless `queue_depth` of its kernels are already queued (a CUDA stream
+/// holds about a thousand pending launches), when it waits for the oldest to end. The GPU
+/// drains the queue behind the host, so without a wait the work outlives the batch by up
+/// to `queue_depth` kernels.
+pub struct SimLibraryWorkload {
+    gpu: SimGpu,
+    kernel: SimKernel,
+    queue_depth: usize,
+    wait: SimLibraryWait,
+    queued_ends: std::collections::VecDeque<f64>,
+}
+
+impl SimLibraryWorkload {
+    /// `kernel` called through a library whose queue holds `queue_depth` kernels (at least
+    /// one), waited for as `wait` says.
+    pub fn new(gpu: SimGpu, kernel: SimKernel, queue_depth: usize, wait: SimLibraryWait) -> Self {
+        SimLibraryWorkload { gpu, kernel, queue_depth: queue_depth.max(1), wait, queued_ends: Default::default() }
+    }
+
+    fn sleep_until(&self, t_s: f64) {
+        let clock = self.gpu.clock();
+        let now = clock.now_s();
+        if t_s > now {
+            clock.sleep_s(t_s - now);
+        }
+    }
+}
+
+impl Workload for SimLibraryWorkload {
+    fn run(&mut self, launches: u64) -> Result<Batch> {
+        let clock = self.gpu.clock().clone();
+        let start = clock.now_s();
+        for _ in 0..launches {
+            let now = clock.now_s();
+            while self.queued_ends.front().is_some_and(|&end| end <= now) {
+                self.queued_ends.pop_front();
+            }
+            if self.queued_ends.len() >= self.queue_depth {
+                if let Some(oldest) = self.queued_ends.pop_front() {
+                    self.sleep_until(oldest);
+                }
+            }
+            let (_, end) = self.gpu.launch(self.kernel);
+            self.queued_ends.push_back(end);
+        }
+        let host_s = clock.now_s() - start;
+        let busy_until = self.gpu.busy_until_s().unwrap_or(start);
+        match self.wait {
+            SimLibraryWait::LibraryWait => {
+                self.sleep_until(busy_until);
+                self.queued_ends.clear();
+                Ok(Batch::timed(clock.now_s() - start))
+            }
+            SimLibraryWait::HarnessStream => {
+                // Events on the harness's idle stream read the host's time; the context-wide
+                // synchronize then waits for the library's queue.
+                let waited_from = clock.now_s();
+                self.sleep_until(busy_until);
+                self.queued_ends.clear();
+                Ok(Batch { gpu_s: host_s, unawaited_s: clock.now_s() - waited_from })
+            }
+            SimLibraryWait::Nothing => Ok(Batch::timed(host_s)),
+        }
     }
 }
 

@@ -390,8 +390,50 @@ impl Session {
             stop: stop.describe(),
             thermal: self.request.thermal.as_ref(),
         })?;
+        check_work_ended(&measurement)?;
         Ok((measurement, trace))
     }
+}
+
+/// Above this share of the windows' power above idle, the power after the last window is
+/// work that outlived it, not idle: over 1,374 real H100 and H200 measurements of this
+/// project (docs/results, 2026-11-22 to 2026-11-26) the idle after the last window stood
+/// at most 0.21 of the way from the idle before it to the windows' power.
+pub const TAIL_WORK_SHARE: f64 = 0.5;
+
+/// Below this the rise of the idle after the last window is not judged, W (real runs rose
+/// by up to 31 W after 700 W stretches, at 0.05 of the way).
+pub const TAIL_WORK_MIN_W: f64 = 10.0;
+
+/// Refuses a measurement whose GPU kept working after its last window: the idle measured
+/// after it stands more than [`TAIL_WORK_SHARE`] of the way from the idle before the
+/// windows to their power (and [`TAIL_WORK_MIN_W`] above it). That is work nothing waited
+/// for (a library's queue outside CUDA, another CUDA context), whose energy the windows
+/// did not get and whose power was taken for idle.
+pub fn check_work_ended(measurement: &Measurement) -> Result<()> {
+    let Some(last) = measurement.windows.iter().max_by(|a, b| a.energy.end_s.total_cmp(&b.energy.end_s)) else {
+        return Ok(());
+    };
+    let (Some(before), Some(after)) = (last.energy.idle_before_w, last.energy.idle_after_w) else {
+        return Ok(());
+    };
+    let busy = measurement.power_w.mean;
+    let rise = after - before;
+    if !(busy - before > 0.0) || rise < TAIL_WORK_MIN_W || rise < TAIL_WORK_SHARE * (busy - before) {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorKind::UnawaitedWork,
+        format!(
+            "{}: the GPU kept drawing {after:.1} W after the last window ({before:.1} W before the first, {busy:.1} W \
+             in the windows): work outlived the windows that launched it, so their energy and the idle level would \
+             both be wrong, and no figure is made. The launches' work was not waited for: launch on the stream the \
+             harness hands in, or declare how to wait for it (`wait = your_sync_fn` for a library with a queue of \
+             its own or outside CUDA, such as wgpu's `device.poll`, burn's `B::sync`; `any_stream` for CUDA work on \
+             any stream); see the README's \"Library work\". If another program used the GPU meanwhile, measure again",
+            measurement.id
+        ),
+    ))
 }
 
 /// Measures the energy of one launch of `workload`: [`Session::prepare`], then
@@ -499,6 +541,7 @@ fn annotate_trace(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::Batch;
 
     /// A workload whose first launch takes `first_s` and every later one `launch_s`.
     struct LazyInit {
@@ -508,10 +551,10 @@ mod tests {
     }
 
     impl Workload for LazyInit {
-        fn run_batch(&mut self, launches: u64) -> Result<f64> {
+        fn run(&mut self, launches: u64) -> Result<Batch> {
             let first = if self.launched == 0 { self.first_s - self.launch_s } else { 0.0 };
             self.launched += launches;
-            Ok(first + launches as f64 * self.launch_s)
+            Ok(Batch::timed(first + launches as f64 * self.launch_s))
         }
     }
 

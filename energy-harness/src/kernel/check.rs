@@ -51,6 +51,12 @@ impl Subject {
         if self.gpu_only {
             return Ok(Readiness::NotRun("needs a GPU (declared gpu_only)".into()));
         }
+        if self.labelled().any(|(_, _, k)| k.code.as_ref().is_some_and(|c| c.is_library_work())) {
+            return Ok(Readiness::NotRun(
+                "needs a GPU (library work, waited for with any_stream or wait: the checked device runs no library)"
+                    .into(),
+            ));
+        }
         let mut checks = Checks::default();
         for (part, what, kernel) in self.labelled() {
             let Some(code) = &kernel.code else { continue };

@@ -29,10 +29,12 @@
 //! assert_energy!(EnergyBudget::new(kernel, Limit::PerLaunch(Joules(5e-3))));
 //! ```
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::cuda::checked::NO_PTXAS;
-use crate::cuda::{CheckedActivity, CudaGpu, CudaWorkload, Stream};
+use crate::cuda::{CheckedActivity, CudaGpu, CudaWorkload, LibraryWorkload, Stream};
 use crate::error::Result;
 use crate::workload::Workload;
 
@@ -42,12 +44,26 @@ pub const CHECK_LAUNCHES: u32 = 3;
 /// One launch of a kernel with its state, on the stream it is given.
 pub type Launcher = Box<dyn FnMut(&Stream) -> Result<()>>;
 
-type Make = dyn Fn(&Arc<CudaGpu>) -> Result<Launcher> + Send + Sync;
+/// A library's wait for the work its calls enqueued (its own synchronize), with the state
+/// the calls use.
+pub type Waiter = Box<dyn FnMut() -> Result<()>>;
 
-/// A kernel's code: what makes its launcher on a device.
+/// What a kernel's code becomes on a device: its launcher, and its library's wait if it has one.
+struct Made {
+    launch: Launcher,
+    wait: Option<Waiter>,
+}
+
+type Make = dyn Fn(&Arc<CudaGpu>) -> Result<Made> + Send + Sync;
+
+/// A kernel's code: what makes its launcher on a device, and how its GPU work is waited
+/// for: on the harness's stream (the default), or, for work a library enqueues elsewhere,
+/// by the library's wait and a context-wide synchronize ([`KernelCode::any_stream`],
+/// [`KernelCode::with_wait`]).
 #[derive(Clone)]
 pub struct KernelCode {
     make: Arc<Make>,
+    any_stream: bool,
 }
 
 impl KernelCode {
@@ -67,6 +83,47 @@ impl KernelCode {
         })
     }
 
+    /// Code whose GPU work a library enqueues where the harness does not launch (its own
+    /// streams, a queue, another API): `setup` as in [`KernelCode::with_setup`], `launch`
+    /// makes one call (it may ignore the stream it is given), and `wait` waits for the
+    /// library (candle's `device.synchronize()`, burn's `B::sync`, cubecl's
+    /// `client.sync()`, wgpu's `device.poll`). Each batch of calls ends with `wait` and a
+    /// context-wide synchronize, and is timed on the host clock.
+    pub fn with_wait<S, Setup, Launch, Wait>(setup: Setup, launch: Launch, wait: Wait) -> Self
+    where
+        S: 'static,
+        Setup: Fn(&CudaGpu) -> Result<S> + Send + Sync + 'static,
+        Launch: Fn(&mut S, &Stream) -> Result<()> + Send + Sync + 'static,
+        Wait: Fn(&mut S) -> Result<()> + Send + Sync + 'static,
+    {
+        let (launch, wait) = (Arc::new(launch), Arc::new(wait));
+        let make = move |gpu: &Arc<CudaGpu>| {
+            let state = Rc::new(RefCell::new(setup(gpu)?));
+            let (launch, wait, shared) = (launch.clone(), wait.clone(), state.clone());
+            Ok(Made {
+                launch: Box::new(move |stream: &Stream| launch(&mut state.borrow_mut(), stream)),
+                wait: Some(Box::new(move || wait(&mut shared.borrow_mut()))),
+            })
+        };
+        KernelCode { make: Arc::new(make), any_stream: true }
+    }
+
+    /// The same code, its GPU work on any stream of the GPU's CUDA context (a library's
+    /// own stream, a stream of its own): each batch of calls ends with a context-wide
+    /// synchronize and is timed on the host clock. For work the library only enqueues when
+    /// asked (a lazy queue) or outside CUDA, give its wait ([`KernelCode::with_wait`]).
+    pub fn any_stream(mut self) -> Self {
+        self.any_stream = true;
+        self
+    }
+
+    /// Whether its GPU work is waited for context-wide (a library's work:
+    /// [`KernelCode::any_stream`], [`KernelCode::with_wait`]). Such code cannot run on the
+    /// checked device: without a GPU it is *not run*.
+    pub fn is_library_work(&self) -> bool {
+        self.any_stream
+    }
+
     /// Code without state: `launch` enqueues one launch.
     pub fn launch<Launch>(launch: Launch) -> Self
     where
@@ -82,13 +139,20 @@ impl KernelCode {
     /// Code from a function that makes the launcher on a device (for launchers that are
     /// neither of the two shapes above).
     pub fn from_fn(make: impl Fn(&Arc<CudaGpu>) -> Result<Launcher> + Send + Sync + 'static) -> Self {
-        KernelCode { make: Arc::new(make) }
+        let make = move |gpu: &Arc<CudaGpu>| Ok(Made { launch: make(gpu)?, wait: None });
+        KernelCode { make: Arc::new(make), any_stream: false }
     }
 
-    /// The workload measured on a real GPU: setup, then launches timed with CUDA events.
+    /// The workload measured on a real GPU: setup, then launches timed with CUDA events on
+    /// the harness's stream, or, for library work, batches closed by the library's wait and
+    /// a context-wide synchronize and timed on the host clock.
     pub fn workload(&self, gpu: &Arc<CudaGpu>) -> Result<Box<dyn Workload>> {
-        let launcher = (self.make)(gpu)?;
-        Ok(Box::new(CudaWorkload::new(gpu.clone(), launcher)?))
+        let Made { launch, wait } = (self.make)(gpu)?;
+        if self.any_stream {
+            let wait = wait.unwrap_or_else(|| Box::new(|| Ok(())));
+            return Ok(Box::new(LibraryWorkload::new(gpu.clone(), launch, wait)));
+        }
+        Ok(Box::new(CudaWorkload::new(gpu.clone(), launch)?))
     }
 
     /// Runs the code on `gpu` without measuring: setup once, then [`CHECK_LAUNCHES`]
@@ -96,9 +160,12 @@ impl KernelCode {
     /// GPU can check; the result is what the checked device saw.
     pub fn check(&self, gpu: &Arc<CudaGpu>) -> Result<CodeCheck> {
         let before = gpu.checked_activity().unwrap_or_default();
-        let mut launcher = (self.make)(gpu).map_err(|e| e.context("its setup failed"))?;
+        let Made { launch: mut launcher, wait } = (self.make)(gpu).map_err(|e| e.context("its setup failed"))?;
         for launch in 1..=CHECK_LAUNCHES {
             launcher(gpu.stream()).map_err(|e| e.context(format!("launch {launch} of {CHECK_LAUNCHES} failed")))?;
+        }
+        if let Some(mut wait) = wait {
+            wait().map_err(|e| e.context("its wait function failed"))?;
         }
         gpu.synchronize()?;
         drop(launcher);
