@@ -411,6 +411,16 @@ pub mod __private {
         KernelCode::with_setup(setup, launch)
     }
 
+    /// The kernel code of library work with state: the launch makes one call, `wait` waits
+    /// for the library.
+    pub fn code_with_wait<S: 'static>(
+        setup: fn(&CudaGpu) -> Result<S>,
+        launch: fn(&mut S, &Stream) -> Result<()>,
+        wait: fn(&mut S) -> Result<()>,
+    ) -> KernelCode {
+        KernelCode::with_wait(setup, launch, wait)
+    }
+
     /// The kernel code of a launch function without state.
     pub fn code_launch(launch: fn(&Stream) -> Result<()>) -> KernelCode {
         KernelCode::launch(launch)

@@ -6,14 +6,20 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr, Path};
 
-use crate::options::{check_signature, measure_options_literal, parse_options, Attribute, SimModel};
+use crate::options::{check_signature, measure_options_literal, parse_options, Attribute, Options, SimModel};
 
-/// The kernel code of a launch path: with `setup` state or without.
-pub fn factory(setup: Option<&Path>, launch: &Path) -> TokenStream {
+/// The kernel code of a launch path: with `setup` state or without, and for library work
+/// (`any_stream`, `wait = …`) waited for context-wide.
+pub fn factory(o: &Options, launch: &Path) -> TokenStream {
     let p = quote! { ::energy_harness::__private };
-    match setup {
-        Some(setup) => quote_spanned! { launch.span() => #p::code_with_setup(#setup, #launch) },
-        None => quote_spanned! { launch.span() => #p::code_launch(#launch) },
+    let code = match (&o.setup, &o.wait) {
+        (Some(setup), Some(wait)) => quote_spanned! { launch.span() => #p::code_with_wait(#setup, #launch, #wait) },
+        (Some(setup), None) => quote_spanned! { launch.span() => #p::code_with_setup(#setup, #launch) },
+        (None, _) => quote_spanned! { launch.span() => #p::code_launch(#launch) },
+    };
+    match o.any_stream {
+        Some(flag) => quote_spanned! { flag => #code.any_stream() },
+        None => code,
     }
 }
 
@@ -59,7 +65,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let name = o.name.as_ref().map_or_else(|| ident.to_string(), LitStr::value);
     let builder = format_ident!("__energy_bench_spec_{}", ident);
     let p = quote! { ::energy_harness::__private };
-    let factory = |launch: &Path| factory(o.setup.as_ref(), launch);
+    let factory = |launch: &Path| factory(&o, launch);
     let main_path: Path = ident.clone().into();
     let main_factory = factory(&main_path);
     let mut steps = vec![quote! { let spec = spec.code(#main_factory); }];

@@ -46,10 +46,10 @@ impl Attribute {
     fn options(self) -> &'static str {
         match self {
             Attribute::Bench => {
-                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, gpu_only, sim(...), baseline_sim(...)"
+                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, gpu_only, any_stream, wait, sim(...), baseline_sim(...)"
             }
             Attribute::Test => {
-                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, gpu_only, sim(...), reference_sim(...)"
+                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, gpu_only, any_stream, wait, sim(...), reference_sim(...)"
             }
         }
     }
@@ -117,6 +117,19 @@ pub struct Options {
     /// `gpu_only`: the code cannot run on the checked device (raw cudarc, a library with
     /// its own launches); where the flag was given.
     pub gpu_only: Option<Span>,
+    /// `any_stream`: the launch's GPU work may run on any stream of the GPU's CUDA context
+    /// (a library's own): batches end with a context-wide synchronize; where it was given.
+    pub any_stream: Option<Span>,
+    /// `wait = f`: the library's wait, `fn(&mut S) -> Result<()>` on `setup`'s state.
+    pub wait: Option<Path>,
+}
+
+impl Options {
+    /// Whether the code's GPU work is a library's, waited for context-wide (`any_stream`
+    /// or `wait`): where it was declared.
+    pub fn library_work(&self) -> Option<Span> {
+        self.any_stream.or_else(|| self.wait.as_ref().map(|w| w.span()))
+    }
 }
 
 fn once<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::Result<()> {
@@ -400,10 +413,42 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 }
                 once(&mut o.gpu_only, &meta, meta.path.span())
             }
+            "any_stream" => {
+                if !(meta.input.is_empty() || meta.input.peek(Token![,])) {
+                    return Err(meta.error(
+                        "`any_stream` is a bare flag: write `any_stream`, without a value (for a function that waits for a library, write `wait = your_fn`)",
+                    ));
+                }
+                once(&mut o.any_stream, &meta, meta.path.span())
+            }
+            "wait" => {
+                let path: Path = meta.value().map_err(|_| {
+                    meta.error("`wait` names the function that waits for the library: `wait = sync` with `fn sync(state: &mut S) -> energy_harness::Result<()>`")
+                })?.parse()?;
+                once(&mut o.wait, &meta, path)
+            }
             _ => Err(meta.error(format!("unknown option `{key}`: expected one of {}", attribute.options()))),
         }
     });
     syn::parse::Parser::parse2(parser, args)?;
+    if let (Some(wait), None) = (&o.wait, &o.setup) {
+        return Err(syn::Error::new(
+            wait.span(),
+            "`wait = …` waits on the state `setup` returns (`fn(state: &mut S) -> energy_harness::Result<()>`): give `setup = …` too, or write `any_stream` for CUDA work that a context-wide synchronize covers",
+        ));
+    }
+    if o.library_work().is_some() {
+        let models = [("sim", &o.sim), ("baseline_sim", &o.baseline_sim), ("reference_sim", &o.reference_sim)];
+        if let Some((option, model)) = models.into_iter().find_map(|(n, m)| m.as_ref().map(|m| (n, m))) {
+            return Err(syn::Error::new(
+                model.span,
+                format!(
+                    "library work (`any_stream`, `wait`) never runs without a GPU (the checked device runs no \
+                     library), so a `{option}(…)` model would simulate figures for code nobody checked: remove it"
+                ),
+            ));
+        }
+    }
     if o.gpu_only.is_some() {
         let models = [("sim", &o.sim), ("baseline_sim", &o.baseline_sim), ("reference_sim", &o.reference_sim)];
         if let Some((option, model)) = models.into_iter().find_map(|(n, m)| m.as_ref().map(|m| (n, m))) {

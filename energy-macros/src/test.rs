@@ -25,7 +25,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     launch.attrs.retain(|a| !a.path().is_ident("test") && !a.path().is_ident("ignore"));
     let name = test_name.to_string();
     let launch_path: Path = launch_name.clone().into();
-    let kernel_factory = factory(o.setup.as_ref(), &launch_path);
+    let kernel_factory = factory(&o, &launch_path);
     let mut kernel = quote! { #p::KernelUnderTest::new(#name).code(#kernel_factory) };
     if let Some(SimModel { seconds, watts, .. }) = &o.sim {
         kernel = quote! { #kernel.sim((#seconds) as f64, (#watts) as f64) };
@@ -41,7 +41,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let mut steps = vec![quote! { let budget = #p::EnergyBudget::new(#kernel, #limit); }];
     if let Some(reference) = &o.relative_to {
         let reference_name = quote!(#reference).to_string().replace(' ', "");
-        let reference_factory = factory(o.setup.as_ref(), reference);
+        let reference_factory = factory(&o, reference);
         let mut r = quote! { #p::KernelUnderTest::new(#reference_name).code(#reference_factory) };
         if let Some(SimModel { seconds, watts, .. }) = &o.reference_sim {
             r = quote! { #r.sim((#seconds) as f64, (#watts) as f64) };
