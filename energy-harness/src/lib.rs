@@ -205,7 +205,7 @@ pub mod unstable {
             SimLibraryWait, SimLibraryWorkload, SimWorkload, ThermalNormalized, TraceAnalysis, Warning, WarningKind,
             WindowEnergy, WindowResult,
         };
-        pub use crate::workload::{Batch, Workload, UNAWAITED_FLOOR_S, UNAWAITED_SHARE};
+        pub use crate::workload::{Batch, TimeBasis, Workload, UNAWAITED_FLOOR_S, UNAWAITED_SHARE};
     }
     /// Devices, clocks, sensors, the sampler and the simulated GPU.
     pub mod device {

@@ -14,6 +14,33 @@ pub const UNAWAITED_FLOOR_S: f64 = 200e-6;
 /// would be charged with it).
 pub const UNAWAITED_SHARE: f64 = 0.005;
 
+/// What a batch's time was read from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeBasis {
+    /// CUDA events around the launches on the harness's stream (the GPU's own clock).
+    #[default]
+    CudaEvents,
+    /// The host clock, from a batch's first call to the end of its wait and the
+    /// context-wide synchronize: work the harness does not launch (a library's).
+    HostClock,
+}
+
+impl TimeBasis {
+    /// Whether this is the default, CUDA events (left out of a result file).
+    pub fn is_cuda_events(&self) -> bool {
+        *self == TimeBasis::CudaEvents
+    }
+
+    /// A few words for the summary's time line.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TimeBasis::CudaEvents => "CUDA events",
+            TimeBasis::HostClock => "host clock: first call to the end of the library's wait",
+        }
+    }
+}
+
 /// One batch of launches as it ran: its time, and how long the GPU was still busy with
 /// work the batch's own wait did not cover.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -26,12 +53,19 @@ pub struct Batch {
     /// s: GPU work the launches enqueued where the wait does not look (another stream of
     /// the context). Zero when nothing was left.
     pub unawaited_s: f64,
+    /// What `gpu_s` was read from.
+    pub basis: TimeBasis,
 }
 
 impl Batch {
     /// A batch of `gpu_s` seconds that left nothing running.
     pub fn timed(gpu_s: f64) -> Self {
-        Batch { gpu_s, unawaited_s: 0.0 }
+        Batch { gpu_s, unawaited_s: 0.0, basis: TimeBasis::CudaEvents }
+    }
+
+    /// A batch of library work, `host_s` seconds on the host clock, its wait included.
+    pub fn host_timed(host_s: f64) -> Self {
+        Batch { gpu_s: host_s, unawaited_s: 0.0, basis: TimeBasis::HostClock }
     }
 
     /// Whether the GPU was still busy with this batch's work when its wait returned, by

@@ -522,7 +522,7 @@ impl<F: FnMut(&Stream) -> Result<()>> Workload for CudaWorkload<F> {
         let waited = std::time::Instant::now();
         self.gpu.synchronize_context()?;
         let unawaited_s = waited.elapsed().as_secs_f64();
-        Ok(Batch { gpu_s: self.timer.elapsed_s()?, unawaited_s })
+        Ok(Batch { gpu_s: self.timer.elapsed_s()?, unawaited_s, basis: crate::workload::TimeBasis::CudaEvents })
     }
 }
 
@@ -554,6 +554,6 @@ impl<F: FnMut(&Stream) -> Result<()>, W: FnMut() -> Result<()>> Workload for Lib
         }
         (self.wait)().map_err(|e| e.context("the benchmark's wait function failed"))?;
         self.gpu.synchronize_context()?;
-        Ok(Batch::timed(start.elapsed().as_secs_f64()))
+        Ok(Batch::host_timed(start.elapsed().as_secs_f64()))
     }
 }

@@ -141,6 +141,10 @@ pub struct Measurement {
     /// calibration (`cargo energy calibrate --thermal`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thermal: Option<ThermalNormalized>,
+    /// What the time per launch was read from (CUDA events, or the host clock for library
+    /// work).
+    #[serde(default, skip_serializing_if = "crate::workload::TimeBasis::is_cuda_events")]
+    pub time_basis: crate::workload::TimeBasis,
 }
 
 /// How a measurement's windows moved from the first to the last.

@@ -126,7 +126,7 @@ impl Workload for SimLibraryWorkload {
             SimLibraryWait::LibraryWait => {
                 self.sleep_until(busy_until);
                 self.queued_ends.clear();
-                Ok(Batch::timed(clock.now_s() - start))
+                Ok(Batch::host_timed(clock.now_s() - start))
             }
             SimLibraryWait::HarnessStream => {
                 // Events on the harness's idle stream read the host's time; the context-wide
@@ -134,7 +134,7 @@ impl Workload for SimLibraryWorkload {
                 let waited_from = clock.now_s();
                 self.sleep_until(busy_until);
                 self.queued_ends.clear();
-                Ok(Batch { gpu_s: host_s, unawaited_s: clock.now_s() - waited_from })
+                Ok(Batch { unawaited_s: clock.now_s() - waited_from, ..Batch::timed(host_s) })
             }
             SimLibraryWait::Nothing => Ok(Batch::timed(host_s)),
         }

@@ -40,7 +40,7 @@ use crate::gpu::DeviceFacts;
 use crate::sampling::{Recorder, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
 use crate::trace::{Channel, Trace, Window, AUXILIARY_WINDOW};
-use crate::workload::Workload;
+use crate::workload::{TimeBasis, Workload};
 
 /// GPU time the warm-up spends before the first window, s.
 pub const WARMUP_S: f64 = 0.2;
@@ -218,6 +218,7 @@ pub struct Session {
     stop: Option<StopReason>,
     check_margin_s: f64,
     checked_windows: usize,
+    time_basis: TimeBasis,
 }
 
 impl Session {
@@ -249,7 +250,7 @@ impl Session {
         let idle = idle_s(&model);
         clock.sleep_s(idle);
         marker.start(AUXILIARY_WINDOW);
-        let launch_s = warm_up(workload)?;
+        let (launch_s, time_basis) = warm_up(workload)?;
         marker.end(AUXILIARY_WINDOW);
         let plan = plan(&options, launch_s, &model);
         Ok(Session {
@@ -273,6 +274,7 @@ impl Session {
                 _ => (idle - 0.05).max(PENDING_MARGIN_S + COVER_MARGIN_S),
             },
             checked_windows: 0,
+            time_basis,
         })
     }
 
@@ -290,7 +292,11 @@ impl Session {
     pub fn window(&mut self, workload: &mut dyn Workload) -> Result<()> {
         let index = self.gpu_times.len() as u32;
         self.marker.start(index);
-        let gpu_s = workload.run_batch(self.plan.launches_per_window)?;
+        let batch = workload.run(self.plan.launches_per_window)?;
+        if batch.basis == TimeBasis::HostClock {
+            self.time_basis = TimeBasis::HostClock;
+        }
+        let gpu_s = batch.awaited()?;
         self.marker.end(index);
         self.gpu_times.push(gpu_s);
         Ok(())
@@ -376,7 +382,7 @@ impl Session {
         let facts_after = device.facts().clone();
         annotate_trace(&mut trace, &self.request.id, &self.facts_before, &facts_after, &self.plan, &self.gpu_times);
         let stop = self.stop.unwrap_or(StopReason::WindowLimit);
-        let measurement = summarize(Summary {
+        let mut measurement = summarize(Summary {
             id: &self.request.id,
             options: &self.options,
             launches_per_window: self.plan.launches_per_window,
@@ -390,6 +396,7 @@ impl Session {
             stop: stop.describe(),
             thermal: self.request.thermal.as_ref(),
         })?;
+        measurement.time_basis = self.time_basis;
         check_work_ended(&measurement)?;
         Ok((measurement, trace))
     }
@@ -453,12 +460,14 @@ pub fn measure(
 /// the first call, a third of a second on an H100), which must not size the windows. A
 /// second launch that is as long (a 1 s kernel) is the estimate itself; a short one goes on
 /// to the doubling batches.
-fn warm_up(workload: &mut dyn Workload) -> Result<f64> {
-    let first = workload.run_batch(1)?;
+fn warm_up(workload: &mut dyn Workload) -> Result<(f64, TimeBasis)> {
+    let first = workload.run(1)?;
+    let basis = first.basis;
+    let first = first.awaited()?;
     if first >= WARMUP_S {
         let second = workload.run_batch(1)?;
         if second >= WARMUP_S / 2.0 {
-            return Ok(second);
+            return Ok((second, basis));
         }
     }
     let (mut batch, mut spent, mut gpu, mut launched) = (1u64, 0.0, 0.0, 0u64);
@@ -469,7 +478,7 @@ fn warm_up(workload: &mut dyn Workload) -> Result<f64> {
         launched += batch;
         batch = (batch * 2).min(MAX_LAUNCHES_PER_WINDOW);
     }
-    Ok(gpu / launched as f64)
+    Ok((gpu / launched as f64, basis))
 }
 
 /// The sources to record, the analysis options, the primary source and its model.
@@ -562,15 +571,15 @@ mod tests {
     fn a_long_first_launch_does_not_size_the_windows() {
         // cuRAND on an H100: 323 ms for the first call (the generator's state), 1 ms after.
         let mut lazy = LazyInit { first_s: 0.323, launch_s: 1e-3, launched: 0 };
-        let estimate = warm_up(&mut lazy).unwrap();
+        let estimate = warm_up(&mut lazy).unwrap().0;
         assert!((estimate - 1e-3).abs() < 1e-12, "{estimate}");
         // A kernel of 1 s: two launches, and its own time.
         let mut long = LazyInit { first_s: 1.0, launch_s: 1.0, launched: 0 };
-        assert_eq!(warm_up(&mut long).unwrap(), 1.0);
+        assert_eq!(warm_up(&mut long).unwrap().0, 1.0);
         assert_eq!(long.launched, 2);
         // A short first launch (module load) is left out of the estimate as before.
         let mut jit = LazyInit { first_s: 0.05, launch_s: 20e-6, launched: 0 };
-        assert!((warm_up(&mut jit).unwrap() - 20e-6).abs() < 1e-15);
+        assert!((warm_up(&mut jit).unwrap().0 - 20e-6).abs() < 1e-15);
     }
 
     #[test]

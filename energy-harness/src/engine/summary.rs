@@ -173,6 +173,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         options: Some(*options),
         stop: Some(stop.to_string()),
         drift,
+        time_basis: Default::default(),
         thermal,
     })
 }

@@ -137,6 +137,10 @@ pub struct ResultFile {
     /// calibration of the board, and in files of older versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thermal: Option<crate::engine::result::ThermalNormalized>,
+    /// What the time per launch was read from: CUDA events on the harness's stream (the
+    /// default, and files of older versions), or the host clock (library work).
+    #[serde(default, skip_serializing_if = "crate::workload::TimeBasis::is_cuda_events")]
+    pub time_basis: crate::workload::TimeBasis,
 }
 
 impl ResultFile {
@@ -184,6 +188,7 @@ impl ResultFile {
             provenance: Some(Provenance::current().clone()),
             temperature_range_c: TemperatureRange::of_windows(&m.windows),
             thermal: m.thermal.clone(),
+            time_basis: m.time_basis,
         }
     }
 

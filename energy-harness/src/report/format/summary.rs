@@ -39,7 +39,7 @@ pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
         r.device.name,
         if r.device.simulated { "  [simulated]: every figure of this block is simulated, none measured" } else { "" }
     ));
-    lines.push(format!("  time per launch     {} (CUDA events)", interval(&r.time_s, "s")));
+    lines.push(format!("  time per launch     {} ({})", interval(&r.time_s, "s"), r.time_basis.describe()));
     lines.push(format!("  energy per launch   {}", interval(&r.energy_j, "J")));
     lines.push(format!("  dynamic per launch  {}", interval(&r.dynamic_j, "J")));
     if let Some(t) = &r.thermal {
