@@ -8,14 +8,14 @@
 //! cargo run --release --example library_reference -- --ms 0.02 [--seconds 8] [--out ref.json]
 //! ```
 //!
-//! Method: 1 s of idle, then `--seconds` of back-to-back calls with a stream synchronize
-//! every ~50 ms, then 1 s of idle; a thread reads the counter every millisecond and keeps
+//! Method: 1 s at rest, 0.5 s of warm-up calls, then `--seconds` of back-to-back calls with a
+//! stream synchronize every ~50 ms, then 1 s at rest; a thread reads the counter every millisecond and keeps
 //! the times it changed (its ticks). Energy per call: the counter's difference between the
 //! first tick 1 s into the calls and the last tick 0.5 s before their end, over the calls
 //! completed between those ticks (interpolated from the synchronizes' times). Time per
-//! call likewise. Active idle: the counter's power over the ticks of the idle second after
-//! the calls and of the second before (their mean), as the harness subtracts the idle
-//! around its windows; dynamic per call = energy per call − idle × time per call.
+//! call likewise. Active idle: the counter's power over the ticks of the second at rest
+//! after the calls and of the last 0.8 s at rest before the warm-up (their mean), as the
+//! harness subtracts the idle around its busy stretch (its warm-up included); dynamic per call = energy per call − idle × time per call.
 //! Needs a GPU (ENERGY_REQUIRE_GPU is implied).
 
 use std::process::ExitCode;
@@ -94,22 +94,9 @@ fn run() -> Result<(), String> {
         // SAFETY: fma_loop(float* out, u32 iterations) writes one float per thread; `out` holds them all.
         unsafe { b.launch(config) }.map(|_| ()).map_err(|e| format!("launch: {e}"))
     };
-    // Warm-up: half a second of calls, and the batch size that lasts ~50 ms.
-    let warm = Instant::now();
-    let mut warm_calls = 0u64;
-    while warm.elapsed() < Duration::from_millis(500) {
-        for _ in 0..16 {
-            launch()?;
-        }
-        stream.synchronize().map_err(|e| format!("sync: {e}"))?;
-        warm_calls += 16;
-    }
-    let per_call = warm.elapsed().as_secs_f64() / warm_calls as f64;
-    let batch = ((0.05 / per_call).round() as u64).max(1);
-
     let t0 = Instant::now();
     let stop = Arc::new(AtomicBool::new(false));
-    let (ticks, calls_at) = std::thread::scope(|scope| -> Result<_, String> {
+    let (ticks, calls_at, warm_from) = std::thread::scope(|scope| -> Result<_, String> {
         let sampler = {
             let stop = stop.clone();
             let device = &device;
@@ -129,7 +116,21 @@ fn run() -> Result<(), String> {
                 ticks
             })
         };
+        // A second at rest (the idle before), then half a second of warm-up calls (which also
+        // sizes the batches between synchronizes to ~50 ms), then the calls measured.
         std::thread::sleep(Duration::from_secs(1));
+        let warm_from = t0.elapsed().as_secs_f64();
+        let warm = Instant::now();
+        let mut warm_calls = 0u64;
+        while warm.elapsed() < Duration::from_millis(500) {
+            for _ in 0..16 {
+                launch()?;
+            }
+            stream.synchronize().map_err(|e| format!("sync: {e}"))?;
+            warm_calls += 16;
+        }
+        let per_call = warm.elapsed().as_secs_f64() / warm_calls as f64;
+        let batch = ((0.05 / per_call).round() as u64).max(1);
         let mut calls_at: Vec<(f64, u64)> = vec![(t0.elapsed().as_secs_f64(), 0)];
         let mut calls = 0u64;
         let busy_start = Instant::now();
@@ -144,7 +145,7 @@ fn run() -> Result<(), String> {
         std::thread::sleep(Duration::from_secs(1));
         stop.store(true, Ordering::Relaxed);
         let ticks = sampler.join().map_err(|_| "the sampler thread panicked".to_string())?;
-        Ok((ticks, calls_at))
+        Ok((ticks, calls_at, warm_from))
     })?;
     let busy_from = calls_at[0].0;
     let busy_to = calls_at.last().map(|c| c.0).unwrap_or(busy_from);
@@ -162,7 +163,7 @@ fn run() -> Result<(), String> {
         let (x, y, _) = ticks_between(&ticks, from, to).ok_or("too few counter ticks in an idle second")?;
         Ok((y.1 - x.1) / (y.0 - x.0))
     };
-    let idle_before_w = idle(busy_from - 1.0, busy_from)?;
+    let idle_before_w = idle(warm_from - 0.8, warm_from)?;
     let idle_after_w = idle(busy_to + 0.05, busy_to + 1.0)?;
     let idle_w = 0.5 * (idle_before_w + idle_after_w);
     let reference = Reference {

@@ -176,8 +176,7 @@ pub fn nvml_device(index: u32) -> Result<NvmlDevice<'static>> {
 /// Whether the CUDA driver library (libcuda.so) can be loaded. cudarc panics when
 /// called without it, so every CUDA entry point checks this first.
 pub fn cuda_library_present() -> bool {
-    // SAFETY: only tries to dlopen the library by its usual names.
-    unsafe { cudarc::driver::sys::is_culib_present() }
+    crate::dl::library_loadable("cuda")
 }
 
 /// The CUDA device ordinal whose UUID matches the NVML UUID (`GPU-xxxxxxxx-…`).

@@ -49,6 +49,7 @@ mod clock;
 mod cuda;
 mod device;
 mod dirs;
+mod dl;
 mod engine;
 mod error;
 mod explain;

@@ -4,6 +4,7 @@
 //! Simulated: a library whose queue drains behind the host ([`SimLibraryWorkload`]).
 
 use energy_harness::unstable::device::{SimKernel, SimPreset};
+use energy_harness::unstable::engine::TimeBasis;
 use energy_harness::unstable::engine::{
     measure, virtual_sim_device, MeasureRequest, Measurement, SimLibraryWait, SimLibraryWorkload, SimWorkload,
 };
@@ -61,6 +62,8 @@ fn a_waited_library_is_measured_as_its_work_on_the_harness_stream() {
                 b.mean
             );
         }
+        assert_eq!(library.time_basis, TimeBasis::HostClock);
+        assert_eq!(stream.time_basis, TimeBasis::CudaEvents);
         let time = &library.time_s;
         assert!((time.mean - kernel.duration_s).abs() / kernel.duration_s < 0.01, "{time:?}");
     }

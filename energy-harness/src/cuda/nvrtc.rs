@@ -33,8 +33,7 @@ fn probe_nvrtc() -> std::result::Result<(), String> {
     if let Some(path) = std::env::var_os(NVRTC_LIBRARY_ENV).filter(|p| !p.is_empty()) {
         preload(Path::new(&path))?;
     }
-    // SAFETY: only opens the library (dlopen) to see whether it exists.
-    if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+    if crate::dl::library_loadable("nvrtc") {
         Ok(())
     } else {
         Err(format!("no NVRTC library (libnvrtc) could be loaded; {NVRTC_INSTALL_HINT}"))

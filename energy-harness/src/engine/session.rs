@@ -412,12 +412,17 @@ pub const TAIL_WORK_SHARE: f64 = 0.5;
 /// by up to 31 W after 700 W stretches, at 0.05 of the way).
 pub const TAIL_WORK_MIN_W: f64 = 10.0;
 
-/// Refuses a measurement whose GPU kept working after its last window: the idle measured
-/// after it stands more than [`TAIL_WORK_SHARE`] of the way from the idle before the
+/// Refuses a measurement on the energy counter whose GPU kept working after its last
+/// window: the idle measured after it stands more than [`TAIL_WORK_SHARE`] of the way from the idle before the
 /// windows to their power (and [`TAIL_WORK_MIN_W`] above it). That is work nothing waited
 /// for (a library's queue outside CUDA, another CUDA context), whose energy the windows
 /// did not get and whose power was taken for idle.
 pub fn check_work_ended(measurement: &Measurement) -> Result<()> {
+    // Judged where it was calibrated: on the energy counter, whose idle after the windows is
+    // read from its own ticks (a lagging or averaging sensor's is an inversion).
+    if measurement.source != SourceKind::Counter {
+        return Ok(());
+    }
     let Some(last) = measurement.windows.iter().max_by(|a, b| a.energy.end_s.total_cmp(&b.energy.end_s)) else {
         return Ok(());
     };
