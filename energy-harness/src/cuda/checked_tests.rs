@@ -258,3 +258,21 @@ fn the_module_hands_back_the_machine_code_it_was_assembled_to() {
         (None, code) => assert!(code.is_none(), "no ptxas, no machine code"),
     }
 }
+
+#[test]
+fn pci_bus_ids_compare_whatever_their_case_and_domain_width() {
+    use crate::cuda::same_pci_bus_id;
+    assert!(same_pci_bus_id("00000000:41:00.0", "0000:41:00.0"));
+    assert!(same_pci_bus_id("0000:C1:00.0", "0000:c1:00.0"));
+    assert!(same_pci_bus_id("41:00.0", "0000:41:00.0"));
+    assert!(!same_pci_bus_id("0000:41:00.0", "0000:42:00.0"));
+    assert!(!same_pci_bus_id("0000:41:00.0", "0001:41:00.0"));
+    assert!(!same_pci_bus_id("", "0000:41:00.0"));
+    assert!(!same_pci_bus_id("GPU-1234", "GPU-1234"));
+}
+
+#[test]
+fn the_checked_device_has_no_pci_bus_id() {
+    let gpu = crate::cuda::CudaGpu::checked(crate::sim::SimPreset::h100().gpu_properties());
+    assert_eq!(gpu.pci_bus_id().unwrap_err().kind(), crate::ErrorKind::NeedsGpu);
+}

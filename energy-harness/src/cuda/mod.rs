@@ -31,6 +31,24 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::{cuda_library_present, NO_GPU_HINT};
 use crate::workload::{Batch, Workload};
 
+/// Whether two PCI bus ids name the same device, whatever their case and the width of their
+/// domain (`00000000:41:00.0`, NVML's, and `0000:41:00.0`, the CUDA driver's and wgpu's,
+/// are one device); a bus id without a domain is taken in domain 0.
+pub fn same_pci_bus_id(a: &str, b: &str) -> bool {
+    fn parts(id: &str) -> Option<(u32, u32, u32, u32)> {
+        let id = id.trim().to_ascii_lowercase();
+        let mut fields: Vec<&str> = id.split(':').collect();
+        if fields.len() == 2 {
+            fields.insert(0, "0");
+        }
+        let [domain, bus, rest] = fields.as_slice() else { return None };
+        let (device, function) = rest.split_once('.')?;
+        let hex = |s: &str| u32::from_str_radix(s, 16).ok();
+        Some((hex(domain)?, hex(bus)?, hex(device)?, hex(function)?))
+    }
+    matches!((parts(a), parts(b)), (Some(x), Some(y)) if x == y)
+}
+
 /// Maps a driver error of `call` to a harness error.
 pub fn cuda_error(call: &str, err: DriverError) -> Error {
     Error::new(ErrorKind::Cuda, format!("{call} failed: {err}"))
@@ -318,6 +336,26 @@ impl CudaGpu {
     /// Waits for the stream.
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize()
+    }
+
+    /// The GPU's PCI bus id, `domain:bus:device.function` in lower-case hex
+    /// (`0000:41:00.0`), as the driver gives it: to pick the same GPU in an API that does not
+    /// speak CUDA (a wgpu adapter's `AdapterInfo::device_pci_bus_id`, compared with
+    /// [`same_pci_bus_id`]). An error on the checked device.
+    pub fn pci_bus_id(&self) -> Result<String> {
+        let ctx = match &self.backend {
+            GpuBackend::Real(ctx) => ctx,
+            GpuBackend::Checked(_) => return Err(no_raw_cuda("CudaGpu::pci_bus_id")),
+        };
+        let mut buffer = [0 as std::ffi::c_char; 32];
+        // SAFETY: the buffer holds 32 bytes (the driver writes at most 13 and a NUL).
+        let status = unsafe { sys::cuDeviceGetPCIBusId(buffer.as_mut_ptr(), buffer.len() as i32, ctx.cu_device()) };
+        if status != sys::CUresult::CUDA_SUCCESS {
+            return Err(cuda_error("cuDeviceGetPCIBusId", DriverError(status)));
+        }
+        // SAFETY: the driver wrote a NUL-terminated string into the buffer.
+        let id = unsafe { std::ffi::CStr::from_ptr(buffer.as_ptr()) };
+        Ok(id.to_string_lossy().to_ascii_lowercase())
     }
 
     /// Waits for every stream of the device's primary context (`cuCtxSynchronize`): the

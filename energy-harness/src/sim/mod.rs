@@ -229,10 +229,12 @@ impl SensorSource for SimSource {
     }
 
     fn poll_period_s(&self) -> f64 {
-        // The source's own period; the K20 study polled its one power sensor as fast as
-        // possible, which the K20 preset reproduces.
+        // The source's own period; the K20 study polled its one power sensor back to back,
+        // with no pause between reads, which the K20 preset reproduces (a fixed rate shorter
+        // than a read: the sampler's pause after sources polled as fast as they answer,
+        // `SamplerConfig::poll_gap_s`, is not the study's).
         if self.gpu.preset.key == "k20" && self.kind.delivery() == Delivery::Polled {
-            0.0
+            1e-9
         } else {
             self.kind.poll_period_s()
         }
