@@ -8,6 +8,7 @@ pub mod generated;
 pub mod heldout;
 pub mod instructions;
 pub mod launch_paths;
+pub mod library_work;
 pub mod memory;
 pub mod model;
 pub mod protocol;
