@@ -70,8 +70,12 @@ fn arg(name: &str) -> Option<String> {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
 }
 
-/// Counter ticks: (seconds since `t0`, energy in J) each time the counter changed.
-fn ticks_between(ticks: &[(f64, f64)], from: f64, to: f64) -> Option<((f64, f64), (f64, f64), usize)> {
+/// A counter tick: (seconds since the start, cumulative energy in J).
+type Tick = (f64, f64);
+
+/// The first and last of `ticks` (each time the counter changed) within `[from, to]`, and
+/// how many lie there.
+fn ticks_between(ticks: &[Tick], from: f64, to: f64) -> Option<(Tick, Tick, usize)> {
     let inside: Vec<&(f64, f64)> = ticks.iter().filter(|t| t.0 >= from && t.0 <= to).collect();
     match (inside.first(), inside.last()) {
         (Some(a), Some(b)) if b.0 > a.0 => Some((**a, **b, inside.len())),

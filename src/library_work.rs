@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use energy_harness::{Error, ErrorKind, ResultFile, Result};
+use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use serde::Deserialize;
 
 /// The reference's figures (`examples/library_reference.rs`, the candle crate's

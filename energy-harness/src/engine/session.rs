@@ -431,7 +431,8 @@ pub fn check_work_ended(measurement: &Measurement) -> Result<()> {
     };
     let busy = measurement.power_w.mean;
     let rise = after - before;
-    if !(busy - before > 0.0) || rise < TAIL_WORK_MIN_W || rise < TAIL_WORK_SHARE * (busy - before) {
+    let span = busy - before;
+    if span.is_nan() || span <= 0.0 || rise < TAIL_WORK_MIN_W || rise < TAIL_WORK_SHARE * span {
         return Ok(());
     }
     Err(Error::new(
