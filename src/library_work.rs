@@ -39,6 +39,7 @@ fn reference_tag(benchmark: &str) -> Option<&'static str> {
         "own_stream_20us" | "own_stream_20us_wait" | "harness_stream_20us" => Some("20us"),
         "own_stream_2ms" | "harness_stream_2ms" => Some("2ms"),
         "candle_matmul" | "candle_matmul_wait" => Some("candle"),
+        "wgpu_fma" => Some("wgpu"),
         _ => None,
     }
 }
