@@ -27,9 +27,10 @@ pub struct SamplerConfig {
     pub max_idle_sleep_s: f64,
     /// The pause after each read of a source polled as fast as it answers (the energy
     /// counter), s. NVML reads back to back starve the measured program's own driver calls:
-    /// on an H200 a candle matmul (cuBLAS, an allocation per call) took 23-27 ms per call
-    /// beside a reader polling the counter without pause, 4.3 ms with 0.1 ms pauses and
-    /// 2.9 ms with 1 ms pauses, as without a reader (docs/results/2026-11-27-library-work).
+    /// on an H200 a candle matmul (cuBLAS, a new output tensor per call) took 23-27 ms per
+    /// call beside a reader polling the counter without pause, 4.3 ms with 0.1 ms pauses and
+    /// 2.9 ms with 1 ms pauses (no run without a reader was made; the harness's own windows
+    /// then read 2.7 ms on H100s; docs/results/2026-11-27-library-work).
     pub poll_gap_s: f64,
 }
 
