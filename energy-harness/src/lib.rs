@@ -140,7 +140,7 @@ pub use cuda::{
     same_pci_bus_id, CudaGpu, DeviceBuffer, GpuProperties, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule,
     Stream,
 };
-pub use kernel::{KernelCode, KernelUnderTest, Launcher, Waiter};
+pub use kernel::{KernelCode, KernelUnderTest, Launcher};
 
 // Budgets in tests, and the options every measurement takes.
 pub use budget::{EnergyBudget, Limit, Report as BudgetReport, Verdict};

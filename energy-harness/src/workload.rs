@@ -45,27 +45,21 @@ impl TimeBasis {
 /// work the batch's own wait did not cover.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Batch {
-    /// The batch's time, s: CUDA events on the harness's stream, or, for work the harness
-    /// does not launch (a library's own streams or queue), the host clock from the first
-    /// launch to the end of the wait (exact on the simulator).
+    /// The batch's time, s, read as [`Workload::time_basis`] says: CUDA events on the
+    /// harness's stream, or, for work the harness does not launch (a library's own streams or
+    /// queue), the host clock from the first launch to the end of the wait (exact on the
+    /// simulator).
     pub gpu_s: f64,
     /// How long a context-wide synchronize waited after the batch's own wait had returned,
     /// s: GPU work the launches enqueued where the wait does not look (another stream of
     /// the context). Zero when nothing was left.
     pub unawaited_s: f64,
-    /// What `gpu_s` was read from.
-    pub basis: TimeBasis,
 }
 
 impl Batch {
     /// A batch of `gpu_s` seconds that left nothing running.
     pub fn timed(gpu_s: f64) -> Self {
-        Batch { gpu_s, unawaited_s: 0.0, basis: TimeBasis::CudaEvents }
-    }
-
-    /// A batch of library work, `host_s` seconds on the host clock, its wait included.
-    pub fn host_timed(host_s: f64) -> Self {
-        Batch { gpu_s: host_s, unawaited_s: 0.0, basis: TimeBasis::HostClock }
+        Batch { gpu_s, unawaited_s: 0.0 }
     }
 
     /// Whether the GPU was still busy with this batch's work when its wait returned, by
@@ -104,6 +98,12 @@ pub trait Workload {
     /// Enqueues `launches` back-to-back launches, waits for them to finish and returns
     /// how the batch ran ([`Batch`]).
     fn run(&mut self, launches: u64) -> Result<Batch>;
+
+    /// What its batches' time is read from: CUDA events, unless it is library work timed
+    /// on the host clock.
+    fn time_basis(&self) -> TimeBasis {
+        TimeBasis::CudaEvents
+    }
 
     /// [`Workload::run`], its time in seconds; an error when the batch left work running
     /// ([`Batch::awaited`]).

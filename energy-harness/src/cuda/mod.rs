@@ -29,7 +29,7 @@ use ptx_interface::parse_interface;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::{cuda_library_present, NO_GPU_HINT};
-use crate::workload::{Batch, Workload};
+use crate::workload::{Batch, TimeBasis, Workload};
 
 /// Whether two PCI bus ids name the same device, whatever their case and the width of their
 /// domain (`00000000:41:00.0`, NVML's, and `0000:41:00.0`, the CUDA driver's and wgpu's,
@@ -560,7 +560,7 @@ impl<F: FnMut(&Stream) -> Result<()>> Workload for CudaWorkload<F> {
         let waited = std::time::Instant::now();
         self.gpu.synchronize_context()?;
         let unawaited_s = waited.elapsed().as_secs_f64();
-        Ok(Batch { gpu_s: self.timer.elapsed_s()?, unawaited_s, basis: crate::workload::TimeBasis::CudaEvents })
+        Ok(Batch { gpu_s: self.timer.elapsed_s()?, unawaited_s })
     }
 }
 
@@ -592,6 +592,10 @@ impl<F: FnMut(&Stream) -> Result<()>, W: FnMut() -> Result<()>> Workload for Lib
         }
         (self.wait)().map_err(|e| e.context("the benchmark's wait function failed"))?;
         self.gpu.synchronize_context()?;
-        Ok(Batch::host_timed(start.elapsed().as_secs_f64()))
+        Ok(Batch::timed(start.elapsed().as_secs_f64()))
+    }
+
+    fn time_basis(&self) -> TimeBasis {
+        TimeBasis::HostClock
     }
 }

@@ -14,7 +14,7 @@ use crate::sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::SourceKind;
 use crate::sim::{SimGpu, SimKernel};
 use crate::trace::Trace;
-use crate::workload::{Batch, Workload};
+use crate::workload::{Batch, TimeBasis, Workload};
 
 /// A kernel on the simulated GPU: a duration and a power.
 pub struct SimWorkload {
@@ -94,11 +94,14 @@ impl SimLibraryWorkload {
         SimLibraryWorkload { gpu, kernel, queue_depth: queue_depth.max(1), wait, queued_ends: Default::default() }
     }
 
-    fn sleep_until(&self, t_s: f64) {
-        let clock = self.gpu.clock();
-        let now = clock.now_s();
-        if t_s > now {
-            clock.sleep_s(t_s - now);
+    /// Waits until the oldest queued kernel ends.
+    fn wait_for_oldest(&mut self) {
+        if let Some(oldest) = self.queued_ends.pop_front() {
+            let clock = self.gpu.clock();
+            let now = clock.now_s();
+            if oldest > now {
+                clock.sleep_s(oldest - now);
+            }
         }
     }
 }
@@ -113,30 +116,30 @@ impl Workload for SimLibraryWorkload {
                 self.queued_ends.pop_front();
             }
             if self.queued_ends.len() >= self.queue_depth {
-                if let Some(oldest) = self.queued_ends.pop_front() {
-                    self.sleep_until(oldest);
-                }
+                self.wait_for_oldest();
             }
             let (_, end) = self.gpu.launch(self.kernel);
             self.queued_ends.push_back(end);
         }
         let host_s = clock.now_s() - start;
-        let busy_until = self.gpu.busy_until_s().unwrap_or(start);
+        if self.wait == SimLibraryWait::Nothing {
+            return Ok(Batch::timed(host_s));
+        }
+        // The library's wait or the context-wide synchronize: until its queue has drained.
+        self.gpu.synchronize();
+        self.queued_ends.clear();
+        Ok(match self.wait {
+            SimLibraryWait::LibraryWait => Batch::timed(clock.now_s() - start),
+            // Events on the harness's idle stream read the host's time; the context-wide
+            // synchronize then waited for the library's queue.
+            _ => Batch { gpu_s: host_s, unawaited_s: clock.now_s() - start - host_s },
+        })
+    }
+
+    fn time_basis(&self) -> TimeBasis {
         match self.wait {
-            SimLibraryWait::LibraryWait => {
-                self.sleep_until(busy_until);
-                self.queued_ends.clear();
-                Ok(Batch::host_timed(clock.now_s() - start))
-            }
-            SimLibraryWait::HarnessStream => {
-                // Events on the harness's idle stream read the host's time; the context-wide
-                // synchronize then waits for the library's queue.
-                let waited_from = clock.now_s();
-                self.sleep_until(busy_until);
-                self.queued_ends.clear();
-                Ok(Batch { unawaited_s: clock.now_s() - waited_from, ..Batch::timed(host_s) })
-            }
-            SimLibraryWait::Nothing => Ok(Batch::timed(host_s)),
+            SimLibraryWait::LibraryWait => TimeBasis::HostClock,
+            SimLibraryWait::HarnessStream | SimLibraryWait::Nothing => TimeBasis::CudaEvents,
         }
     }
 }

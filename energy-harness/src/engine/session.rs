@@ -250,7 +250,7 @@ impl Session {
         let idle = idle_s(&model);
         clock.sleep_s(idle);
         marker.start(AUXILIARY_WINDOW);
-        let (launch_s, time_basis) = warm_up(workload)?;
+        let launch_s = warm_up(workload)?;
         marker.end(AUXILIARY_WINDOW);
         let plan = plan(&options, launch_s, &model);
         Ok(Session {
@@ -274,7 +274,7 @@ impl Session {
                 _ => (idle - 0.05).max(PENDING_MARGIN_S + COVER_MARGIN_S),
             },
             checked_windows: 0,
-            time_basis,
+            time_basis: workload.time_basis(),
         })
     }
 
@@ -292,11 +292,7 @@ impl Session {
     pub fn window(&mut self, workload: &mut dyn Workload) -> Result<()> {
         let index = self.gpu_times.len() as u32;
         self.marker.start(index);
-        let batch = workload.run(self.plan.launches_per_window)?;
-        if batch.basis == TimeBasis::HostClock {
-            self.time_basis = TimeBasis::HostClock;
-        }
-        let gpu_s = batch.awaited()?;
+        let gpu_s = workload.run_batch(self.plan.launches_per_window)?;
         self.marker.end(index);
         self.gpu_times.push(gpu_s);
         Ok(())
@@ -466,14 +462,12 @@ pub fn measure(
 /// the first call, a third of a second on an H100), which must not size the windows. A
 /// second launch that is as long (a 1 s kernel) is the estimate itself; a short one goes on
 /// to the doubling batches.
-fn warm_up(workload: &mut dyn Workload) -> Result<(f64, TimeBasis)> {
-    let first = workload.run(1)?;
-    let basis = first.basis;
-    let first = first.awaited()?;
+fn warm_up(workload: &mut dyn Workload) -> Result<f64> {
+    let first = workload.run_batch(1)?;
     if first >= WARMUP_S {
         let second = workload.run_batch(1)?;
         if second >= WARMUP_S / 2.0 {
-            return Ok((second, basis));
+            return Ok(second);
         }
     }
     let (mut batch, mut spent, mut gpu, mut launched) = (1u64, 0.0, 0.0, 0u64);
@@ -484,7 +478,7 @@ fn warm_up(workload: &mut dyn Workload) -> Result<(f64, TimeBasis)> {
         launched += batch;
         batch = (batch * 2).min(MAX_LAUNCHES_PER_WINDOW);
     }
-    Ok((gpu / launched as f64, basis))
+    Ok(gpu / launched as f64)
 }
 
 /// The sources to record, the analysis options, the primary source and its model.
@@ -577,15 +571,15 @@ mod tests {
     fn a_long_first_launch_does_not_size_the_windows() {
         // cuRAND on an H100: 323 ms for the first call (the generator's state), 1 ms after.
         let mut lazy = LazyInit { first_s: 0.323, launch_s: 1e-3, launched: 0 };
-        let estimate = warm_up(&mut lazy).unwrap().0;
+        let estimate = warm_up(&mut lazy).unwrap();
         assert!((estimate - 1e-3).abs() < 1e-12, "{estimate}");
         // A kernel of 1 s: two launches, and its own time.
         let mut long = LazyInit { first_s: 1.0, launch_s: 1.0, launched: 0 };
-        assert_eq!(warm_up(&mut long).unwrap().0, 1.0);
+        assert_eq!(warm_up(&mut long).unwrap(), 1.0);
         assert_eq!(long.launched, 2);
         // A short first launch (module load) is left out of the estimate as before.
         let mut jit = LazyInit { first_s: 0.05, launch_s: 20e-6, launched: 0 };
-        assert!((warm_up(&mut jit).unwrap().0 - 20e-6).abs() < 1e-15);
+        assert!((warm_up(&mut jit).unwrap() - 20e-6).abs() < 1e-15);
     }
 
     #[test]

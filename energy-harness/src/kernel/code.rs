@@ -46,7 +46,7 @@ pub type Launcher = Box<dyn FnMut(&Stream) -> Result<()>>;
 
 /// A library's wait for the work its calls enqueued (its own synchronize), with the state
 /// the calls use.
-pub type Waiter = Box<dyn FnMut() -> Result<()>>;
+type Waiter = Box<dyn FnMut() -> Result<()>>;
 
 /// What a kernel's code becomes on a device: its launcher, and its library's wait if it has one.
 struct Made {
