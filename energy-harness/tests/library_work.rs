@@ -105,3 +105,36 @@ fn work_outside_cuda_not_waited_for_is_refused_when_it_outlives_the_windows_by_a
         assert!(error.abs() < 0.01, "4 ms of lag: {:+.2} %", error * 100.0);
     }
 }
+
+fn measure_holding(kernel: SimKernel, hold: u64, wait: SimLibraryWait, seed: u64) -> Result<Measurement> {
+    let (mut device, gpu) = virtual_sim_device(SimPreset::h100().with_seed(seed));
+    let mut library = SimLibraryWorkload::new(gpu, kernel, CUDA_QUEUE, wait).holding_on_host(hold);
+    measure(&mut device, &mut library, MeasureRequest::new("library", MeasureOptions::DEFAULT)).map(|(m, _)| m)
+}
+
+#[test]
+fn a_library_holding_calls_on_the_host_is_refused_with_a_context_sync_and_measured_with_its_wait() {
+    // burn's fusion queue hands CUDA its calls when it flushes: a context-wide synchronize
+    // (`any_stream`) returns at once in most windows and one window pays for the others
+    // (burn 0.21 on an H100: windows of 2 calls, CV 340 %, exit 0 before this check).
+    let busy = SimPreset::h100().busy_kernel_w;
+    for (i, (launch_s, hold)) in [(1.5e-3, 256), (200e-6, 4096), (20e-3, 32)].into_iter().enumerate() {
+        let kernel = SimKernel::new(launch_s, busy);
+        let seed = 41 + i as u64;
+        let err = measure_holding(kernel, hold, SimLibraryWait::ContextSync, seed).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnawaitedWork, "{:.0} µs, {hold} held: {err}", launch_s * 1e6);
+        assert!(err.message().contains("wait = ") && err.message().contains("mean window"), "{err}");
+        let m = measure_holding(kernel, hold, SimLibraryWait::LibraryWait, seed).unwrap();
+        let truth_j = kernel.power_w * kernel.duration_s;
+        let e = &m.energy_j;
+        assert!(
+            (e.mean - truth_j).abs() <= (e.ci_high - e.ci_low).max(0.01 * truth_j),
+            "{:.0} µs, {hold} held, waited: {} J [{}, {}], truth {truth_j} J",
+            launch_s * 1e6,
+            e.mean,
+            e.ci_low,
+            e.ci_high
+        );
+        assert_eq!(m.time_basis, TimeBasis::HostClock);
+    }
+}

@@ -72,6 +72,10 @@ pub enum SimLibraryWait {
     /// The library's wait and a context-wide synchronize (`any_stream`, `wait = …`): the
     /// batch ends when its work does, timed on the host clock.
     LibraryWait,
+    /// A context-wide synchronize alone (`any_stream`), timed on the host clock: it waits
+    /// for what the library has handed CUDA, not for calls it still holds on the host
+    /// ([`SimLibraryWorkload::holding_on_host`], burn's fusion queue).
+    ContextSync,
 }
 
 /// A library on the simulated GPU that owns its queue: a call enqueues one kernel and
@@ -85,13 +89,48 @@ pub struct SimLibraryWorkload {
     queue_depth: usize,
     wait: SimLibraryWait,
     queued_ends: std::collections::VecDeque<f64>,
+    host_queue: u64,
+    held: u64,
 }
 
 impl SimLibraryWorkload {
     /// `kernel` called through a library whose queue holds `queue_depth` kernels (at least
     /// one), waited for as `wait` says.
     pub fn new(gpu: SimGpu, kernel: SimKernel, queue_depth: usize, wait: SimLibraryWait) -> Self {
-        SimLibraryWorkload { gpu, kernel, queue_depth: queue_depth.max(1), wait, queued_ends: Default::default() }
+        SimLibraryWorkload {
+            gpu,
+            kernel,
+            queue_depth: queue_depth.max(1),
+            wait,
+            queued_ends: Default::default(),
+            host_queue: 1,
+            held: 0,
+        }
+    }
+
+    /// The library holds calls on the host and hands them to the GPU `calls` at a time (a
+    /// fusion queue, burn's): only its own wait ([`SimLibraryWait::LibraryWait`]) flushes
+    /// the rest.
+    pub fn holding_on_host(mut self, calls: u64) -> Self {
+        self.host_queue = calls.max(1);
+        self
+    }
+
+    /// Hands the calls held on the host to the GPU's queue, waiting for room as a stream
+    /// does.
+    fn flush(&mut self) {
+        let clock = self.gpu.clock().clone();
+        for _ in 0..std::mem::take(&mut self.held) {
+            let now = clock.now_s();
+            while self.queued_ends.front().is_some_and(|&end| end <= now) {
+                self.queued_ends.pop_front();
+            }
+            if self.queued_ends.len() >= self.queue_depth {
+                self.wait_for_oldest();
+            }
+            let (_, end) = self.gpu.launch(self.kernel);
+            self.queued_ends.push_back(end);
+        }
     }
 
     /// Waits until the oldest queued kernel ends.
@@ -111,25 +150,24 @@ impl Workload for SimLibraryWorkload {
         let clock = self.gpu.clock().clone();
         let start = clock.now_s();
         for _ in 0..launches {
-            let now = clock.now_s();
-            while self.queued_ends.front().is_some_and(|&end| end <= now) {
-                self.queued_ends.pop_front();
+            self.held += 1;
+            if self.held >= self.host_queue {
+                self.flush();
             }
-            if self.queued_ends.len() >= self.queue_depth {
-                self.wait_for_oldest();
-            }
-            let (_, end) = self.gpu.launch(self.kernel);
-            self.queued_ends.push_back(end);
         }
         let host_s = clock.now_s() - start;
         if self.wait == SimLibraryWait::Nothing {
             return Ok(Batch::timed(host_s));
         }
-        // The library's wait or the context-wide synchronize: until its queue has drained.
+        // The library's wait flushes what it holds; then it or the context-wide synchronize
+        // waits until the GPU's queue has drained.
+        if self.wait == SimLibraryWait::LibraryWait {
+            self.flush();
+        }
         self.gpu.synchronize();
         self.queued_ends.clear();
         Ok(match self.wait {
-            SimLibraryWait::LibraryWait => Batch::timed(clock.now_s() - start),
+            SimLibraryWait::LibraryWait | SimLibraryWait::ContextSync => Batch::timed(clock.now_s() - start),
             // Events on the harness's idle stream read the host's time; the context-wide
             // synchronize then waited for the library's queue.
             _ => Batch { gpu_s: host_s, unawaited_s: clock.now_s() - start - host_s },
@@ -138,7 +176,7 @@ impl Workload for SimLibraryWorkload {
 
     fn time_basis(&self) -> TimeBasis {
         match self.wait {
-            SimLibraryWait::LibraryWait => TimeBasis::HostClock,
+            SimLibraryWait::LibraryWait | SimLibraryWait::ContextSync => TimeBasis::HostClock,
             SimLibraryWait::HarnessStream | SimLibraryWait::Nothing => TimeBasis::CudaEvents,
         }
     }

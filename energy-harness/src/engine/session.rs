@@ -374,6 +374,7 @@ impl Session {
         }
         self.clock.sleep_s(self.plan.idle_s);
         let mut trace = self.recorder.stop()?;
+        check_windows_agree(&self.request.id, &self.gpu_times, self.time_basis)?;
         let _ = device.refresh();
         let facts_after = device.facts().clone();
         annotate_trace(&mut trace, &self.request.id, &self.facts_before, &facts_after, &self.plan, &self.gpu_times);
@@ -396,6 +397,58 @@ impl Session {
         check_work_ended(&measurement)?;
         Ok((measurement, trace))
     }
+}
+
+/// A window whose time lies beyond this factor of the mean window's (either
+/// way) did not hold its own work (host-clock windows only).
+pub const WINDOW_AGREEMENT_FACTOR: f64 = 2.0;
+
+/// More than this share of the windows beyond [`WINDOW_AGREEMENT_FACTOR`] (and at least two)
+/// refuses the measurement: one late window is a host hiccup, many are a queue.
+pub const WINDOW_DISAGREEMENT_SHARE: f64 = 0.1;
+
+/// Refuses library work (host-clock windows) whose windows disagree on the time of the same
+/// number of calls: the windows' wait did not end their work. A library that keeps a queue
+/// of its own on the host (burn's fusion, a command encoder not yet submitted) hands CUDA
+/// nothing until it flushes, so a context-wide synchronize (`any_stream`) returns at once in
+/// most windows and one window in many pays for the work of all the others: each window's
+/// figure is wrong and their spread is no measure of anything. Measured: burn 0.21's matmul
+/// with `any_stream` on an H100 gave windows of 2 calls from near nothing to many times the
+/// call's time (CV 340 %); with `wait = B::sync`, CV 2-5 %.
+pub fn check_windows_agree(id: &str, window_times_s: &[f64], basis: TimeBasis) -> Result<()> {
+    if basis != TimeBasis::HostClock || window_times_s.len() < 3 {
+        return Ok(());
+    }
+    // The mean, not the median: when most windows are empty (the queue flushed in a few),
+    // the median is their nothing while the mean is still the work's share of a window.
+    let mean = window_times_s.iter().sum::<f64>() / window_times_s.len() as f64;
+    if !(mean > 0.0) {
+        return Ok(());
+    }
+    let outside = window_times_s
+        .iter()
+        .filter(|&&t| t < mean / WINDOW_AGREEMENT_FACTOR || t > mean * WINDOW_AGREEMENT_FACTOR)
+        .count();
+    if outside < 2 || (outside as f64) <= WINDOW_DISAGREEMENT_SHARE * window_times_s.len() as f64 {
+        return Ok(());
+    }
+    let shortest = window_times_s.iter().copied().fold(f64::INFINITY, f64::min);
+    let longest = window_times_s.iter().copied().fold(0.0, f64::max);
+    Err(Error::new(
+        ErrorKind::UnawaitedWork,
+        format!(
+            "{id}: {outside} of {} windows took less than half or more than twice the mean window's {} for the same \
+             calls (from {} to {}): the windows' wait does not end the work of their calls, so each window's energy \
+             belongs partly to other windows and no figure is made. A library with a queue of its own (burn's fusion, \
+             cubecl, wgpu) submits work when it flushes, not when it is called, and a context-wide synchronize \
+             (`any_stream`) does not flush it: declare the library's own wait, `wait = your_sync_fn` (burn's \
+             `B::sync(&device)`, cubecl's `client.sync()`, wgpu's `device.poll`); see the README's \"Library work\"",
+            window_times_s.len(),
+            energy_units::format_si(mean, "s", 3),
+            energy_units::format_si(shortest, "s", 3),
+            energy_units::format_si(longest, "s", 3),
+        ),
+    ))
 }
 
 /// Above this share of the windows' power above idle, the power after the last window is
@@ -580,6 +633,25 @@ mod tests {
         // A short first launch (module load) is left out of the estimate as before.
         let mut jit = LazyInit { first_s: 0.05, launch_s: 20e-6, launched: 0 };
         assert!((warm_up(&mut jit).unwrap() - 20e-6).abs() < 1e-15);
+    }
+
+    #[test]
+    fn host_clock_windows_must_agree_on_the_same_calls() {
+        let host = TimeBasis::HostClock;
+        // Windows within a few per cent (candle, wgpu, a waited burn): measured.
+        let steady: Vec<f64> = (0..27).map(|i| 0.15 * (1.0 + 0.03 * ((i % 5) as f64 - 2.0))).collect();
+        assert!(check_windows_agree("a", &steady, host).is_ok());
+        // One late window (a host hiccup) among 27: not a queue.
+        let mut hiccup = steady.clone();
+        hiccup[7] = 0.6;
+        assert!(check_windows_agree("a", &hiccup, host).is_ok());
+        // A queue flushed in one window of ten: refused, the fix named.
+        let flushed: Vec<f64> = (0..30).map(|i| if i % 10 == 9 { 0.3 } else { 20e-6 }).collect();
+        let err = check_windows_agree("burn", &flushed, host).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnawaitedWork);
+        assert!(err.message().contains("30 of 30 windows") && err.message().contains("wait = "), "{err}");
+        // Windows timed by CUDA events on the harness's stream are not judged here.
+        assert!(check_windows_agree("stream", &flushed, TimeBasis::CudaEvents).is_ok());
     }
 
     #[test]
