@@ -6,7 +6,9 @@
 //!
 //! Layout of a run folder (what `docs/results/2026-11-27-library-work/run*.sh` leaves):
 //! - `ref-<tag>-<cycle>-a.json`, `ref-<tag>-<cycle>-b.json`: the reference before and after
-//!   the harness's process of cycle `<cycle>` (`<tag>`: `20us`, `2ms`, `candle`);
+//!   the harness's process of cycle `<cycle>` (`<tag>`: `20us`, `2ms`, `candle`, `wgpu`,
+//!   `burn`); from run 8 on, references that wait every 150 ms are named
+//!   `ref-<tag>-150ms-<cycle>-a.json` (run 8's candle: `ref-150ms-<cycle>-a.json`);
 //! - `t-<process>-<cycle>/energy/new/<benchmark>_energy.json`: the harness's results;
 //! - `t-sizes-old-<cycle>/…`, `t-sizes-new-<cycle>/…`: the stream benchmarks before and after.
 
@@ -31,6 +33,20 @@ pub struct Reference {
     /// (absent in the first run's and the candle reference's files).
     #[serde(default)]
     pub boundary_uncovered_s: Vec<f64>,
+    /// How often the calls were waited for, ms (`--sync-ms`; absent before run 8: about
+    /// every 50 ms).
+    #[serde(default)]
+    pub sync_ms: Option<f64>,
+}
+
+impl Reference {
+    /// How often its calls were waited for, in words.
+    fn cadence(&self) -> String {
+        match self.sync_ms {
+            Some(ms) => format!("{ms:.0} ms"),
+            None => "~50 ms".into(),
+        }
+    }
 }
 
 /// Which reference a benchmark is compared with.
@@ -40,6 +56,7 @@ fn reference_tag(benchmark: &str) -> Option<&'static str> {
         "own_stream_2ms" | "harness_stream_2ms" => Some("2ms"),
         "candle_matmul" | "candle_matmul_wait" => Some("candle"),
         "wgpu_fma" => Some("wgpu"),
+        "burn_matmul" => Some("burn"),
         _ => None,
     }
 }
@@ -100,9 +117,9 @@ pub fn table(dir: &Path) -> Result<String> {
     let _ = writeln!(md, "Board (nvidia-smi before the run): {board}\n");
     let _ = writeln!(
         md,
-        "| process | benchmark | time per call | harness energy per call | reference (before, after) | Δ energy | harness dynamic per call | reference dynamic | Δ dynamic |"
+        "| process | benchmark | time per call | harness energy per call | reference waits every | reference (before, after) | Δ energy | harness dynamic per call | reference dynamic | Δ dynamic |"
     );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|");
     let mut rows = 0;
     for ((process, cycle), by_name) in &results {
         if process.starts_with("sizes") || process == "unwaited" {
@@ -110,24 +127,31 @@ pub fn table(dir: &Path) -> Result<String> {
         }
         for (benchmark, r) in by_name {
             let Some(tag) = reference_tag(benchmark) else { continue };
-            let before = dir.join(format!("ref-{tag}-{cycle}-a.json"));
-            let after = dir.join(format!("ref-{tag}-{cycle}-b.json"));
-            if !before.is_file() || !after.is_file() {
-                continue;
-            }
+            let named = |side: &str| {
+                [
+                    format!("ref-{tag}-{cycle}-{side}.json"),
+                    format!("ref-{tag}-150ms-{cycle}-{side}.json"),
+                    format!("ref-150ms-{cycle}-{side}.json"),
+                ]
+                .into_iter()
+                .map(|name| dir.join(name))
+                .find(|path| path.is_file())
+            };
+            let (Some(before), Some(after)) = (named("a"), named("b")) else { continue };
             let (a, b) = (read_reference(&before)?, read_reference(&after)?);
             let ref_e = 0.5 * (a.energy_per_call_j + b.energy_per_call_j);
             let ref_d = 0.5 * (a.dynamic_per_call_j + b.dynamic_per_call_j);
             let scale = if ref_e < 1.0 { (1e3, "mJ") } else { (1.0, "J") };
             let _ = writeln!(
                 md,
-                "| {process}-{cycle} | {benchmark} | {:.2} µs ({}) | {} | {:.4}, {:.4} {u} | {:+.2} % | {} | {:.4} {u} | {:+.2} % |",
+                "| {process}-{cycle} | {benchmark} | {:.2} µs ({}) | {} | {} | {:.4}, {:.4} {u} | {:+.2} % | {} | {:.4} {u} | {:+.2} % |",
                 r.time_s.mean * 1e6,
                 match r.time_basis {
                     energy_harness::unstable::engine::TimeBasis::HostClock => "host",
                     _ => "events",
                 },
                 joules(&r.energy_j),
+                a.cadence(),
                 a.energy_per_call_j * scale.0,
                 b.energy_per_call_j * scale.0,
                 pct(r.energy_j.mean, ref_e),
@@ -146,13 +170,33 @@ pub fn table(dir: &Path) -> Result<String> {
         ));
     }
     let mut boundary: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut cadences: Vec<(String, Reference)> = Vec::new();
     for file in files(dir)? {
         let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
         if name.starts_with("ref-") && name.ends_with(".json") {
             let r = read_reference(&file)?;
             if !r.boundary_uncovered_s.is_empty() {
-                boundary.push((name, r.boundary_uncovered_s));
+                boundary.push((name.clone(), r.boundary_uncovered_s.clone()));
             }
+            cadences.push((name, r));
+        }
+    }
+    if cadences.iter().any(|(_, r)| r.sync_ms.is_some()) {
+        let _ = writeln!(
+            md,
+            "\nEach reference run (by name; `0` ran before the cycles, `3` after them), with how often it waited for its calls (the harness waits once per ~150 ms window):\n"
+        );
+        let _ = writeln!(md, "| reference run | waits every | time per call | energy per call | dynamic per call |");
+        let _ = writeln!(md, "|---|---|---|---|---|");
+        for (name, r) in &cadences {
+            let _ = writeln!(
+                md,
+                "| {name} | {} | {:.2} µs | {:.4} J | {:.4} J |",
+                r.cadence(),
+                r.time_per_call_s * 1e6,
+                r.energy_per_call_j,
+                r.dynamic_per_call_j
+            );
         }
     }
     if !boundary.is_empty() {
