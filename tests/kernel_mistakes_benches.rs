@@ -49,8 +49,13 @@ fn run_child(name: &str, target: &std::path::Path) -> (bool, String) {
 }
 
 fn run_child_with(args: &[&str], target: &std::path::Path) -> (bool, String) {
+    run_child_env(args, target, &[])
+}
+
+fn run_child_env(args: &[&str], target: &std::path::Path, env: &[(&str, &str)]) -> (bool, String) {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args(args)
+        .envs(env.iter().copied())
         .env("KERNEL_MISTAKES_CHILD", "1")
         .env("CARGO_TARGET_DIR", target)
         .env_remove("ENERGY_REQUIRE_GPU")
@@ -95,6 +100,33 @@ fn main() -> ExitCode {
             failures += 1;
         } else {
             println!("ok   {name} fails with a clear error");
+        }
+    }
+    // Strict mode (ENERGY_STRICT=1) without ptxas: the correct benchmark fails, naming the tool
+    // and its wheel; without strict mode it passes, saying what was not assembled.
+    if energy_harness::unstable::device::gpu_count().is_ok_and(|n| n > 0) {
+        println!("skip strict mode: this machine has a GPU (nothing is checked without one there)");
+    } else {
+        let args = ["--bench", "--test", "^correct_saxpy/"];
+        let no_ptxas = [("PTXAS", ""), ("PATH", "")];
+        let (passed, out) = run_child_env(&args, &target, &[no_ptxas[0], no_ptxas[1], ("ENERGY_STRICT", "1")]);
+        let expected =
+            ["error: benchmark correct_saxpy (", "ENERGY_STRICT=1", "missing ptxas", "nvidia-cuda-nvcc-cu12"];
+        let missing: Vec<&&str> = expected.iter().filter(|e| !out.contains(**e)).collect();
+        if passed || !missing.is_empty() {
+            eprintln!("FAIL strict mode without ptxas: passed={passed}, missing {missing:?}:\n{out}");
+            failures += 1;
+        } else {
+            println!("ok   strict mode without ptxas fails naming ptxas and its wheel");
+        }
+        let (passed, out) = run_child_env(&args, &target, &no_ptxas);
+        if !passed || !out.contains("no ptxas found") {
+            eprintln!(
+                "FAIL without strict mode and ptxas: passed={passed}, or no line saying ptxas is missing:\n{out}"
+            );
+            failures += 1;
+        } else {
+            println!("ok   without strict mode a missing ptxas is said, not an error");
         }
     }
     let _ = std::fs::remove_dir_all(&target);

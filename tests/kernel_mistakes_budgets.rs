@@ -88,3 +88,39 @@ fn a_correct_kernel_without_a_model_is_checked_not_measured() {
     assert!(out.contains("setup and 3 launches ran on the checked"), "{out}");
     assert!(out.contains("3 launch(es) checked"), "{out}");
 }
+
+fn run_child_with(test: &str, env: &[(&str, &str)]) -> (bool, String) {
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    command.args(["--include-ignored", "--exact", test, "--test-threads", "1"]).env_remove("ENERGY_REQUIRE_GPU");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let out = command.output().unwrap();
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+#[test]
+fn strict_mode_fails_a_budget_whose_ptx_was_not_assembled_and_without_it_a_line_says_so() {
+    if energy_harness::unstable::device::gpu_count().is_ok_and(|n| n > 0) {
+        eprintln!("skipped: this machine has a GPU (nothing is checked without one there)");
+        return;
+    }
+    // No ptxas anywhere: PTXAS empty, PATH empty.
+    let no_ptxas = [("PTXAS", ""), ("PATH", "")];
+    let (passed, out) = run_child_with("correct_saxpy", &[no_ptxas[0], no_ptxas[1], ("ENERGY_STRICT", "1")]);
+    assert!(!passed, "strict mode passed a budget whose PTX was not assembled:\n{out}");
+    for expected in ["energy budget correct_saxpy failed", "ENERGY_STRICT=1", "missing ptxas", "nvidia-cuda-nvcc-cu12"]
+    {
+        assert!(out.contains(expected), "`{expected}` missing:\n{out}");
+    }
+    let (passed, out) = run_child_with("correct_saxpy", &no_ptxas);
+    assert!(passed, "{out}");
+    assert!(out.contains("note: energy budget correct_saxpy: not everything was checked without a GPU"), "{out}");
+    assert!(out.contains("0 of them assembled by ptxas"), "{out}");
+    // With ptxas, strict mode passes the correct kernel.
+    if checkable(true) {
+        let (passed, out) = run_child_with("correct_saxpy", &[("ENERGY_STRICT", "1")]);
+        assert!(passed, "{out}");
+        assert!(!out.contains("not everything was checked"), "{out}");
+    }
+}

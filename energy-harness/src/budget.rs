@@ -145,7 +145,10 @@ impl EnergyBudget {
                 self.missing_model(unmodelled),
                 checks.line(false)
             ))),
-            Readiness::Measure { .. } => self.measure_on(&mut device, &mut rig),
+            Readiness::Measure { checks, .. } => {
+                crate::kernel::note_unchecked(&what, &checks);
+                self.measure_on(&mut device, &mut rig)
+            }
         }
     }
 

@@ -41,6 +41,10 @@ pub enum ErrorKind {
     /// a stream the harness does not wait for): its windows would be charged wrongly, so
     /// the measurement is refused.
     UnawaitedWork,
+    /// Strict mode (`ENERGY_STRICT=1`) without a GPU: a kernel's code could not be checked
+    /// in full (no NVRTC to compile CUDA C, no ptxas to assemble PTX, raw cudarc that exists
+    /// only on a GPU).
+    NotChecked,
     /// A library's call failed (candle, burn, cubecl, wgpu: work the harness does not
     /// launch): [`Error::library`].
     Library,

@@ -75,7 +75,7 @@ pub const MISTAKES: &[(&str, &[&str], bool)] = &[
     ("misspelled_kernel", &["has no kernel `saxpi`", "did you mean `saxpy`?"], false),
     (
         "one_argument_too_few",
-        &["kernel `saxpy` (PTX saxpy.ptx) takes 4 parameter(s)", "add the missing y: .u64 to its KernelArgs"],
+        &["kernel `saxpy` (PTX saxpy.ptx) takes 4 parameter(s)", "one of x: .u64, y: .u64 is missing"],
         false,
     ),
     (

@@ -345,6 +345,82 @@ fn how_to_pass(p: &PtxParam) -> String {
     }
 }
 
+/// Whether `arg` could be passed for `p`: the same size, and not a float for an integer
+/// nor the other way round.
+fn fits(arg: &ArgValue, p: &PtxParam) -> bool {
+    let param_float = !p.array && p.ty.starts_with('f');
+    let param_integer = !p.array && (p.ty.starts_with('u') || p.ty.starts_with('s'));
+    arg.size_bytes() == p.size_bytes && (!param_float || arg.is_float()) && (!param_integer || !arg.is_float())
+}
+
+/// The positions `i` at which leaving one item out of `longer` makes it fit `shorter` item by
+/// item (`fit(short, long)`).
+fn one_left_out<S, L>(shorter: &[S], longer: &[L], fit: impl Fn(&S, &L) -> bool) -> Vec<usize> {
+    (0..longer.len())
+        .filter(|&i| {
+            shorter[..i].iter().zip(&longer[..i]).all(|(s, l)| fit(s, l))
+                && shorter[i..].iter().zip(&longer[i + 1..]).all(|(s, l)| fit(s, l))
+        })
+        .collect()
+}
+
+/// What to add when a launch passes fewer arguments than the kernel has parameters: the one
+/// parameter whose absence makes the rest fit (not always the last: a forgotten second
+/// argument shifts the others), the candidates when several would do, the trailing ones
+/// otherwise.
+fn missing_fix(params: &[PtxParam], args: &[ArgValue]) -> String {
+    let n = params.len();
+    if n == args.len() + 1 {
+        let places = one_left_out(args, params, fits);
+        match places.as_slice() {
+            [i] => {
+                return format!(
+                    "add the missing {} (parameter {} of {n}) to its KernelArgs, at its place",
+                    param_signature(&params[*i]),
+                    i + 1
+                )
+            }
+            [_, ..] => {
+                let names: Vec<String> = places.iter().map(|&i| param_signature(&params[i])).collect();
+                return format!(
+                    "one of {} is missing (the arguments fit with any of them left out): add it to its KernelArgs, \
+                     at its place",
+                    names.join(", ")
+                );
+            }
+            [] => {}
+        }
+    }
+    let missing: Vec<String> = params[args.len()..].iter().map(param_signature).collect();
+    format!("add the missing {} to its KernelArgs, in order", missing.join(", "))
+}
+
+/// What to remove when a launch passes more arguments than the kernel has parameters.
+fn extra_fix(params: &[PtxParam], args: &[ArgValue]) -> String {
+    if args.len() == params.len() + 1 {
+        let places = one_left_out(params, args, |p, a| fits(a, p));
+        match places.as_slice() {
+            [i] if *i + 1 != args.len() => {
+                return format!(
+                    "remove argument {} ({}) from its KernelArgs: the others then fit the parameters",
+                    i + 1,
+                    args[*i].describe()
+                )
+            }
+            [_, _, ..] if !places.contains(&(args.len() - 1)) => {
+                let which: Vec<String> =
+                    places.iter().map(|&i| format!("{} ({})", i + 1, args[i].describe())).collect();
+                return format!(
+                    "remove one of arguments {} from its KernelArgs: the others then fit the parameters",
+                    which.join(", ")
+                );
+            }
+            _ => {}
+        }
+    }
+    format!("remove the last {} argument(s) from its KernelArgs", args.len() - params.len())
+}
+
 /// Checks a launch's arguments against the entry's parameters.
 pub(crate) fn check_args(entry: &PtxEntry, module: &str, args: &[ArgValue]) -> Result<()> {
     let kernel = format!("kernel `{}` (PTX {module})", entry.name);
@@ -352,10 +428,9 @@ pub(crate) fn check_args(entry: &PtxEntry, module: &str, args: &[ArgValue]) -> R
         let params: Vec<String> = entry.params.iter().map(param_signature).collect();
         let given: Vec<&str> = args.iter().map(ArgValue::short).collect();
         let fix = if args.len() < entry.params.len() {
-            let missing: Vec<String> = entry.params[args.len()..].iter().map(param_signature).collect();
-            format!("add the missing {} to its KernelArgs, in order", missing.join(", "))
+            missing_fix(&entry.params, args)
         } else {
-            format!("remove the last {} argument(s) from its KernelArgs", args.len() - entry.params.len())
+            extra_fix(&entry.params, args)
         };
         return Err(Error::new(
             ErrorKind::InvalidInput,
@@ -387,9 +462,7 @@ pub(crate) fn check_args(entry: &PtxEntry, module: &str, args: &[ArgValue]) -> R
         if arg.size_bytes() != p.size_bytes {
             return Err(mismatch(""));
         }
-        let param_float = !p.array && p.ty.starts_with('f');
-        let param_integer = !p.array && (p.ty.starts_with('u') || p.ty.starts_with('s'));
-        if (param_float && !arg.is_float()) || (param_integer && arg.is_float()) {
+        if !fits(arg, p) {
             return Err(mismatch(", and the kernel would read its bits as another type"));
         }
         if let ArgValue::Buffer { alive, .. } = arg {

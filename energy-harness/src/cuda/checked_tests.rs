@@ -36,7 +36,35 @@ fn one_argument_too_few_names_the_missing_parameter() {
     let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
     assert!(err.contains("kernel `saxpy` (PTX saxpy.ptx) takes 4 parameter(s)"), "{err}");
     assert!(err.contains("passes 3 argument(s) (u32, f32, buffer)"), "{err}");
-    assert!(err.contains("add the missing y: .u64"), "{err}");
+    // x and y are both pointers: either could be the one left out.
+    assert!(err.contains("one of x: .u64, y: .u64 is missing"), "{err}");
+}
+
+/// A CUDA C stencil's parameters as NVRTC names them.
+fn stencil_entry() -> PtxEntry {
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry stencil5(\n\
+               .param .u64 stencil5_param_0,\n.param .f32 stencil5_param_1,\n.param .u64 stencil5_param_2,\n\
+               .param .u32 stencil5_param_3,\n.param .u32 stencil5_param_4\n)\n{\nret;\n}\n";
+    parse_interface(ptx, "stencil.cu").unwrap().entries.remove(0)
+}
+
+#[test]
+fn a_forgotten_argument_in_the_middle_is_named_not_the_last_parameter() {
+    let alive = Arc::new(());
+    // The f32 coefficient (parameter 2) left out: the rest shift by one.
+    let args = [buffer(&alive), buffer(&alive), ArgValue::U32(64), ArgValue::U32(64)];
+    let err = check_args(&stencil_entry(), "stencil.cu", &args).unwrap_err().to_string();
+    assert!(err.contains("add the missing stencil5_param_1: .f32 (parameter 2 of 5)"), "{err}");
+    assert!(!err.contains("stencil5_param_4: .u32 to"), "{err}");
+    // One argument too many in the middle: named too.
+    let args =
+        [buffer(&alive), ArgValue::F32(0.5), ArgValue::F32(0.25), buffer(&alive), ArgValue::U32(64), ArgValue::U32(64)];
+    let err = check_args(&stencil_entry(), "stencil.cu", &args).unwrap_err().to_string();
+    assert!(err.contains("remove one of arguments 2 (an f32 (0.5)), 3 (an f32 (0.25))"), "{err}");
+    // Nothing fits with one left out: the trailing parameters, as before.
+    let args = [ArgValue::U32(1), ArgValue::U32(2), ArgValue::U32(3), ArgValue::U32(4)];
+    let err = check_args(&stencil_entry(), "stencil.cu", &args).unwrap_err().to_string();
+    assert!(err.contains("add the missing stencil5_param_4: .u32 to its KernelArgs, in order"), "{err}");
 }
 
 #[test]

@@ -260,7 +260,16 @@ impl PtxInterface {
         }
         let names: Vec<&str> = self.entries.iter().map(|e| e.name.as_str()).collect();
         let closest = names.iter().min_by_key(|n| edit_distance(n, name)).filter(|n| edit_distance(n, name) <= 3);
-        let hint = closest.map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+        let mangled = names.iter().find(|n| cpp_base_name(n) == Some(name));
+        let hint = match (mangled, closest) {
+            (Some(m), _) => format!(
+                "; `{m}` is `{}` compiled as C++ (its name mangled with its parameter types): declare it \
+                 `extern \"C\" __global__` in the CUDA C source so that it keeps its name",
+                echo(name)
+            ),
+            (None, Some(c)) => format!("; did you mean `{c}`?"),
+            (None, None) => String::new(),
+        };
         Err(Error::new(
             ErrorKind::InvalidInput,
             format!(
@@ -270,6 +279,32 @@ impl PtxInterface {
             ),
         ))
     }
+}
+
+/// The function name inside an Itanium C++ mangled name (`_Z8stencil5PKfPfii` →
+/// `stencil5`; `_ZN2ns4blurEPf` → `blur`), what NVRTC and nvcc make of a `__global__` function
+/// not declared `extern "C"`; `None` for a name that is not mangled.
+pub fn cpp_base_name(mangled: &str) -> Option<&str> {
+    let rest = mangled.strip_prefix("_Z")?;
+    let (mut rest, nested) = match rest.strip_prefix('N') {
+        Some(r) => (r, true),
+        None => (rest, false),
+    };
+    let mut last = None;
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            break;
+        }
+        let len: usize = rest[..digits].parse().ok()?;
+        let name = rest.get(digits..digits + len)?;
+        last = Some(name);
+        rest = &rest[digits + len..];
+        if !nested {
+            break;
+        }
+    }
+    last
 }
 
 /// Levenshtein distance (characters).
@@ -349,6 +384,21 @@ mod tests {
         let err = i.entry("vector_add", "saxpy.ptx").unwrap_err();
         assert!(!err.message().contains("did you mean"), "{err}");
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn a_kernel_compiled_as_cpp_is_named_with_the_extern_c_fix() {
+        assert_eq!(cpp_base_name("_Z8stencil5PKfPfii"), Some("stencil5"));
+        assert_eq!(cpp_base_name("_ZN2ns4blurEPf"), Some("blur"));
+        assert_eq!(cpp_base_name("saxpy"), None);
+        assert_eq!(cpp_base_name("_Z"), None);
+        assert_eq!(cpp_base_name("_Z99x"), None);
+        let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry _Z8stencil5PKfPfii(\n\
+                   .param .u64 _Z8stencil5PKfPfii_param_0\n)\n{\nret;\n}\n";
+        let interface = parse_interface(ptx, "stencil.cu").unwrap();
+        let err = interface.entry("stencil5", "CUDA C `stencil.cu`").unwrap_err();
+        assert!(err.message().contains("`_Z8stencil5PKfPfii` is `stencil5` compiled as C++"), "{err}");
+        assert!(err.message().contains("extern \"C\" __global__"), "{err}");
     }
 
     #[test]

@@ -422,7 +422,7 @@ pub fn check_windows_agree(id: &str, window_times_s: &[f64], basis: TimeBasis) -
     // The mean, not the median: when most windows are empty (the queue flushed in a few),
     // the median is their nothing while the mean is still the work's share of a window.
     let mean = window_times_s.iter().sum::<f64>() / window_times_s.len() as f64;
-    if !(mean > 0.0) {
+    if mean.is_nan() || mean <= 0.0 {
         return Ok(());
     }
     let outside = window_times_s

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::code::CodeCheck;
 use super::rig::Rig;
 use super::subject::{Part, Role, Subject};
+use crate::cuda::checked::NO_PTXAS;
 use crate::cuda::checked::PTXAS_HOWTO;
 use crate::device::Device;
 use crate::error::{Error, ErrorKind, Result};
@@ -64,7 +65,18 @@ impl Subject {
                 Ok(check) => checks.entries.push((part, what, check)),
                 // Raw cudarc exists only on a GPU: the code is not wrong, it cannot be checked.
                 Err(e) if e.kind() == ErrorKind::NeedsGpu => {
-                    return Ok(Readiness::NotRun(format!("needs a GPU ({})", needs_gpu_reason(&e))))
+                    let reason = needs_gpu_reason(&e);
+                    if strict_mode() {
+                        return Err(Error::new(
+                            ErrorKind::NotChecked,
+                            format!(
+                                "{STRICT_ENV}=1: its {what} was not checked: it {reason}, which exists only on a GPU; \
+                                 declare it `gpu_only` to run it on GPUs only, or launch through the harness's \
+                                 `Kernel` on the stream it hands in"
+                            ),
+                        ));
+                    }
+                    return Ok(Readiness::NotRun(format!("needs a GPU ({reason})")));
                 }
                 Err(e) => {
                     return Err(e.context(format!(
@@ -72,6 +84,9 @@ impl Subject {
                     )))
                 }
             }
+        }
+        if strict_mode() {
+            refuse_unchecked(&checks)?;
         }
         if self.kernel.sim.is_none() {
             return Ok(Readiness::CheckedNotMeasured { checks, unmodelled: Part::Kernel });
@@ -83,6 +98,66 @@ impl Subject {
             Some(_) => Readiness::CheckedNotMeasured { checks, unmodelled: Part::Companion },
         })
     }
+}
+
+/// The environment variable of strict mode: `ENERGY_STRICT=1` makes a run without a GPU
+/// fail where a kernel's code could not be checked in full (CUDA C not compiled for want of
+/// NVRTC, PTX not assembled for want of ptxas, raw cudarc not declared `gpu_only`), instead
+/// of saying so in a line. For CI, beside NVIDIA's wheels.
+pub const STRICT_ENV: &str = "ENERGY_STRICT";
+
+/// Whether [`STRICT_ENV`] is `1`.
+pub fn strict_mode() -> bool {
+    std::env::var(STRICT_ENV).is_ok_and(|v| v.trim() == "1")
+}
+
+/// Says on stderr (straight to the terminal: a test harness captures `eprintln!` of passing
+/// tests) when `checks` left a module not compiled or assembled, so that a budget measured on
+/// the simulated GPU never passes with part of its code unchecked and no line said.
+pub fn note_unchecked(who: &str, checks: &Checks) {
+    if checks.iter().any(|c| c.activity.assembled < c.activity.modules) {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "note: {who}: not everything was checked without a GPU ({STRICT_ENV}=1 makes this an error): {}",
+            checks.line(false)
+        );
+    }
+}
+
+/// In strict mode: an error naming the first module of `checks` that was not compiled or
+/// assembled, the tool missing and the wheel that installs it.
+fn refuse_unchecked(checks: &Checks) -> Result<()> {
+    for (part, what, check) in &checks.entries {
+        let a = &check.activity;
+        if a.assembled >= a.modules {
+            continue;
+        }
+        let reason = a.not_assembled_reason.as_deref().unwrap_or("no reason recorded");
+        let tool = if reason.starts_with(NO_PTXAS) {
+            "ptxas (to assemble PTX)"
+        } else if reason.contains("checked without compiling") {
+            "NVRTC (to compile CUDA C)"
+        } else {
+            "a tool of the checked device"
+        };
+        let whose = match part {
+            Part::Kernel => "its kernel's code".to_string(),
+            Part::Companion => what.clone(),
+        };
+        return Err(Error::new(
+            ErrorKind::NotChecked,
+            format!(
+                "{STRICT_ENV}=1: {whose} was not fully checked: {} of {} module(s) not compiled and assembled for {}, \
+                 missing {tool}: {reason}. Strict mode needs every kernel compiled and assembled without a GPU; \
+                 install the tool, or unset {STRICT_ENV}",
+                a.modules - a.assembled,
+                a.modules,
+                check.arch
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The checks of a subject's code on the checked device, the kernel's first, each with
