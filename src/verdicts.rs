@@ -364,7 +364,7 @@ fn set(name: &str, r: &ResultFile, normalized: bool) -> ResultSet {
     if !normalized {
         r.thermal = None;
     }
-    ResultSet { dir: PathBuf::from(name), results: BTreeMap::from([(r.id.clone(), r)]) }
+    ResultSet { dir: PathBuf::from(name), results: BTreeMap::from([(r.id.clone(), r)]), not_run: Default::default() }
 }
 
 fn compared(mode: Mode, a: &ResultFile, b: &ResultFile) -> Result<(f64, Verdict, f64)> {

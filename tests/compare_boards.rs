@@ -14,7 +14,7 @@ fn result(path: &str) -> ResultFile {
 }
 
 fn set(name: &str, r: ResultFile) -> ResultSet {
-    ResultSet { dir: PathBuf::from(name), results: BTreeMap::from([(r.id.clone(), r)]) }
+    ResultSet { dir: PathBuf::from(name), results: BTreeMap::from([(r.id.clone(), r)]), not_run: Default::default() }
 }
 
 #[test]

@@ -10,6 +10,8 @@
 //!   "not run: needs a GPU (uses raw cudarc: …)", the `gpu_only` rounds "not run"; the
 //!   README's two complete bench files (saxpy, your own cudarc code) build and run as copied;
 //! - `cargo test` exits 0: two budgets met (simulated), the `gpu_only` one "not run";
+//! - `ENERGY_STRICT=1 cargo bench` fails on the raw cudarc benchmark (not `gpu_only`: it
+//!   could not be checked), naming the fix;
 //! - `ENERGY_REQUIRE_GPU=1 cargo bench` exits 1 with the reason;
 //! - a bench target without `harness = false` fails at start saying to add it;
 //! - a bench file without `energy_main!()`, and `#[energy_bench]` in a test file, are
@@ -150,7 +152,7 @@ fn a_crate_outside_the_workspace_adopts_the_harness_without_a_gpu() {
     }
     let cuda_c_line = out.lines().find(|l| l.starts_with("saxpy_cuda_c: kernel code checked")).unwrap_or_default();
     if nvrtc {
-        assert!(cuda_c_line.contains("assembled by ptxas") || cuda_c_line.contains("PTX module(s) read"), "{out}");
+        assert!(cuda_c_line.contains("1 CUDA C module(s) compiled by NVRTC"), "{out}");
         assert!(!cuda_c_line.contains("checked without compiling"), "NVRTC_LIBRARY is set:\n{cuda_c_line}");
     } else {
         assert!(cuda_c_line.contains("checked without compiling: "), "{out}");
@@ -174,6 +176,16 @@ fn a_crate_outside_the_workspace_adopts_the_harness_without_a_gpu() {
         out.contains("not run: energy budget cudarc_saxpy_stays_under_40_mj: needs a GPU (declared gpu_only)"),
         "{out}"
     );
+
+    // Strict mode: the raw cudarc benchmark not declared gpu_only cannot be checked: the run
+    // fails, naming it and the fix (the gpu_only rounds are declared and stay "not run").
+    let (code, out) = run(
+        "ENERGY_STRICT=1 cargo bench",
+        user_cargo(&dir, &target, &["bench", "--bench", "kernels"]).env("ENERGY_STRICT", "1"),
+    );
+    assert_ne!(code, Some(0), "strict mode passed a raw cudarc benchmark it could not check:\n{out}");
+    assert!(out.contains("error: benchmark saxpy_cudarc ("), "{out}");
+    assert!(out.contains("ENERGY_STRICT=1") && out.contains("declare it `gpu_only`"), "{out}");
 
     // A GPU runner's job: without a GPU it fails with the reason.
     let (code, out) =

@@ -390,3 +390,59 @@ fn several_saved_baselines_put_the_drift_between_runs_into_the_verdict() {
     assert_eq!(other.status.code(), Some(2), "{}", text(&other));
     assert!(text(&other).contains("different GPUs"), "{}", text(&other));
 }
+
+/// A complete run of `results` whose bench target also listed `not_run` benchmarks (id, why),
+/// as a bench binary does for `gpu_only` or raw cudarc benchmarks without a GPU.
+fn write_set_with_not_run(dir: &Path, run: &str, results: &[Value], not_run: &[(&str, &str)]) {
+    let invocation = Invocation { key: format!("test:{run}") };
+    let writer = RunWriter::begin(&dir.join(run), "synthetic", &invocation).unwrap();
+    let device: ResultDevice = serde_json::from_value(results[0]["device"].clone()).unwrap();
+    for r in results {
+        let id = r["id"].as_str().unwrap();
+        let stem = id.replace('/', "_");
+        let plot = format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text>plot-{stem}</text></svg>");
+        let json = serde_json::to_string_pretty(r).unwrap();
+        writer.commit(id, &stem, &device, [json.as_bytes(), b"# energy-trace v1\n", plot.as_bytes()]).unwrap();
+    }
+    for (id, why) in not_run {
+        writer.record_not_run(id, why).unwrap();
+    }
+    writer.finish(0).unwrap();
+}
+
+#[test]
+fn benchmarks_not_run_are_rows_of_the_report_and_never_a_silent_pass_of_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let why = "needs a GPU (declared gpu_only)";
+    // Both runs without a GPU: the gpu_only benchmark is a row in every table format and in JSON.
+    write_set_with_not_run(dir.path(), "main", &[result("a/energy", 1.0, GPU, false)], &[("g/energy", why)]);
+    write_set_with_not_run(dir.path(), "new", &[result("a/energy", 1.0, GPU, false)], &[("g/energy", why)]);
+    let md = cargo_energy(&["report", "--dir", d, "--baseline", "main"]);
+    assert!(md.status.success(), "{}", text(&md));
+    let md = String::from_utf8_lossy(&md.stdout).into_owned();
+    assert!(md.contains("| `g/energy` | not run: needs a GPU (declared gpu\\_only) |"), "{md}");
+    let json = cargo_energy(&["report", "--dir", d, "--format", "json"]);
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["not_run"][0]["id"], "g/energy");
+    assert_eq!(v["not_run"][0]["reason"], why);
+    let out_path = dir.path().join("report.html");
+    let html = cargo_energy(&["report", "--dir", d, "--format", "html", "-o", out_path.to_str().unwrap()]);
+    assert!(html.status.success(), "{}", text(&html));
+    let page = std::fs::read_to_string(&out_path).unwrap();
+    assert!(
+        page.contains("<code>g/energy</code>") && page.contains("not run: needs a GPU (declared gpu_only)"),
+        "{page}"
+    );
+    let out = compare(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("g/energy") && text(&out).contains("not run in new: needs a GPU"), "{}", text(&out));
+    // Measured in the baseline, not run in the candidate: not a pass (exit 2), the reason named.
+    write_set(dir.path(), "main", &[result("a/energy", 1.0, GPU, false), result("g/energy", 2.0, GPU, false)]);
+    let out = compare(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("not run there: g/energy (needs a GPU (declared gpu_only))"), "{}", text(&out));
+    let md = cargo_energy(&["report", "--dir", d, "--baseline", "main"]);
+    let md = String::from_utf8_lossy(&md.stdout).into_owned();
+    assert!(md.contains("not run here; measured in the baseline"), "{md}");
+}

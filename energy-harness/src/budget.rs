@@ -27,7 +27,25 @@ use crate::report::{energy_dir, file_stem, ResultFile};
 use crate::trace::format::write_trace;
 use energy_units::{format_si, Joules, Watts};
 
-/// What the budget limits.
+/// What the budget limits. Each is what one `#[energy_test]` option writes: `max`,
+/// `max_per_op`, `max_per_byte`, `max_power`, or `relative_to` with `max_ratio`.
+///
+/// # Examples
+///
+/// ```
+/// use energy_harness::prelude::*;
+///
+/// // max = "5 mJ": energy per launch.
+/// let per_launch = Limit::PerLaunch(Joules(5e-3));
+/// // max_per_byte = "200 pJ": needs the bytes per launch in the options (`bytes`).
+/// let per_byte = Limit::PerByte(Joules(200e-12));
+/// // max_power = "300 W": the mean board power while the kernel runs.
+/// let power = Limit::Power(Watts(300.0));
+/// // relative_to = …, max_ratio = 1.10: at most 1.10 × the reference's energy per launch.
+/// let ratio = Limit::Relative(1.10);
+/// assert_ne!(per_launch, Limit::PerOp(Joules(5e-3)));
+/// # let _ = (per_byte, power, ratio);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Limit {
     /// Energy per launch.
@@ -42,7 +60,40 @@ pub enum Limit {
     Relative(f64),
 }
 
-/// An energy budget to check.
+/// An energy budget to check: a kernel, a [`Limit`], the measurement's options, and how
+/// many rounds an undecided interval gets. `#[energy_test]` builds one;
+/// [`assert_energy!`](crate::assert_energy) checks one built by hand, and
+/// [`EnergyBudget::check`] returns the [`Verdict`] instead of panicking.
+///
+/// # Examples
+///
+/// A relative budget by hand (the new kernel at most 1.10 × the old one), with a finer
+/// precision, five rounds before it is inconclusive, and the verdict matched:
+///
+/// ```no_run
+/// use energy_harness::prelude::*;
+/// use energy_harness::Verdict;
+///
+/// fn launch_v1(_stream: &Stream) -> Result<()> {
+///     Ok(()) // enqueue one launch of the old kernel
+/// }
+/// fn launch_v2(_stream: &Stream) -> Result<()> {
+///     Ok(()) // enqueue one launch of the new kernel
+/// }
+///
+/// let new = KernelUnderTest::new("reduce_v2").code(KernelCode::launch(launch_v2)).sim(40e-6, 380.0);
+/// let old = KernelUnderTest::new("reduce_v1").code(KernelCode::launch(launch_v1)).sim(42e-6, 380.0);
+/// let budget = EnergyBudget::new(new, Limit::Relative(1.10))
+///     .reference(old)
+///     .options(MeasureOptions { precision: Some(0.005), ..MeasureOptions::DEFAULT })
+///     .max_rounds(5);
+/// match budget.check()? {
+///     Verdict::Pass(report) => println!("within budget: {report}"),
+///     Verdict::Fail(report) | Verdict::Inconclusive(report) => panic!("{report}"),
+///     Verdict::CheckedNotMeasured(why) | Verdict::NotRun(why) => println!("not measured: {why}"),
+/// }
+/// # Ok::<(), Error>(())
+/// ```
 pub struct EnergyBudget {
     /// The kernel, its reference (a relative budget's) and whether their code needs a GPU.
     subject: Subject,

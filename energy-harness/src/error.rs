@@ -52,6 +52,31 @@ pub enum ErrorKind {
 
 /// An error from the harness. The underlying error (an I/O error, say) stays reachable
 /// through [`std::error::Error::source`].
+///
+/// Its message says what went wrong and, where there is one, what to do; [`Error::kind`] is
+/// for code that reacts differently to different failures. cudarc's errors convert with `?`
+/// (`From<cudarc::driver::DriverError>`, `From<cudarc::nvrtc::CompileError>`); a library's
+/// errors go through [`Error::library`].
+///
+/// # Examples
+///
+/// ```
+/// use energy_harness::prelude::*;
+/// use energy_harness::ErrorKind;
+///
+/// // A library call inside a setup, launch or wait function:
+/// fn matmul() -> std::result::Result<(), String> {
+///     Err("out of memory".into())
+/// }
+/// fn launch(_stream: &Stream) -> Result<()> {
+///     matmul().map_err(|e| Error::library("mylib matmul", e))
+/// }
+///
+/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
+/// let err = launch(gpu.stream()).unwrap_err().context("benchmark gemm");
+/// assert_eq!(err.kind(), ErrorKind::Library);
+/// assert_eq!(err.to_string(), "benchmark gemm: mylib matmul failed: out of memory");
+/// ```
 #[derive(Clone, Debug)]
 pub struct Error {
     kind: ErrorKind,
@@ -59,7 +84,20 @@ pub struct Error {
     source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
-/// Result with the harness [`Error`].
+/// Result with the harness [`Error`]: what setup, launch and wait functions return.
+///
+/// # Examples
+///
+/// ```
+/// use energy_harness::prelude::*;
+///
+/// fn setup(gpu: &CudaGpu) -> Result<DeviceBuffer<f32>> {
+///     gpu.alloc_zeros::<f32>(1 << 20)
+/// }
+/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
+/// assert_eq!(setup(&gpu)?.len(), 1 << 20);
+/// # Ok::<(), Error>(())
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

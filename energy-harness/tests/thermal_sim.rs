@@ -38,7 +38,7 @@ fn measured(device: &mut Device, gpu: &SimGpu, launch_s: f64, cal: &ThermalCalib
 
 fn set(dir: &str, m: &Measurement) -> ResultSet {
     let r = ResultFile::new(m, None);
-    ResultSet { dir: dir.into(), results: [(r.id.clone(), r)].into() }
+    ResultSet { dir: dir.into(), results: [(r.id.clone(), r)].into(), not_run: Default::default() }
 }
 
 #[test]

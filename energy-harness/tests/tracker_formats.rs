@@ -18,7 +18,11 @@ fn h100_result() -> ResultFile {
 }
 
 fn set(r: ResultFile) -> ResultSet {
-    ResultSet { dir: PathBuf::from("target/energy/new"), results: BTreeMap::from([(r.id.clone(), r)]) }
+    ResultSet {
+        dir: PathBuf::from("target/energy/new"),
+        results: BTreeMap::from([(r.id.clone(), r)]),
+        not_run: Default::default(),
+    }
 }
 
 #[test]

@@ -17,12 +17,33 @@ use serde::{Deserialize, Serialize};
 pub mod bounds;
 pub mod sources;
 
-/// An amount of energy in joules.
+/// An amount of energy in joules (J). `energy-harness` re-exports it in its prelude.
+///
+/// # Examples
+///
+/// ```
+/// # use energy_units::Joules;
+/// let per_launch = Joules::from_millijoules(26.86); // NVML's energy counter counts mJ
+/// assert_eq!(per_launch.to_string(), "26.86 mJ"); // SI prefix, 4 significant digits
+/// assert_eq!(format!("{:.2}", per_launch), "27 mJ"); // the precision is the digits shown
+/// assert_eq!((per_launch * 1000.0).to_string(), "26.86 J");
+/// let budget = Joules(0.04); // 40 mJ
+/// assert!(per_launch < budget);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Joules(pub f64);
 
-/// A power in watts.
+/// A power in watts (W). `energy-harness` re-exports it in its prelude.
+///
+/// # Examples
+///
+/// ```
+/// # use energy_units::Watts;
+/// let board = Watts::from_milliwatts(399_700.0); // NVML's power readings are mW
+/// assert_eq!(board.to_string(), "399.7 W");
+/// assert_eq!((board - Watts(120.7)).to_string(), "279.0 W"); // above active idle
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Watts(pub f64);

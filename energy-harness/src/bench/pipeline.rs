@@ -50,6 +50,14 @@ pub(super) enum SpecOutcome {
     Ran(Box<(Option<Measurement>, Option<Measurement>)>),
 }
 
+/// Why [`check_or_skip`] stopped: not run (with why), or another outcome.
+enum NotRunOr {
+    /// Not run: its code needs a GPU and this one is simulated.
+    NotRun(String),
+    /// Checked, not measured.
+    Outcome(SpecOutcome),
+}
+
 /// Runs one benchmark through the steps, on `station`; `quiet`: a benchmark only checked
 /// gets no line (a suite summarizes them).
 pub(super) fn run_spec(
@@ -65,7 +73,17 @@ pub(super) fn run_spec(
     };
     let companion = match check_or_skip(spec, station, quiet)? {
         ControlFlow::Continue(companion) => companion,
-        ControlFlow::Break(outcome) => return Ok(outcome),
+        ControlFlow::Break(NotRunOr::NotRun(reason)) => {
+            // Listed in the run, so that `report` and `compare` show it as not run.
+            if selected.energy && !options.test_mode {
+                let id = format!("{}/{}", spec.name(), selected.energy_fn);
+                for run in runs {
+                    run.record_not_run(&id, &reason)?;
+                }
+            }
+            return Ok(SpecOutcome::Skipped);
+        }
+        ControlFlow::Break(NotRunOr::Outcome(outcome)) => return Ok(outcome),
     };
     let plan = plan(spec, &selected, companion);
     if options.test_mode {
@@ -119,12 +137,12 @@ fn select(spec: &BenchSpec, simulated: bool, options: &RunOptions, criteria: &mu
 /// Step 2, check or skip: the kernel under test on the device ([`crate::kernel`]). Goes on
 /// with whether the baseline is measured too; stops, with one line, at "not run: needs a
 /// GPU" and at "checked, not measured" (no line for the latter when `quiet`).
-fn check_or_skip(spec: &BenchSpec, station: &mut Station, quiet: bool) -> Result<ControlFlow<SpecOutcome, bool>> {
+fn check_or_skip(spec: &BenchSpec, station: &mut Station, quiet: bool) -> Result<ControlFlow<NotRunOr, bool>> {
     let name = spec.name();
     Ok(match spec.subject.check(&station.device, &mut station.rig)? {
         Readiness::NotRun(reason) => {
             println!("{name}: not run: {reason}");
-            ControlFlow::Break(SpecOutcome::Skipped)
+            ControlFlow::Break(NotRunOr::NotRun(reason))
         }
         Readiness::CheckedNotMeasured { checks, .. } => {
             note_missing_ptxas(&checks);
@@ -139,7 +157,7 @@ fn check_or_skip(spec: &BenchSpec, station: &mut Station, quiet: bool) -> Result
                 }
                 println!("{name}: checked, not measured: {}", checks.line(true));
             }
-            ControlFlow::Break(SpecOutcome::Checked(checks.into_vec()))
+            ControlFlow::Break(NotRunOr::Outcome(SpecOutcome::Checked(checks.into_vec())))
         }
         Readiness::Measure { checks, companion } => {
             if station.device.is_simulated() {

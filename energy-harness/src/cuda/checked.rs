@@ -37,6 +37,9 @@ pub struct CheckedActivity {
     pub modules: u64,
     /// Of those, modules `ptxas` assembled for the device's architecture.
     pub assembled: u64,
+    /// Of those, CUDA C sources NVRTC compiled to the PTX loaded (CUDA C read without NVRTC
+    /// counts as a module not assembled, its reason saying so).
+    pub compiled_by_nvrtc: u64,
     /// Why the last module not assembled was not (no ptxas, a ptxas older than the PTX).
     pub not_assembled_reason: Option<String>,
     /// Launches checked.
@@ -100,6 +103,11 @@ impl CheckedGpu {
             Assembly::Assembled => activity.assembled += 1,
             Assembly::NotAssembled(why) => activity.not_assembled_reason = Some(why),
         }
+    }
+
+    /// Counts a CUDA C source NVRTC compiled (its PTX is then recorded as a module).
+    pub(crate) fn record_nvrtc_compile(&self) {
+        self.activity.lock().unwrap_or_else(|p| p.into_inner()).compiled_by_nvrtc += 1;
     }
 
     pub(crate) fn record_launch(&self) {
@@ -423,7 +431,7 @@ fn extra_fix(params: &[PtxParam], args: &[ArgValue]) -> String {
 
 /// Checks a launch's arguments against the entry's parameters.
 pub(crate) fn check_args(entry: &PtxEntry, module: &str, args: &[ArgValue]) -> Result<()> {
-    let kernel = format!("kernel `{}` (PTX {module})", entry.name);
+    let kernel = format!("kernel `{}` ({module})", entry.name);
     if args.len() != entry.params.len() {
         let params: Vec<String> = entry.params.iter().map(param_signature).collect();
         let given: Vec<&str> = args.iter().map(ArgValue::short).collect();

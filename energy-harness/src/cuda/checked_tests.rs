@@ -26,14 +26,14 @@ fn buffer(alive: &Arc<()>) -> ArgValue {
 fn matching_arguments_pass() {
     let alive = Arc::new(());
     let args = [ArgValue::U32(16), ArgValue::F32(0.5), buffer(&alive), buffer(&alive)];
-    check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap();
+    check_args(&saxpy_entry(), "PTX saxpy.ptx", &args).unwrap();
 }
 
 #[test]
 fn one_argument_too_few_names_the_missing_parameter() {
     let alive = Arc::new(());
     let args = [ArgValue::U32(16), ArgValue::F32(0.5), buffer(&alive)];
-    let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+    let err = check_args(&saxpy_entry(), "PTX saxpy.ptx", &args).unwrap_err().to_string();
     assert!(err.contains("kernel `saxpy` (PTX saxpy.ptx) takes 4 parameter(s)"), "{err}");
     assert!(err.contains("passes 3 argument(s) (u32, f32, buffer)"), "{err}");
     // x and y are both pointers: either could be the one left out.
@@ -53,17 +53,17 @@ fn a_forgotten_argument_in_the_middle_is_named_not_the_last_parameter() {
     let alive = Arc::new(());
     // The f32 coefficient (parameter 2) left out: the rest shift by one.
     let args = [buffer(&alive), buffer(&alive), ArgValue::U32(64), ArgValue::U32(64)];
-    let err = check_args(&stencil_entry(), "stencil.cu", &args).unwrap_err().to_string();
+    let err = check_args(&stencil_entry(), "CUDA C stencil.cu", &args).unwrap_err().to_string();
     assert!(err.contains("add the missing stencil5_param_1: .f32 (parameter 2 of 5)"), "{err}");
     assert!(!err.contains("stencil5_param_4: .u32 to"), "{err}");
     // One argument too many in the middle: named too.
     let args =
         [buffer(&alive), ArgValue::F32(0.5), ArgValue::F32(0.25), buffer(&alive), ArgValue::U32(64), ArgValue::U32(64)];
-    let err = check_args(&stencil_entry(), "stencil.cu", &args).unwrap_err().to_string();
+    let err = check_args(&stencil_entry(), "CUDA C stencil.cu", &args).unwrap_err().to_string();
     assert!(err.contains("remove one of arguments 2 (an f32 (0.5)), 3 (an f32 (0.25))"), "{err}");
     // Nothing fits with one left out: the trailing parameters, as before.
     let args = [ArgValue::U32(1), ArgValue::U32(2), ArgValue::U32(3), ArgValue::U32(4)];
-    let err = check_args(&stencil_entry(), "stencil.cu", &args).unwrap_err().to_string();
+    let err = check_args(&stencil_entry(), "CUDA C stencil.cu", &args).unwrap_err().to_string();
     assert!(err.contains("add the missing stencil5_param_4: .u32 to its KernelArgs, in order"), "{err}");
 }
 
@@ -71,7 +71,7 @@ fn a_forgotten_argument_in_the_middle_is_named_not_the_last_parameter() {
 fn a_u32_where_the_ptx_has_u64_is_refused() {
     let alive = Arc::new(());
     let args = [ArgValue::U32(16), ArgValue::F32(0.5), ArgValue::U32(7), buffer(&alive)];
-    let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+    let err = check_args(&saxpy_entry(), "PTX saxpy.ptx", &args).unwrap_err().to_string();
     assert!(err.contains("argument 3 is a u32 (7) but parameter 3 `x` is .u64 (8 bytes)"), "{err}");
     assert!(err.contains(".buffer(&buffer)"), "{err}");
 }
@@ -80,7 +80,7 @@ fn a_u32_where_the_ptx_has_u64_is_refused() {
 fn an_integer_for_a_float_parameter_is_refused() {
     let alive = Arc::new(());
     let args = [ArgValue::U32(16), ArgValue::U32(1), buffer(&alive), buffer(&alive)];
-    let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+    let err = check_args(&saxpy_entry(), "PTX saxpy.ptx", &args).unwrap_err().to_string();
     assert!(err.contains("parameter 2 `a` is .f32"), "{err}");
     assert!(err.contains("pass it with .f32(…)"), "{err}");
 }
@@ -93,7 +93,7 @@ fn a_freed_buffer_is_refused() {
         buffer(&dropped)
     };
     let args = [ArgValue::U32(16), ArgValue::F32(0.5), gone, buffer(&alive)];
-    let err = check_args(&saxpy_entry(), "saxpy.ptx", &args).unwrap_err().to_string();
+    let err = check_args(&saxpy_entry(), "PTX saxpy.ptx", &args).unwrap_err().to_string();
     assert!(err.contains("argument 3 (`x`) points to a buffer that was freed"), "{err}");
 }
 
@@ -171,7 +171,7 @@ fn a_launch_after_its_buffer_is_dropped_is_refused() {
         let x = gpu.upload(&[0.0f32; 16]).unwrap();
         KernelArgs::new().u32(16).f32(1.0).buffer(&x).buffer(&y)
     };
-    let err = check_args(&interface.entries[0], "saxpy.ptx", &args.values).unwrap_err().to_string();
+    let err = check_args(&interface.entries[0], "PTX saxpy.ptx", &args.values).unwrap_err().to_string();
     assert!(err.contains("argument 3 (`x`) points to a buffer that was freed"), "{err}");
     check_config_("saxpy", &LaunchConfig::linear(1, 16), &gpu.properties().unwrap()).unwrap();
 }

@@ -36,7 +36,34 @@ pub(super) enum ModuleBackend {
     Checked(Arc<CheckedGpu>),
 }
 
-/// A loaded PTX module.
+/// A compiled module: PTX compiled by the driver's JIT
+/// ([`CudaGpu::load_ptx`](crate::CudaGpu::load_ptx)), or CUDA C compiled by NVRTC and then
+/// loaded the same way ([`CudaGpu::load_cuda_c`](crate::CudaGpu::load_cuda_c)). Its
+/// interface (each entry's parameters) is read from the PTX text, so that
+/// [`Kernel::launch`] can check arguments before the driver sees them.
+///
+/// # Examples
+///
+/// ```
+/// use energy_harness::prelude::*;
+/// # use energy_harness::unstable::cuda::FMA_LOOP_PTX;
+/// // FMA_LOOP_PTX: PTX with `.entry fma_loop(.param .u64 out, .param .u32 iters)`
+///
+/// fn setup(gpu: &CudaGpu) -> Result<Kernel> {
+///     let module = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O4)?;
+///     // The machine code that runs, for `cuobjdump -sass` or `nvdisasm` (on the checked
+///     // device only where ptxas assembled the module).
+///     if let Some(cubin) = module.machine_code() {
+///         assert!(cubin.starts_with(b"\x7fELF"));
+///     }
+///     // A name that is no entry of the module is an error that lists the entries.
+///     assert!(module.kernel("fma").is_err());
+///     module.kernel("fma_loop")
+/// }
+/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
+/// # setup(&gpu)?;
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Clone)]
 pub struct PtxModule {
     pub(super) backend: ModuleBackend,
@@ -44,6 +71,8 @@ pub struct PtxModule {
     pub(super) level: super::JitOptLevel,
     pub(super) interface: Option<Arc<PtxInterface>>,
     pub(super) name: String,
+    /// What the module was made from, for messages: `PTX`, or `CUDA C` (compiled by NVRTC).
+    pub(super) source: &'static str,
     pub(super) properties: Arc<GpuProperties>,
 }
 
@@ -65,7 +94,7 @@ impl PtxModule {
     /// entries and the closest name.
     pub fn kernel(&self, entry: &str) -> Result<Kernel> {
         let described = match &self.interface {
-            Some(interface) => Some(interface.entry(entry, &format!("PTX `{}`", self.name))?.clone()),
+            Some(interface) => Some(interface.entry(entry, &format!("{} `{}`", self.source, self.name))?.clone()),
             None => None,
         };
         let backend = match &self.backend {
@@ -84,7 +113,7 @@ impl PtxModule {
             backend,
             entry: described.map(Arc::new),
             name: entry.to_string(),
-            module: self.name.clone(),
+            module: format!("{} {}", self.source, self.name),
             properties: self.properties.clone(),
         })
     }
@@ -96,7 +125,36 @@ enum KernelBackend {
     Checked(Arc<CheckedGpu>),
 }
 
-/// A kernel ready to launch.
+/// A kernel ready to launch: one entry of a [`PtxModule`], from [`PtxModule::kernel`].
+///
+/// # Examples
+///
+/// A grid of exactly as many blocks as the GPU holds at once (what a persistent kernel is
+/// launched with), from the occupancy of blocks of 256 threads without dynamic shared
+/// memory. On the checked device the occupancy is a bound from threads and shared memory
+/// alone ([`Kernel::max_active_blocks_per_sm`]):
+///
+/// ```
+/// use energy_harness::prelude::*;
+/// # use energy_harness::unstable::cuda::FMA_LOOP_PTX;
+/// // FMA_LOOP_PTX: PTX with `.entry fma_loop(.param .u64 out, .param .u32 iters)`
+///
+/// fn resident_grid(gpu: &CudaGpu, kernel: &Kernel) -> Result<LaunchConfig> {
+///     let per_sm = kernel.max_active_blocks_per_sm(256, 0)?;
+///     Ok(LaunchConfig::linear(per_sm * gpu.properties()?.sm_count, 256))
+/// }
+///
+/// fn setup(gpu: &CudaGpu) -> Result<(Kernel, LaunchConfig)> {
+///     let kernel = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O4)?.kernel("fma_loop")?;
+///     let config = resident_grid(gpu, &kernel)?;
+///     Ok((kernel, config))
+/// }
+/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
+/// # let (kernel, config) = setup(&gpu)?;
+/// # let out = gpu.alloc_zeros::<f32>((config.grid.0 * 256) as usize)?;
+/// # kernel.launch(gpu.stream(), config, &KernelArgs::new().buffer(&out).u32(10))?;
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Kernel {
     backend: KernelBackend,
@@ -203,6 +261,95 @@ impl Kernel {
 }
 
 /// Kernel arguments, in the entry's parameter order.
+///
+/// Each method appends one argument. Which method fills which PTX parameter:
+///
+/// | method | Rust value | PTX parameter | CUDA C parameter (nvcc, NVRTC) |
+/// |---|---|---|---|
+/// | [`u16`](KernelArgs::u16) | `u16` (an `i16` as `v as u16`) | `.u16`, `.s16`, `.b16` | `unsigned short`, `short` |
+/// | [`u32`](KernelArgs::u32) | `u32` (an `i32` as `v as u32`) | `.u32`, `.s32`, `.b32` | `unsigned`, `int` |
+/// | [`u64`](KernelArgs::u64) | `u64` (an `i64` as `v as u64`, a raw device address) | `.u64`, `.s64`, `.b64` | `unsigned long long`, `long long`, `size_t` |
+/// | [`f32`](KernelArgs::f32) | `f32` | `.f32`, `.b32` | `float` |
+/// | [`f64`](KernelArgs::f64) | `f64` | `.f64`, `.b64` | `double` |
+/// | [`buffer`](KernelArgs::buffer) | `&DeviceBuffer<T>` (its device address) | `.u64`, `.s64`, `.b64` | `T *`, `const T *` |
+///
+/// [`Kernel::launch`] checks the arguments against the entry, on a GPU and on the checked
+/// device alike: their count; each one's size (2, 4 or 8 bytes) against the parameter's; an
+/// integer or a buffer for a `.u`/`.s` parameter and a float for an `.f` one (a `.b`
+/// parameter takes either of its size); and that every buffer is still alive. An array
+/// parameter, `.param .align A .b8 p[N]` (a struct passed by value), takes one argument of
+/// exactly N bytes, so only structs of 2, 4 or 8 bytes can be passed, their fields packed
+/// little-endian into one value: `struct { float a, b; }` (`.b8 p[8]`) as
+/// `.u64(u64::from(a.to_bits()) | u64::from(b.to_bits()) << 32)`. The element type of a
+/// buffer is not checked: PTX pointers have none.
+///
+/// A parameter of 1 byte (`.u8`, `.s8`, `.b8`; a `bool` or `char` in CUDA C) cannot be
+/// passed, nor an `.f16` one: widen it to 32 bits in the kernel, or declare half-precision
+/// bits `.b16` and pass them with [`u16`](KernelArgs::u16). Where the module's interface is
+/// unknown (PTX the reader cannot read, which the driver's JIT took; CUDA C on the checked
+/// device without NVRTC) the arguments are passed unchecked, each as 8 little-endian bytes of
+/// which the kernel reads its parameter's size.
+///
+/// # Examples
+///
+/// The entry `scale2d(.param .u32 width, .param .u32 height, .param .f32 a, .param .u64 m)`
+/// multiplies a `width` × `height` matrix of floats by `a`, one element per thread of a 2-D
+/// grid (CUDA C: `scale2d(unsigned width, unsigned height, float a, float *m)`):
+///
+/// ```
+/// use energy_harness::prelude::*;
+///
+/// # const SCALE2D_PTX: &str = "
+/// # .version 7.0
+/// # .target sm_70
+/// # .address_size 64
+/// # .visible .entry scale2d(.param .u32 width, .param .u32 height, .param .f32 a, .param .u64 m)
+/// # {
+/// # .reg .pred %p<3>; .reg .b32 %r<12>; .reg .f32 %f<3>; .reg .b64 %rd<5>;
+/// # ld.param.u32 %r1, [width]; ld.param.u32 %r2, [height];
+/// # mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mov.u32 %r5, %tid.x; mad.lo.s32 %r6, %r3, %r4, %r5;
+/// # mov.u32 %r7, %ctaid.y; mov.u32 %r8, %ntid.y; mov.u32 %r9, %tid.y; mad.lo.s32 %r10, %r7, %r8, %r9;
+/// # setp.ge.u32 %p1, %r6, %r1; setp.ge.u32 %p2, %r10, %r2; or.pred %p1, %p1, %p2; @%p1 bra DONE;
+/// # mad.lo.s32 %r11, %r10, %r1, %r6; ld.param.f32 %f1, [a]; ld.param.u64 %rd1, [m];
+/// # cvta.to.global.u64 %rd2, %rd1; mul.wide.u32 %rd3, %r11, 4; add.s64 %rd4, %rd2, %rd3;
+/// # ld.global.f32 %f2, [%rd4]; mul.f32 %f2, %f2, %f1; st.global.f32 [%rd4], %f2;
+/// # DONE: ret;
+/// # }";
+/// // SCALE2D_PTX: PTX with the entry above
+/// const W: u32 = 1000;
+/// const H: u32 = 600;
+///
+/// struct Scale { kernel: Kernel, config: LaunchConfig, args: KernelArgs, m: DeviceBuffer<f32> }
+///
+/// fn setup(gpu: &CudaGpu) -> Result<Scale> {
+///     let kernel = gpu.load_ptx(SCALE2D_PTX, "scale2d.ptx", JitOptLevel::O4)?.kernel("scale2d")?;
+///     let m = gpu.upload(&vec![1.0f32; (W * H) as usize])?;
+///     let args = KernelArgs::new().u32(W).u32(H).f32(0.5).buffer(&m);
+///     let config = LaunchConfig { grid: (W.div_ceil(16), H.div_ceil(16), 1), block: (16, 16, 1), shared_mem_bytes: 0 };
+///     Ok(Scale { kernel, config, args, m })
+/// }
+///
+/// fn launch(s: &mut Scale, stream: &Stream) -> Result<()> {
+///     s.kernel.launch(stream, s.config, &s.args)
+/// }
+///
+/// // What the harness does with them, here on the checked device (no GPU: nothing executes,
+/// // the launch is checked):
+/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
+/// let mut s = setup(&gpu)?;
+/// launch(&mut s, gpu.stream())?;
+///
+/// // `height` passed as a u64: refused before the driver sees it, with the fix.
+/// let wrong = KernelArgs::new().u32(W).u64(H as u64).f32(0.5).buffer(&s.m);
+/// let err = s.kernel.launch(gpu.stream(), s.config, &wrong).unwrap_err();
+/// assert!(err.message().contains("argument 2 is a u64 (600) but parameter 2 `height` is .u32"));
+/// assert!(err.message().contains("pass it with .u32(…)"));
+///
+/// // A float where the PTX has an integer: same size, refused all the same.
+/// let wrong = KernelArgs::new().u32(W).f32(600.0).f32(0.5).buffer(&s.m);
+/// assert!(s.kernel.launch(gpu.stream(), s.config, &wrong).is_err());
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct KernelArgs {
     pub(super) values: Vec<ArgValue>,

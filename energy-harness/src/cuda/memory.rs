@@ -10,6 +10,31 @@ use crate::error::Result;
 
 /// The stream a launch function is given: a real CUDA stream, or the checked device's.
 /// Code that needs the raw cudarc stream on a real GPU takes it from [`Stream::cuda`].
+///
+/// The harness times this stream with CUDA events and waits for it at the end of each
+/// window, so a launch function enqueues its work here and returns without waiting. Work on
+/// another stream (a library's) needs `any_stream` or `wait = …`
+/// ([`KernelCode::any_stream`](crate::KernelCode::any_stream)), or the measurement is
+/// refused.
+///
+/// # Examples
+///
+/// ```no_run
+/// use energy_harness::cudarc::driver::CudaSlice;
+/// use energy_harness::prelude::*;
+///
+/// // The harness's own launches: enqueue on the stream given.
+/// fn launch(kernel: &Kernel, args: &KernelArgs, stream: &Stream) -> Result<()> {
+///     kernel.launch(stream, LaunchConfig::linear(4096, 256), args)
+/// }
+///
+/// // Raw cudarc on the same stream, which the harness then times as it does its own launches.
+/// // A real GPU only: such a benchmark or budget is declared `gpu_only`.
+/// fn clear(y: &mut CudaSlice<f32>, stream: &Stream) -> Result<()> {
+///     stream.cuda()?.memset_zeros(y)?;
+///     Ok(())
+/// }
+/// ```
 #[derive(Clone)]
 pub struct Stream(pub(super) StreamInner);
 
@@ -45,6 +70,39 @@ impl Stream {
 
 /// A buffer in device memory (in host memory on the checked device, its size tracked).
 /// Kernel arguments pointing to it are refused once it is dropped.
+///
+/// [`CudaGpu::upload`](crate::CudaGpu::upload) copies host data into a new one,
+/// [`CudaGpu::alloc_zeros`](crate::CudaGpu::alloc_zeros) makes a zeroed one, and
+/// [`CudaGpu::download`](crate::CudaGpu::download) copies one back. Keep it in the setup's
+/// state as long as arguments point to it.
+///
+/// # Examples
+///
+/// ```
+/// use energy_harness::prelude::*;
+/// # use energy_harness::unstable::cuda::FMA_LOOP_PTX;
+/// // FMA_LOOP_PTX: PTX with `.entry fma_loop(.param .u64 out, .param .u32 iters)`
+///
+/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
+/// let x = gpu.upload(&[1.0f32, 2.0, 3.0])?;
+/// assert_eq!((x.len(), x.size_bytes()), (3, 12));
+/// // On the checked device kernels do not run: a download returns what was uploaded.
+/// assert_eq!(gpu.download(&x)?, vec![1.0, 2.0, 3.0]);
+///
+/// let kernel = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O4)?.kernel("fma_loop")?;
+/// let config = LaunchConfig::linear(4, 256);
+/// let out = gpu.alloc_zeros::<f32>(4 * 256)?;
+/// kernel.launch(gpu.stream(), config, &KernelArgs::new().buffer(&out).u32(100))?;
+///
+/// // Arguments that outlive their buffer: the launch is refused, GPU or not.
+/// let dangling = {
+///     let scratch = gpu.alloc_zeros::<f32>(4 * 256)?;
+///     KernelArgs::new().buffer(&scratch).u32(100)
+/// };
+/// let err = kernel.launch(gpu.stream(), config, &dangling).unwrap_err();
+/// assert!(err.message().contains("freed before the launch"));
+/// # Ok::<(), Error>(())
+/// ```
 pub struct DeviceBuffer<T: DeviceRepr> {
     pub(super) len: usize,
     pub(super) alive: Arc<()>,

@@ -55,6 +55,31 @@ pub fn cuda_error(call: &str, err: DriverError) -> Error {
 }
 
 /// The driver JIT's optimization level for PTX (`CU_JIT_OPTIMIZATION_LEVEL`, 0-4; 4 is the default).
+///
+/// On a GPU the driver's JIT compiles the PTX at this level; on the checked device `ptxas`
+/// assembles it at `-O0` to `-O3` (level 4 is `-O3`), where `ptxas` is found. CUDA C
+/// ([`CudaGpu::load_cuda_c`]) is loaded at `O4`.
+///
+/// # Examples
+///
+/// The same PTX at two levels, one module each: two benchmarks of the two kernels show what
+/// the JIT's optimization changes in energy per launch.
+///
+/// ```
+/// use energy_harness::prelude::*;
+/// # use energy_harness::unstable::cuda::FMA_LOOP_PTX;
+/// // FMA_LOOP_PTX: PTX with `.entry fma_loop(.param .u64 out, .param .u32 iters)`
+///
+/// fn kernels(gpu: &CudaGpu) -> Result<(Kernel, Kernel)> {
+///     let unoptimized = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O0)?;
+///     let optimized = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O4)?;
+///     assert_eq!(unoptimized.level(), JitOptLevel::O0);
+///     Ok((unoptimized.kernel("fma_loop")?, optimized.kernel("fma_loop")?))
+/// }
+/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
+/// # kernels(&gpu)?;
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum JitOptLevel {
     /// No optimization ("non-optimized" in Arafa et al.).
@@ -81,19 +106,125 @@ impl JitOptLevel {
     }
 }
 
-/// Launch geometry.
+/// A launch's geometry: the grid of blocks, the threads of each block, and the dynamic
+/// shared memory each block gets.
+///
+/// [`LaunchConfig::linear`] makes a 1-D launch; a 2-D or 3-D launch is the struct written
+/// out, its fields being public. A thread finds its place from its block's index and its own
+/// index in the block: `%ctaid` and `%tid` (`.x`, `.y`, `.z`) in PTX, `blockIdx` and
+/// `threadIdx` in CUDA C.
+///
+/// [`Kernel::launch`] checks the configuration before every launch, on a GPU and on the
+/// checked device alike, and refuses it
+/// ([`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput), with the fix in the
+/// message) when:
+///
+/// - a dimension is 0;
+/// - a block has more threads (x × y × z) than the device allows (1024 on an H100), x or y
+///   is above 1024, or z above 64;
+/// - the grid's x is above 2³¹ − 1 blocks, or its y or z above 65535;
+/// - the block shape breaks the PTX's `.maxntid` or `.reqntid` (`__launch_bounds__`);
+/// - `shared_mem_bytes` is above 48 KiB (49152 bytes). [`Kernel::launch`] does not opt in
+///   to more (`cuFuncSetAttribute`), so the larger amounts a GPU offers per block (227 KiB on
+///   an H100) are refused on a GPU too.
+///
+/// Static shared memory (`.shared` arrays of fixed size in the PTX, `__shared__` ones in CUDA
+/// C) is not part of `shared_mem_bytes`, nor of this check.
+///
+/// # Examples
+///
+/// A 2-D launch over a 1000 × 600 matrix, blocks of 16 × 16 threads, enough blocks to cover
+/// it (the kernel skips the threads beyond the edges; [`KernelArgs`] launches one):
+///
+/// ```
+/// use energy_harness::prelude::*;
+///
+/// let (width, height) = (1000u32, 600u32);
+/// let config = LaunchConfig {
+///     grid: (width.div_ceil(16), height.div_ceil(16), 1),
+///     block: (16, 16, 1),
+///     shared_mem_bytes: 0,
+/// };
+/// assert_eq!(config.grid, (63, 38, 1));
+///
+/// // The 1-D form: 4096 blocks of 256 threads.
+/// assert_eq!(LaunchConfig::linear(4096, 256).block, (256, 1, 1));
+/// ```
+///
+/// Dynamic shared memory: the kernel declares an array without a size, `extern __shared__
+/// float tile[];` in CUDA C, `.extern .shared .align 4 .b8 tile[];` at module scope in PTX,
+/// and each block gets `shared_mem_bytes` of it, chosen per launch. This kernel reverses each
+/// block's floats through `tile`, one float (4 bytes) per thread:
+///
+/// ```
+/// use energy_harness::prelude::*;
+///
+/// # const REVERSE_PTX: &str = "
+/// # .version 7.0
+/// # .target sm_70
+/// # .address_size 64
+/// # .extern .shared .align 4 .b8 tile[];
+/// # .visible .entry reverse_blocks(.param .u64 x)
+/// # {
+/// # .reg .b32 %r<9>; .reg .f32 %f<3>; .reg .b64 %rd<5>;
+/// # ld.param.u64 %rd1, [x]; cvta.to.global.u64 %rd2, %rd1;
+/// # mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %tid.x; mad.lo.s32 %r4, %r1, %r2, %r3;
+/// # mul.wide.u32 %rd3, %r4, 4; add.s64 %rd4, %rd2, %rd3; ld.global.f32 %f1, [%rd4];
+/// # mov.u32 %r5, tile; shl.b32 %r6, %r3, 2; add.s32 %r7, %r5, %r6; st.shared.f32 [%r7], %f1;
+/// # bar.sync 0;
+/// # sub.s32 %r6, %r2, %r3; sub.s32 %r6, %r6, 1; shl.b32 %r6, %r6, 2; add.s32 %r8, %r5, %r6;
+/// # ld.shared.f32 %f2, [%r8]; st.global.f32 [%rd4], %f2;
+/// # ret;
+/// # }";
+/// // REVERSE_PTX: `.extern .shared .align 4 .b8 tile[];` and
+/// // `.entry reverse_blocks(.param .u64 x)`
+/// const N: u32 = 1 << 20;
+/// const THREADS: u32 = 256;
+///
+/// struct Reverse { kernel: Kernel, args: KernelArgs, _x: DeviceBuffer<f32> }
+///
+/// fn setup(gpu: &CudaGpu) -> Result<Reverse> {
+///     let kernel = gpu.load_ptx(REVERSE_PTX, "reverse.ptx", JitOptLevel::O4)?.kernel("reverse_blocks")?;
+///     let x = gpu.upload(&vec![1.0f32; N as usize])?;
+///     let args = KernelArgs::new().buffer(&x);
+///     Ok(Reverse { kernel, args, _x: x })
+/// }
+///
+/// fn launch(s: &mut Reverse, stream: &Stream) -> Result<()> {
+///     let config = LaunchConfig {
+///         grid: (N / THREADS, 1, 1),
+///         block: (THREADS, 1, 1),
+///         shared_mem_bytes: THREADS * std::mem::size_of::<f32>() as u32,
+///     };
+///     s.kernel.launch(stream, config, &s.args)
+/// }
+///
+/// // What the harness does with them, here on the checked device (no GPU: nothing executes,
+/// // the launch is checked):
+/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
+/// let mut s = setup(&gpu)?;
+/// launch(&mut s, gpu.stream())?;
+///
+/// // 64 KiB per block is more than a launch gets without opting in: refused, GPU or not.
+/// let too_much = LaunchConfig { shared_mem_bytes: 64 * 1024, ..LaunchConfig::linear(N / THREADS, THREADS) };
+/// let err = s.kernel.launch(gpu.stream(), too_much, &s.args).unwrap_err();
+/// assert!(err.message().contains("65536 bytes of dynamic shared memory per block"));
+/// # Ok::<(), Error>(())
+/// ```
+/// [`Kernel::max_active_blocks_per_sm`] says how many blocks of a given size and shared
+/// memory fit on one SM at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
-    /// Blocks (x, y, z).
+    /// Blocks in x, y and z (`gridDim`); each at least 1.
     pub grid: (u32, u32, u32),
-    /// Threads per block (x, y, z).
+    /// Threads per block in x, y and z (`blockDim`); each at least 1.
     pub block: (u32, u32, u32),
-    /// Dynamic shared memory, bytes.
+    /// Dynamic shared memory per block, bytes (at most 49152); 0 when the kernel declares none.
     pub shared_mem_bytes: u32,
 }
 
 impl LaunchConfig {
-    /// A 1-D launch.
+    /// A 1-D launch: `blocks` blocks of `threads` threads, no dynamic shared memory.
     pub fn linear(blocks: u32, threads: u32) -> Self {
         LaunchConfig { grid: (blocks, 1, 1), block: (threads, 1, 1), shared_mem_bytes: 0 }
     }
@@ -130,6 +261,58 @@ impl GpuProperties {
 
 /// A CUDA device with one stream the harness launches on: a real GPU, or the checked
 /// device of a machine without one ([`CudaGpu::checked`]), behind the same API.
+///
+/// # Examples
+///
+/// A setup function gets the `CudaGpu` the kernel runs on: it compiles the kernel, allocates
+/// its buffers and builds its arguments, which the launch function then uses. This one sizes
+/// the grid by the device: 8 blocks of 256 threads on every SM.
+///
+/// ```
+/// use energy_harness::prelude::*;
+/// # use energy_harness::unstable::cuda::FMA_LOOP_PTX;
+/// // FMA_LOOP_PTX: PTX with `.entry fma_loop(.param .u64 out, .param .u32 iters)`: each
+/// // thread runs `iters` iterations of 16 FMAs and stores one float to `out`.
+///
+/// struct Fma { kernel: Kernel, config: LaunchConfig, args: KernelArgs, _out: DeviceBuffer<f32> }
+///
+/// fn setup(gpu: &CudaGpu) -> Result<Fma> {
+///     let kernel = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O4)?.kernel("fma_loop")?;
+///     let blocks = 8 * gpu.properties()?.sm_count;
+///     let out = gpu.alloc_zeros::<f32>(blocks as usize * 256)?;
+///     let args = KernelArgs::new().buffer(&out).u32(1000);
+///     Ok(Fma { kernel, config: LaunchConfig::linear(blocks, 256), args, _out: out })
+/// }
+/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
+/// # let s = setup(&gpu)?;
+/// # s.kernel.launch(gpu.stream(), s.config, &s.args)?;
+/// # Ok::<(), Error>(())
+/// ```
+///
+/// CUDA C goes through NVRTC ([`CudaGpu::load_cuda_c`]), its kernels declared `extern "C"` so
+/// that their names are not mangled:
+///
+/// ```
+/// use energy_harness::prelude::*;
+///
+/// const SCALE_CU: &str = r#"
+/// extern "C" __global__ void scale(unsigned n, float a, float *x) {
+///     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+///     if (i < n) x[i] *= a;
+/// }
+/// "#;
+///
+/// fn setup(gpu: &CudaGpu) -> Result<(Kernel, KernelArgs, DeviceBuffer<f32>)> {
+///     let kernel = gpu.load_cuda_c(SCALE_CU, "scale.cu", &["-use_fast_math"])?.kernel("scale")?;
+///     let x = gpu.upload(&vec![1.0f32; 1 << 20])?;
+///     let args = KernelArgs::new().u32(1 << 20).f32(0.5).buffer(&x);
+///     Ok((kernel, args, x))
+/// }
+/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
+/// # let (kernel, args, _x) = setup(&gpu)?;
+/// # kernel.launch(gpu.stream(), LaunchConfig::linear(4096, 256), &args)?;
+/// # Ok::<(), Error>(())
+/// ```
 pub struct CudaGpu {
     backend: GpuBackend,
     stream: Stream,
@@ -249,6 +432,7 @@ impl CudaGpu {
             level,
             interface: interface.map(Arc::new),
             name: name.to_string(),
+            source: "PTX",
             properties: Arc::new(self.properties.clone()),
         })
     }
@@ -274,12 +458,18 @@ impl CudaGpu {
                     level: JitOptLevel::O4,
                     interface: None,
                     name: name.to_string(),
+                    source: "CUDA C",
                     properties: Arc::new(self.properties.clone()),
                 });
             }
         }
         let ptx = nvrtc::compile_cuda_c(source, name, options, &self.properties.arch())?;
-        self.load_ptx(&ptx, name, JitOptLevel::O4)
+        if let GpuBackend::Checked(gpu) = &self.backend {
+            gpu.record_nvrtc_compile();
+        }
+        let mut module = self.load_ptx(&ptx, name, JitOptLevel::O4)?;
+        module.source = "CUDA C";
+        Ok(module)
     }
 
     /// Reads a PTX file and compiles it.

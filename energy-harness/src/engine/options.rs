@@ -17,6 +17,30 @@ use crate::sensors::{SensorModel, SourceKind};
 ///
 /// The macros emit one literal of this type (`MeasureOptions { precision: Some(0.005),
 /// ..MeasureOptions::DEFAULT }`); budgets and the suites build the same.
+///
+/// # Examples
+///
+/// The options of a hand-written budget: 12 bytes per element moved (for a per-byte limit),
+/// the GPU by its UUID (as `cargo energy info` prints it), ±0.5 % asked. Values out of
+/// bounds are refused when the budget is measured, as [`MeasureOptions::resolve`] refuses
+/// them here:
+///
+/// ```
+/// use energy_harness::prelude::*;
+///
+/// let n = 1usize << 24;
+/// let options = MeasureOptions {
+///     bytes: Some(12.0 * n as f64),
+///     device_uuid: Some("GPU-01234567-89ab-cdef-0123-456789abcdef".into()),
+///     precision: Some(0.005),
+///     ..MeasureOptions::DEFAULT
+/// };
+/// assert_eq!(options.resolve(MeasureOptions::MIN_WINDOWS)?.precision, 0.005);
+///
+/// let too_coarse = MeasureOptions { precision: Some(2.0), ..MeasureOptions::DEFAULT };
+/// assert!(too_coarse.resolve(MeasureOptions::MIN_WINDOWS).is_err());
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MeasureOptions {
     /// Operations per launch (energy per op; criterion throughput in elements).

@@ -60,6 +60,45 @@ type Make = dyn Fn(&Arc<CudaGpu>) -> Result<Made> + Send + Sync;
 /// for: on the harness's stream (the default), or, for work a library enqueues elsewhere,
 /// by the library's wait and a context-wide synchronize ([`KernelCode::any_stream`],
 /// [`KernelCode::with_wait`]).
+///
+/// # Examples
+///
+/// A launch without state, a setup with a launch, CUDA work on any stream of the GPU's
+/// context, and library work with its wait (here a stand-in library whose calls queue work
+/// and whose `sync` runs it):
+///
+/// ```
+/// use energy_harness::prelude::*;
+///
+/// fn launch(_stream: &Stream) -> Result<()> {
+///     Ok(()) // enqueue one launch
+/// }
+/// let stateless = KernelCode::launch(launch);
+/// let on_any_stream = KernelCode::launch(launch).any_stream();
+///
+/// struct Buffers { x: DeviceBuffer<f32> }
+/// fn setup(gpu: &CudaGpu) -> Result<Buffers> {
+///     Ok(Buffers { x: gpu.alloc_zeros(1 << 20)? })
+/// }
+/// fn launch_on(s: &mut Buffers, _stream: &Stream) -> Result<()> {
+///     let _ = &s.x; // enqueue one launch using the state
+///     Ok(())
+/// }
+/// let with_state = KernelCode::with_setup(setup, launch_on);
+///
+/// struct Library { queued: usize }
+/// impl Library {
+///     fn call(&mut self) { self.queued += 1 }
+///     fn sync(&mut self) -> std::result::Result<(), String> { self.queued = 0; Ok(()) }
+/// }
+/// let library_work = KernelCode::with_wait(
+///     |_gpu: &CudaGpu| Ok(Library { queued: 0 }),
+///     |lib: &mut Library, _stream: &Stream| { lib.call(); Ok(()) },
+///     |lib: &mut Library| lib.sync().map_err(|e| Error::library("library sync", e)),
+/// );
+/// assert!(library_work.is_library_work() && on_any_stream.is_library_work());
+/// assert!(!stateless.is_library_work() && !with_state.is_library_work());
+/// ```
 #[derive(Clone)]
 pub struct KernelCode {
     make: Arc<Make>,
@@ -177,6 +216,7 @@ impl KernelCode {
             activity: CheckedActivity {
                 modules: after.modules - before.modules,
                 assembled: after.assembled - before.assembled,
+                compiled_by_nvrtc: after.compiled_by_nvrtc - before.compiled_by_nvrtc,
                 launches: after.launches - before.launches,
                 buffers: after.buffers - before.buffers,
                 buffer_bytes: after.buffer_bytes - before.buffer_bytes,
@@ -235,9 +275,13 @@ impl CodeCheck {
         };
         write!(
             f,
-            "setup and {CHECK_LAUNCHES} launches ran on the checked {} (nothing executes): {} PTX module(s) read{assembly}, {} launch(es) checked, {} buffer(s) of {:.1} MiB",
+            "setup and {CHECK_LAUNCHES} launches ran on the checked {} (nothing executes): {}{assembly}, {} launch(es) checked, {} buffer(s) of {:.1} MiB",
             self.device.trim_end_matches(" (simulated)"),
-            a.modules,
+            match a.compiled_by_nvrtc {
+                0 => format!("{} PTX module(s) read", a.modules),
+                n if n == a.modules => format!("{n} CUDA C module(s) compiled by NVRTC"),
+                n => format!("{} module(s) read ({n} of them CUDA C compiled by NVRTC)", a.modules),
+            },
             a.launches,
             a.buffers,
             a.buffer_bytes as f64 / (1u64 << 20) as f64

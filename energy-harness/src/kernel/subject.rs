@@ -6,6 +6,21 @@ use crate::sim::SimKernel;
 
 /// A kernel as a benchmark or a budget runs it: its code (measured on a real GPU, checked
 /// without one) and/or a simulated model.
+///
+/// # Examples
+///
+/// ```no_run
+/// use energy_harness::prelude::*;
+///
+/// fn launch(_stream: &Stream) -> Result<()> {
+///     Ok(()) // enqueue one launch of the kernel
+/// }
+///
+/// // Code and a model: measured on a GPU; without one, the code runs on the checked device
+/// // and the simulated GPU runs 80 µs launches at 350 W.
+/// let kernel = KernelUnderTest::new("stencil").code(KernelCode::launch(launch)).sim(80e-6, 350.0);
+/// assert_energy!(EnergyBudget::new(kernel, Limit::PerLaunch(Joules(0.05))));
+/// ```
 pub struct KernelUnderTest {
     /// Name used in messages and file names.
     pub name: String,

@@ -32,6 +32,8 @@ pub struct ResultSet {
     pub dir: PathBuf,
     /// The results, by id.
     pub results: BTreeMap<String, ResultFile>,
+    /// The benchmarks the run did not run, by id, with why (its manifest's `not_run`).
+    pub not_run: BTreeMap<String, String>,
 }
 
 impl ResultSet {
@@ -53,9 +55,15 @@ impl ResultSet {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
                 format!(
-                    "run `{}` in `{}` holds no energy results (its benchmarks were filtered out, skipped, or run with --test)",
+                    "run `{}` in `{}` holds no energy results (its benchmarks were filtered out, skipped, or run with --test){}",
                     echo(&name),
-                    dir.display()
+                    dir.display(),
+                    if set.not_run.is_empty() {
+                        String::new()
+                    } else {
+                        let ids: Vec<String> = set.not_run.iter().map(|(id, why)| format!("{} ({})", echo(id), echo(why))).collect();
+                        format!("; not run: {}", ids.join(", "))
+                    }
                 ),
             ));
         }
@@ -81,7 +89,8 @@ impl ResultSet {
                 ));
             }
         }
-        Ok(ResultSet { dir: dir.to_path_buf(), results })
+        let not_run = manifest.not_run().map(|n| (n.id.clone(), n.reason.clone())).collect();
+        Ok(ResultSet { dir: dir.to_path_buf(), results, not_run })
     }
 
     /// Checks that every result of both sets comes from one kind of device: all simulated or
@@ -401,10 +410,16 @@ impl Comparison {
             }
             _ => String::new(),
         };
+        let not_run: Vec<String> = missing
+            .iter()
+            .filter_map(|id| candidate.not_run.get(*id).map(|why| format!("{} ({})", echo(id), echo(why))))
+            .collect();
+        let not_run_note =
+            if not_run.is_empty() { String::new() } else { format!("; not run there: {}", not_run.join(", ")) };
         Err(Error::new(
             ErrorKind::InvalidInput,
             format!(
-                "run `{}` in `{}` lacks {} benchmark(s) of the baseline `{}`: {}{targets_note}. A benchmark that vanished is not a pass: its bench target crashed at start, the run was interrupted between two bench targets, or a filter left it out. Run every bench target again; if a benchmark was removed on purpose, say so: {}",
+                "run `{}` in `{}` lacks {} benchmark(s) of the baseline `{}`: {}{targets_note}{not_run_note}. A benchmark that vanished or was not run is not a pass: its bench target crashed at start, the run was interrupted between two bench targets, a filter left it out, or it needs a GPU this run did not have. Run every bench target again (on the baseline's kind of device); if a benchmark was removed on purpose, say so: {}",
                 run_name(candidate),
                 candidate.dir.display(),
                 missing.len(),
@@ -726,7 +741,7 @@ mod tests {
     }
 
     fn set(dir: &str, r: ResultFile) -> ResultSet {
-        ResultSet { dir: PathBuf::from(dir), results: BTreeMap::from([(r.id.clone(), r)]) }
+        ResultSet { dir: PathBuf::from(dir), results: BTreeMap::from([(r.id.clone(), r)]), not_run: Default::default() }
     }
 
     #[test]
@@ -782,7 +797,7 @@ mod tests {
         for err in [plain, across] {
             assert!(err.message().contains("`k` energy_j: mean -1 is not positive"), "{err}");
         }
-        let empty = ResultSet { dir: PathBuf::from("e"), results: BTreeMap::new() };
+        let empty = ResultSet { dir: PathBuf::from("e"), results: BTreeMap::new(), not_run: Default::default() };
         assert!(compare_across_boards(&empty, &empty, 5.0).unwrap_err().message().contains("no benchmark in common"));
     }
 

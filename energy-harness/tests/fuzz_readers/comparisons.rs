@@ -58,8 +58,11 @@ fn check_pair(rng: &mut Rng) -> Result<bool, String> {
             Err(_) => return Ok(false),
         }
     }
-    let set =
-        |r: &ResultFile| ResultSet { dir: PathBuf::from("fuzz"), results: BTreeMap::from([(r.id.clone(), r.clone())]) };
+    let set = |r: &ResultFile| ResultSet {
+        dir: PathBuf::from("fuzz"),
+        results: BTreeMap::from([(r.id.clone(), r.clone())]),
+        not_run: Default::default(),
+    };
     let (base, cand) = (&parsed[0], &parsed[1]);
     let mut same_board = cand.clone();
     same_board.device.uuid = base.device.uuid.clone();

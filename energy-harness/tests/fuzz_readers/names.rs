@@ -322,6 +322,7 @@ pub fn check_name(id: &str, other: &str, stems: &mut HashMap<String, String>) ->
     let set = ResultSet {
         dir: PathBuf::from(format!("target/energy/{other}")),
         results: BTreeMap::from([(a.id.clone(), a.clone()), (b.id.clone(), b.clone())]),
+        not_run: Default::default(),
     };
     // Markdown: the title one line, each row 9 cells, the id read back from its cell.
     let md = render(&set, Some(&set), 5.0, Format::Markdown).map_err(|e| e.to_string())?;

@@ -227,7 +227,11 @@ fn check_results(rng: &mut Rng) -> Result<bool, String> {
     let Some(Some(cand)) = parsed.get(1).cloned() else { return Ok(false) };
     let mut cand = cand;
     cand.id = base.id.clone();
-    let set = |r: ResultFile| ResultSet { dir: PathBuf::from("fuzz"), results: BTreeMap::from([(r.id.clone(), r)]) };
+    let set = |r: ResultFile| ResultSet {
+        dir: PathBuf::from("fuzz"),
+        results: BTreeMap::from([(r.id.clone(), r)]),
+        not_run: Default::default(),
+    };
     let Ok(comparison) = compare(&set(base), &set(cand), 5.0) else { return Ok(false) };
     for c in &comparison.changes {
         if !(c.change_pct.is_finite() && c.change_low_pct.is_finite() && c.change_high_pct.is_finite()) {

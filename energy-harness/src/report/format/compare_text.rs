@@ -85,6 +85,11 @@ pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Comp
     for id in added {
         let _ = writeln!(out, "  {:<40} new in {candidate_name}", visible(id));
     }
+    let mut not_run: Vec<(&String, &String)> = candidate.not_run.iter().collect();
+    sort_natural(&mut not_run, |(id, _)| id.as_str());
+    for (id, why) in not_run {
+        let _ = writeln!(out, "  {:<40} not run in {candidate_name}: {}", visible(id), visible(why));
+    }
     for id in gone {
         let _ = writeln!(out, "  {:<40} removed on purpose (--removed): only in {baseline}", visible(id));
     }

@@ -107,6 +107,23 @@ impl<'a> Table<'a> {
                 r.warnings.len().to_string(),
             ]);
         }
+        // Benchmarks not run here (gpu_only, raw cudarc or library work without a GPU): a
+        // row each, with why, never left out.
+        let mut not_run: Vec<(&String, &String)> = current.not_run.iter().collect();
+        sort_natural(&mut not_run, |(id, _)| id.as_str());
+        for (id, reason) in not_run {
+            let measured_in_baseline = baseline.is_some_and(|b| b.results.contains_key(id));
+            row_ids.push((id.clone(), None));
+            let mut row = vec![cells.code(id), format!("not run: {}", escape_text(cells, reason))];
+            row.extend(std::iter::repeat_n("—".to_string(), HEADER.len() - 4));
+            row.push(if measured_in_baseline {
+                cells.strong("not run here; measured in the baseline")
+            } else {
+                "—".into()
+            });
+            row.push("—".into());
+            rows.push(row);
+        }
         let mut notes = Vec::new();
         if let (Some(b), Some(c)) = (baseline, comparison) {
             notes.push(format!(
@@ -116,7 +133,7 @@ impl<'a> Table<'a> {
             ));
             let mut removed: Vec<&String> = c.removed.iter().collect();
             sort_natural(&mut removed, |id| id.as_str());
-            for id in removed {
+            for id in removed.into_iter().filter(|id| !current.not_run.contains_key(*id)) {
                 notes.push(format!("{} is in the baseline only.", cells.code_span(id)));
             }
         }
@@ -134,6 +151,14 @@ impl<'a> Table<'a> {
             text(first.device.driver.as_deref().unwrap_or("driver ?")),
             text(&shown_dir(&self.current.dir))
         )
+    }
+}
+
+/// Text from a file (a not-run reason) in a cell: escaped for the format.
+fn escape_text(cells: Cells, text: &str) -> String {
+    match cells {
+        Cells::Markdown => super::super::escape::markdown_text(text),
+        Cells::Html => html(text),
     }
 }
 

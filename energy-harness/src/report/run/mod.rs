@@ -125,6 +125,20 @@ pub struct TargetRecord {
     /// Its results, in the order committed.
     #[serde(default)]
     pub results: Vec<ResultEntry>,
+    /// Its benchmarks that were not run, with why (`gpu_only` or raw cudarc without a GPU,
+    /// library work on the simulated GPU): listed so that a report and a comparison show them
+    /// instead of losing them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<NotRunEntry>,
+}
+
+/// A benchmark a run did not run, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotRunEntry {
+    /// Benchmark id, as its result would have had it (`saxpy_cudarc/energy (simulated)`).
+    pub id: String,
+    /// Why, as the bench printed it (`needs a GPU (declared gpu_only)`).
+    pub reason: String,
 }
 
 /// A run directory's manifest (`run.json`).
@@ -178,6 +192,11 @@ impl RunManifest {
     /// The results listed by every target.
     pub fn results(&self) -> impl Iterator<Item = &ResultEntry> {
         self.targets.iter().flat_map(|t| t.results.iter())
+    }
+
+    /// The benchmarks every target listed as not run.
+    pub fn not_run(&self) -> impl Iterator<Item = &NotRunEntry> {
+        self.targets.iter().flat_map(|t| t.not_run.iter())
     }
 
     /// Checks that the run can be trusted: every target finished and succeeded, and the

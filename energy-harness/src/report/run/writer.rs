@@ -6,7 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::{Invocation, ResultEntry, RunManifest, TargetRecord, TargetStatus, LOCK_FILE, MANIFEST_FILE, RUN_SCHEMA};
+use super::{
+    Invocation, NotRunEntry, ResultEntry, RunManifest, TargetRecord, TargetStatus, LOCK_FILE, MANIFEST_FILE, RUN_SCHEMA,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::content_hash;
 use crate::report::ResultDevice;
@@ -162,6 +164,7 @@ impl RunWriter {
             status: TargetStatus::Running,
             device: None,
             results: Vec::new(),
+            not_run: Vec::new(),
         });
         write_manifest(dir, &manifest)?;
         Ok(RunWriter { dir: dir.to_path_buf(), target: target.to_string(), pid })
@@ -214,6 +217,17 @@ impl RunWriter {
         record.results.push(entry.clone());
         write_manifest(&self.dir, &manifest)?;
         Ok(entry)
+    }
+
+    /// Lists a benchmark this target did not run, with why (once per id).
+    pub fn record_not_run(&self, id: &str, reason: &str) -> Result<()> {
+        let _lock = DirLock::take(&self.dir)?;
+        let mut manifest = RunManifest::read_manifest(&self.dir)?;
+        let record = self.record(&mut manifest)?;
+        if !record.not_run.iter().any(|n| n.id == id) {
+            record.not_run.push(NotRunEntry { id: id.to_string(), reason: reason.to_string() });
+        }
+        write_manifest(&self.dir, &manifest)
     }
 
     /// Records how the target ended: succeeded when `failed_benchmarks` is 0.
