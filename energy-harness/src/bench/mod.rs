@@ -234,7 +234,7 @@ impl Bench {
                 self.collected.checks.extend(checks);
                 Ran::Ok
             }
-            Ok(SpecOutcome::Skipped) => Ran::Ok,
+            Ok(SpecOutcome::Skipped | SpecOutcome::NotRun(_)) => Ran::Ok,
             Err(e) => {
                 eprintln!("error: benchmark {} ({file}:{line}): {e}", spec.name());
                 self.collected.failures += 1;

@@ -42,20 +42,14 @@ impl Station {
 
 /// What became of one benchmark that did not fail.
 pub(super) enum SpecOutcome {
-    /// Not run: a filter, `--list`, or code that needs a GPU.
+    /// Not selected: a filter, or `--list`.
     Skipped,
+    /// Not run: its code needs a GPU and this one is simulated (why, as printed).
+    NotRun(String),
     /// No GPU and no simulated model: its code ran on the checked device only.
     Checked(Vec<CodeCheck>),
     /// Measured (or, with `--test`, launched): the kernel's and the baseline's measurements.
     Ran(Box<(Option<Measurement>, Option<Measurement>)>),
-}
-
-/// Why [`check_or_skip`] stopped: not run (with why), or another outcome.
-enum NotRunOr {
-    /// Not run: its code needs a GPU and this one is simulated.
-    NotRun(String),
-    /// Checked, not measured.
-    Outcome(SpecOutcome),
 }
 
 /// Runs one benchmark through the steps, on `station`; `quiet`: a benchmark only checked
@@ -73,7 +67,7 @@ pub(super) fn run_spec(
     };
     let companion = match check_or_skip(spec, station, quiet)? {
         ControlFlow::Continue(companion) => companion,
-        ControlFlow::Break(NotRunOr::NotRun(reason)) => {
+        ControlFlow::Break(SpecOutcome::NotRun(reason)) => {
             // Listed in the run, so that `report` and `compare` show it as not run.
             if selected.energy && !options.test_mode {
                 let id = format!("{}/{}", spec.name(), selected.energy_fn);
@@ -81,9 +75,9 @@ pub(super) fn run_spec(
                     run.record_not_run(&id, &reason)?;
                 }
             }
-            return Ok(SpecOutcome::Skipped);
+            return Ok(SpecOutcome::NotRun(reason));
         }
-        ControlFlow::Break(NotRunOr::Outcome(outcome)) => return Ok(outcome),
+        ControlFlow::Break(outcome) => return Ok(outcome),
     };
     let plan = plan(spec, &selected, companion);
     if options.test_mode {
@@ -137,12 +131,12 @@ fn select(spec: &BenchSpec, simulated: bool, options: &RunOptions, criteria: &mu
 /// Step 2, check or skip: the kernel under test on the device ([`crate::kernel`]). Goes on
 /// with whether the baseline is measured too; stops, with one line, at "not run: needs a
 /// GPU" and at "checked, not measured" (no line for the latter when `quiet`).
-fn check_or_skip(spec: &BenchSpec, station: &mut Station, quiet: bool) -> Result<ControlFlow<NotRunOr, bool>> {
+fn check_or_skip(spec: &BenchSpec, station: &mut Station, quiet: bool) -> Result<ControlFlow<SpecOutcome, bool>> {
     let name = spec.name();
     Ok(match spec.subject.check(&station.device, &mut station.rig)? {
         Readiness::NotRun(reason) => {
             println!("{name}: not run: {reason}");
-            ControlFlow::Break(NotRunOr::NotRun(reason))
+            ControlFlow::Break(SpecOutcome::NotRun(reason))
         }
         Readiness::CheckedNotMeasured { checks, .. } => {
             note_missing_ptxas(&checks);
@@ -157,7 +151,7 @@ fn check_or_skip(spec: &BenchSpec, station: &mut Station, quiet: bool) -> Result
                 }
                 println!("{name}: checked, not measured: {}", checks.line(true));
             }
-            ControlFlow::Break(NotRunOr::Outcome(SpecOutcome::Checked(checks.into_vec())))
+            ControlFlow::Break(SpecOutcome::Checked(checks.into_vec()))
         }
         Readiness::Measure { checks, companion } => {
             if station.device.is_simulated() {

@@ -23,6 +23,10 @@ pub const PTXAS_ENV: &str = "PTXAS";
 /// [`CheckedActivity::not_assembled_reason`] then (the rest is [`PTXAS_HOWTO`]).
 pub const NO_PTXAS: &str = "no ptxas found";
 
+/// What [`CheckedActivity::not_assembled_reason`] says of CUDA C read without NVRTC (the
+/// module is then counted as not assembled).
+pub const NOT_COMPILED: &str = "checked without compiling";
+
 /// How to get a `ptxas` for the checked device: NVIDIA's PyPI wheel, then `PTXAS` or `PATH`.
 pub const PTXAS_HOWTO: &str = "`pip install nvidia-cuda-nvcc-cu12`, then set PTXAS to the \
                                nvidia/cuda_nvcc/bin/ptxas it installs, or put ptxas on PATH";

@@ -450,7 +450,8 @@ impl CudaGpu {
         if let GpuBackend::Checked(gpu) = &self.backend {
             if let Err(why) = nvrtc::nvrtc_available() {
                 gpu.record_module(checked::Assembly::NotAssembled(format!(
-                    "CUDA C `{name}` checked without compiling: {why}"
+                    "CUDA C `{name}` {}: {why}",
+                    checked::NOT_COMPILED
                 )));
                 return Ok(PtxModule {
                     backend: ModuleBackend::Checked(gpu.clone()),

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::code::CodeCheck;
 use super::rig::Rig;
 use super::subject::{Part, Role, Subject};
-use crate::cuda::checked::NO_PTXAS;
 use crate::cuda::checked::PTXAS_HOWTO;
+use crate::cuda::checked::{NOT_COMPILED, NO_PTXAS};
 use crate::device::Device;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -115,7 +115,7 @@ pub fn strict_mode() -> bool {
 /// tests) when `checks` left a module not compiled or assembled, so that a budget measured on
 /// the simulated GPU never passes with part of its code unchecked and no line said.
 pub fn note_unchecked(who: &str, checks: &Checks) {
-    if checks.iter().any(|c| c.activity.assembled < c.activity.modules) {
+    if !checks.iter().all(CodeCheck::fully_checked) {
         use std::io::Write as _;
         let _ = writeln!(
             std::io::stderr().lock(),
@@ -129,14 +129,14 @@ pub fn note_unchecked(who: &str, checks: &Checks) {
 /// assembled, the tool missing and the wheel that installs it.
 fn refuse_unchecked(checks: &Checks) -> Result<()> {
     for (part, what, check) in &checks.entries {
-        let a = &check.activity;
-        if a.assembled >= a.modules {
+        if check.fully_checked() {
             continue;
         }
+        let a = &check.activity;
         let reason = a.not_assembled_reason.as_deref().unwrap_or("no reason recorded");
         let tool = if reason.starts_with(NO_PTXAS) {
             "ptxas (to assemble PTX)"
-        } else if reason.contains("checked without compiling") {
+        } else if reason.contains(NOT_COMPILED) {
             "NVRTC (to compile CUDA C)"
         } else {
             "a tool of the checked device"

@@ -247,6 +247,12 @@ impl CodeCheck {
         a.assembled < a.modules && a.not_assembled_reason.as_deref().is_some_and(|r| r.starts_with(NO_PTXAS))
     }
 
+    /// Whether every module it read was compiled and assembled (none went unassembled for
+    /// want of ptxas, nor uncompiled for want of NVRTC).
+    pub fn fully_checked(&self) -> bool {
+        self.activity.assembled >= self.activity.modules
+    }
+
     /// The check in one line as its `Display` gives it, but a missing `ptxas` said in three
     /// words, not with how to get one: for runners that say that once (a bench binary
     /// checks hundreds of kernels).

@@ -58,12 +58,7 @@ impl ResultSet {
                     "run `{}` in `{}` holds no energy results (its benchmarks were filtered out, skipped, or run with --test){}",
                     echo(&name),
                     dir.display(),
-                    if set.not_run.is_empty() {
-                        String::new()
-                    } else {
-                        let ids: Vec<String> = set.not_run.iter().map(|(id, why)| format!("{} ({})", echo(id), echo(why))).collect();
-                        format!("; not run: {}", ids.join(", "))
-                    }
+                    set.not_run_note("not run", set.not_run.keys().map(String::as_str))
                 ),
             ));
         }
@@ -91,6 +86,17 @@ impl ResultSet {
         }
         let not_run = manifest.not_run().map(|n| (n.id.clone(), n.reason.clone())).collect();
         Ok(ResultSet { dir: dir.to_path_buf(), results, not_run })
+    }
+
+    /// `; HEAD: ID (why), …` for those of `ids` this run did not run; empty when none.
+    fn not_run_note<'i>(&self, head: &str, ids: impl Iterator<Item = &'i str>) -> String {
+        let listed: Vec<String> =
+            ids.filter_map(|id| self.not_run.get(id).map(|why| format!("{} ({})", echo(id), echo(why)))).collect();
+        if listed.is_empty() {
+            String::new()
+        } else {
+            format!("; {head}: {}", listed.join(", "))
+        }
     }
 
     /// Checks that every result of both sets comes from one kind of device: all simulated or
@@ -410,12 +416,7 @@ impl Comparison {
             }
             _ => String::new(),
         };
-        let not_run: Vec<String> = missing
-            .iter()
-            .filter_map(|id| candidate.not_run.get(*id).map(|why| format!("{} ({})", echo(id), echo(why))))
-            .collect();
-        let not_run_note =
-            if not_run.is_empty() { String::new() } else { format!("; not run there: {}", not_run.join(", ")) };
+        let not_run_note = candidate.not_run_note("not run there", missing.iter().copied());
         Err(Error::new(
             ErrorKind::InvalidInput,
             format!(
