@@ -20,87 +20,26 @@
 //! The first run builds the harness twice (release for benches, debug for tests) in
 //! `target/user-crate/`: a few minutes on 2 cores; later runs reuse it.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "../cargo-energy/tests/common/user_crate_kit.rs"]
+mod kit;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use std::path::Path;
 
-fn cargo() -> Command {
-    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    // The outer `cargo test` sets these for its own crate; the user's cargo finds its own.
-    for var in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_PRIMARY_PACKAGE", "RUSTC_WRAPPER", "ENERGY_RUN_ID"] {
-        c.env_remove(var);
-    }
-    c
-}
+use kit::{package_into, repo, run, user_cargo, user_target};
 
-fn text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-}
-
-fn run(what: &str, cmd: &mut Command) -> (Option<i32>, String) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: could not start cargo: {e}"));
-    (out.status.code(), text(&out))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-/// Packages the three library crates and unpacks them under `vendor`.
-fn package_into(vendor: &Path, target: &Path) {
-    let (code, out) = run(
-        "cargo package",
-        cargo()
-            .current_dir(repo())
-            .args(["package", "--offline", "--no-verify", "--allow-dirty", "--target-dir"])
-            .arg(target)
-            .args(["-p", "energy-units", "-p", "energy-macros", "-p", "energy-harness"]),
-    );
-    assert_eq!(code, Some(0), "cargo package failed:\n{out}");
-    std::fs::create_dir_all(vendor).unwrap();
-    for name in ["energy-units", "energy-macros", "energy-harness"] {
-        let krate = target.join("package").join(format!("{name}-0.1.0.crate"));
-        // `m`: the files get the time of unpacking, not the archive's, so cargo rebuilds a
-        // package whose sources changed since the last run at this path.
-        let status = Command::new("tar").arg("xzmf").arg(&krate).arg("-C").arg(vendor).status().unwrap();
-        assert!(status.success(), "could not unpack {}", krate.display());
-    }
-}
-
-/// The user's crate in `dir`: the template with its manifest, the dependency as on a
-/// registry, patched to the unpacked packages.
+/// The user's crate in `dir`: the template (`tests/user_crate/`) and the README's two
+/// complete bench files, as a reader copies them (with the PTX they include).
 fn write_user_crate(dir: &Path, vendor: &Path) {
-    let template = repo().join("tests/user_crate");
-    copy_dir(&template, dir);
-    std::fs::remove_file(dir.join("Cargo.toml.in")).unwrap();
-    let mut manifest = std::fs::read_to_string(template.join("Cargo.toml.in")).unwrap();
-    manifest.push_str("\n[patch.crates-io]\n");
-    for name in ["energy-harness", "energy-macros", "energy-units"] {
-        let path = vendor.join(format!("{name}-0.1.0"));
-        manifest.push_str(&format!("{name} = {{ path = {:?} }}\n", path.display().to_string()));
-    }
-    // The README's complete bench files, as a reader copies them (with the PTX they include).
-    for (section, bench) in [("## A benchmark", "readme_saxpy"), ("## Your own cudarc code", "readme_cudarc")] {
+    const README_BENCHES: [(&str, &str); 2] =
+        [("## A benchmark", "readme_saxpy"), ("## Your own cudarc code", "readme_cudarc")];
+    let targets: String =
+        README_BENCHES.iter().map(|(_, bench)| format!("\n[[bench]]\nname = \"{bench}\"\nharness = false\n")).collect();
+    kit::write_user_crate(&repo().join("tests/user_crate"), dir, vendor, &targets);
+    for (section, bench) in README_BENCHES {
         std::fs::write(dir.join("benches").join(format!("{bench}.rs")), readme_block(section)).unwrap();
-        manifest.push_str(&format!("\n[[bench]]\nname = \"{bench}\"\nharness = false\n"));
     }
     std::fs::create_dir_all(dir.join("ptx/examples")).unwrap();
     std::fs::copy(repo().join("ptx/examples/saxpy.ptx"), dir.join("ptx/examples/saxpy.ptx")).unwrap();
-    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    // The workspace's lock: the same dependency versions, resolved offline.
-    std::fs::copy(repo().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
 }
 
 /// The first ```rust block of the README section whose heading starts with `heading`.
@@ -112,22 +51,13 @@ fn readme_block(heading: &str) -> String {
     code.split("\n```").next().unwrap().to_string() + "\n"
 }
 
-fn user_cargo(dir: &Path, target: &Path, args: &[&str]) -> Command {
-    let mut c = cargo();
-    c.current_dir(dir).env("CARGO_TARGET_DIR", target).env("ENERGY_DEVICE", "sim").arg(args[0]).arg("--offline");
-    c.args(&args[1..]);
-    c.env_remove("ENERGY_REQUIRE_GPU");
-    c
-}
-
 #[test]
 fn a_crate_outside_the_workspace_adopts_the_harness_without_a_gpu() {
     // The packages and the build stay under target/user-crate/ (at one path, so a later
     // run rebuilds only what changed); the user's crate is in a temporary folder, outside
     // any workspace.
-    let target = repo().join("target").join("user-crate");
+    let target = user_target();
     let vendor = target.join("vendor");
-    let _ = std::fs::remove_dir_all(&vendor);
     package_into(&vendor, &target.join("package"));
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("userkern");

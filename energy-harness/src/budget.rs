@@ -190,12 +190,28 @@ impl EnergyBudget {
         let mut rig = Rig::new(&device);
         match self.subject.check(&device, &mut rig)? {
             Readiness::NotRun(reason) => Ok(Verdict::NotRun(reason)),
-            Readiness::CheckedNotMeasured { checks, unmodelled } => Ok(Verdict::CheckedNotMeasured(format!(
-                "{}, and {}; {}",
-                device.sim_reason().unwrap_or("simulated device"),
-                self.missing_model(unmodelled),
-                checks.line(false)
-            ))),
+            Readiness::CheckedNotMeasured { checks, unmodelled } => {
+                if crate::kernel::strict_mode() {
+                    // An omission, not a declaration: strict mode lets a budget go unmeasured
+                    // without a GPU only when it says so (`gpu_only`).
+                    return Err(Error::new(
+                        ErrorKind::NotChecked,
+                        format!(
+                            "{}=1: {what} would be checked but not measured without a GPU: {}; give it the \
+                             simulated model it lacks so that the simulated GPU measures it, or declare it `gpu_only` \
+                             to check it on GPUs only",
+                            crate::kernel::STRICT_ENV,
+                            self.missing_model(unmodelled)
+                        ),
+                    ));
+                }
+                Ok(Verdict::CheckedNotMeasured(format!(
+                    "{}, and {}; {}",
+                    device.sim_reason().unwrap_or("simulated device"),
+                    self.missing_model(unmodelled),
+                    checks.line(false)
+                )))
+            }
             Readiness::Measure { checks, .. } => {
                 crate::kernel::note_unchecked(&what, &checks);
                 self.measure_on(&mut device, &mut rig)

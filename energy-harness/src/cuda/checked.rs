@@ -44,6 +44,8 @@ pub struct CheckedActivity {
     /// Of those, CUDA C sources NVRTC compiled to the PTX loaded (CUDA C read without NVRTC
     /// counts as a module not assembled, its reason saying so).
     pub compiled_by_nvrtc: u64,
+    /// Of those, CUDA C sources read without compiling (no NVRTC library).
+    pub cuda_c_not_compiled: u64,
     /// Why the last module not assembled was not (no ptxas, a ptxas older than the PTX).
     pub not_assembled_reason: Option<String>,
     /// Launches checked.
@@ -106,6 +108,10 @@ impl CheckedGpu {
         match assembly {
             Assembly::Assembled => activity.assembled += 1,
             Assembly::NotAssembled(why) => activity.not_assembled_reason = Some(why),
+            Assembly::CudaCNotCompiled(why) => {
+                activity.cuda_c_not_compiled += 1;
+                activity.not_assembled_reason = Some(why);
+            }
         }
     }
 
@@ -149,6 +155,8 @@ pub(crate) enum Assembly {
     Assembled,
     /// It was read but not assembled, for this reason.
     NotAssembled(String),
+    /// CUDA C read without compiling (no NVRTC), for this reason.
+    CudaCNotCompiled(String),
 }
 
 /// Assembles `ptx` with `ptxas` for `arch` at `level` (ptxas takes -O0 to -O3; the JIT's

@@ -261,6 +261,7 @@ fn a_ptxas_older_than_the_ptx_is_not_a_mistake_of_the_ptx() {
     match assemble(&nvcc_ptx(), "kernels.ptx", "sm_90", JitOptLevel::O4).unwrap() {
         Assembly::Assembled => {}
         Assembly::NotAssembled(why) => assert!(why.contains("older than the PTX"), "{why}"),
+        Assembly::CudaCNotCompiled(why) => panic!("PTX read as CUDA C: {why}"),
     }
     let older = nvcc_ptx().replace(".version 9.0", ".version 8.0");
     assert_eq!(assemble(&older, "kernels.ptx", "sm_90", JitOptLevel::O4).unwrap(), Assembly::Assembled);

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use cudarc::driver::{result, sys, CudaContext, DeviceRepr, DriverError};
 
 use super::checked::{self, ArgValue, CheckedGpu};
+use super::cuda_c_scan::GlobalFunction;
 use super::memory::{DeviceBuffer, Stream, StreamInner};
 use super::ptx_interface::{PtxEntry, PtxInterface};
 use super::{cuda_error, GpuProperties, LaunchConfig};
@@ -73,6 +74,9 @@ pub struct PtxModule {
     pub(super) name: String,
     /// What the module was made from, for messages: `PTX`, or `CUDA C` (compiled by NVRTC).
     pub(super) source: &'static str,
+    /// CUDA C read without compiling (no NVRTC on the checked device): its `__global__`
+    /// functions, so that one looked up by a name it will not have is an error.
+    pub(super) uncompiled_kernels: Option<Arc<Vec<GlobalFunction>>>,
     pub(super) properties: Arc<GpuProperties>,
 }
 
@@ -95,7 +99,10 @@ impl PtxModule {
     pub fn kernel(&self, entry: &str) -> Result<Kernel> {
         let described = match &self.interface {
             Some(interface) => Some(interface.entry(entry, &format!("{} `{}`", self.source, self.name))?.clone()),
-            None => None,
+            None => {
+                self.refuse_mangled(entry)?;
+                None
+            }
         };
         let backend = match &self.backend {
             ModuleBackend::Real(module) => {
@@ -116,6 +123,27 @@ impl PtxModule {
             module: format!("{} {}", self.source, self.name),
             properties: self.properties.clone(),
         })
+    }
+}
+
+impl PtxModule {
+    /// For CUDA C read without compiling: an error when `entry` is a `__global__` function
+    /// declared without `extern "C"` (and not also with it), whose compiled name is mangled.
+    fn refuse_mangled(&self, entry: &str) -> Result<()> {
+        let Some(kernels) = &self.uncompiled_kernels else { return Ok(()) };
+        if kernels.iter().any(|k| k.name == entry && !k.c_linkage) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "{} `{}` declares `{entry}` `__global__` without `extern \"C\"` (read without compiling: no NVRTC \
+                     here): compiled as C++, its name is mangled with its parameter types (`_Z…`), so no kernel \
+                     `{entry}` exists on any GPU; declare it `extern \"C\" __global__` in the CUDA C source so that it \
+                     keeps its name",
+                    self.source, self.name
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 

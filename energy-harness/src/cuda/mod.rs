@@ -6,6 +6,7 @@
 //! panics otherwise) and turns driver errors into [`crate::Error`]s naming the call.
 
 pub mod checked;
+mod cuda_c_scan;
 mod fma;
 mod kernel;
 mod memory;
@@ -431,6 +432,7 @@ impl CudaGpu {
             machine_code,
             level,
             interface: interface.map(Arc::new),
+            uncompiled_kernels: None,
             name: name.to_string(),
             source: "PTX",
             properties: Arc::new(self.properties.clone()),
@@ -444,12 +446,14 @@ impl CudaGpu {
     /// `<target>/energy/cache/nvrtc/`. The NVRTC library is loaded at run time
     /// (`NVRTC_LIBRARY`, else the system's). On the checked device the source is compiled
     /// and checked like PTX where an NVRTC library is found; where none is, the module is
-    /// *checked without compiling* (said in the check line) and its kernels' launches are
-    /// accepted unchecked.
+    /// *checked without compiling* (said in the check line; an error under `ENERGY_STRICT=1`):
+    /// its `__global__` functions are read from the source, so looking up one declared
+    /// without `extern "C"` is an error (its compiled name is mangled), and its kernels'
+    /// launches are accepted unchecked.
     pub fn load_cuda_c(&self, source: &str, name: &str, options: &[&str]) -> Result<PtxModule> {
         if let GpuBackend::Checked(gpu) = &self.backend {
             if let Err(why) = nvrtc::nvrtc_available() {
-                gpu.record_module(checked::Assembly::NotAssembled(format!(
+                gpu.record_module(checked::Assembly::CudaCNotCompiled(format!(
                     "CUDA C `{name}` {}: {why}",
                     checked::NOT_COMPILED
                 )));
@@ -460,6 +464,7 @@ impl CudaGpu {
                     interface: None,
                     name: name.to_string(),
                     source: "CUDA C",
+                    uncompiled_kernels: Some(Arc::new(cuda_c_scan::global_functions(source))),
                     properties: Arc::new(self.properties.clone()),
                 });
             }

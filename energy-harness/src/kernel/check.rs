@@ -102,8 +102,9 @@ impl Subject {
 
 /// The environment variable of strict mode: `ENERGY_STRICT=1` makes a run without a GPU
 /// fail where a kernel's code could not be checked in full (CUDA C not compiled for want of
-/// NVRTC, PTX not assembled for want of ptxas, raw cudarc not declared `gpu_only`), instead
-/// of saying so in a line. For CI, beside NVIDIA's wheels.
+/// NVRTC, PTX not assembled for want of ptxas, raw cudarc not declared `gpu_only`), and
+/// where a budget not declared `gpu_only` would be checked but not measured (no simulated
+/// model), instead of saying so in a line. For CI, beside NVIDIA's wheels.
 pub const STRICT_ENV: &str = "ENERGY_STRICT";
 
 /// Whether [`STRICT_ENV`] is `1`.

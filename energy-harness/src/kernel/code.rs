@@ -217,6 +217,7 @@ impl KernelCode {
                 modules: after.modules - before.modules,
                 assembled: after.assembled - before.assembled,
                 compiled_by_nvrtc: after.compiled_by_nvrtc - before.compiled_by_nvrtc,
+                cuda_c_not_compiled: after.cuda_c_not_compiled - before.cuda_c_not_compiled,
                 launches: after.launches - before.launches,
                 buffers: after.buffers - before.buffers,
                 buffer_bytes: after.buffer_bytes - before.buffer_bytes,
@@ -269,6 +270,8 @@ impl CodeCheck {
             String::new()
         } else if a.assembled == a.modules {
             format!(", assembled by ptxas for {}", self.arch)
+        } else if a.assembled == 0 && a.cuda_c_not_compiled == a.modules {
+            format!(" ({})", reason.unwrap_or(crate::cuda::checked::NOT_COMPILED))
         } else if a.assembled == 0 && brief_ptxas {
             format!(", not assembled ({NO_PTXAS})")
         } else {
@@ -283,10 +286,14 @@ impl CodeCheck {
             f,
             "setup and {CHECK_LAUNCHES} launches ran on the checked {} (nothing executes): {}{assembly}, {} launch(es) checked, {} buffer(s) of {:.1} MiB",
             self.device.trim_end_matches(" (simulated)"),
-            match a.compiled_by_nvrtc {
-                0 => format!("{} PTX module(s) read", a.modules),
-                n if n == a.modules => format!("{n} CUDA C module(s) compiled by NVRTC"),
-                n => format!("{} module(s) read ({n} of them CUDA C compiled by NVRTC)", a.modules),
+            match (a.compiled_by_nvrtc, a.cuda_c_not_compiled) {
+                (0, 0) => format!("{} PTX module(s) read", a.modules),
+                (n, 0) if n == a.modules => format!("{n} CUDA C module(s) compiled by NVRTC"),
+                (0, m) if m == a.modules => format!("{m} CUDA C module(s) read"),
+                (n, m) => format!(
+                    "{} module(s) read ({n} of them CUDA C compiled by NVRTC, {m} CUDA C not compiled)",
+                    a.modules
+                ),
             },
             a.launches,
             a.buffers,

@@ -21,7 +21,7 @@ mod code;
 mod rig;
 mod subject;
 
-pub use check::{note_missing_ptxas, note_unchecked, Checks, Readiness};
+pub use check::{note_missing_ptxas, note_unchecked, strict_mode, Checks, Readiness, STRICT_ENV};
 pub use code::{CodeCheck, KernelCode, Launcher, CHECK_LAUNCHES};
 pub use rig::{open_device, options_on, Rig};
 pub use subject::{Companion, KernelUnderTest, Part, Role, Subject};
