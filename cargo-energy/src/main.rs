@@ -86,6 +86,13 @@ enum Command {
         plot: Option<PathBuf>,
     },
     /// One table of all benchmarks of a run (target/energy/new), optionally against a baseline.
+    ///
+    /// Exit 0 when reported, 2 on bad input (a run it cannot trust: no manifest, a failed
+    /// run, a stray or altered file, another job's run). A partial run (a bench target that
+    /// never finished: interrupted, crashed, killed, or still running) is reported with the
+    /// results it committed under a first line `PARTIAL RUN: run … is partial: bench target …
+    /// never finished` (JSON: `partial`, with `unfinished_targets`), and the exit status is
+    /// then 2, as compare refuses it; bmf and github-action-benchmark refuse it outright.
     Report {
         /// Directory of the runs [default: <target>/energy, the target directory found as
         /// cargo finds it: CARGO_TARGET_DIR, .cargo/config.toml, the workspace's target/].

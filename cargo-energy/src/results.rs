@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use energy_harness::unstable::report::mark_partial;
 use energy_harness::unstable::report::{compare_across_boards, compare_with_baselines, ResultSet, RunPin};
 use energy_harness::unstable::report::{compare_text, measured_nothing_line, render_with_empty, Compared, Format};
 use energy_harness::unstable::trace::write_atomically;
@@ -35,7 +36,9 @@ pub(super) struct CompareOptions {
 }
 
 /// `cargo energy report` over one directory or several (one per GPU or runner), merged
-/// as `report::format::merge` does.
+/// as `report::format::merge` does. A partial run (a bench target that never finished) is
+/// reported with what it committed under a line saying so, and then is an error (exit 2),
+/// as `compare` refuses it; the tracker formats refuse it outright.
 pub(super) fn report(
     runs: &Runs,
     run: &str,
@@ -46,18 +49,26 @@ pub(super) fn report(
 ) -> Result<()> {
     check_threshold(threshold)?;
     let several = runs.dirs.len() > 1;
+    let tracker = matches!(format, Format::Bmf | Format::GithubActionBenchmark);
     let mut sets = Vec::new();
     let mut empty = Vec::new();
+    let mut partial = Vec::new();
     for dir in &runs.dirs {
-        // Beside others, a GPU that measured nothing is a line, not an error.
-        let current = if several {
-            ResultSet::read_run_pinned_or_empty(&dir.join(run), runs.pin.as_ref())?
-        } else {
-            ResultSet::read_run_pinned(&dir.join(run), runs.pin.as_ref())?
-        };
-        if current.results.is_empty() {
+        let (current, part) = ResultSet::read_run_pinned_or_partial(&dir.join(run), runs.pin.as_ref())?;
+        if let Some(part) = part {
+            // A tracker's series must never take a partial run's figures: no place for the line.
+            if tracker {
+                return Err(part.refusal());
+            }
+            partial.push(part);
+        } else if current.results.is_empty() {
+            // Alone, a run that holds nothing is an error naming why; beside others, a GPU
+            // that measured nothing is a line.
+            if !several {
+                return current.with_results().map(drop);
+            }
             // The tracker formats are pure JSON: the line goes to stderr; the others carry it.
-            if matches!(format, Format::Bmf | Format::GithubActionBenchmark) {
+            if tracker {
                 eprintln!("{}", measured_nothing_line(dir));
             }
             empty.push(dir.clone());
@@ -75,11 +86,17 @@ pub(super) fn report(
             ),
         ));
     }
-    let text = render_with_empty(&sets, &empty, threshold, format)?;
+    let text = mark_partial(render_with_empty(&sets, &empty, threshold, format)?, &partial, format)?;
     match output {
-        Some(path) => write_atomically(path, text.as_bytes()),
-        None => super::emit(&text),
+        Some(path) => write_atomically(path, text.as_bytes())?,
+        None => super::emit(&text)?,
     }
+    if partial.is_empty() {
+        return Ok(());
+    }
+    let shown = output.map_or_else(|| "above".to_string(), |p| format!("in `{}`", p.display()));
+    let lines: Vec<String> = partial.iter().map(|p| p.line()).collect();
+    Err(Error::new(ErrorKind::InvalidInput, format!("{} (the report {shown} says so first)", lines.join(". "))))
 }
 
 /// Prints the comparison of each directory's candidate with its own baseline; `Ok(true)`

@@ -285,7 +285,7 @@ fn across_boards_compares_dynamic_energy_under_the_printed_rule() {
 fn across_boards_refuses_impossible_dynamic_figures_with_exit_2() {
     // Each case was exit 0 before: "−50100 % improvement", "+inf %", "[−inf, +inf]".
     type Breaker = Box<dyn Fn(&mut Value, &mut Value)>;
-    let cases: [(&str, Breaker); 5] = [
+    let cases: [(&str, Breaker); 6] = [
         (
             "`k` dynamic_j: mean -0.001 is not positive",
             Box::new(|b, _| b["dynamic_j"] = json!({"mean": -1e-3, "ci_low": -1.1e-3, "ci_high": -0.9e-3, "n": 10})),
@@ -296,14 +296,20 @@ fn across_boards_refuses_impossible_dynamic_figures_with_exit_2() {
         ),
         (
             "is wider than non-negative observations",
+            Box::new(|_, c| c["dynamic_j"] = json!({"mean": 0.5, "ci_low": -1e8, "ci_high": 1e8, "n": 10})),
+        ),
+        // Beyond any GPU (it printed `[−inf, +inf]` before): refused on read.
+        (
+            "J per launch is beyond any GPU",
             Box::new(|_, c| c["dynamic_j"] = json!({"mean": 0.5, "ci_low": -1e308, "ci_high": 1e308, "n": 10})),
         ),
         (
             "is not a finite positive ratio",
-            Box::new(|_, c| {
-                c["energy_j"] = estimate(1e308, 0.002);
-                c["power_w"] = estimate(1e308, 0.002);
-                c["dynamic_j"] = estimate(0.9e308, 0.002);
+            Box::new(|b, c| {
+                b["dynamic_j"] = estimate(1e-305, 0.002);
+                c["energy_j"] = estimate(1e8, 0.002);
+                c["power_w"] = estimate(1e11, 0.002);
+                c["dynamic_j"] = estimate(0.9e8, 0.002);
             }),
         ),
         ("is above the total energy", Box::new(|_, c| c["dynamic_j"] = estimate(1.5, 0.002))),
@@ -445,4 +451,95 @@ fn benchmarks_not_run_are_rows_of_the_report_and_never_a_silent_pass_of_compare(
     let md = cargo_energy(&["report", "--dir", d, "--baseline", "main"]);
     let md = String::from_utf8_lossy(&md.stdout).into_owned();
     assert!(md.contains("not run here; measured in the baseline"), "{md}");
+}
+
+/// Commits `r` as a bench target does.
+fn commit_result(writer: &RunWriter, r: &Value) {
+    let device: ResultDevice = serde_json::from_value(r["device"].clone()).unwrap();
+    let id = r["id"].as_str().unwrap();
+    let stem = id.replace('/', "_");
+    let plot = format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text>plot-{stem}</text></svg>");
+    let json = serde_json::to_string_pretty(r).unwrap();
+    writer.commit(id, &stem, &device, [json.as_bytes(), b"# energy-trace v1\n", plot.as_bytes()]).unwrap();
+}
+
+/// A run whose second bench target never finished (Ctrl-C, a crash, a kill: its entry stays
+/// `running`; before, `report` refused it with no table): `report` shows what the run
+/// committed under a line saying it is partial and naming what never finished, in markdown,
+/// HTML and JSON (`partial`), and exits 2, as `compare` refuses it; a tracker format refuses
+/// it outright, and a partial run that committed nothing is refused as before.
+#[test]
+fn report_of_a_partial_run_says_so_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    write_set(dir.path(), "main", &[result("a/energy", 1.0, GPU, false), result("b/energy", 1.0, GPU, false)]);
+    let new = dir.path().join("new");
+    let invocation = Invocation { key: "test:partial".into() };
+    let alpha = RunWriter::begin(&new, "alpha", &invocation).unwrap();
+    commit_result(&alpha, &result("a/energy", 1.0, GPU, false));
+    alpha.finish(0).unwrap();
+    // `beta` commits one result and is killed before it finishes: no `finish`.
+    let beta = RunWriter::begin(&new, "beta", &invocation).unwrap();
+    commit_result(&beta, &result("b/energy", 1.01, GPU, false));
+    drop(beta);
+
+    let md = cargo_energy(&["report", "--dir", d]);
+    assert_eq!(md.status.code(), Some(2), "{}", text(&md));
+    let out = String::from_utf8_lossy(&md.stdout).into_owned();
+    let first = out.lines().next().unwrap_or("");
+    assert!(first.starts_with("> **PARTIAL RUN:** run \\`new\\` in "), "{out}");
+    assert!(first.contains("bench target \\`beta\\` (pid ") && first.contains("never finished"), "{first}");
+    assert!(first.contains("only the 2 result(s)") && first.contains("(finished: \\`alpha\\`)"), "{first}");
+    assert!(out.contains("| `a/energy` |") && out.contains("| `b/energy` |"), "the table of what it holds: {out}");
+    let err = String::from_utf8_lossy(&md.stderr);
+    assert!(err.contains("is partial: bench target `beta` (pid ") && err.contains("exits 2 on it"), "{err}");
+    assert!(err.contains("(the report above says so first)"), "{err}");
+    println!("markdown's first line: {first}\nstderr: {err}");
+
+    let json = cargo_energy(&["report", "--dir", d, "--format", "json"]);
+    assert_eq!(json.status.code(), Some(2), "{}", text(&json));
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["schema"], "energy-report/1");
+    assert_eq!(v["benchmarks"].as_array().unwrap().len(), 2);
+    assert_eq!(v["partial"]["unfinished_targets"][0]["name"], "beta");
+    assert_eq!(v["partial"]["finished_targets"], json!(["alpha"]));
+    assert_eq!(v["partial"]["results"], 2);
+    assert!(v["partial"]["line"].as_str().unwrap().starts_with("run `new` in "), "{}", v["partial"]);
+
+    let page_path = dir.path().join("report.html");
+    let html = cargo_energy(&["report", "--dir", d, "--format", "html", "-o", page_path.to_str().unwrap()]);
+    assert_eq!(html.status.code(), Some(2), "{}", text(&html));
+    assert!(text(&html).contains("(the report in `"), "{}", text(&html));
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    let line_at = page.find("<p class=\"partial\"").expect("the partial line");
+    assert!(line_at < page.find("<table>").unwrap(), "the line comes before the table");
+    assert!(page.contains("bench target `beta` (pid "), "{page}");
+
+    // Against a baseline: the same line, the same exit.
+    let against = cargo_energy(&["report", "--dir", d, "--baseline", "main"]);
+    assert_eq!(against.status.code(), Some(2), "{}", text(&against));
+    assert!(String::from_utf8_lossy(&against.stdout).starts_with("> **PARTIAL RUN:**"), "{}", text(&against));
+    // A tracker's series never takes a partial run: refused, nothing on stdout; so does compare.
+    for format in ["bmf", "github-action-benchmark"] {
+        let tracker = cargo_energy(&["report", "--dir", d, "--format", format]);
+        assert_eq!(tracker.status.code(), Some(2), "{}", text(&tracker));
+        assert!(tracker.stdout.is_empty() && text(&tracker).contains("never finished"), "{}", text(&tracker));
+    }
+    let refused = compare(dir.path(), &[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(text(&refused).contains("bench target `beta`") && text(&refused).contains("never finished"));
+
+    // Killed before committing anything: nothing to show, refused as before.
+    let gamma = RunWriter::begin(&dir.path().join("empty"), "gamma", &invocation).unwrap();
+    drop(gamma);
+    let nothing = cargo_energy(&["report", "--dir", d, "--run", "empty"]);
+    assert_eq!(nothing.status.code(), Some(2), "{}", text(&nothing));
+    assert!(nothing.stdout.is_empty() && text(&nothing).contains("is incomplete: bench target `gamma`"));
+
+    // The same run once complete: no line, exit 0.
+    write_set(dir.path(), "new", &[result("a/energy", 1.0, GPU, false), result("b/energy", 1.01, GPU, false)]);
+    let complete = cargo_energy(&["report", "--dir", d]);
+    assert_eq!(complete.status.code(), Some(0), "{}", text(&complete));
+    assert!(!text(&complete).contains("PARTIAL"), "{}", text(&complete));
 }

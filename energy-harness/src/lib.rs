@@ -474,6 +474,7 @@ pub mod unstable {
         };
         pub use crate::report::format::merge::{measured_nothing_line, render_several, render_with_empty};
         pub use crate::report::format::paired_text::{ab_markdown, ab_text, progress_line};
+        pub use crate::report::format::partial::mark_partial;
         pub use crate::report::format::shown_dir;
         pub use crate::report::format::{render, Format};
         pub use crate::report::history::render::{text_table, write_history};
@@ -482,7 +483,8 @@ pub mod unstable {
         pub use crate::report::provenance::{host_name, is_full_commit, Provenance, TemperatureRange};
         pub use crate::report::run::MANIFEST_FILE;
         pub use crate::report::run::{
-            current_target_name, Invocation, RunManifest, RunPin, RunWriter, TargetStatus, RUN_SCHEMA,
+            current_target_name, Invocation, PartialRun, RunManifest, RunPin, RunWriter, TargetStatus,
+            UnfinishedTarget, RUN_SCHEMA,
         };
         pub use crate::report::svg::power_plot;
         pub use crate::report::{detect, paired};

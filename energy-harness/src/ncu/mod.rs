@@ -102,28 +102,88 @@ pub const TEST_CALLS: usize = 3;
 /// measured time, the largest. A library call may launch several kernels (cuBLAS SASUM: two
 /// of one name), and one-time work (cuRAND seeds its generator on the first call) may come
 /// before. `None` when nothing repeats, or no repeat lasts about a call.
+///
+/// Linear in launches: the repeats come from one Z-function of the names read from the end,
+/// the durations from one running sum from the last launch backwards (comparing every launch
+/// for every period and summing every repeat anew was quadratic: 48,000 launches of one
+/// kernel took 80 s in a debug build, now 0.06 s).
 pub fn launches_per_call(launches: &[NcuKernel], time_per_call_s: Option<f64>) -> Option<usize> {
     let n = launches.len();
-    let repeats: Vec<usize> = (1..=n / TEST_CALLS)
-        .filter(|&p| {
-            let tail = &launches[n - TEST_CALLS * p..];
-            (0..p).all(|i| (1..TEST_CALLS).all(|k| tail[i].name == tail[k * p + i].name))
+    let repeats = repeating_periods(launches);
+    let &longest = repeats.last()?;
+    let Some(time) = time_per_call_s.filter(|t| *t > 0.0) else {
+        return Some(longest);
+    };
+    // Every repeat's duration is known when the longest's launches all have the metric.
+    let seconds: Option<Vec<f64>> =
+        launches[n - longest..].iter().map(|l| l.metrics.get("gpu__time_duration.sum").map(|ns| ns * 1e-9)).collect();
+    match seconds {
+        Some(seconds) => closest_to_time(&repeats, &seconds, time),
+        None => Some(longest),
+    }
+}
+
+/// The `p` (ascending) whose last `TEST_CALLS`·`p` launches repeat one sequence of `p`
+/// kernel names: the window has period `p`, i.e. read from the end, the names from `p` on
+/// agree with those from 0 for at least (`TEST_CALLS` − 1)·`p` launches. One Z-function of
+/// the names (each once as a number) read from the end: linear in launches.
+fn repeating_periods(launches: &[NcuKernel]) -> Vec<usize> {
+    let mut ids: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let names: Vec<usize> = launches
+        .iter()
+        .rev()
+        .map(|l| {
+            let next = ids.len();
+            *ids.entry(l.name.as_str()).or_insert(next)
         })
         .collect();
-    let duration = |p: usize| -> Option<f64> {
-        launches[n - p..].iter().map(|l| l.metrics.get("gpu__time_duration.sum").map(|ns| ns * 1e-9)).sum()
-    };
-    let timed: Option<Vec<(usize, f64)>> = repeats.iter().map(|&p| duration(p).map(|d| (p, d))).collect();
-    match (time_per_call_s.filter(|t| *t > 0.0), timed) {
-        (Some(time), Some(timed)) => timed
-            .into_iter()
-            .filter(|(_, d)| *d > 0.0)
-            .map(|(p, d)| (p, (d / time).ln().abs()))
-            .filter(|(_, distance)| *distance <= 1.5f64.ln())
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(p, _)| p),
-        _ => repeats.last().copied(),
+    let z = z_function(&names);
+    (1..=launches.len() / TEST_CALLS).filter(|&p| z.get(p).copied().unwrap_or(0) >= (TEST_CALLS - 1) * p).collect()
+}
+
+/// `z[i]`: the length of the longest common prefix of `s` and `s[i..]` (`z[0]` = `s.len()`),
+/// in linear time.
+fn z_function(s: &[usize]) -> Vec<usize> {
+    let n = s.len();
+    let mut z = vec![0; n];
+    if n == 0 {
+        return z;
     }
+    z[0] = n;
+    let (mut left, mut right) = (0, 0);
+    for i in 1..n {
+        let mut k = if i < right { z[i - left].min(right - i) } else { 0 };
+        while i + k < n && s[k] == s[i + k] {
+            k += 1;
+        }
+        z[i] = k;
+        if i + k > right {
+            (left, right) = (i, i + k);
+        }
+    }
+    z
+}
+
+/// Among `repeats` (ascending, each at most `seconds.len()`), the first whose duration (the
+/// sum of its last launches' `seconds`, taken from the last launch backwards) lies closest in
+/// log to `time`, within a factor of 1.5. One running sum from the end: linear in launches.
+fn closest_to_time(repeats: &[usize], seconds: &[f64], time: f64) -> Option<usize> {
+    let m = seconds.len();
+    let (mut duration, mut taken) = (0.0f64, 0);
+    let mut closest: Option<(usize, f64)> = None;
+    for &p in repeats {
+        while taken < p {
+            taken += 1;
+            duration += seconds[m - taken];
+        }
+        let distance = (duration > 0.0).then(|| (duration / time).ln().abs()).filter(|d| *d <= 1.5f64.ln());
+        if let Some(distance) = distance {
+            if closest.is_none_or(|(_, nearest)| distance < nearest) {
+                closest = Some((p, distance));
+            }
+        }
+    }
+    closest.map(|(p, _)| p)
 }
 
 /// A kernel's name without `void `, template arguments or signature (`gen_sequenced` of
@@ -146,12 +206,9 @@ pub fn one_call(launches: &[NcuKernel], per_call: usize) -> Result<NcuKernel> {
         ));
     }
     let call = &launches[launches.len() - per_call..];
-    let mut names: Vec<&str> = Vec::new();
-    for launch in call {
-        if !names.contains(&short_kernel_name(&launch.name)) {
-            names.push(short_kernel_name(&launch.name));
-        }
-    }
+    // Each kernel once, in the order of its first launch.
+    let mut seen = std::collections::HashSet::new();
+    let names: Vec<&str> = call.iter().map(|l| short_kernel_name(&l.name)).filter(|name| seen.insert(*name)).collect();
     let metrics = call[0]
         .metrics
         .keys()
@@ -415,5 +472,134 @@ memory: profile 2 launches
         };
         let (small, large) = (time(2000), time(32_000));
         assert!(large < 48.0 * small, "2,000 launches: {small:.3} s; 32,000: {large:.3} s");
+    }
+
+    /// A launch of kernel `name` lasting `ns` nanoseconds (no duration with `None`).
+    fn timed(id: usize, name: &str, ns: Option<f64>) -> NcuKernel {
+        NcuKernel {
+            id: id as u64,
+            name: name.into(),
+            block: String::new(),
+            grid: String::new(),
+            metrics: ns.map(|ns| ("gpu__time_duration.sum".to_string(), ns)).into_iter().collect(),
+            text: BTreeMap::new(),
+        }
+    }
+
+    /// [`launches_per_call`] as it was before issue 49 (every candidate period compared
+    /// launch by launch, every repeat's duration summed anew: quadratic in launches), the
+    /// reference the linear one answers as, its sums taken in the linear one's order.
+    fn launches_per_call_by_scan(launches: &[NcuKernel], time_per_call_s: Option<f64>) -> Option<usize> {
+        let n = launches.len();
+        let repeats: Vec<usize> = (1..=n / TEST_CALLS)
+            .filter(|&p| {
+                let tail = &launches[n - TEST_CALLS * p..];
+                (0..p).all(|i| (1..TEST_CALLS).all(|k| tail[i].name == tail[k * p + i].name))
+            })
+            .collect();
+        // Summed from the last launch backwards, as the linear search sums (before issue 49
+        // the sum ran forwards: the same up to rounding).
+        let duration = |p: usize| -> Option<f64> {
+            launches[n - p..].iter().rev().map(|l| l.metrics.get("gpu__time_duration.sum").map(|ns| ns * 1e-9)).sum()
+        };
+        let timed: Option<Vec<(usize, f64)>> = repeats.iter().map(|&p| duration(p).map(|d| (p, d))).collect();
+        match (time_per_call_s.filter(|t| *t > 0.0), timed) {
+            (Some(time), Some(timed)) => timed
+                .into_iter()
+                .filter(|(_, d)| *d > 0.0)
+                .map(|(p, d)| (p, (d / time).ln().abs()))
+                .filter(|(_, distance)| *distance <= 1.5f64.ln())
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(p, _)| p),
+            _ => repeats.last().copied(),
+        }
+    }
+
+    #[test]
+    fn the_call_found_is_the_one_the_scan_of_every_period_finds() {
+        // Exports of a few kernels whose tails repeat (or nearly), durations from a few values
+        // (zeros, ties, sums that round), measured times near and at those sums: every answer
+        // as the launch-by-launch scan gives it, to the launch.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        let names = ["a", "b", "c", "d"];
+        let durations = [0.0, 0.1, 1.0, 3.0, 1000.0, 1234.5, 1e-300, 7e300];
+        let mut found = [0usize; 3];
+        for case in 0..6000 {
+            let (prefix, period, calls) = (next(6) as usize, 1 + next(7) as usize, 1 + next(5) as usize);
+            let kinds = 1 + next(4) as usize;
+            let call: Vec<&str> = (0..period).map(|_| names[next(kinds as u64) as usize]).collect();
+            let mut launch_names: Vec<&str> = (0..prefix).map(|_| names[next(4) as usize]).collect();
+            for _ in 0..calls {
+                launch_names.extend(&call);
+            }
+            if case % 5 == 0 && !launch_names.is_empty() {
+                // A stray kernel somewhere: a repeat broken.
+                let at = next(launch_names.len() as u64) as usize;
+                launch_names[at] = names[next(4) as usize];
+            }
+            let value_kinds = if case % 3 == 0 { durations.len() } else { 5 };
+            let launches: Vec<NcuKernel> = launch_names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    let missing = case % 17 == 0 && next(10) == 0;
+                    timed(i, name, (!missing).then(|| durations[next(value_kinds as u64) as usize]))
+                })
+                .collect();
+            // A measured time at a repeat's duration, at the edge of the 1.5 factor, halfway
+            // (in log) between two, or none at all.
+            let n = launches.len();
+            let sum = |p: usize| -> f64 {
+                launches[n.saturating_sub(p)..]
+                    .iter()
+                    .map(|l| l.metrics.get("gpu__time_duration.sum").copied().unwrap_or(0.0) * 1e-9)
+                    .sum()
+            };
+            let (p, q) = (1 + next(8) as usize, 1 + next(8) as usize);
+            let time = match next(6) {
+                0 => None,
+                1 => Some(sum(p)),
+                2 => Some(sum(p) * 1.5),
+                3 => Some(sum(p) / 1.5),
+                4 => Some((sum(p) * sum(q)).sqrt()),
+                _ => Some(next(5000) as f64 * 1e-9),
+            };
+            let expected = launches_per_call_by_scan(&launches, time);
+            assert_eq!(launches_per_call(&launches, time), expected, "{launch_names:?} at {time:?}: {launches:?}");
+            found[match expected {
+                None => 0,
+                Some(1) => 1,
+                Some(_) => 2,
+            }] += 1;
+        }
+        // Each kind of answer came up often.
+        assert!(found.iter().all(|&f| f > 300), "{found:?}");
+    }
+
+    #[test]
+    fn the_call_search_is_linear_in_launches() {
+        // Launches of one kernel repeat at every period: the search compared every launch for
+        // every period, and summed every repeat's duration anew (quadratic: 80,000 launches
+        // took 78 s). Sixteen times the launches must take well under 256 times as long.
+        let time = |n: usize| {
+            let launches: Vec<NcuKernel> = (0..n).map(|i| timed(i, "k(float*)", Some(1000.0))).collect();
+            (0..5)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    assert_eq!(launches_per_call(&launches, Some(1e-6)), Some(1));
+                    assert_eq!(launches_per_call(&launches, Some(7e-6)), Some(7));
+                    assert_eq!(launches_per_call(&launches, None), Some(n / TEST_CALLS));
+                    start.elapsed().as_secs_f64()
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let (small, large) = (time(3000), time(48_000));
+        assert!(large < 48.0 * small, "3,000 launches: {small:.4} s; 48,000: {large:.4} s");
     }
 }

@@ -241,6 +241,22 @@ impl ResultFile {
         Ok(result)
     }
 
+    /// Every energy figure per launch (per unit too), named by its field.
+    fn energies(&self) -> Vec<(String, &Estimate)> {
+        let mut all = vec![("energy_j".to_string(), &self.energy_j), ("dynamic_j".to_string(), &self.dynamic_j)];
+        for u in self.per_op.iter().chain(&self.per_byte) {
+            all.push((format!("per_{}.energy_j", u.unit), &u.energy_j));
+            all.push((format!("per_{}.dynamic_j", u.unit), &u.dynamic_j));
+        }
+        all.extend(self.net.iter().map(|n| ("net.energy_j".to_string(), &n.energy_j)));
+        all.extend(self.cross_check.iter().map(|c| ("cross_check.energy_j".to_string(), &c.energy_j)));
+        for r in &self.rails {
+            all.push((format!("rails.{}.energy_j", r.source.name()), &r.energy_j));
+            all.extend(r.dynamic_j.iter().map(|d| (format!("rails.{}.dynamic_j", r.source.name()), d)));
+        }
+        all
+    }
+
     fn estimates_mut(&mut self) -> impl Iterator<Item = &mut Estimate> {
         [&mut self.energy_j, &mut self.dynamic_j, &mut self.time_s, &mut self.power_w]
             .into_iter()
@@ -275,6 +291,22 @@ impl ResultFile {
                 ))
             }
         };
+        for (name, e) in self.energies() {
+            let largest = [e.mean, e.ci_low, e.ci_high].into_iter().map(f64::abs).fold(0.0, f64::max);
+            if largest > MAX_ENERGY_PER_LAUNCH_J {
+                return Err(format!(
+                    "`{}` {name}: {largest:e} J per launch is beyond any GPU (at most {MAX_ENERGY_PER_LAUNCH_J:e} J: \
+                     {} W for {:.0} days)",
+                    echo(&self.id),
+                    crate::engine::analyze::GENERIC_POWER_CEILING_W,
+                    MAX_ENERGY_PER_LAUNCH_J / crate::engine::analyze::GENERIC_POWER_CEILING_W / 86_400.0
+                ));
+            }
+        }
+        for w in &self.windows {
+            validate_window(w)
+                .map_err(|problem| format!("`{}` windows[{}]: {problem}", echo(&self.id), w.energy.index))?;
+        }
         field("energy_j", &self.energy_j, true)?;
         field("time_s", &self.time_s, true)?;
         field("power_w", &self.power_w, true)?;
@@ -349,6 +381,40 @@ impl ResultFile {
     pub fn write(&self, path: &Path) -> Result<()> {
         write_atomically(path, self.to_json()?.as_bytes())
     }
+}
+
+/// The largest energy per launch a result may hold, J: a launch at the generic power ceiling
+/// ([`crate::engine::analyze::GENERIC_POWER_CEILING_W`]) for over two days. A figure beyond it
+/// is beyond any GPU, and is refused on read rather than carried to a page (where, in µJ, a
+/// figure near the largest double would print as `inf`).
+pub const MAX_ENERGY_PER_LAUNCH_J: f64 = 1e9;
+
+/// One window's figures: its span, energies and powers finite, none negative that cannot be
+/// (the board's energy, the idle and busy powers, the GPU time), and its energy above
+/// active idle no larger than the whole.
+fn validate_window(w: &crate::engine::result::WindowResult) -> std::result::Result<(), String> {
+    let e = &w.energy;
+    if !(e.start_s.is_finite() && e.end_s.is_finite() && e.end_s > e.start_s) {
+        return Err(format!("it spans [{}, {}] s, not a window", e.start_s, e.end_s));
+    }
+    let non_negative = [("energy_j", Some(e.energy_j)), ("gpu_time_s", Some(w.gpu_time_s)), ("idle_w", Some(e.idle_w))]
+        .into_iter()
+        .chain([("idle_before_w", e.idle_before_w), ("idle_after_w", e.idle_after_w), ("busy_w", e.busy_w)]);
+    for (name, value) in non_negative {
+        if let Some(v) = value.filter(|v| !(v.is_finite() && *v >= 0.0)) {
+            return Err(format!("{name} {v} is not finite and non-negative"));
+        }
+    }
+    if !(e.dynamic_j.is_finite() && e.edge_energy_j.is_finite()) {
+        return Err(format!("dynamic_j {} or edge_energy_j {} is not finite", e.dynamic_j, e.edge_energy_j));
+    }
+    if e.dynamic_j > e.energy_j * (1.0 + 1e-9) + 1e-15 {
+        return Err(format!(
+            "dynamic_j {} is above energy_j {}: the energy above active idle cannot exceed the whole",
+            e.dynamic_j, e.energy_j
+        ));
+    }
+    Ok(())
 }
 
 /// The longest stem [`file_stem`] returns, in bytes: with `.trace.csv` and the temporary
@@ -458,6 +524,48 @@ mod tests {
         // Ids that map to one readable prefix still get their own files.
         assert_ne!(file_stem("a|b/energy"), file_stem("a`b/energy"));
         assert_ne!(file_stem(&format!("{long}1")), file_stem(&format!("{long}2")));
+    }
+
+    #[test]
+    fn figures_that_cannot_be_are_refused_on_read_windows_and_energies_beyond_any_gpu() {
+        let e = |mean: f64| serde_json::json!({"mean": mean, "ci_low": mean * 0.99, "ci_high": mean * 1.01, "n": 10});
+        let window = serde_json::json!({
+            "index": 0, "start_s": 1.0, "end_s": 1.1, "energy_j": 40.0, "dynamic_j": 20.0, "idle_before_w": 200.0,
+            "idle_after_w": 200.0, "idle_w": 200.0, "busy_w": 400.0, "points_inside": 1, "edge_energy_j": 2.0,
+            "launches": 100, "gpu_time_s": 0.1, "sm_clock_mhz": 1980, "temperature_c": 40
+        });
+        let v = serde_json::json!({
+            "schema": RESULT_SCHEMA, "id": "k",
+            "device": {"name": "H100", "uuid": "GPU-a", "driver": null, "simulated": false},
+            "energy_j": e(0.4), "dynamic_j": e(0.2), "time_s": e(1e-3), "power_w": e(400.0), "idle_w": 200.0,
+            "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1}, "launches": 100,
+            "warnings": [], "timestamp": "2026-11-24T00:00:00Z", "windows": [window.clone(), window]
+        });
+        let parse = |v: &serde_json::Value| ResultFile::parse(&v.to_string(), Path::new("k.json"));
+        assert_eq!(parse(&v).unwrap().windows.len(), 2);
+        let refused = |field: &str, value: serde_json::Value, said: &str| {
+            let mut bad = v.clone();
+            bad["windows"][1][field] = value;
+            let err = parse(&bad).unwrap_err().to_string();
+            assert!(err.contains("`k` windows[0]: ") && err.contains(said), "{field}: {err}");
+        };
+        refused("energy_j", serde_json::json!(-40.0), "energy_j -40 is not finite and non-negative");
+        refused("gpu_time_s", serde_json::json!(-0.1), "gpu_time_s -0.1");
+        refused("idle_w", serde_json::json!(-1.0), "idle_w -1");
+        refused("busy_w", serde_json::json!(-400.0), "busy_w -400");
+        refused("end_s", serde_json::json!(0.5), "spans [1, 0.5] s");
+        refused("dynamic_j", serde_json::json!(41.0), "dynamic_j 41 is above energy_j 40");
+        // Finite but beyond any GPU: refused, never printed (a page in µJ would say `inf`).
+        for (field, mean) in [("energy_j", 1e308_f64), ("dynamic_j", -1e300), ("dynamic_j", 2e9)] {
+            let mut bad = v.clone();
+            bad[field] =
+                serde_json::json!({"mean": mean, "ci_low": mean.min(-1e-3), "ci_high": mean.max(1.0), "n": 10});
+            if field == "energy_j" {
+                bad["dynamic_j"] = e(0.2);
+            }
+            let err = parse(&bad).unwrap_err().to_string();
+            assert!(err.contains(&format!("`k` {field}: ")) && err.contains("J per launch is beyond any GPU"), "{err}");
+        }
     }
 
     #[test]

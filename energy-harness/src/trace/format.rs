@@ -17,10 +17,12 @@
 //! `window_end` (value = 0-based window index), or any other name, which is kept and
 //! ignored. Values are finite numbers.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::{edge_channel_name, Channel, Reading, Trace, WindowEdge, WindowMark};
 use crate::error::{echo, Error, Result};
@@ -167,25 +169,138 @@ pub fn write_trace(trace: &Trace, path: &Path) -> Result<()> {
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+/// The temporary is `.<file name>.tmp-<pid>-<n>` (`n` unique in this process); a process
+/// killed mid-write leaves it behind; in a run directory the next run (`RunWriter::begin`)
+/// removes it.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", e))?;
     }
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
-    // Unique per process and per call: threads of one process may write the same file.
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = path.with_file_name(format!(".{file_name}.tmp-{}-{unique}", std::process::id()));
+    // Under way until dropped, after the temporary is renamed or removed.
+    let temporary = Temporary::new(path);
+    let tmp = temporary.path();
     let result = (|| {
-        let mut file = fs::File::create(&tmp).map_err(|e| Error::io(&tmp, "create", e))?;
-        file.write_all(bytes).map_err(|e| Error::io(&tmp, "write", e))?;
-        file.sync_all().map_err(|e| Error::io(&tmp, "flush", e))?;
-        fs::rename(&tmp, path).map_err(|e| Error::io(path, "rename the finished file to", e))
+        let mut file = fs::File::create(tmp).map_err(|e| Error::io(tmp, "create", e))?;
+        file.write_all(bytes).map_err(|e| Error::io(tmp, "write", e))?;
+        file.sync_all().map_err(|e| Error::io(tmp, "flush", e))?;
+        fs::rename(tmp, path).map_err(|e| Error::io(path, "rename the finished file to", e))
     })();
     if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        let _ = fs::remove_file(tmp);
     }
     result
+}
+
+/// This process's temporary files ([`write_atomically`]): the next counter, and the counters
+/// of the writes under way. Threads of one process may write the same file: each write has
+/// its own counter.
+struct Temporaries {
+    next: u64,
+    under_way: BTreeSet<u64>,
+}
+
+static TEMPORARIES: Mutex<Temporaries> = Mutex::new(Temporaries { next: 0, under_way: BTreeSet::new() });
+
+fn temporaries() -> MutexGuard<'static, Temporaries> {
+    TEMPORARIES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The temporary file of one write of this process, `.<file name>.tmp-<pid>-<n>` beside
+/// the file: under way (never removed by [`remove_stale_temporaries`]) until dropped.
+pub(crate) struct Temporary {
+    path: PathBuf,
+    counter: u64,
+}
+
+impl Temporary {
+    /// A fresh temporary name for a write of `path` (nothing is created).
+    pub(crate) fn new(path: &Path) -> Temporary {
+        let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
+        let counter = {
+            let mut t = temporaries();
+            let counter = t.next;
+            t.next += 1;
+            t.under_way.insert(counter);
+            counter
+        };
+        let path = path.with_file_name(format!(".{file_name}.tmp-{}-{counter}", std::process::id()));
+        Temporary { path, counter }
+    }
+
+    /// Its path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        temporaries().under_way.remove(&self.counter);
+    }
+}
+
+/// The writer of a temporary file named as [`write_atomically`] names them
+/// (`.<file name>.tmp-<pid>-<n>`): its process id and counter; `None` for any other name.
+pub(crate) fn temporary_writer(name: &str) -> Option<(u32, u64)> {
+    let (file, tail) = name.strip_prefix('.')?.rsplit_once(".tmp-")?;
+    let (pid, counter) = tail.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if file.is_empty() || !digits(pid) || !digits(counter) {
+        return None;
+    }
+    Some((pid.parse().ok()?, counter.parse().ok()?))
+}
+
+/// Whether process `pid` may be running: `kill(pid, 0)` finds it (or finds it and may not
+/// signal it). Anything but a clear "no such process" counts as running, so a live
+/// writer's file is never taken for a dead one's; without `kill` (not unix), always.
+fn process_may_be_running(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else { return true };
+        if pid <= 0 {
+            return true;
+        }
+        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+        if unsafe { libc::kill(pid, 0) } == 0 {
+            return true;
+        }
+        std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+/// Removes the temporary files [`write_atomically`] left in `dir` (not below) whose writer
+/// is gone: a process that no longer runs (killed mid-write), or this process's id with no
+/// write of this process under way under that counter (a file of an earlier process that
+/// had the same id). A temporary of a process that runs is kept, whatever it is: it may be
+/// mid-write. Best effort: a file that cannot be removed stays (no reader lists it). Returns
+/// the files removed.
+pub(crate) fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
+    let me = std::process::id();
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some((pid, counter)) = name.to_str().and_then(temporary_writer) else { continue };
+        let path = entry.path();
+        let gone = if pid == me {
+            // Checked and removed under the registry's lock: no write of this process can
+            // take this counter in between.
+            let t = temporaries();
+            !t.under_way.contains(&counter) && fs::remove_file(&path).is_ok()
+        } else {
+            !process_may_be_running(pid) && fs::remove_file(&path).is_ok()
+        };
+        if gone {
+            removed.push(path);
+        }
+    }
+    removed
 }
 
 fn parse_finite(text: &str) -> Option<f64> {
@@ -270,6 +385,22 @@ mod tests {
         assert_eq!(read_trace(&path).unwrap(), trace);
         let names: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn temporary_names_give_their_writer() {
+        let temporary = Temporary::new(Path::new("dir/run.json"));
+        let name = temporary.path().file_name().unwrap().to_str().unwrap().to_string();
+        let (pid, counter) = temporary_writer(&name).unwrap();
+        assert_eq!((pid, counter), (std::process::id(), temporary.counter));
+        assert!(name.starts_with(".run.json.tmp-"), "{name}");
+        assert_eq!(temporary_writer(".a.b.json.tmp-12-0"), Some((12, 0)));
+        for other in
+            ["run.json", ".run.lock", ".run.json.tmp-", ".run.json.tmp-1", ".x.tmp-+1-2", ".x.tmp-1-2a", ".tmp-1-2"]
+        {
+            assert_eq!(temporary_writer(other), None, "{other}");
+        }
+        assert!(process_may_be_running(std::process::id()));
     }
 
     #[test]

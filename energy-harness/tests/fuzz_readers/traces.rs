@@ -161,8 +161,38 @@ pub(crate) fn result_seed(id: &str, mean: f64) -> serde_json::Value {
         "energy_j": est(mean), "dynamic_j": est(mean * 0.5), "time_s": est(1e-3), "power_w": est(mean * 1e3),
         "idle_w": 120.0, "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1},
         "launches": 100, "launches_per_window": 10, "warnings": [], "timestamp": "2026-11-23T00:00:00Z",
-        "per_op": {"unit": "op", "units_per_launch": 1e6, "energy_j": est(mean * 1e-6), "dynamic_j": est(mean * 5e-7)}
+        "per_op": {"unit": "op", "units_per_launch": 1e6, "energy_j": est(mean * 1e-6), "dynamic_j": est(mean * 5e-7)},
+        "windows": [window(0, mean), window(1, mean)]
     })
+}
+
+/// A window of 10 launches of `mean` J each, 1 ms apart.
+fn window(index: u32, mean: f64) -> serde_json::Value {
+    serde_json::json!({
+        "index": index, "start_s": 1.0 + index as f64, "end_s": 1.01 + index as f64, "energy_j": 10.0 * mean,
+        "dynamic_j": 5.0 * mean, "idle_before_w": 120.0, "idle_after_w": 120.0, "idle_w": 120.0, "busy_w": mean * 1e3,
+        "points_inside": 1, "edge_energy_j": mean, "launches": 10, "gpu_time_s": 0.01, "sm_clock_mhz": 1980,
+        "temperature_c": 40
+    })
+}
+
+/// Whether an accepted result's windows are possible: spans forward, the board's energy,
+/// GPU time and powers finite and non-negative, the energy above idle within the whole.
+pub(crate) fn windows_possible(r: &ResultFile) -> Result<(), String> {
+    for w in &r.windows {
+        let e = &w.energy;
+        let non_negative = [e.energy_j, w.gpu_time_s, e.idle_w]
+            .into_iter()
+            .chain(e.idle_before_w)
+            .chain(e.idle_after_w)
+            .chain(e.busy_w)
+            .all(|v| v.is_finite() && v >= 0.0);
+        if !(non_negative && e.end_s > e.start_s && e.dynamic_j.is_finite() && e.dynamic_j <= e.energy_j * (1.0 + 1e-9))
+        {
+            return Err(format!("accepted an impossible window: {w:?}"));
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn mutate_json(value: &mut serde_json::Value, rng: &mut Rng, depth: usize) {
@@ -222,6 +252,9 @@ fn check_results(rng: &mut Rng) -> Result<bool, String> {
             text = mutate_lines(&text, rng);
         }
         parsed.push(ResultFile::parse(&text, Path::new("fuzz.json")).ok());
+    }
+    for r in parsed.iter().flatten() {
+        windows_possible(r)?;
     }
     let Some(Some(base)) = parsed.first().cloned() else { return Ok(false) };
     let Some(Some(cand)) = parsed.get(1).cloned() else { return Ok(false) };

@@ -1,9 +1,10 @@
 //! Every output format of a report, one file each: [`markdown`] and [`html`] (the table of
 //! [`table`], the HTML page with the plots), [`json`], [`bmf`] (Bencher),
 //! [`github_action_benchmark`], the [`summary`] printed under criterion's lines,
-//! [`compare_text`] (what `cargo energy compare` prints) and [`merge`] (several
-//! directories, one per GPU, in one report). Every text taken from a file or a bench is
-//! escaped by [`super::escape`], the one escaping module.
+//! [`compare_text`] (what `cargo energy compare` prints), [`merge`] (several
+//! directories, one per GPU, in one report) and [`partial`] (the line of a partial run).
+//! Every text taken from a file or a bench is escaped by [`super::escape`], the one
+//! escaping module.
 
 pub mod bmf;
 pub mod compare_text;
@@ -14,6 +15,7 @@ pub mod markdown;
 pub mod merge;
 pub mod overlay;
 pub mod paired_text;
+pub mod partial;
 pub mod summary;
 pub mod table;
 

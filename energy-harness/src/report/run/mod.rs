@@ -4,9 +4,10 @@
 //! one `cargo bench` invocation and its manifest, `run.json` (`energy-run/1`):
 //!
 //! - The first bench binary of an invocation starts a **new run**: the directory is emptied
-//!   (the previous run's files, interrupted writes' temporary files and all) and a manifest
-//!   is written naming the run, its start and the invocation. Later binaries of the same
-//!   invocation (same parent `cargo` process, or the same `ENERGY_RUN_ID`) join it.
+//!   (the previous run's files) and a manifest is written naming the run, its start and the
+//!   invocation. Later binaries of the same invocation (same parent `cargo` process, or the
+//!   same `ENERGY_RUN_ID`) join it. Either way, the temporary files of writes killed midway
+//!   (`.run.json.tmp-<pid>-<n>`) are removed first, unless their writer may still run.
 //! - Each bench target records itself as `running`; each result is committed as a unit
 //!   (trace, plot, then JSON, each through a temporary file and a rename) and only then
 //!   listed in the manifest with the hash of each file.
@@ -203,6 +204,41 @@ impl RunManifest {
     /// `*.json` results in `dir` are exactly those listed, each unchanged (with its trace
     /// and plot). Returns the listed JSON paths.
     pub fn check(&self, dir: &Path) -> Result<Vec<PathBuf>> {
+        // The first target that did not succeed says why, as it always has.
+        let first_unfinished = self.targets.iter().find(|t| t.status != TargetStatus::Succeeded);
+        if let (Some(partial), Some(TargetStatus::Running)) = (self.partial(dir), first_unfinished.map(|t| &t.status)) {
+            return Err(partial.refusal());
+        }
+        self.check_partial(dir)
+    }
+
+    /// The bench targets that never finished (`running`: interrupted, crashed, or still
+    /// running), as a [`PartialRun`] of `dir`; `None` when every target finished.
+    pub fn partial(&self, dir: &Path) -> Option<PartialRun> {
+        let unfinished: Vec<UnfinishedTarget> = self
+            .targets
+            .iter()
+            .filter(|t| t.status == TargetStatus::Running)
+            .map(|t| UnfinishedTarget { name: t.name.clone(), pid: t.pid, started: t.started.clone() })
+            .collect();
+        if unfinished.is_empty() {
+            return None;
+        }
+        let finished = self.targets.iter().filter(|t| t.status != TargetStatus::Running).map(|t| t.name.clone());
+        Some(PartialRun {
+            dir: dir.to_path_buf(),
+            name: self.name.clone(),
+            unfinished,
+            finished: finished.collect(),
+            results: self.results().count(),
+        })
+    }
+
+    /// [`RunManifest::check`], except that bench targets that never finished are let
+    /// through ([`RunManifest::partial`] says which): the results every target committed,
+    /// each checked as `check` checks it. A run without a target, a failed target, a stray
+    /// or an altered file are refused as by `check`.
+    pub fn check_partial(&self, dir: &Path) -> Result<Vec<PathBuf>> {
         let refuse = |why: String| {
             Err(Error::new(ErrorKind::InvalidInput, format!("run `{}` in `{}` {why}", self.name, dir.display())))
         };
@@ -210,20 +246,11 @@ impl RunManifest {
             return refuse("lists no bench target: it never got past its start; run `cargo bench` again".into());
         }
         for t in &self.targets {
-            match t.status {
-                TargetStatus::Running => {
-                    return refuse(format!(
-                        "is incomplete: bench target `{}` (pid {}, started {}) never finished: it was interrupted, crashed, or is still running; its results are not trusted: run `cargo bench` again",
-                        t.name, t.pid, t.started
-                    ))
-                }
-                TargetStatus::Failed { failed_benchmarks } => {
-                    return refuse(format!(
-                        "failed: bench target `{}` exited with {failed_benchmarks} failed benchmark(s) (see its output); a failed run is never compared: fix it and run `cargo bench` again",
-                        t.name
-                    ))
-                }
-                TargetStatus::Succeeded => {}
+            if let TargetStatus::Failed { failed_benchmarks } = t.status {
+                return refuse(format!(
+                    "failed: bench target `{}` exited with {failed_benchmarks} failed benchmark(s) (see its output); a failed run is never compared: fix it and run `cargo bench` again",
+                    t.name
+                ));
             }
         }
         let listed: BTreeSet<&str> = self.results().map(|r| r.json.as_str()).collect();
@@ -268,6 +295,85 @@ impl RunManifest {
             paths.push(dir.join(&r.json));
         }
         Ok(paths)
+    }
+}
+
+/// A bench target of a run that never recorded its end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UnfinishedTarget {
+    /// Its name.
+    pub name: String,
+    /// Its process id.
+    pub pid: u32,
+    /// When it started (RFC 3339).
+    pub started: String,
+}
+
+/// A partial run: some of its bench targets never finished (Ctrl-C, a crash, a kill, or
+/// still running), so it holds only the results they committed before. `compare` refuses
+/// it; `report` shows what it holds under [`PartialRun::line`] and exits 2.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartialRun {
+    /// The run directory.
+    pub dir: PathBuf,
+    /// The run's name (`new`, a saved baseline's).
+    pub name: String,
+    /// The bench targets that never finished, in the order they started.
+    pub unfinished: Vec<UnfinishedTarget>,
+    /// Those that did.
+    pub finished: Vec<String>,
+    /// How many results its targets committed (those a report of it shows).
+    pub results: usize,
+}
+
+impl PartialRun {
+    /// What never finished: "bench target `b` (pid 7, started …) never finished".
+    fn what(&self) -> String {
+        let targets: Vec<String> = self
+            .unfinished
+            .iter()
+            .map(|t| format!("`{}` (pid {}, started {})", echo(&t.name), t.pid, echo(&t.started)))
+            .collect();
+        let noun = if targets.len() == 1 { "bench target" } else { "bench targets" };
+        format!("{noun} {} never finished: interrupted, crashed, or still running", targets.join(", "))
+    }
+
+    /// The line a report of it carries: that it is partial, what never finished, and what
+    /// the report holds.
+    pub fn line(&self) -> String {
+        let finished = if self.finished.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (finished: {})",
+                self.finished.iter().map(|n| format!("`{}`", echo(n))).collect::<Vec<_>>().join(", ")
+            )
+        };
+        format!(
+            "run `{}` in `{}` is partial: {}. This report holds only the {} result(s) its bench targets committed{finished}, not the benchmarks the unfinished ones did not reach; `cargo energy report` exits 2 on it and `compare` refuses it. Run `cargo bench` again for a complete run",
+            echo(&self.name),
+            crate::report::format::shown_dir(&self.dir),
+            self.what(),
+            self.results
+        )
+    }
+
+    /// The error of a reader that does not take partial runs (`compare`, a baseline, a
+    /// tracker format).
+    pub fn refusal(&self) -> Error {
+        Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "run `{}` in `{}` is incomplete: {}; its results are not trusted: run `cargo bench` again",
+                self.name,
+                self.dir.display(),
+                self.unfinished
+                    .iter()
+                    .map(|t| format!("bench target `{}` (pid {}, started {}) never finished: it was interrupted, crashed, or is still running", t.name, t.pid, t.started))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        )
     }
 }
 
@@ -367,8 +473,9 @@ mod tests {
         let m = RunManifest::read_manifest(&run).unwrap();
         assert_eq!(m.targets.len(), 2);
         assert_eq!(m.check(&run).unwrap().len(), 1);
-        // The same target again, or another invocation: a new run from an empty directory.
-        fs::write(run.join(".stale.json.tmp-1-0"), "x").unwrap();
+        // The same target again, or another invocation: a new run from an empty directory
+        // (temporary files of killed writes: `temporaries_of_killed_writers_go_…`).
+        fs::write(run.join("old_energy.svg"), "x").unwrap();
         let c = RunWriter::begin(&run, "saxpy", &inv).unwrap();
         let mut names: Vec<String> =
             fs::read_dir(&run).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
@@ -511,6 +618,77 @@ mod tests {
         let w = RunWriter::begin(&run, "next", &Invocation { key: "after-kill".into() }).unwrap();
         assert!(start.elapsed() < Duration::from_secs(2), "the next run waited {:?}", start.elapsed());
         w.finish(0).unwrap();
+    }
+
+    /// The id of a process that has ended (and been waited for): no process runs under it.
+    #[cfg(unix)]
+    fn ended_pid() -> u32 {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "report::run::tests::no_such_test"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    /// The names in `dir`.
+    fn names_in(dir: &Path) -> BTreeSet<String> {
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect()
+    }
+
+    /// A bench killed (SIGKILL) while it wrote `run.json` or a result leaves its temporary
+    /// (`.run.json.tmp-<pid>-<n>`); the next run of the directory removes it, whether it joins
+    /// the run or starts a new one. A temporary of a process that still runs stays, as does one
+    /// of a write of this process under way; this process's id on a temporary no write of it
+    /// uses is an earlier process's (the id reused), and goes.
+    #[cfg(unix)]
+    #[test]
+    fn temporaries_of_killed_writers_go_with_the_next_run_and_live_ones_stay() {
+        use crate::trace::format::Temporary;
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("new");
+        let inv = Invocation { key: "test:temps".into() };
+        let a = RunWriter::begin(&run, "saxpy", &inv).unwrap();
+        a.commit("a", "a", &device(), [b"{1}", b"t", b"p"]).unwrap();
+        a.finish(0).unwrap();
+        let dead = ended_pid();
+        let mut live = std::process::Command::new("sleep").arg("120").spawn().unwrap();
+        let killed = [format!(".run.json.tmp-{dead}-3"), format!(".a.json.tmp-{dead}-0")];
+        let lives = format!(".run.json.tmp-{}-5", live.id());
+        let reused = format!(".run.json.tmp-{}-{}", std::process::id(), u64::MAX);
+        let writing = Temporary::new(&run.join(MANIFEST_FILE));
+        let writing_name = writing.path().file_name().unwrap().to_str().unwrap().to_string();
+        for name in killed.iter().chain([&lives, &reused, &writing_name]) {
+            fs::write(run.join(name), "{\"targets\": [").unwrap();
+        }
+        // The next bench target of the same `cargo bench` joins the run: the killed writer's
+        // temporaries and the reused id's go; the live ones stay.
+        let b = RunWriter::begin(&run, "fma", &inv).unwrap();
+        let left = names_in(&run);
+        for gone in killed.iter().chain([&reused]) {
+            assert!(!left.contains(gone), "{gone} stayed: {left:?}");
+        }
+        assert!(left.contains(&lives) && left.contains(&writing_name), "{left:?}");
+        b.finish(0).unwrap();
+        let m = RunManifest::read_manifest(&run).unwrap();
+        assert_eq!((m.targets.len(), m.check(&run).unwrap().len()), (2, 1));
+        // A new run empties the directory, except for the live writers' temporaries.
+        let c = RunWriter::begin(&run, "saxpy", &Invocation { key: "test:temps-2".into() }).unwrap();
+        let expected: BTreeSet<String> =
+            [LOCK_FILE, MANIFEST_FILE, &lives, &writing_name].into_iter().map(String::from).collect();
+        assert_eq!(names_in(&run), expected);
+        c.finish(0).unwrap();
+        // Once their writers are gone, the next run removes them too.
+        live.kill().unwrap();
+        live.wait().unwrap();
+        drop(writing);
+        let d = RunWriter::begin(&run, "saxpy", &Invocation { key: "test:temps-3".into() }).unwrap();
+        let expected: BTreeSet<String> = [LOCK_FILE, MANIFEST_FILE].into_iter().map(String::from).collect();
+        assert_eq!(names_in(&run), expected);
+        d.finish(0).unwrap();
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::{
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::content_hash;
 use crate::report::ResultDevice;
-use crate::trace::format::write_atomically;
+use crate::trace::format::{remove_stale_temporaries, temporary_writer, write_atomically};
 
 fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
@@ -140,6 +140,9 @@ impl RunWriter {
         // once, now, before anything is measured.
         let _ = crate::report::Provenance::current();
         let _lock = DirLock::take(dir)?;
+        // A temporary file of a write killed midway (the manifest's, a result's) goes now,
+        // whether this process starts a run or joins one; a live writer's stays.
+        remove_stale_temporaries(dir);
         let pid = std::process::id();
         let existing = RunManifest::read_manifest(dir).ok();
         let mut manifest = match existing {
@@ -258,12 +261,14 @@ fn write_manifest(dir: &Path, manifest: &RunManifest) -> Result<()> {
     write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
 }
 
-/// Empties a run directory for a new run: results, traces, plots, the manifest and any
-/// temporary file an interrupted write left (the lock's files stay: the caller holds it).
+/// Empties a run directory for a new run: results, traces, plots and the manifest. The
+/// lock's files stay (the caller holds it), and so do temporary files of writes, which
+/// [`remove_stale_temporaries`] has already removed unless their writer may still run.
 fn clear_run_dir(dir: &Path) -> Result<()> {
     let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the run directory", e))?;
     for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(".run.") {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_lock_file(&name) || temporary_writer(&name).is_some() {
             continue;
         }
         let path = entry.path();
@@ -271,4 +276,9 @@ fn clear_run_dir(dir: &Path) -> Result<()> {
         removed.map_err(|e| Error::io(&path, "remove the previous run's file", e))?;
     }
     Ok(())
+}
+
+/// The lock's files: `.run.lock` and, without `flock` (not unix), its marker `.run.held`.
+fn is_lock_file(name: &str) -> bool {
+    name == LOCK_FILE || Path::new(LOCK_FILE).with_extension("held").as_os_str() == name
 }
