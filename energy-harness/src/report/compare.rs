@@ -75,12 +75,18 @@ impl ResultSet {
     /// an empty set: a GPU of `cargo energy run --gpus` that measured nothing (the other
     /// GPUs took every benchmark from the queue), read beside the others.
     pub fn read_run_pinned_or_empty(dir: &Path, pin: Option<&RunPin>) -> Result<ResultSet> {
+        let manifest = ResultSet::pinned_manifest(dir, pin)?;
+        let paths = manifest.check(dir)?;
+        ResultSet::read_listed(dir, &manifest, paths)
+    }
+
+    /// The run's manifest, after checking that the run is the one `pin` names when given.
+    fn pinned_manifest(dir: &Path, pin: Option<&RunPin>) -> Result<RunManifest> {
         let manifest = RunManifest::read_manifest(dir)?;
         if let Some(pin) = pin {
             manifest.check_pin(dir, pin)?;
         }
-        let paths = manifest.check(dir)?;
-        ResultSet::read_listed(dir, &manifest, paths)
+        Ok(manifest)
     }
 
     /// [`ResultSet::read_run_pinned_or_empty`], except that a partial run (bench targets
@@ -89,10 +95,7 @@ impl ResultSet {
     /// never finished, for `report` to say so. A partial run that committed no result is
     /// refused ([`PartialRun::refusal`]), as are a failed run, a stray or altered file.
     pub fn read_run_pinned_or_partial(dir: &Path, pin: Option<&RunPin>) -> Result<(ResultSet, Option<PartialRun>)> {
-        let manifest = RunManifest::read_manifest(dir)?;
-        if let Some(pin) = pin {
-            manifest.check_pin(dir, pin)?;
-        }
+        let manifest = ResultSet::pinned_manifest(dir, pin)?;
         let Some(partial) = manifest.partial(dir) else {
             let paths = manifest.check(dir)?;
             return Ok((ResultSet::read_listed(dir, &manifest, paths)?, None));

@@ -278,29 +278,25 @@ fn process_may_be_running(pid: u32) -> bool {
 /// is gone: a process that no longer runs (killed mid-write), or this process's id with no
 /// write of this process under way under that counter (a file of an earlier process that
 /// had the same id). A temporary of a process that runs is kept, whatever it is: it may be
-/// mid-write. Best effort: a file that cannot be removed stays (no reader lists it). Returns
-/// the files removed.
-pub(crate) fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
+/// mid-write. Best effort: a file that cannot be removed stays (no reader lists it).
+pub(crate) fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
     let me = std::process::id();
-    let mut removed = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some((pid, counter)) = name.to_str().and_then(temporary_writer) else { continue };
         let path = entry.path();
-        let gone = if pid == me {
+        if pid == me {
             // Checked and removed under the registry's lock: no write of this process can
             // take this counter in between.
             let t = temporaries();
-            !t.under_way.contains(&counter) && fs::remove_file(&path).is_ok()
-        } else {
-            !process_may_be_running(pid) && fs::remove_file(&path).is_ok()
-        };
-        if gone {
-            removed.push(path);
+            if !t.under_way.contains(&counter) {
+                let _ = fs::remove_file(&path);
+            }
+        } else if !process_may_be_running(pid) {
+            let _ = fs::remove_file(&path);
         }
     }
-    removed
 }
 
 fn parse_finite(text: &str) -> Option<f64> {
