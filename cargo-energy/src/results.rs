@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_harness::unstable::report::mark_partial;
 use energy_harness::unstable::report::{compare_across_boards, compare_with_baselines, ResultSet, RunPin};
 use energy_harness::unstable::report::{compare_text, measured_nothing_line, render_with_empty, Compared, Format};
+use energy_harness::unstable::report::{mark_partial, partial_line};
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 
@@ -95,7 +95,7 @@ pub(super) fn report(
         return Ok(());
     }
     let shown = output.map_or_else(|| "above".to_string(), |p| format!("in `{}`", p.display()));
-    let lines: Vec<String> = partial.iter().map(|p| p.line()).collect();
+    let lines: Vec<String> = partial.iter().map(partial_line).collect();
     Err(Error::new(ErrorKind::InvalidInput, format!("{} (the report {shown} says so first)", lines.join(". "))))
 }
 

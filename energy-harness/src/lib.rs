@@ -474,7 +474,7 @@ pub mod unstable {
         };
         pub use crate::report::format::merge::{measured_nothing_line, render_several, render_with_empty};
         pub use crate::report::format::paired_text::{ab_markdown, ab_text, progress_line};
-        pub use crate::report::format::partial::mark_partial;
+        pub use crate::report::format::partial::{mark_partial, partial_line};
         pub use crate::report::format::shown_dir;
         pub use crate::report::format::{render, Format};
         pub use crate::report::history::render::{text_table, write_history};

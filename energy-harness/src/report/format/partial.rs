@@ -7,13 +7,43 @@
 use super::super::escape::{html, markdown_text};
 use super::super::run::PartialRun;
 use super::merge::REPORT_SET_SCHEMA;
+use super::shown_dir;
 use super::{encode_json, Format};
+use crate::error::echo;
 use crate::error::{Error, ErrorKind, Result};
+
+/// What never finished: "bench target `b` (pid 7, started …) never finished".
+fn unfinished_targets(p: &PartialRun) -> String {
+    let targets: Vec<String> = p
+        .unfinished
+        .iter()
+        .map(|t| format!("`{}` (pid {}, started {})", echo(&t.name), t.pid, echo(&t.started)))
+        .collect();
+    let noun = if targets.len() == 1 { "bench target" } else { "bench targets" };
+    format!("{noun} {} never finished: interrupted, crashed, or still running", targets.join(", "))
+}
+
+/// The line a report of a partial run carries: that it is partial, what never finished,
+/// and what the report holds.
+pub fn partial_line(p: &PartialRun) -> String {
+    let finished = if p.finished.is_empty() {
+        String::new()
+    } else {
+        format!(" (finished: {})", p.finished.iter().map(|n| format!("`{}`", echo(n))).collect::<Vec<_>>().join(", "))
+    };
+    format!(
+        "run `{}` in `{}` is partial: {}. This report holds only the {} result(s) its bench targets committed{finished}, not the benchmarks the unfinished ones did not reach; `cargo energy report` exits 2 on it and `compare` refuses it. Run `cargo bench` again for a complete run",
+        echo(&p.name),
+        shown_dir(&p.dir),
+        unfinished_targets(p),
+        p.results
+    )
+}
 
 /// The JSON `partial` of a report: the line, and what never finished.
 fn partial_json(partial: &PartialRun) -> serde_json::Value {
     serde_json::json!({
-        "line": partial.line(),
+        "line": partial_line(partial),
         "run": partial.name,
         "unfinished_targets": partial.unfinished,
         "finished_targets": partial.finished,
@@ -32,14 +62,14 @@ pub fn mark_partial(report: String, partial: &[PartialRun], format: Format) -> R
     match format {
         Format::Markdown => {
             let mut out: String =
-                partial.iter().map(|p| format!("> **PARTIAL RUN:** {}\n\n", markdown_text(&p.line()))).collect();
+                partial.iter().map(|p| format!("> **PARTIAL RUN:** {}\n\n", markdown_text(&partial_line(p)))).collect();
             out.push_str(&report);
             Ok(out)
         }
         Format::Html => {
             let lines: String = partial
                 .iter()
-                .map(|p| format!("<p class=\"partial\" style=\"background:#fdd;color:#900;padding:4px 8px\"><strong>PARTIAL RUN:</strong> {}</p>\n", html(&p.line())))
+                .map(|p| format!("<p class=\"partial\" style=\"background:#fdd;color:#900;padding:4px 8px\"><strong>PARTIAL RUN:</strong> {}</p>\n", html(&partial_line(p))))
                 .collect();
             // After the first page's <body>: the line comes before every table.
             Ok(match report.find("<body>") {

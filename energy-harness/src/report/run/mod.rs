@@ -311,7 +311,8 @@ pub struct UnfinishedTarget {
 
 /// A partial run: some of its bench targets never finished (Ctrl-C, a crash, a kill, or
 /// still running), so it holds only the results they committed before. `compare` refuses
-/// it; `report` shows what it holds under [`PartialRun::line`] and exits 2.
+/// it; `report` shows what it holds under its line
+/// ([`crate::report::format::partial::partial_line`]) and exits 2.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartialRun {
     /// The run directory.
@@ -327,37 +328,6 @@ pub struct PartialRun {
 }
 
 impl PartialRun {
-    /// What never finished: "bench target `b` (pid 7, started …) never finished".
-    fn what(&self) -> String {
-        let targets: Vec<String> = self
-            .unfinished
-            .iter()
-            .map(|t| format!("`{}` (pid {}, started {})", echo(&t.name), t.pid, echo(&t.started)))
-            .collect();
-        let noun = if targets.len() == 1 { "bench target" } else { "bench targets" };
-        format!("{noun} {} never finished: interrupted, crashed, or still running", targets.join(", "))
-    }
-
-    /// The line a report of it carries: that it is partial, what never finished, and what
-    /// the report holds.
-    pub fn line(&self) -> String {
-        let finished = if self.finished.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " (finished: {})",
-                self.finished.iter().map(|n| format!("`{}`", echo(n))).collect::<Vec<_>>().join(", ")
-            )
-        };
-        format!(
-            "run `{}` in `{}` is partial: {}. This report holds only the {} result(s) its bench targets committed{finished}, not the benchmarks the unfinished ones did not reach; `cargo energy report` exits 2 on it and `compare` refuses it. Run `cargo bench` again for a complete run",
-            echo(&self.name),
-            crate::report::format::shown_dir(&self.dir),
-            self.what(),
-            self.results
-        )
-    }
-
     /// The error of a reader that does not take partial runs (`compare`, a baseline, a
     /// tracker format).
     pub fn refusal(&self) -> Error {
