@@ -32,7 +32,10 @@ fn hold(gpu: &SimGpu, busy_s: f64, idle_s: f64) {
 
 fn measured(device: &mut Device, gpu: &SimGpu, launch_s: f64, cal: &ThermalCalibration) -> Measurement {
     let mut kernel = SimWorkload::new(gpu.clone(), SimKernel::new(launch_s, KERNEL_W));
-    let request = MeasureRequest::new("k", MeasureOptions::DEFAULT).thermal(Some(cal.clone()));
+    // ±0.5 %: windows are one counter tick, whose spread at the default ±1 % leaves a
+    // detectable change of about 1.2 % here; resolving 1 % takes asking for it.
+    let options = MeasureOptions { precision: Some(0.005), ..MeasureOptions::DEFAULT };
+    let request = MeasureRequest::new("k", options).thermal(Some(cal.clone()));
     measure(device, &mut kernel, request).expect("a simulated measurement").0
 }
 

@@ -363,7 +363,7 @@ fn station<'s>(
                 if let Some(reason) = device.sim_reason().filter(|_| !quiet) {
                     eprintln!("note: running on the simulated H100 ({reason}); every figure below is simulated");
                 }
-                Ok(Station { rig: Rig::new(&device), device })
+                Ok(Station { rig: Rig::new(&device), device, handover: None })
             };
             stations.push((ordinal, open()));
             stations.len() - 1

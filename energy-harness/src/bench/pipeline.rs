@@ -16,7 +16,7 @@ use crate::engine::analyze::AnalysisOptions;
 use crate::engine::net_energy;
 use crate::engine::options::MeasureOptions;
 use crate::engine::result::Measurement;
-use crate::engine::session::{MeasureRequest, Session};
+use crate::engine::session::{IdleHandover, MeasureRequest, Session};
 use crate::engine::WindowResult;
 use crate::error::{Error, Result};
 use crate::kernel::{note_missing_ptxas, options_on, CodeCheck, KernelUnderTest, Readiness, Rig};
@@ -31,6 +31,9 @@ pub(super) struct Station {
     pub(super) device: Device,
     /// Its calibration, CUDA and checked device.
     pub(super) rig: Rig,
+    /// The recording the last measurement here left running, with its idle tail: the next
+    /// measurement's lead-in ([`Session::prepare_continuing`]).
+    pub(super) handover: Option<IdleHandover>,
 }
 
 impl Station {
@@ -196,6 +199,8 @@ fn launch_for_test(
     station: &mut Station,
     criteria: &mut Criteria,
 ) -> Result<SpecOutcome> {
+    // Launches outside a measurement: the idle a measurement left is no one's lead-in now.
+    station.handover = None;
     let kernel = Some(&spec.subject.kernel).filter(|_| plan.kernel);
     let baseline = spec.baseline_kernel().filter(|_| plan.baseline);
     for (function, kernel, seed) in [(&s.energy_fn, kernel, 1), (&s.baseline_fn, baseline, 2)] {
@@ -233,7 +238,8 @@ fn measure_baseline(spec: &BenchSpec, s: &Selected, plan: &Plan, station: &mut S
 }
 
 /// Measures `kernel` as `group/function` with the session engine, one progress line on
-/// stderr.
+/// stderr. The idle the station's last measurement ended with is this one's lead-in when it
+/// fits ([`Session::prepare_continuing`]); this one's idle tail is left for the next.
 fn measure(
     station: &mut Station,
     group: &str,
@@ -243,6 +249,7 @@ fn measure(
     seed: u64,
 ) -> Result<Measured> {
     use std::io::Write as _;
+    let handover = station.handover.take();
     let mut workload = station.workload(kernel, seed)?;
     let id = format!("{group}/{function}");
     let request = MeasureRequest::new(&id, options_on(&station.device, options))
@@ -256,14 +263,15 @@ fn measure(
         let _ = err.flush();
     }
     let outcome = (|| {
-        let session = Session::prepare(device, workload.as_mut(), request)?;
+        let session = Session::prepare_continuing(device, workload.as_mut(), request, handover)?;
         let analysis = session.analysis_options().clone();
         let plan = *session.plan();
-        let (measurement, trace) = session.run(device, workload.as_mut())?;
-        Ok::<_, Error>((Measured { measurement, trace, analysis }, plan))
+        let (measurement, trace, handover) = session.run_handing_over(device, workload.as_mut())?;
+        Ok::<_, Error>((Measured { measurement, trace, analysis }, plan, handover))
     })();
     match outcome {
-        Ok((m, plan)) => {
+        Ok((m, plan, handover)) => {
+            station.handover = Some(handover);
             eprintln!(
                 " {} windows × {} launches of {} ({}), {:.1} s",
                 m.measurement.windows.len(),

@@ -231,16 +231,23 @@ impl ResolvedOptions {
 
 /// The shortest window worth measuring with a sensor: windows sit back to back inside one
 /// busy stretch, so their inner edges fall where power is steady and a counter's ticks
-/// interpolate them well; 0.15 s holds one or two ticks of 100 ms. A boxcar or a lagging
-/// sensor needs windows as long as its memory for the inversion to stay quiet.
+/// interpolate them well. A counter's window is one tick (at least [`COUNTER_WINDOW_MIN_S`]):
+/// the ten windows criterion needs then take ten ticks, the floor its 100 ms tick sets on
+/// an H100 (0.15 s until 2026-11-28: one or two ticks, half again as long). A boxcar or a
+/// lagging sensor needs windows as long as its memory for the inversion to stay quiet.
 pub fn default_window_s(model: &SensorModel) -> f64 {
     match *model {
+        SensorModel::Counter { period_s } => period_s.max(COUNTER_WINDOW_MIN_S),
         SensorModel::Boxcar { width_s } => width_s.max(0.15),
         SensorModel::FirstOrder { tau_s } => (2.0 * tau_s).max(0.15),
         SensorModel::Gated { .. } => 0.5,
         _ => 0.15,
     }
 }
+
+/// The shortest default window on an energy counter, s: a counter ticking faster than this
+/// still gets windows of this length (launch and marking costs stay negligible).
+pub const COUNTER_WINDOW_MIN_S: f64 = 0.1;
 
 #[cfg(test)]
 mod tests {
@@ -325,7 +332,10 @@ mod tests {
 
     #[test]
     fn windows_follow_the_sensor() {
-        assert_eq!(default_window_s(&SensorModel::Counter { period_s: 0.1 }), 0.15);
+        assert_eq!(default_window_s(&SensorModel::Counter { period_s: 0.1 }), 0.1);
+        assert_eq!(default_window_s(&SensorModel::Counter { period_s: 0.02 }), COUNTER_WINDOW_MIN_S);
+        assert_eq!(default_window_s(&SensorModel::Counter { period_s: 0.5 }), 0.5);
+        assert_eq!(default_window_s(&SensorModel::Identity), 0.15);
         assert_eq!(default_window_s(&SensorModel::Boxcar { width_s: 1.0 }), 1.0);
         assert!(default_window_s(&SensorModel::FirstOrder { tau_s: 0.833 }) > 1.6);
     }

@@ -39,11 +39,23 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::DeviceFacts;
 use crate::sampling::{Recorder, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
-use crate::trace::{Channel, Trace, Window, AUXILIARY_WINDOW};
+use crate::trace::{Channel, Trace, Window, WindowEdge, AUXILIARY_WINDOW};
 use crate::workload::{TimeBasis, Workload};
 
 /// GPU time the warm-up spends before the first window, s.
 pub const WARMUP_S: f64 = 0.2;
+
+/// GPU time the warm-up spends when the session continues the recording of the one before
+/// it on the device ([`IdleHandover`]), s: the GPU was busy a second or so before, a burst
+/// reads low for its first ~25 ms only (DESIGN.md §6), and 0.1 s of launches still sizes the
+/// windows.
+pub const WARMUP_CONTINUING_S: f64 = 0.1;
+
+/// Longest the next session may start after the idle a session handed over ended and still
+/// take that idle as its own lead-in, s ([`IdleHandover`]): as far as the analysis looks
+/// back for the idle before a busy stretch ([`super::windows::SplitOptions`]'s 1 s), so
+/// the handed-over idle is the one it finds, not an older one.
+pub const HANDOVER_MAX_GAP_S: f64 = 1.0;
 
 /// Most launches in one window.
 const MAX_LAUNCHES_PER_WINDOW: u64 = 50_000_000;
@@ -201,6 +213,33 @@ impl StopReason {
     }
 }
 
+/// What a finished session hands the next one on the same device: its recorder, still
+/// reading, and the idle after its busy stretch, which the next one takes as its own
+/// lead-in instead of measuring another ([`Session::prepare_continuing`]). Between the end
+/// of that idle and the next warm-up the GPU may be used (the next benchmark's setup: its
+/// module, buffers and data): that stretch is part of the next session's auxiliary window,
+/// so it is never taken for idle; the idle itself lay between the two busy stretches with
+/// nothing else on the GPU. The figures are those of a session that measured its own
+/// lead-in right after the one before it: the same idle, read once.
+pub struct IdleHandover {
+    recorder: Recorder,
+    sources: Vec<SourceKind>,
+    model: SensorModel,
+    /// The end of the busy stretch before the idle (its last window's end), s.
+    idle_from_s: f64,
+    /// The end of the idle (of the trace the session before took), s.
+    idle_until_s: f64,
+    /// The benchmark that measured before.
+    previous_id: String,
+}
+
+impl IdleHandover {
+    /// The benchmark whose idle after is handed over.
+    pub fn previous_id(&self) -> &str {
+        &self.previous_id
+    }
+}
+
 /// One measurement in progress.
 pub struct Session {
     request: MeasureRequest,
@@ -216,15 +255,32 @@ pub struct Session {
     timestamp: String,
     wall_start: f64,
     stop: Option<StopReason>,
+    sources: Vec<SourceKind>,
+    model: SensorModel,
     check_margin_s: f64,
     checked_windows: usize,
     time_basis: TimeBasis,
+    /// The benchmark whose idle after was taken as this one's lead-in.
+    continued_from: Option<String>,
 }
 
 impl Session {
     /// Resolves the options, starts the recorder, measures the idle lead-in, warms the
     /// workload up (inside the recording, as an auxiliary window) and plans the windows.
     pub fn prepare(device: &Device, workload: &mut dyn Workload, request: MeasureRequest) -> Result<Session> {
+        Self::prepare_continuing(device, workload, request, None)
+    }
+
+    /// [`Session::prepare`], taking the idle the session before handed over as the lead-in
+    /// when it fits: recorded by the same sources with the same model, its recorder sound,
+    /// and it ended at most [`HANDOVER_MAX_GAP_S`] ago. Otherwise the handover is dropped
+    /// (its recorder stopped) and the lead-in measured as usual.
+    pub fn prepare_continuing(
+        device: &Device,
+        workload: &mut dyn Workload,
+        request: MeasureRequest,
+        handover: Option<IdleHandover>,
+    ) -> Result<Session> {
         let options = request.options.resolve(request.min_windows)?;
         if let Some(rail) = options.source.filter(|k| !k.measures_board()) {
             return Err(Error::new(
@@ -238,19 +294,38 @@ impl Session {
         let wall_start = clock.now_s();
         let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
         let (sources, analysis, primary, model) = choose(device, &request, &options);
-        let (opened, _) = device.open_sources(&sources);
-        if opened.is_empty() {
-            return Err(Error::new(
-                ErrorKind::NotSupported,
-                format!("none of the sources {sources:?} works on {}", device.facts().name),
-            ));
-        }
-        let recorder = Recorder::start(opened, device.state_probe(), clock.clone(), SamplerConfig::default())?;
-        let marker = recorder.marker();
         let idle = idle_s(&model);
-        clock.sleep_s(idle);
-        marker.start(AUXILIARY_WINDOW);
-        let launch_s = warm_up(workload)?;
+        let handover = handover.filter(|h| {
+            h.sources == sources
+                && h.model == model
+                && h.recorder.healthy()
+                && clock.now_s() - h.idle_until_s <= HANDOVER_MAX_GAP_S
+        });
+        let (recorder, marker, continued_from, warmup_s) = match handover {
+            Some(mut h) => {
+                // The idle after the stretch before is this one's lead-in; what came after it
+                // (this benchmark's setup) joins the warm-up's auxiliary window.
+                h.recorder.forget_before(h.idle_from_s)?;
+                let marker = h.recorder.marker();
+                marker.at(AUXILIARY_WINDOW, WindowEdge::Start, h.idle_until_s);
+                (h.recorder, marker, Some(h.previous_id), WARMUP_CONTINUING_S)
+            }
+            None => {
+                let (opened, _) = device.open_sources(&sources);
+                if opened.is_empty() {
+                    return Err(Error::new(
+                        ErrorKind::NotSupported,
+                        format!("none of the sources {sources:?} works on {}", device.facts().name),
+                    ));
+                }
+                let recorder = Recorder::start(opened, device.state_probe(), clock.clone(), SamplerConfig::default())?;
+                let marker = recorder.marker();
+                clock.sleep_s(idle);
+                marker.start(AUXILIARY_WINDOW);
+                (recorder, marker, None, WARMUP_S)
+            }
+        };
+        let launch_s = warm_up(workload, warmup_s)?;
         marker.end(AUXILIARY_WINDOW);
         let plan = plan(&options, launch_s, &model);
         Ok(Session {
@@ -267,6 +342,8 @@ impl Session {
             timestamp,
             wall_start,
             stop: None,
+            sources,
+            model,
             // A counter's curve ends at its newest tick; a lagging or averaging sensor's
             // inversion needs its memory's worth of readings after a window.
             check_margin_s: match model {
@@ -275,6 +352,7 @@ impl Session {
             },
             checked_windows: 0,
             time_basis: workload.time_basis(),
+            continued_from,
         })
     }
 
@@ -358,26 +436,69 @@ impl Session {
 
     /// Runs windows until [`Session::enough`], then [`Session::finish`].
     pub fn run(mut self, device: &mut Device, workload: &mut dyn Workload) -> Result<(Measurement, Trace)> {
+        self.run_windows(workload)?;
+        self.finish(device)
+    }
+
+    /// Runs windows until [`Session::enough`], then [`Session::finish_handing_over`].
+    pub fn run_handing_over(
+        mut self,
+        device: &mut Device,
+        workload: &mut dyn Workload,
+    ) -> Result<(Measurement, Trace, IdleHandover)> {
+        self.run_windows(workload)?;
+        self.finish_handing_over(device)
+    }
+
+    fn run_windows(&mut self, workload: &mut dyn Workload) -> Result<()> {
         loop {
             self.window(workload)?;
             if self.enough()? {
-                break;
+                return Ok(());
             }
         }
-        self.finish(device)
     }
 
     /// Measures the idle tail, stops the recorder, and analyzes the windows.
     pub fn finish(self, device: &mut Device) -> Result<(Measurement, Trace)> {
+        self.finish_with(device, false).map(|(measurement, trace, _)| (measurement, trace))
+    }
+
+    /// [`Session::finish`], the recorder left running and handed over with the idle tail, for
+    /// the next session on the device to take as its lead-in
+    /// ([`Session::prepare_continuing`]). A measurement that fails hands nothing over.
+    pub fn finish_handing_over(self, device: &mut Device) -> Result<(Measurement, Trace, IdleHandover)> {
+        let (measurement, trace, handover) = self.finish_with(device, true)?;
+        let handover = handover.ok_or_else(|| Error::new(ErrorKind::Sampler, "the recorder was not kept"))?;
+        Ok((measurement, trace, handover))
+    }
+
+    fn finish_with(self, device: &mut Device, keep: bool) -> Result<(Measurement, Trace, Option<IdleHandover>)> {
         if self.gpu_times.is_empty() {
             return Err(Error::new(ErrorKind::Analysis, format!("{}: no window was measured", self.request.id)));
         }
+        let idle_from_s = self
+            .marker
+            .marks()
+            .iter()
+            .filter(|m| m.index != AUXILIARY_WINDOW && m.edge == WindowEdge::End)
+            .map(|m| m.time_s)
+            .fold(f64::NEG_INFINITY, f64::max);
         self.clock.sleep_s(self.plan.idle_s);
-        let mut trace = self.recorder.stop()?;
+        let idle_until_s = self.clock.now_s();
+        let (mut trace, kept) = if keep {
+            let mut recorder = self.recorder;
+            (recorder.recorded()?, Some(recorder))
+        } else {
+            (self.recorder.stop()?, None)
+        };
         check_windows_agree(&self.request.id, &self.gpu_times, self.time_basis)?;
         let _ = device.refresh();
         let facts_after = device.facts().clone();
         annotate_trace(&mut trace, &self.request.id, &self.facts_before, &facts_after, &self.plan, &self.gpu_times);
+        if let Some(previous) = &self.continued_from {
+            trace.set_metadata("lead-in", format!("the idle after {previous}, one recording"));
+        }
         let stop = self.stop.unwrap_or(StopReason::WindowLimit);
         let mut measurement = summarize(Summary {
             id: &self.request.id,
@@ -395,7 +516,15 @@ impl Session {
         })?;
         measurement.time_basis = self.time_basis;
         check_work_ended(&measurement)?;
-        Ok((measurement, trace))
+        let handover = kept.map(|recorder| IdleHandover {
+            recorder,
+            sources: self.sources,
+            model: self.model,
+            idle_from_s,
+            idle_until_s,
+            previous_id: self.request.id.clone(),
+        });
+        Ok((measurement, trace, handover))
     }
 }
 
@@ -515,16 +644,16 @@ pub fn measure(
 /// the first call, a third of a second on an H100), which must not size the windows. A
 /// second launch that is as long (a 1 s kernel) is the estimate itself; a short one goes on
 /// to the doubling batches.
-fn warm_up(workload: &mut dyn Workload) -> Result<f64> {
+fn warm_up(workload: &mut dyn Workload, warmup_s: f64) -> Result<f64> {
     let first = workload.run_batch(1)?;
-    if first >= WARMUP_S {
+    if first >= warmup_s {
         let second = workload.run_batch(1)?;
-        if second >= WARMUP_S / 2.0 {
+        if second >= warmup_s / 2.0 {
             return Ok(second);
         }
     }
     let (mut batch, mut spent, mut gpu, mut launched) = (1u64, 0.0, 0.0, 0u64);
-    while spent < WARMUP_S {
+    while spent < warmup_s {
         let t = workload.run_batch(batch)?;
         spent += t.max(1e-6);
         gpu += t;
@@ -601,76 +730,4 @@ fn annotate_trace(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::workload::Batch;
-
-    /// A workload whose first launch takes `first_s` and every later one `launch_s`.
-    struct LazyInit {
-        first_s: f64,
-        launch_s: f64,
-        launched: u64,
-    }
-
-    impl Workload for LazyInit {
-        fn run(&mut self, launches: u64) -> Result<Batch> {
-            let first = if self.launched == 0 { self.first_s - self.launch_s } else { 0.0 };
-            self.launched += launches;
-            Ok(Batch::timed(first + launches as f64 * self.launch_s))
-        }
-    }
-
-    #[test]
-    fn a_long_first_launch_does_not_size_the_windows() {
-        // cuRAND on an H100: 323 ms for the first call (the generator's state), 1 ms after.
-        let mut lazy = LazyInit { first_s: 0.323, launch_s: 1e-3, launched: 0 };
-        let estimate = warm_up(&mut lazy).unwrap();
-        assert!((estimate - 1e-3).abs() < 1e-12, "{estimate}");
-        // A kernel of 1 s: two launches, and its own time.
-        let mut long = LazyInit { first_s: 1.0, launch_s: 1.0, launched: 0 };
-        assert_eq!(warm_up(&mut long).unwrap(), 1.0);
-        assert_eq!(long.launched, 2);
-        // A short first launch (module load) is left out of the estimate as before.
-        let mut jit = LazyInit { first_s: 0.05, launch_s: 20e-6, launched: 0 };
-        assert!((warm_up(&mut jit).unwrap() - 20e-6).abs() < 1e-15);
-    }
-
-    #[test]
-    fn host_clock_windows_must_agree_on_the_same_calls() {
-        let host = TimeBasis::HostClock;
-        // Windows within a few per cent (candle, wgpu, a waited burn): measured.
-        let steady: Vec<f64> = (0..27).map(|i| 0.15 * (1.0 + 0.03 * ((i % 5) as f64 - 2.0))).collect();
-        assert!(check_windows_agree("a", &steady, host).is_ok());
-        // One late window (a host hiccup) among 27: not a queue.
-        let mut hiccup = steady.clone();
-        hiccup[7] = 0.6;
-        assert!(check_windows_agree("a", &hiccup, host).is_ok());
-        // A queue flushed in one window of ten: refused, the fix named.
-        let flushed: Vec<f64> = (0..30).map(|i| if i % 10 == 9 { 0.3 } else { 20e-6 }).collect();
-        let err = check_windows_agree("burn", &flushed, host).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::UnawaitedWork);
-        assert!(err.message().contains("30 of 30 windows") && err.message().contains("wait = "), "{err}");
-        // Windows timed by CUDA events on the harness's stream are not judged here.
-        assert!(check_windows_agree("stream", &flushed, TimeBasis::CudaEvents).is_ok());
-    }
-
-    #[test]
-    fn plans_fill_the_window_and_cap_long_kernels() {
-        let options = MeasureOptions::DEFAULT.resolve(10).unwrap();
-        let counter = SensorModel::Counter { period_s: 0.1 };
-        let p = plan(&options, 20e-6, &counter);
-        assert_eq!(p.launches_per_window, 7_500);
-        assert_eq!((p.min_windows, p.max_windows), (10, 27));
-        // 100 ms launches: one per window, ten windows, a second of busy time.
-        let p = plan(&options, 0.1, &counter);
-        assert_eq!((p.launches_per_window, p.min_windows), (1, 10));
-        // 1 s launches: four windows of one launch (six launches with the warm-up's two).
-        let p = plan(&options, 1.0, &counter);
-        assert_eq!((p.launches_per_window, p.min_windows, p.max_windows), (1, 4, 4));
-        let fixed = MeasureOptions { windows: Some(12), ..MeasureOptions::DEFAULT }.resolve(10).unwrap();
-        assert_eq!(plan(&fixed, 1.0, &counter).max_windows, 12);
-        let long = MeasureOptions { window_s: Some(0.5), ..MeasureOptions::DEFAULT }.resolve(3).unwrap();
-        assert_eq!(plan(&long, 1e-3, &counter).launches_per_window, 500);
-        assert!(plan(&options, 1e-3, &SensorModel::Boxcar { width_s: 1.0 }).idle_s >= 1.5);
-    }
-}
+mod tests;

@@ -288,7 +288,13 @@ pub fn calibrate_thermal(
     progress: &mut dyn FnMut(String),
 ) -> Result<ThermalCalibration> {
     let facts = device.facts().clone();
-    let options = super::MeasureOptions { windows: Some(CALIBRATION_WINDOWS), ..super::MeasureOptions::DEFAULT };
+    // Windows of 0.15 s (the default before windows shrank to one tick): the share of busy
+    // time in a round, and so how far the board warms in `seconds`, as calibrated before.
+    let options = super::MeasureOptions {
+        windows: Some(CALIBRATION_WINDOWS),
+        window_s: Some(0.15),
+        ..super::MeasureOptions::DEFAULT
+    };
     let clock = device.clock().clone();
     let start = clock.now_s();
     let mut points = Vec::new();

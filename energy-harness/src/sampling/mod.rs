@@ -211,6 +211,39 @@ impl Recording {
         }
     }
 
+    /// Forgets the readings before `from_s` and every mark: what a session continuing this
+    /// recording must not see of the one before it (its windows, its busy stretch). A
+    /// sensor's readings are kept from its first update after `from_s`: a reading before
+    /// that repeats a value that covers time before `from_s` (a counter's tick during the
+    /// busy stretch), and would bring part of it into the first interval.
+    fn forget_before(&self, from_s: f64) {
+        let mut trace = lock(&self.trace);
+        let mut kept = Trace::new();
+        let channels: Vec<_> = trace.channels().cloned().collect();
+        for c in channels {
+            let series = trace.series(&c);
+            let first = series.partition_point(|r| r.time_s < from_s);
+            let cut = match c {
+                crate::trace::Channel::Source(_) => (first.max(1)..series.len())
+                    .find(|&i| series[i].value != series[i - 1].value)
+                    .unwrap_or(series.len()),
+                _ => first,
+            };
+            for r in &series[cut..] {
+                kept.push(c.clone(), *r);
+            }
+        }
+        for comment in trace.comments() {
+            kept.add_comment(comment.clone());
+        }
+        if let Some(failed) = trace.metadata(RAIL_FAILED) {
+            kept.set_metadata(RAIL_FAILED, failed.to_string());
+        }
+        *trace = kept;
+        *lock(&self.dropped) = 0;
+        lock(&self.marks).clear();
+    }
+
     fn fail(&self, err: Error) {
         let mut slot = lock(&self.error);
         if slot.is_none() {
@@ -382,6 +415,13 @@ pub struct VirtualRecorder {
 }
 
 impl VirtualRecorder {
+    fn recorded(&mut self) -> Result<Trace> {
+        self.catch_up()?;
+        let mut trace = self.recording.snapshot();
+        trace.set_metadata("sources", self.source_names.join(", "));
+        Ok(trace)
+    }
+
     fn catch_up(&mut self) -> Result<()> {
         let until = self.device_clock.now_s();
         while self.replay.now_s() < until {
@@ -448,12 +488,46 @@ impl Recorder {
     pub fn stop(self) -> Result<Trace> {
         match self {
             Recorder::Thread(s) => s.stop(),
-            Recorder::Virtual(mut v) => {
-                v.catch_up()?;
-                let mut trace = v.recording.snapshot();
-                trace.set_metadata("sources", v.source_names.join(", "));
+            Recorder::Virtual(mut v) => v.recorded(),
+        }
+    }
+
+    /// What has been recorded up to now, as [`Recorder::stop`] returns it, recording on (the
+    /// next session on the device continues it, [`Recorder::forget_before`]).
+    pub fn recorded(&mut self) -> Result<Trace> {
+        match self {
+            Recorder::Thread(s) => {
+                if let Some(err) = s.error() {
+                    return Err(err);
+                }
+                let mut trace = s.snapshot();
+                trace.set_metadata("sources", s.source_names.join(", "));
                 Ok(trace)
             }
+            Recorder::Virtual(v) => v.recorded(),
+        }
+    }
+
+    /// Forgets the readings before `from_s` and every window mark, recording on: a session
+    /// that continues this recording sees only the idle the one before it left, not its
+    /// windows.
+    pub fn forget_before(&mut self, from_s: f64) -> Result<()> {
+        match self {
+            Recorder::Thread(s) => s.recording.forget_before(from_s),
+            Recorder::Virtual(v) => {
+                v.catch_up()?;
+                v.recording.forget_before(from_s);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether it is still recording every source it was started with that measures the
+    /// board (a failure is kept for [`Recorder::snapshot`] to return).
+    pub fn healthy(&self) -> bool {
+        match self {
+            Recorder::Thread(s) => s.error().is_none(),
+            Recorder::Virtual(v) => lock(&v.recording.error).is_none(),
         }
     }
 }

@@ -174,11 +174,14 @@ pub fn specs(configs: &[Config], options: &SuiteOptions, book: &FactsBook) -> Ve
                     kernel.launch(stream, launch, &launch_args)
                 }) as Launcher)
             });
+            // Shared out by a node's queue (`cargo energy run --gpus`): a configuration's
+            // points go to one GPU together, its energy per access being their slope.
             list.push(
                 BenchSpec::new(&name, file!(), line!())
                     .code(code)
                     .options(options.measure.clone())
-                    .without_time_bench(),
+                    .without_time_bench()
+                    .queue_group(&format!("memory/{}", config.key())),
             );
         }
     }

@@ -1,0 +1,189 @@
+//! The session engine's tests: the warm-up, the window checks, and one idle handed from a
+//! session to the next (simulated GPU).
+
+use super::*;
+use crate::workload::Batch;
+
+/// A workload whose first launch takes `first_s` and every later one `launch_s`.
+struct LazyInit {
+    first_s: f64,
+    launch_s: f64,
+    launched: u64,
+}
+
+impl Workload for LazyInit {
+    fn run(&mut self, launches: u64) -> Result<Batch> {
+        let first = if self.launched == 0 { self.first_s - self.launch_s } else { 0.0 };
+        self.launched += launches;
+        Ok(Batch::timed(first + launches as f64 * self.launch_s))
+    }
+}
+
+#[test]
+fn a_long_first_launch_does_not_size_the_windows() {
+    // cuRAND on an H100: 323 ms for the first call (the generator's state), 1 ms after.
+    let mut lazy = LazyInit { first_s: 0.323, launch_s: 1e-3, launched: 0 };
+    let estimate = warm_up(&mut lazy, WARMUP_S).unwrap();
+    assert!((estimate - 1e-3).abs() < 1e-12, "{estimate}");
+    // A kernel of 1 s: two launches, and its own time.
+    let mut long = LazyInit { first_s: 1.0, launch_s: 1.0, launched: 0 };
+    assert_eq!(warm_up(&mut long, WARMUP_S).unwrap(), 1.0);
+    assert_eq!(long.launched, 2);
+    // A short first launch (module load) is left out of the estimate as before.
+    let mut jit = LazyInit { first_s: 0.05, launch_s: 20e-6, launched: 0 };
+    assert!((warm_up(&mut jit, WARMUP_S).unwrap() - 20e-6).abs() < 1e-15);
+}
+
+#[test]
+fn host_clock_windows_must_agree_on_the_same_calls() {
+    let host = TimeBasis::HostClock;
+    // Windows within a few per cent (candle, wgpu, a waited burn): measured.
+    let steady: Vec<f64> = (0..27).map(|i| 0.15 * (1.0 + 0.03 * ((i % 5) as f64 - 2.0))).collect();
+    assert!(check_windows_agree("a", &steady, host).is_ok());
+    // One late window (a host hiccup) among 27: not a queue.
+    let mut hiccup = steady.clone();
+    hiccup[7] = 0.6;
+    assert!(check_windows_agree("a", &hiccup, host).is_ok());
+    // A queue flushed in one window of ten: refused, the fix named.
+    let flushed: Vec<f64> = (0..30).map(|i| if i % 10 == 9 { 0.3 } else { 20e-6 }).collect();
+    let err = check_windows_agree("burn", &flushed, host).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnawaitedWork);
+    assert!(err.message().contains("30 of 30 windows") && err.message().contains("wait = "), "{err}");
+    // Windows timed by CUDA events on the harness's stream are not judged here.
+    assert!(check_windows_agree("stream", &flushed, TimeBasis::CudaEvents).is_ok());
+}
+
+#[test]
+fn plans_fill_the_window_and_cap_long_kernels() {
+    let options = MeasureOptions::DEFAULT.resolve(10).unwrap();
+    let counter = SensorModel::Counter { period_s: 0.1 };
+    let p = plan(&options, 20e-6, &counter);
+    // One tick per window: 0.1 s of 20 µs launches; the busy cap of 4 s holds 41 windows,
+    // the window limit 40.
+    assert_eq!(p.launches_per_window, 5_000);
+    assert_eq!((p.min_windows, p.max_windows), (10, 40));
+    // 100 ms launches: one per window, ten windows, a second of busy time.
+    let p = plan(&options, 0.1, &counter);
+    assert_eq!((p.launches_per_window, p.min_windows), (1, 10));
+    // 1 s launches: four windows of one launch (six launches with the warm-up's two).
+    let p = plan(&options, 1.0, &counter);
+    assert_eq!((p.launches_per_window, p.min_windows, p.max_windows), (1, 4, 4));
+    let fixed = MeasureOptions { windows: Some(12), ..MeasureOptions::DEFAULT }.resolve(10).unwrap();
+    assert_eq!(plan(&fixed, 1.0, &counter).max_windows, 12);
+    let long = MeasureOptions { window_s: Some(0.5), ..MeasureOptions::DEFAULT }.resolve(3).unwrap();
+    assert_eq!(plan(&long, 1e-3, &counter).launches_per_window, 500);
+    assert!(plan(&options, 1e-3, &SensorModel::Boxcar { width_s: 1.0 }).idle_s >= 1.5);
+}
+
+mod handover {
+    use super::*;
+    use crate::clock::VirtualClock;
+    use crate::engine::run::SimWorkload;
+    use crate::sim::{SimGpu, SimKernel, SimPreset};
+    use std::sync::Arc;
+
+    fn device(seed: u64) -> Device {
+        let clock = Arc::new(VirtualClock::starting_at(0.0));
+        Device::simulated(SimGpu::new(SimPreset::h100().with_seed(seed), clock), "test")
+    }
+
+    fn workload(device: &Device, kernel: SimKernel, seed: u64) -> SimWorkload {
+        SimWorkload::new(device.sim().unwrap().clone(), kernel).with_time_jitter(0.002, seed)
+    }
+
+    fn request(id: &str) -> MeasureRequest {
+        MeasureRequest::new(id, MeasureOptions::DEFAULT).min_windows(10)
+    }
+
+    /// A 1 ms kernel at 600 W, then a 20 µs one at 420 W.
+    const FIRST: SimKernel = SimKernel { duration_s: 1e-3, power_w: 600.0, ramp_s: 0.0 };
+    const SECOND: SimKernel = SimKernel { duration_s: 20e-6, power_w: 420.0, ramp_s: 0.0 };
+
+    /// The first kernel measured with its recording kept, then the second continuing it.
+    fn continued(seed: u64, gap_s: f64) -> (Measurement, Trace, Measurement, Trace) {
+        let mut device = device(seed);
+        let mut a = workload(&device, FIRST, seed);
+        let (first, _, handover) =
+            Session::prepare(&device, &mut a, request("first")).unwrap().run_handing_over(&mut device, &mut a).unwrap();
+        assert_eq!(handover.previous_id(), "first");
+        device.clock().sleep_s(gap_s);
+        let mut b = workload(&device, SECOND, seed + 100);
+        let (second, trace) = Session::prepare_continuing(&device, &mut b, request("second"), Some(handover))
+            .unwrap()
+            .run(&mut device, &mut b)
+            .unwrap();
+        let first_trace = Trace::new();
+        (first, first_trace, second, trace)
+    }
+
+    /// The truth: the board's energy per launch of `kernel` on the simulated GPU.
+    fn truth(kernel: SimKernel) -> f64 {
+        kernel.power_w * kernel.duration_s
+    }
+
+    #[test]
+    fn a_handed_over_idle_is_the_next_sessions_lead_in_and_its_figures_hold() {
+        for seed in 1..=4 {
+            let (first, _, second, trace) = continued(seed, 0.05);
+            assert_eq!(trace.metadata("lead-in"), Some("the idle after first, one recording"), "seed {seed}");
+            // Nothing of the first session's windows is in the second's trace.
+            assert!(trace.windows().unwrap().iter().all(|w| w.start_s >= first.windows.last().unwrap().energy.end_s));
+            // Measured alone, on a fresh device with the same seed.
+            let mut device = device(seed);
+            let mut b = workload(&device, SECOND, seed + 100);
+            let (alone, alone_trace) = measure(&mut device, &mut b, request("second")).unwrap();
+            assert_eq!(alone_trace.metadata("lead-in"), None);
+            for m in [&second, &alone] {
+                let error = m.energy_j.mean / truth(SECOND) - 1.0;
+                assert!(error.abs() < 0.01, "seed {seed}: {} off the truth by {:.3} %", m.id, error * 100.0);
+                assert!(m.dynamic_j.mean > 0.0 && (m.idle_w - SimPreset::h100().idle_w).abs() < 5.0, "{m:?}");
+            }
+            // Each within the other's interval.
+            let (x, y) = (&second.energy_j, &alone.energy_j);
+            assert!(
+                x.mean >= y.ci_low && x.mean <= y.ci_high || y.mean >= x.ci_low && y.mean <= x.ci_high,
+                "{x:?} {y:?}"
+            );
+            // The continued one saves the lead-in and half the warm-up (a virtual clock: no
+            // host time).
+            let saved = alone.wall_time_s - second.wall_time_s;
+            let expected = idle_s(&SensorModel::Counter { period_s: 0.1 }) + WARMUP_S - WARMUP_CONTINUING_S;
+            assert!(saved > expected - 0.05, "seed {seed}: saved {saved:.3} s, expected at least {expected:.3} s");
+            // The idle it took is the idle, not the stretch before it.
+            let before = second.windows[0].energy.idle_before_w.unwrap();
+            assert!((before - SimPreset::h100().idle_w).abs() < 3.0, "seed {seed}: idle before {before:.1} W");
+            assert!(
+                second.warnings.iter().all(|w| w.kind != crate::engine::WarningKind::IdleShift),
+                "{:?}",
+                second.warnings
+            );
+        }
+    }
+
+    #[test]
+    fn an_idle_handed_over_too_long_ago_is_not_taken() {
+        let (_, _, second, trace) = continued(7, HANDOVER_MAX_GAP_S + 0.2);
+        assert_eq!(trace.metadata("lead-in"), None);
+        assert!((second.energy_j.mean / truth(SECOND) - 1.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn an_idle_recorded_by_other_sources_is_not_taken() {
+        let mut device = device(3);
+        let mut a = workload(&device, FIRST, 3);
+        let (_, _, handover) =
+            Session::prepare(&device, &mut a, request("first")).unwrap().run_handing_over(&mut device, &mut a).unwrap();
+        let mut b = workload(&device, SECOND, 4);
+        let options = MeasureOptions { source: Some(SourceKind::PowerUsage), ..MeasureOptions::DEFAULT };
+        let (_, trace) = Session::prepare_continuing(
+            &device,
+            &mut b,
+            MeasureRequest::new("second", options).min_windows(10),
+            Some(handover),
+        )
+        .unwrap()
+        .run(&mut device, &mut b)
+        .unwrap();
+        assert_eq!(trace.metadata("lead-in"), None);
+    }
+}
