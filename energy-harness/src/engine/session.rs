@@ -60,6 +60,16 @@ pub const HANDOVER_MAX_GAP_S: f64 = 1.0;
 /// Most launches in one window.
 const MAX_LAUNCHES_PER_WINDOW: u64 = 50_000_000;
 
+/// Fewest seconds of idle after a busy stretch on an energy counter ([`Session`]'s tail).
+const TAIL_MIN_S: f64 = 0.2;
+
+/// Counter updates read after a busy stretch before its idle tail ends: the first closes the
+/// interval holding the stretch's end, the next two bound two whole intervals of idle.
+const TAIL_UPDATES: usize = 3;
+
+/// How often the idle tail looks for the counter's updates, s.
+const TAIL_POLL_S: f64 = 0.005;
+
 /// The index of the not-yet-covered rest of the stretch in an early-stop check.
 const PENDING_WINDOW: u32 = AUXILIARY_WINDOW - 1;
 
@@ -135,6 +145,20 @@ impl MeasureRequest {
         self.record_also = sources;
         self
     }
+}
+
+/// How long after a window ends the sensor's curve reaches past it, at most, s: the pending
+/// margin and the cover margin of an early-stop check, and one counter tick.
+const COVER_LAG_S: f64 = PENDING_MARGIN_S + COVER_MARGIN_S + 0.1;
+
+/// How many of the last windows an early-stop check may find not yet covered once the
+/// minimum has run: those ending within [`COVER_LAG_S`] (two of 0.15 s, three of one tick of
+/// 0.1 s), and never fewer than two.
+fn uncovered_allowance(window_s: f64) -> usize {
+    if window_s.is_nan() || window_s <= 0.0 {
+        return 2;
+    }
+    ((COVER_LAG_S / window_s).ceil() as usize).clamp(2, 8)
 }
 
 /// The plan of a measurement, made from the warm-up.
@@ -416,7 +440,11 @@ impl Session {
         let covered = windows.iter().filter(|w| w.index != AUXILIARY_WINDOW).count();
         // The sensor covers a window a quarter second after it ends: judge the precision
         // on the covered ones once the minimum has run (all of them are in the result).
-        let enough_covered = self.plan.min_windows.saturating_sub(2).max(MeasureOptions::MIN_WINDOWS);
+        let enough_covered = self
+            .plan
+            .min_windows
+            .saturating_sub(uncovered_allowance(self.plan.window_s()))
+            .max(MeasureOptions::MIN_WINDOWS);
         if covered < enough_covered || covered <= self.checked_windows {
             return None;
         }
@@ -473,7 +501,28 @@ impl Session {
         Ok((measurement, trace, handover))
     }
 
-    fn finish_with(self, device: &mut Device, keep: bool) -> Result<(Measurement, Trace, Option<IdleHandover>)> {
+    /// Waits out the idle after the busy stretch that ended at `stretch_end_s`. On an energy
+    /// counter, until its third update after that end has been read (two whole tick
+    /// intervals of idle, whatever the ticks' phase and the reporting delay), at least
+    /// [`TAIL_MIN_S`] and at most the plan's idle and a tick more; on other sensors, the
+    /// plan's idle.
+    fn idle_tail(&mut self, stretch_end_s: f64) -> Result<()> {
+        let SensorModel::Counter { period_s } = self.model else {
+            self.clock.sleep_s(self.plan.idle_s);
+            return Ok(());
+        };
+        let (floor, cap) = (stretch_end_s + TAIL_MIN_S, stretch_end_s + self.plan.idle_s + period_s);
+        loop {
+            let now = self.clock.now_s();
+            if now >= cap || (now >= floor && self.recorder.updates_after(self.primary, stretch_end_s)? >= TAIL_UPDATES)
+            {
+                return Ok(());
+            }
+            self.clock.sleep_s(TAIL_POLL_S.min(cap - now));
+        }
+    }
+
+    fn finish_with(mut self, device: &mut Device, keep: bool) -> Result<(Measurement, Trace, Option<IdleHandover>)> {
         if self.gpu_times.is_empty() {
             return Err(Error::new(ErrorKind::Analysis, format!("{}: no window was measured", self.request.id)));
         }
@@ -484,7 +533,7 @@ impl Session {
             .filter(|m| m.index != AUXILIARY_WINDOW && m.edge == WindowEdge::End)
             .map(|m| m.time_s)
             .fold(f64::NEG_INFINITY, f64::max);
-        self.clock.sleep_s(self.plan.idle_s);
+        self.idle_tail(idle_from_s)?;
         let idle_until_s = self.clock.now_s();
         let (mut trace, kept) = if keep {
             let mut recorder = self.recorder;

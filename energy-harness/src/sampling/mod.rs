@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 
 use crate::clock::{Clock, SharedClock};
 use crate::error::{Error, ErrorKind, Result};
-use crate::sensors::SensorSource;
+use crate::sensors::{SensorSource, SourceKind};
 use crate::trace::{Reading, Trace, WindowEdge, WindowMark};
 
 /// Sampler settings.
@@ -520,6 +520,27 @@ impl Recorder {
             }
         }
         Ok(())
+    }
+
+    /// How many updates of `kind`'s readings (a reading whose value differs from the one
+    /// before it: a counter's tick) were read after `after_s`; the first source failure is an
+    /// error.
+    pub fn updates_after(&mut self, kind: SourceKind, after_s: f64) -> Result<usize> {
+        let recording = match self {
+            Recorder::Thread(s) => {
+                if let Some(err) = s.error() {
+                    return Err(err);
+                }
+                &s.recording
+            }
+            Recorder::Virtual(v) => {
+                v.catch_up()?;
+                &v.recording
+            }
+        };
+        let trace = lock(&recording.trace);
+        let series = trace.series(&crate::trace::Channel::Source(kind));
+        Ok(series.windows(2).rev().take_while(|p| p[1].time_s > after_s).filter(|p| p[1].value != p[0].value).count())
     }
 
     /// Whether it is still recording every source it was started with that measures the

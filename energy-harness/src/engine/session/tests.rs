@@ -149,6 +149,18 @@ mod handover {
             let saved = alone.wall_time_s - second.wall_time_s;
             let expected = idle_s(&SensorModel::Counter { period_s: 0.1 }) + WARMUP_S - WARMUP_CONTINUING_S;
             assert!(saved > expected - 0.05, "seed {seed}: saved {saved:.3} s, expected at least {expected:.3} s");
+            // Its idle tail ended at the counter's third update after the stretch: two whole
+            // tick intervals of idle, whatever the ticks' phase.
+            let end = second.windows.last().unwrap().energy.end_s;
+            let series = trace.series(&Channel::Source(SourceKind::Counter));
+            let updates: Vec<f64> = series
+                .windows(2)
+                .filter(|p| p[1].time_s > end && p[1].value != p[0].value)
+                .map(|p| p[1].time_s)
+                .collect();
+            assert_eq!(updates.len(), TAIL_UPDATES, "seed {seed}: {updates:?} after {end}");
+            let tail = series.last().unwrap().time_s - end;
+            assert!((TAIL_MIN_S..0.32).contains(&tail), "seed {seed}: tail {tail:.3} s");
             // The idle it took is the idle, not the stretch before it.
             let before = second.windows[0].energy.idle_before_w.unwrap();
             assert!((before - SimPreset::h100().idle_w).abs() < 3.0, "seed {seed}: idle before {before:.1} W");
@@ -186,4 +198,13 @@ mod handover {
         .unwrap();
         assert_eq!(trace.metadata("lead-in"), None);
     }
+}
+
+#[test]
+fn an_early_stop_check_allows_a_quarter_second_of_windows_uncovered() {
+    assert_eq!(uncovered_allowance(0.15), 2);
+    assert_eq!(uncovered_allowance(0.1), 3);
+    assert_eq!(uncovered_allowance(0.5), 2);
+    assert_eq!(uncovered_allowance(1e-3), 8);
+    assert_eq!(uncovered_allowance(f64::NAN), 2);
 }
