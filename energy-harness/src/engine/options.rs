@@ -231,7 +231,7 @@ impl ResolvedOptions {
 
 /// The shortest window worth measuring with a sensor: windows sit back to back inside one
 /// busy stretch, so their inner edges fall where power is steady and a counter's ticks
-/// interpolate them well. A counter's window is one tick (at least [`COUNTER_WINDOW_MIN_S`]):
+/// interpolate them well. A counter's window is one tick (at least 0.1 s):
 /// the ten windows criterion needs then take ten ticks, the floor its 100 ms tick sets on
 /// an H100 (0.15 s until 2026-11-28: one or two ticks, half again as long). A boxcar or a
 /// lagging sensor needs windows as long as its memory for the inversion to stay quiet.
