@@ -85,6 +85,9 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     if let Some(flag) = o.gpu_only {
         steps.push(quote_spanned! { flag => let spec = spec.gpu_only(); });
     }
+    if let Some(group) = &o.group {
+        steps.push(quote! { let spec = spec.queue_group(#group); });
+    }
     Ok(quote! {
         #item
         #[doc(hidden)]
@@ -102,6 +105,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
 
 #[cfg(test)]
 mod tests {
+    use crate::options::{parse_options, Attribute};
     use quote::quote;
 
     /// The expansion of `#[energy_bench(args)] fn kernel(stream: &Stream) -> Result<()>`,
@@ -109,6 +113,23 @@ mod tests {
     fn expand_text(args: proc_macro2::TokenStream) -> String {
         let item = quote! { fn kernel(stream: &Stream) -> Result<()> { Ok(()) } };
         super::expand(args, item).to_string()
+    }
+
+    #[test]
+    fn a_group_queues_the_spec_with_its_group() {
+        let text = expand_text(quote! { group = "heldout_reduce", ops = 1024 });
+        assert!(text.contains("let spec = spec . queue_group (\"heldout_reduce\") ;"), "{text}");
+        assert!(!expand_text(quote! { ops = 1024 }).contains("queue_group"));
+        for (args, needle) in [
+            (quote! { group = 3 }, "`group` takes a string"),
+            (quote! { group = "" }, "`group` needs a name"),
+            (quote! { group = "a", group = "b" }, "group"),
+        ] {
+            let err = parse_options(args, Attribute::Bench).map(|_| ()).unwrap_err().to_string();
+            assert!(err.contains(needle), "{err}");
+        }
+        let err = parse_options(quote! { group = "a", max = "1 J" }, Attribute::Test).map(|_| ()).unwrap_err();
+        assert!(err.to_string().contains("`group` is an option of #[energy_bench]"), "{err}");
     }
 
     #[test]

@@ -46,7 +46,7 @@ impl Attribute {
     fn options(self) -> &'static str {
         match self {
             Attribute::Bench => {
-                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, gpu_only, any_stream, wait, sim(...), baseline_sim(...)"
+                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, group, gpu_only, any_stream, wait, sim(...), baseline_sim(...)"
             }
             Attribute::Test => {
                 "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, gpu_only, any_stream, wait, sim(...), reference_sim(...)"
@@ -55,7 +55,7 @@ impl Attribute {
     }
 }
 
-const BENCH_ONLY: [&str; 5] = ["name", "baseline", "baseline_sim", "baseline_ops", "baseline_bytes"];
+const BENCH_ONLY: [&str; 6] = ["name", "baseline", "baseline_sim", "baseline_ops", "baseline_bytes", "group"];
 const TEST_ONLY: [&str; 9] = [
     "max",
     "max_per_op",
@@ -117,6 +117,9 @@ pub struct Options {
     /// `gpu_only`: the code cannot run on the checked device (raw cudarc, a library with
     /// its own launches); where the flag was given.
     pub gpu_only: Option<Span>,
+    /// `group = "…"`: with a node's queue (`cargo energy run --gpus`), the benchmarks of one
+    /// group are claimed together, so they run on one GPU (figures compared with each other).
+    pub group: Option<LitStr>,
     /// `any_stream`: the launch's GPU work may run on any stream of the GPU's CUDA context
     /// (a library's own): batches end with a context-wide synchronize; where it was given.
     pub any_stream: Option<Span>,
@@ -406,6 +409,15 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
             "baseline_sim" => {
                 let model = parse_sim(&meta, "baseline_sim")?;
                 once(&mut o.baseline_sim, &meta, model)
+            }
+            "group" => {
+                let lit: LitStr = meta.value()?.parse().map_err(|e| {
+                    syn::Error::new(e.span(), "`group` takes a string: `group = \"my_pair\"` (benchmarks of one group run on one GPU of a node)")
+                })?;
+                if lit.value().trim().is_empty() {
+                    return Err(syn::Error::new(lit.span(), "`group` needs a name: `group = \"my_pair\"`"));
+                }
+                once(&mut o.group, &meta, lit)
             }
             "gpu_only" => {
                 if !(meta.input.is_empty() || meta.input.peek(Token![,])) {
