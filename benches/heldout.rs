@@ -256,82 +256,82 @@ setups! {
 
 // Each pair (own data, constant data) is one group: with a node's queue (`cargo energy run
 // --gpus`) both run on one GPU, since the bracket compares the two.
-#[energy_bench(group = "heldout_reduce", setup = reduce_own, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "reduce", setup = reduce_own, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_reduce_own(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_reduce", setup = reduce_constant, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "reduce", setup = reduce_constant, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_reduce_constant(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_scan", setup = scan_own, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "scan", setup = scan_own, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_scan_own(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_scan", setup = scan_constant, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "scan", setup = scan_constant, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_scan_constant(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_bitonic", setup = bitonic_own, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "bitonic", setup = bitonic_own, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_bitonic_own(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_bitonic", setup = bitonic_constant, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "bitonic", setup = bitonic_constant, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_bitonic_constant(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_stencil5", setup = stencil5_own, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "stencil5", setup = stencil5_own, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_stencil5_own(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_stencil5", setup = stencil5_constant, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "stencil5", setup = stencil5_constant, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_stencil5_constant(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_histogram", setup = histogram_own, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "histogram", setup = histogram_own, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_histogram_own(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_histogram", setup = histogram_constant, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "histogram", setup = histogram_constant, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_histogram_constant(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_transpose", setup = transpose_own, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "transpose", setup = transpose_own, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_transpose_own(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_transpose", setup = transpose_constant, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "transpose", setup = transpose_constant, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_transpose_constant(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_nbody", setup = nbody_own, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "nbody", setup = nbody_own, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_nbody_own(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_nbody", setup = nbody_constant, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "nbody", setup = nbody_constant, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_nbody_constant(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_blackscholes", setup = blackscholes_own, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "blackscholes", setup = blackscholes_own, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_blackscholes_own(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
 
-#[energy_bench(group = "heldout_blackscholes", setup = blackscholes_constant, sim(seconds = 1e-3, watts = 300.0))]
+#[energy_bench(group = "blackscholes", setup = blackscholes_constant, sim(seconds = 1e-3, watts = 300.0))]
 fn heldout_blackscholes_constant(h: &mut Heldout, stream: &Stream) -> Result<()> {
     run(h, stream)
 }
@@ -424,32 +424,32 @@ fn hgemm_constant(gpu: &CudaGpu) -> Result<Matmul<f16>> {
     matmul(gpu, Data::Constant, HGEMM_N, f16::from_f32)
 }
 
-#[energy_bench(group = "heldout_cublas_sgemm", setup = sgemm_own, gpu_only, ops = 2 * SGEMM_N * SGEMM_N * SGEMM_N)]
+#[energy_bench(group = "cublas_sgemm", setup = sgemm_own, gpu_only, ops = 2 * SGEMM_N * SGEMM_N * SGEMM_N)]
 fn heldout_cublas_sgemm_own(m: &mut Matmul<f32>, stream: &Stream) -> Result<()> {
     gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_sgemm", setup = sgemm_constant, gpu_only, ops = 2 * SGEMM_N * SGEMM_N * SGEMM_N)]
+#[energy_bench(group = "cublas_sgemm", setup = sgemm_constant, gpu_only, ops = 2 * SGEMM_N * SGEMM_N * SGEMM_N)]
 fn heldout_cublas_sgemm_constant(m: &mut Matmul<f32>, stream: &Stream) -> Result<()> {
     gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_dgemm", setup = dgemm_own, gpu_only, ops = 2 * DGEMM_N * DGEMM_N * DGEMM_N)]
+#[energy_bench(group = "cublas_dgemm", setup = dgemm_own, gpu_only, ops = 2 * DGEMM_N * DGEMM_N * DGEMM_N)]
 fn heldout_cublas_dgemm_own(m: &mut Matmul<f64>, stream: &Stream) -> Result<()> {
     gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_dgemm", setup = dgemm_constant, gpu_only, ops = 2 * DGEMM_N * DGEMM_N * DGEMM_N)]
+#[energy_bench(group = "cublas_dgemm", setup = dgemm_constant, gpu_only, ops = 2 * DGEMM_N * DGEMM_N * DGEMM_N)]
 fn heldout_cublas_dgemm_constant(m: &mut Matmul<f64>, stream: &Stream) -> Result<()> {
     gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_hgemm", setup = hgemm_own, gpu_only, ops = 2 * HGEMM_N * HGEMM_N * HGEMM_N)]
+#[energy_bench(group = "cublas_hgemm", setup = hgemm_own, gpu_only, ops = 2 * HGEMM_N * HGEMM_N * HGEMM_N)]
 fn heldout_cublas_hgemm_own(m: &mut Matmul<f16>, stream: &Stream) -> Result<()> {
     gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_hgemm", setup = hgemm_constant, gpu_only, ops = 2 * HGEMM_N * HGEMM_N * HGEMM_N)]
+#[energy_bench(group = "cublas_hgemm", setup = hgemm_constant, gpu_only, ops = 2 * HGEMM_N * HGEMM_N * HGEMM_N)]
 fn heldout_cublas_hgemm_constant(m: &mut Matmul<f16>, stream: &Stream) -> Result<()> {
     gemm(m, stream)
 }
@@ -512,12 +512,12 @@ where
     unsafe { m.blas.gemv(m.config, &m.a, &m.x, &mut m.y) }.map_err(cublas)
 }
 
-#[energy_bench(group = "heldout_cublas_sgemv", setup = sgemv_own, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
+#[energy_bench(group = "cublas_sgemv", setup = sgemv_own, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
 fn heldout_cublas_sgemv_own(m: &mut Matvec<f32>, stream: &Stream) -> Result<()> {
     matvec(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_sgemv", setup = sgemv_constant, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
+#[energy_bench(group = "cublas_sgemv", setup = sgemv_constant, gpu_only, bytes = 4 * SGEMV_N * SGEMV_N)]
 fn heldout_cublas_sgemv_constant(m: &mut Matvec<f32>, stream: &Stream) -> Result<()> {
     matvec(m, stream)
 }
@@ -564,12 +564,12 @@ fn abs_sum(s: &mut AbsSum, stream: &Stream) -> Result<()> {
     .map_err(cublas)
 }
 
-#[energy_bench(group = "heldout_cublas_sasum", setup = sasum_own, gpu_only, bytes = 4 * SASUM_N)]
+#[energy_bench(group = "cublas_sasum", setup = sasum_own, gpu_only, bytes = 4 * SASUM_N)]
 fn heldout_cublas_sasum_own(s: &mut AbsSum, stream: &Stream) -> Result<()> {
     abs_sum(s, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_sasum", setup = sasum_constant, gpu_only, bytes = 4 * SASUM_N)]
+#[energy_bench(group = "cublas_sasum", setup = sasum_constant, gpu_only, bytes = 4 * SASUM_N)]
 fn heldout_cublas_sasum_constant(s: &mut AbsSum, stream: &Stream) -> Result<()> {
     abs_sum(s, stream)
 }
@@ -624,12 +624,12 @@ fn transpose_with_cublas(t: &mut Transpose, stream: &Stream) -> Result<()> {
     status.result().map_err(cublas)
 }
 
-#[energy_bench(group = "heldout_cublas_sgeam", setup = sgeam_own, gpu_only, bytes = 8 * SGEAM_N * SGEAM_N)]
+#[energy_bench(group = "cublas_sgeam", setup = sgeam_own, gpu_only, bytes = 8 * SGEAM_N * SGEAM_N)]
 fn heldout_cublas_sgeam_own(t: &mut Transpose, stream: &Stream) -> Result<()> {
     transpose_with_cublas(t, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_sgeam", setup = sgeam_constant, gpu_only, bytes = 8 * SGEAM_N * SGEAM_N)]
+#[energy_bench(group = "cublas_sgeam", setup = sgeam_constant, gpu_only, bytes = 8 * SGEAM_N * SGEAM_N)]
 fn heldout_cublas_sgeam_constant(t: &mut Transpose, stream: &Stream) -> Result<()> {
     transpose_with_cublas(t, stream)
 }
@@ -707,12 +707,12 @@ fn forward_fft(f: &mut Fft, stream: &Stream) -> Result<()> {
     f.plan.exec_c2c(&mut f.input, &mut f.output, FftDirection::Forward).map_err(cufft_error)
 }
 
-#[energy_bench(group = "heldout_cufft_c2c", setup = fft_own, gpu_only, bytes = 16 * FFT_LEN * FFT_BATCH)]
+#[energy_bench(group = "cufft_c2c", setup = fft_own, gpu_only, bytes = 16 * FFT_LEN * FFT_BATCH)]
 fn heldout_cufft_c2c_own(f: &mut Fft, stream: &Stream) -> Result<()> {
     forward_fft(f, stream)
 }
 
-#[energy_bench(group = "heldout_cufft_c2c", setup = fft_constant, gpu_only, bytes = 16 * FFT_LEN * FFT_BATCH)]
+#[energy_bench(group = "cufft_c2c", setup = fft_constant, gpu_only, bytes = 16 * FFT_LEN * FFT_BATCH)]
 fn heldout_cufft_c2c_constant(f: &mut Fft, stream: &Stream) -> Result<()> {
     forward_fft(f, stream)
 }
@@ -946,92 +946,92 @@ setups! {
     fft_z2z_own, fft_z2z_constant => fft_z2z -> DoubleFft;
 }
 
-#[energy_bench(group = "heldout_cublas_bf16gemm", setup = bf16gemm_own, gpu_only, ops = 2 * BF16GEMM_N * BF16GEMM_N * BF16GEMM_N)]
+#[energy_bench(group = "cublas_bf16gemm", setup = bf16gemm_own, gpu_only, ops = 2 * BF16GEMM_N * BF16GEMM_N * BF16GEMM_N)]
 fn heldout_cublas_bf16gemm_own(m: &mut Matmul<bf16>, stream: &Stream) -> Result<()> {
     gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_bf16gemm", setup = bf16gemm_constant, gpu_only, ops = 2 * BF16GEMM_N * BF16GEMM_N * BF16GEMM_N)]
+#[energy_bench(group = "cublas_bf16gemm", setup = bf16gemm_constant, gpu_only, ops = 2 * BF16GEMM_N * BF16GEMM_N * BF16GEMM_N)]
 fn heldout_cublas_bf16gemm_constant(m: &mut Matmul<bf16>, stream: &Stream) -> Result<()> {
     gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_dgemv", setup = dgemv_own, gpu_only, bytes = 8 * DGEMV_N * DGEMV_N)]
+#[energy_bench(group = "cublas_dgemv", setup = dgemv_own, gpu_only, bytes = 8 * DGEMV_N * DGEMV_N)]
 fn heldout_cublas_dgemv_own(m: &mut Matvec<f64>, stream: &Stream) -> Result<()> {
     matvec(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_dgemv", setup = dgemv_constant, gpu_only, bytes = 8 * DGEMV_N * DGEMV_N)]
+#[energy_bench(group = "cublas_dgemv", setup = dgemv_constant, gpu_only, bytes = 8 * DGEMV_N * DGEMV_N)]
 fn heldout_cublas_dgemv_constant(m: &mut Matvec<f64>, stream: &Stream) -> Result<()> {
     matvec(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_sgemm_batched", setup = sgemm_batched_own, gpu_only, ops = 2 * BATCH_SIDE * BATCH_SIDE * BATCH_SIDE * BATCH_GEMMS)]
+#[energy_bench(group = "cublas_sgemm_batched", setup = sgemm_batched_own, gpu_only, ops = 2 * BATCH_SIDE * BATCH_SIDE * BATCH_SIDE * BATCH_GEMMS)]
 fn heldout_cublas_sgemm_batched_own(m: &mut BatchedMatmul, stream: &Stream) -> Result<()> {
     batched_gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_sgemm_batched", setup = sgemm_batched_constant, gpu_only, ops = 2 * BATCH_SIDE * BATCH_SIDE * BATCH_SIDE * BATCH_GEMMS)]
+#[energy_bench(group = "cublas_sgemm_batched", setup = sgemm_batched_constant, gpu_only, ops = 2 * BATCH_SIDE * BATCH_SIDE * BATCH_SIDE * BATCH_GEMMS)]
 fn heldout_cublas_sgemm_batched_constant(m: &mut BatchedMatmul, stream: &Stream) -> Result<()> {
     batched_gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_dsyrk", setup = dsyrk_own, gpu_only, ops = DSYRK_N * (DSYRK_N + 1) * DSYRK_K)]
+#[energy_bench(group = "cublas_dsyrk", setup = dsyrk_own, gpu_only, ops = DSYRK_N * (DSYRK_N + 1) * DSYRK_K)]
 fn heldout_cublas_dsyrk_own(r: &mut RankK, stream: &Stream) -> Result<()> {
     rank_k_update(r, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_dsyrk", setup = dsyrk_constant, gpu_only, ops = DSYRK_N * (DSYRK_N + 1) * DSYRK_K)]
+#[energy_bench(group = "cublas_dsyrk", setup = dsyrk_constant, gpu_only, ops = DSYRK_N * (DSYRK_N + 1) * DSYRK_K)]
 fn heldout_cublas_dsyrk_constant(r: &mut RankK, stream: &Stream) -> Result<()> {
     rank_k_update(r, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_sdot", setup = vectors_own, gpu_only, bytes = 8 * LEVEL1_N)]
+#[energy_bench(group = "cublas_sdot", setup = vectors_own, gpu_only, bytes = 8 * LEVEL1_N)]
 fn heldout_cublas_sdot_own(v: &mut Vectors, stream: &Stream) -> Result<()> {
     level1(v, stream, Level1::Dot)
 }
 
-#[energy_bench(group = "heldout_cublas_sdot", setup = vectors_constant, gpu_only, bytes = 8 * LEVEL1_N)]
+#[energy_bench(group = "cublas_sdot", setup = vectors_constant, gpu_only, bytes = 8 * LEVEL1_N)]
 fn heldout_cublas_sdot_constant(v: &mut Vectors, stream: &Stream) -> Result<()> {
     level1(v, stream, Level1::Dot)
 }
 
-#[energy_bench(group = "heldout_cublas_snrm2", setup = vectors_own, gpu_only, bytes = 4 * LEVEL1_N)]
+#[energy_bench(group = "cublas_snrm2", setup = vectors_own, gpu_only, bytes = 4 * LEVEL1_N)]
 fn heldout_cublas_snrm2_own(v: &mut Vectors, stream: &Stream) -> Result<()> {
     level1(v, stream, Level1::Nrm2)
 }
 
-#[energy_bench(group = "heldout_cublas_snrm2", setup = vectors_constant, gpu_only, bytes = 4 * LEVEL1_N)]
+#[energy_bench(group = "cublas_snrm2", setup = vectors_constant, gpu_only, bytes = 4 * LEVEL1_N)]
 fn heldout_cublas_snrm2_constant(v: &mut Vectors, stream: &Stream) -> Result<()> {
     level1(v, stream, Level1::Nrm2)
 }
 
-#[energy_bench(group = "heldout_cublas_saxpy", setup = vectors_own, gpu_only, bytes = 12 * LEVEL1_N)]
+#[energy_bench(group = "cublas_saxpy", setup = vectors_own, gpu_only, bytes = 12 * LEVEL1_N)]
 fn heldout_cublas_saxpy_own(v: &mut Vectors, stream: &Stream) -> Result<()> {
     level1(v, stream, Level1::Axpy)
 }
 
-#[energy_bench(group = "heldout_cublas_saxpy", setup = vectors_constant, gpu_only, bytes = 12 * LEVEL1_N)]
+#[energy_bench(group = "cublas_saxpy", setup = vectors_constant, gpu_only, bytes = 12 * LEVEL1_N)]
 fn heldout_cublas_saxpy_constant(v: &mut Vectors, stream: &Stream) -> Result<()> {
     level1(v, stream, Level1::Axpy)
 }
 
-#[energy_bench(group = "heldout_cufft_r2c", setup = fft_r2c_own, gpu_only, bytes = 8 * R2C_LEN * R2C_BATCH)]
+#[energy_bench(group = "cufft_r2c", setup = fft_r2c_own, gpu_only, bytes = 8 * R2C_LEN * R2C_BATCH)]
 fn heldout_cufft_r2c_own(f: &mut RealFft, stream: &Stream) -> Result<()> {
     real_fft(f, stream)
 }
 
-#[energy_bench(group = "heldout_cufft_r2c", setup = fft_r2c_constant, gpu_only, bytes = 8 * R2C_LEN * R2C_BATCH)]
+#[energy_bench(group = "cufft_r2c", setup = fft_r2c_constant, gpu_only, bytes = 8 * R2C_LEN * R2C_BATCH)]
 fn heldout_cufft_r2c_constant(f: &mut RealFft, stream: &Stream) -> Result<()> {
     real_fft(f, stream)
 }
 
-#[energy_bench(group = "heldout_cufft_z2z", setup = fft_z2z_own, gpu_only, bytes = 32 * Z2Z_LEN * Z2Z_BATCH)]
+#[energy_bench(group = "cufft_z2z", setup = fft_z2z_own, gpu_only, bytes = 32 * Z2Z_LEN * Z2Z_BATCH)]
 fn heldout_cufft_z2z_own(f: &mut DoubleFft, stream: &Stream) -> Result<()> {
     double_fft(f, stream)
 }
 
-#[energy_bench(group = "heldout_cufft_z2z", setup = fft_z2z_constant, gpu_only, bytes = 32 * Z2Z_LEN * Z2Z_BATCH)]
+#[energy_bench(group = "cufft_z2z", setup = fft_z2z_constant, gpu_only, bytes = 32 * Z2Z_LEN * Z2Z_BATCH)]
 fn heldout_cufft_z2z_constant(f: &mut DoubleFft, stream: &Stream) -> Result<()> {
     double_fft(f, stream)
 }
@@ -1517,82 +1517,82 @@ setups! {
     fft_d2z_own, fft_d2z_constant => fft_d2z -> DoubleRealFft;
 }
 
-#[energy_bench(group = "heldout_cublas_cgemm", setup = cgemm_own, gpu_only, ops = 8 * CGEMM_N * CGEMM_N * CGEMM_N)]
+#[energy_bench(group = "cublas_cgemm", setup = cgemm_own, gpu_only, ops = 8 * CGEMM_N * CGEMM_N * CGEMM_N)]
 fn heldout_cublas_cgemm_own(m: &mut ComplexMatmul<cufft_sys::float2>, stream: &Stream) -> Result<()> {
     complex_gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_cgemm", setup = cgemm_constant, gpu_only, ops = 8 * CGEMM_N * CGEMM_N * CGEMM_N)]
+#[energy_bench(group = "cublas_cgemm", setup = cgemm_constant, gpu_only, ops = 8 * CGEMM_N * CGEMM_N * CGEMM_N)]
 fn heldout_cublas_cgemm_constant(m: &mut ComplexMatmul<cufft_sys::float2>, stream: &Stream) -> Result<()> {
     complex_gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_zgemm", setup = zgemm_own, gpu_only, ops = 8 * ZGEMM_N * ZGEMM_N * ZGEMM_N)]
+#[energy_bench(group = "cublas_zgemm", setup = zgemm_own, gpu_only, ops = 8 * ZGEMM_N * ZGEMM_N * ZGEMM_N)]
 fn heldout_cublas_zgemm_own(m: &mut ComplexMatmul<cufft_sys::double2>, stream: &Stream) -> Result<()> {
     complex_gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_zgemm", setup = zgemm_constant, gpu_only, ops = 8 * ZGEMM_N * ZGEMM_N * ZGEMM_N)]
+#[energy_bench(group = "cublas_zgemm", setup = zgemm_constant, gpu_only, ops = 8 * ZGEMM_N * ZGEMM_N * ZGEMM_N)]
 fn heldout_cublas_zgemm_constant(m: &mut ComplexMatmul<cufft_sys::double2>, stream: &Stream) -> Result<()> {
     complex_gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_gemmex_f16_f32", setup = gemmex_own, gpu_only, ops = 2 * GEMMEX_N * GEMMEX_N * GEMMEX_N)]
+#[energy_bench(group = "cublas_gemmex_f16_f32", setup = gemmex_own, gpu_only, ops = 2 * GEMMEX_N * GEMMEX_N * GEMMEX_N)]
 fn heldout_cublas_gemmex_f16_f32_own(m: &mut MixedMatmul, stream: &Stream) -> Result<()> {
     mixed_gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_gemmex_f16_f32", setup = gemmex_constant, gpu_only, ops = 2 * GEMMEX_N * GEMMEX_N * GEMMEX_N)]
+#[energy_bench(group = "cublas_gemmex_f16_f32", setup = gemmex_constant, gpu_only, ops = 2 * GEMMEX_N * GEMMEX_N * GEMMEX_N)]
 fn heldout_cublas_gemmex_f16_f32_constant(m: &mut MixedMatmul, stream: &Stream) -> Result<()> {
     mixed_gemm(m, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_strmm", setup = strmm_own, gpu_only, ops = TRMM_M * TRMM_M * TRMM_N)]
+#[energy_bench(group = "cublas_strmm", setup = strmm_own, gpu_only, ops = TRMM_M * TRMM_M * TRMM_N)]
 fn heldout_cublas_strmm_own(t: &mut TriangularMatmul, stream: &Stream) -> Result<()> {
     triangular_matmul(t, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_strmm", setup = strmm_constant, gpu_only, ops = TRMM_M * TRMM_M * TRMM_N)]
+#[energy_bench(group = "cublas_strmm", setup = strmm_constant, gpu_only, ops = TRMM_M * TRMM_M * TRMM_N)]
 fn heldout_cublas_strmm_constant(t: &mut TriangularMatmul, stream: &Stream) -> Result<()> {
     triangular_matmul(t, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_dger", setup = dger_own, gpu_only, bytes = 16 * DGER_N * DGER_N)]
+#[energy_bench(group = "cublas_dger", setup = dger_own, gpu_only, bytes = 16 * DGER_N * DGER_N)]
 fn heldout_cublas_dger_own(r: &mut RankOne, stream: &Stream) -> Result<()> {
     rank_one_update(r, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_dger", setup = dger_constant, gpu_only, bytes = 16 * DGER_N * DGER_N)]
+#[energy_bench(group = "cublas_dger", setup = dger_constant, gpu_only, bytes = 16 * DGER_N * DGER_N)]
 fn heldout_cublas_dger_constant(r: &mut RankOne, stream: &Stream) -> Result<()> {
     rank_one_update(r, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_isamax", setup = isamax_own, gpu_only, bytes = 4 * ISAMAX_N)]
+#[energy_bench(group = "cublas_isamax", setup = isamax_own, gpu_only, bytes = 4 * ISAMAX_N)]
 fn heldout_cublas_isamax_own(v: &mut Level1V3, stream: &Stream) -> Result<()> {
     index_of_max(v, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_isamax", setup = isamax_constant, gpu_only, bytes = 4 * ISAMAX_N)]
+#[energy_bench(group = "cublas_isamax", setup = isamax_constant, gpu_only, bytes = 4 * ISAMAX_N)]
 fn heldout_cublas_isamax_constant(v: &mut Level1V3, stream: &Stream) -> Result<()> {
     index_of_max(v, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_srot", setup = srot_own, gpu_only, bytes = 16 * SROT_N)]
+#[energy_bench(group = "cublas_srot", setup = srot_own, gpu_only, bytes = 16 * SROT_N)]
 fn heldout_cublas_srot_own(v: &mut Level1V3, stream: &Stream) -> Result<()> {
     plane_rotation(v, stream)
 }
 
-#[energy_bench(group = "heldout_cublas_srot", setup = srot_constant, gpu_only, bytes = 16 * SROT_N)]
+#[energy_bench(group = "cublas_srot", setup = srot_constant, gpu_only, bytes = 16 * SROT_N)]
 fn heldout_cublas_srot_constant(v: &mut Level1V3, stream: &Stream) -> Result<()> {
     plane_rotation(v, stream)
 }
 
-#[energy_bench(group = "heldout_cufft_d2z", setup = fft_d2z_own, gpu_only, bytes = 8 * D2Z_LEN * D2Z_BATCH)]
+#[energy_bench(group = "cufft_d2z", setup = fft_d2z_own, gpu_only, bytes = 8 * D2Z_LEN * D2Z_BATCH)]
 fn heldout_cufft_d2z_own(f: &mut DoubleRealFft, stream: &Stream) -> Result<()> {
     double_real_fft(f, stream)
 }
 
-#[energy_bench(group = "heldout_cufft_d2z", setup = fft_d2z_constant, gpu_only, bytes = 8 * D2Z_LEN * D2Z_BATCH)]
+#[energy_bench(group = "cufft_d2z", setup = fft_d2z_constant, gpu_only, bytes = 8 * D2Z_LEN * D2Z_BATCH)]
 fn heldout_cufft_d2z_constant(f: &mut DoubleRealFft, stream: &Stream) -> Result<()> {
     double_real_fft(f, stream)
 }
