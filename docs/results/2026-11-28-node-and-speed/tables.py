@@ -100,7 +100,6 @@ def per_benchmark_section(out):
     fma_one = results(files, "fma4/")
     fma_each = results(files, "eachfma/")
     total = {r["mode"]: r["wall_s"] for r in rows if r["mode"].startswith("one-process")}
-    own = [r for r in rows if r["mode"] == "one-per-process"]
     own_fma = [r for r in rows if r["mode"] == "one-per-process-fma"]
     out.append(f"### Per benchmark, one process against one process each (call 4: {gpu_line(4)})\n")
     out.append(
@@ -115,16 +114,16 @@ def per_benchmark_section(out):
     noisy = [j for j in one.values() if len(j["windows"]) > 11]
     with tarfile.open(os.path.join(HERE, "call4.tar.xz")) as t:
         traces = [m for m in t.getmembers() if m.name.lstrip("./").startswith("all69/") and m.name.endswith(".trace.csv")]
-        own = sorted(
+        own_lead_in = sorted(
             os.path.basename(m.name).replace("_energy.trace.csv", "")
             for m in traces
             if b"# lead-in: the idle after" not in t.extractfile(m).read()
         )
     out.append(
-        f"{len(traces) - len(own)} of the {len(traces)} measurements took the idle the one before left as their "
-        f"lead-in (their trace says `# lead-in: the idle after …`); {len(own)} measured their own: the first, "
+        f"{len(traces) - len(own_lead_in)} of the {len(traces)} measurements took the idle the one before left as their "
+        f"lead-in (their trace says `# lead-in: the idle after …`); {len(own_lead_in)} measured their own: the first, "
         f"and those whose warm-up began more than 1 s after that idle ended (the handover is then dropped): "
-        f"{', '.join(o.replace('heldout_', '') for o in own)}.\n"
+        f"{', '.join(o.replace('heldout_', '') for o in own_lead_in)}.\n"
     )
     out.append(
         f"Of the 69, {len(quiet)} reached ±1 % in 10-11 windows: their sessions took "
@@ -153,14 +152,15 @@ def per_benchmark_section(out):
 
 def before_after_section(out):
     files = archive(2)
-    rows = {r["mode"]: r for r in processes(2)}
+    timings = processes(2)
+    rows = {r["mode"]: r for r in timings}
     new, old, each = results(files, "new16/"), results(files, "old16/"), results(files, "each/")
     out.append(f"### Before and after on one board (call 2: {gpu_line(2)}; GPU 0)\n")
     out.append(
         f"The same 16 held-out benchmarks in one process: the commit before this change (478e1e4: 0.15 s windows, "
         f"each measurement its own lead-in) **{rows['one-process-old']['wall_s']:.1f} s**; with the idle handed over and "
         f"one-tick windows (043e40e) **{rows['one-process-new']['wall_s']:.1f} s**; each in a process of its own (043e40e) "
-        f"{sum(x['wall_s'] for x in processes(2) if x['mode'] == 'one-per-process-new'):.1f} s.\n"
+        f"{sum(x['wall_s'] for x in timings if x['mode'] == 'one-per-process-new'):.1f} s.\n"
     )
     out.append("| benchmark | windows (before / after) | session s (before / after) | energy per launch, after vs before |")
     out.append("|---|---|---|---|")

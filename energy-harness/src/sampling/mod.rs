@@ -163,6 +163,14 @@ struct Recording {
     max_readings: usize,
 }
 
+/// Copies what a recording's trace notes besides its readings (its comments, which hold its
+/// metadata: a rail's failure) onto `to`, the trace that replaces it when readings are dropped.
+fn carry_notes(from: &Trace, to: &mut Trace) {
+    for comment in from.comments() {
+        to.add_comment(comment.clone());
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -204,9 +212,7 @@ impl Recording {
                 }
             }
             *lock(&self.dropped) += count - kept.reading_count();
-            for comment in trace.comments() {
-                kept.add_comment(comment.clone());
-            }
+            carry_notes(&trace, &mut kept);
             *trace = kept;
         }
     }
@@ -233,12 +239,7 @@ impl Recording {
                 kept.push(c.clone(), *r);
             }
         }
-        for comment in trace.comments() {
-            kept.add_comment(comment.clone());
-        }
-        if let Some(failed) = trace.metadata(RAIL_FAILED) {
-            kept.set_metadata(RAIL_FAILED, failed.to_string());
-        }
+        carry_notes(&trace, &mut kept);
         *trace = kept;
         *lock(&self.dropped) = 0;
         lock(&self.marks).clear();
@@ -415,13 +416,6 @@ pub struct VirtualRecorder {
 }
 
 impl VirtualRecorder {
-    fn recorded(&mut self) -> Result<Trace> {
-        self.catch_up()?;
-        let mut trace = self.recording.snapshot();
-        trace.set_metadata("sources", self.source_names.join(", "));
-        Ok(trace)
-    }
-
     fn catch_up(&mut self) -> Result<()> {
         let until = self.device_clock.now_s();
         while self.replay.now_s() < until {
@@ -470,55 +464,51 @@ impl Recorder {
         }
     }
 
-    /// What has been recorded up to now, marks included; the first source failure is an error.
-    pub fn snapshot(&mut self) -> Result<Trace> {
+    /// The recording as of now: on a virtual clock caught up with the device's; the first
+    /// source failure is an error.
+    fn current(&mut self) -> Result<&Recording> {
         match self {
             Recorder::Thread(s) => match s.error() {
                 Some(err) => Err(err),
-                None => Ok(s.snapshot()),
+                None => Ok(&s.recording),
             },
             Recorder::Virtual(v) => {
                 v.catch_up()?;
-                Ok(v.recording.snapshot())
+                Ok(&v.recording)
             }
         }
+    }
+
+    /// What has been recorded up to now, marks included; the first source failure is an error.
+    pub fn snapshot(&mut self) -> Result<Trace> {
+        Ok(self.current()?.snapshot())
     }
 
     /// Stops recording and returns the trace, or the first source failure.
     pub fn stop(self) -> Result<Trace> {
         match self {
             Recorder::Thread(s) => s.stop(),
-            Recorder::Virtual(mut v) => v.recorded(),
+            mut virtual_clock => virtual_clock.recorded(),
         }
     }
 
     /// What has been recorded up to now, as [`Recorder::stop`] returns it, recording on (the
     /// next session on the device continues it, [`Recorder::forget_before`]).
     pub fn recorded(&mut self) -> Result<Trace> {
-        match self {
-            Recorder::Thread(s) => {
-                if let Some(err) = s.error() {
-                    return Err(err);
-                }
-                let mut trace = s.snapshot();
-                trace.set_metadata("sources", s.source_names.join(", "));
-                Ok(trace)
-            }
-            Recorder::Virtual(v) => v.recorded(),
-        }
+        let mut trace = self.snapshot()?;
+        let names = match self {
+            Recorder::Thread(s) => &s.source_names,
+            Recorder::Virtual(v) => &v.source_names,
+        };
+        trace.set_metadata("sources", names.join(", "));
+        Ok(trace)
     }
 
     /// Forgets the readings before `from_s` and every window mark, recording on: a session
     /// that continues this recording sees only the idle the one before it left, not its
     /// windows.
     pub fn forget_before(&mut self, from_s: f64) -> Result<()> {
-        match self {
-            Recorder::Thread(s) => s.recording.forget_before(from_s),
-            Recorder::Virtual(v) => {
-                v.catch_up()?;
-                v.recording.forget_before(from_s);
-            }
-        }
+        self.current()?.forget_before(from_s);
         Ok(())
     }
 
@@ -526,19 +516,7 @@ impl Recorder {
     /// before it: a counter's tick) were read after `after_s`; the first source failure is an
     /// error.
     pub fn updates_after(&mut self, kind: SourceKind, after_s: f64) -> Result<usize> {
-        let recording = match self {
-            Recorder::Thread(s) => {
-                if let Some(err) = s.error() {
-                    return Err(err);
-                }
-                &s.recording
-            }
-            Recorder::Virtual(v) => {
-                v.catch_up()?;
-                &v.recording
-            }
-        };
-        let trace = lock(&recording.trace);
+        let trace = lock(&self.current()?.trace);
         let series = trace.series(&crate::trace::Channel::Source(kind));
         Ok(series.windows(2).rev().take_while(|p| p[1].time_s > after_s).filter(|p| p[1].value != p[0].value).count())
     }
@@ -580,6 +558,24 @@ mod tests {
     use crate::sensors::{SourceError, SourceKind};
     use crate::sim::{SimGpu, SimPreset};
     use crate::trace::Channel;
+
+    #[test]
+    fn dropping_readings_keeps_the_recordings_notes() {
+        let reading = |t: f64| Reading { time_s: t, value: t };
+        // The oldest half dropped past the bound, and everything before a cut: a comment and a
+        // rail's failure stay with the readings that remain.
+        let recording = Recording::new(16);
+        lock(&recording.trace).add_comment(String::from("a note"));
+        lock(&recording.trace).set_metadata(RAIL_FAILED, "memory: gone");
+        let readings: Vec<Reading> = (0..20).map(|i| reading(f64::from(i))).collect();
+        recording.append(&Channel::Other("x".into()), &readings);
+        assert!(*lock(&recording.dropped) > 0);
+        recording.forget_before(15.0);
+        let trace = lock(&recording.trace);
+        assert_eq!(trace.series(&Channel::Other("x".into())).first().map(|r| r.time_s), Some(15.0));
+        assert_eq!(trace.comments(), ["a note".to_string(), format!("{RAIL_FAILED}: memory: gone")]);
+        assert_eq!(trace.metadata(RAIL_FAILED), Some("memory: gone"));
+    }
 
     #[test]
     fn virtual_recording_polls_each_source_at_its_rate() {
