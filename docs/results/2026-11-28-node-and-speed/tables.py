@@ -241,7 +241,7 @@ def validation_section(out):
     out.append("### The reference check of docs/VALIDATION.md (examples/validation.rs, `--repeats 3 --sizes 0.00002,0.001,0.01`)\n")
     out.append("| call | GPU | launch | (a) this harness: bias against the ≥ 8 s reference | CV | wall per estimate |")
     out.append("|---|---|---|---|---|---|")
-    for call in (1, 3):
+    for call in (1, 3, 5):
         v = archive(call)["validation/validation.json"]
         for s in v["sizes"]:
             a = next(m for m in s["methods"] if m["method"].startswith("(a)"))
