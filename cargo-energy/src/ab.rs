@@ -1,6 +1,6 @@
 //! `cargo energy ab --baseline EXE --candidate EXE [-- ARGS]`: the two bench executables run
 //! interleaved on one GPU in ABBA order, the verdict from paired differences
-//! (`energy_harness::unstable::report::paired`).
+//! (`energy_report::paired`).
 //!
 //! Each run is one process of one executable (run as `cargo energy run` runs them: its own
 //! process group, a time limit, SIGINT and SIGTERM passed on; `gpus::run_executable`), with
@@ -18,10 +18,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use energy_harness::unstable::report::paired::{stop_reason, AbReport, AbSequence, RunFigures, Side, AB_SCHEMA};
-use energy_harness::unstable::report::{ab_markdown, ab_text, progress_line, ResultSet};
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
+use energy_report::paired::{stop_reason, AbReport, AbSequence, RunFigures, Side, AB_SCHEMA};
+use energy_report::{ab_markdown, ab_text, progress_line, ResultSet};
 
 use crate::gpus::{self, BenchExe, ExeEnd, Launch};
 
@@ -198,7 +198,7 @@ pub(super) fn run(a: &AbArgs) -> Result<bool> {
         AbFormat::Markdown => ab_markdown(&report),
         AbFormat::Json => format!("{json}\n"),
     };
-    crate::emit(&text)?;
+    crate::output::emit(&text)?;
     eprintln!("energy ab: report in {}", out.join("ab.json").display());
     Ok(!report.regressions().is_empty())
 }

@@ -91,7 +91,7 @@ pub(super) fn run(
         };
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
-        return super::emit(&format!("{text}\n"));
+        return crate::output::emit(&format!("{text}\n"));
     }
     let mut out = String::new();
     let tag = if simulated == Some(true) { " [simulated]" } else { "" };
@@ -142,5 +142,5 @@ pub(super) fn run(
     for warning in &analysis.warnings {
         let _ = writeln!(out, "  warning: {warning}");
     }
-    super::emit(&out)
+    crate::output::emit(&out)
 }

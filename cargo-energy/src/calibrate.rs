@@ -21,7 +21,7 @@ pub(super) fn run(device: Option<u32>, busy_s: f64, json: bool, trace_out: Optio
         let _ = writeln!(stderr, "note: calibrating the simulated GPU ({reason}); its figures are simulated");
     }
     let plan = StepPlan { busy_s, ..StepPlan::default() };
-    let mut workload = super::busy_workload(&device, BUSY_LAUNCH_S)?;
+    let mut workload = crate::busy::busy_workload(&device, BUSY_LAUNCH_S)?;
     let total = 0.3
         + plan.idle_before_s
         + plan.busy_s
@@ -50,9 +50,9 @@ pub(super) fn run(device: Option<u32>, busy_s: f64, json: bool, trace_out: Optio
     if json {
         let text = serde_json::to_string_pretty(&calibration)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
-        super::emit(&format!("{text}\n"))?;
+        crate::output::emit(&format!("{text}\n"))?;
     } else {
-        super::emit(&render(&calibration))?;
+        crate::output::emit(&render(&calibration))?;
     }
     Ok(())
 }

@@ -1,14 +1,14 @@
 //! `cargo energy explain`: a measured result and its Nsight Compute profile priced with a
-//! GPU model's fitted costs (`energy_harness::unstable::explain::EnergyModel`).
+//! GPU model's fitted costs (`energy_report::EnergyModel`).
 
 use std::path::Path;
 
-use energy_harness::unstable::explain::{
+use energy_harness::unstable::trace::write_atomically;
+use energy_harness::{Error, ErrorKind, Result, ResultFile};
+use energy_report::{
     explain, one_call_of, read_ncu_launches, render_markdown as render_explanation, render_svg as explanation_svg,
     EnergyModel, KernelChoice, NcuKernel,
 };
-use energy_harness::unstable::trace::write_atomically;
-use energy_harness::{Error, ErrorKind, Result, ResultFile};
 
 /// Prints (and with `output` writes `explain.md`, `.json`, `.svg` in that folder) the
 /// explanation of `result` with `model`; without `ncu`, says which command produces it.
@@ -66,5 +66,5 @@ pub(super) fn run(
         write_atomically(&dir.join("explain.json"), js.as_bytes())?;
         write_atomically(&dir.join("explain.svg"), explanation_svg(&e).as_bytes())?;
     }
-    super::emit(&if json { js + "\n" } else { md })
+    crate::output::emit(&if json { js + "\n" } else { md })
 }

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_harness::unstable::report::{read_history, text_table, write_history};
 use energy_harness::Result;
+use energy_report::{read_history, text_table, write_history};
 
 /// Reads the runs under `dirs`, writes one SVG per benchmark and `index.html` into
 /// `output` (atomically), and prints the text table.
@@ -15,5 +15,5 @@ pub(super) fn run(dirs: &[PathBuf], threshold: f64, output: &Path) -> Result<()>
     if let Some(index) = written.last() {
         text.push_str(&format!("{} chart(s) and {}\n", written.len() - 1, index.display()));
     }
-    super::emit(&text)
+    crate::output::emit(&text)
 }

@@ -67,9 +67,9 @@ pub(super) fn run(device: Option<u32>, json: bool) -> Result<()> {
     if json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
-        super::emit(&format!("{text}\n"))?;
+        crate::output::emit(&format!("{text}\n"))?;
     } else {
-        super::emit(&render(&report))?;
+        crate::output::emit(&render(&report))?;
     }
     Ok(())
 }

@@ -11,11 +11,13 @@
 
 mod ab;
 mod analyze;
+mod busy;
 mod calibrate;
 mod explain;
 mod gpus;
 mod history;
 mod info;
+mod output;
 mod results;
 mod selftest;
 mod thermal;
@@ -107,8 +109,8 @@ enum Command {
         baseline: Option<String>,
         /// markdown (for a pull-request comment), json, html (with the power traces), bmf
         /// (Bencher Metric Format) or github-action-benchmark (customSmallerIsBetter).
-        #[arg(long, default_value = "markdown", value_parser = clap::value_parser!(energy_harness::unstable::report::Format))]
-        format: energy_harness::unstable::report::Format,
+        #[arg(long, default_value = "markdown", value_parser = clap::value_parser!(energy_report::Format))]
+        format: energy_report::Format,
         /// Regression threshold, percent (for the change column).
         #[arg(long, default_value_t = 5.0)]
         threshold: f64,
@@ -318,33 +320,6 @@ enum Command {
     },
 }
 
-/// The FMA loop sized to `launch_s` per launch on the device's GPU, or the simulated
-/// GPU's busy kernel of that length: what calibration and the selftest run.
-fn busy_workload(
-    device: &energy_harness::unstable::device::Device,
-    launch_s: f64,
-) -> energy_harness::Result<Box<dyn energy_harness::unstable::engine::Workload>> {
-    use energy_harness::unstable::cuda::fma_busy_workload;
-    use energy_harness::unstable::device::SimKernel;
-    use energy_harness::unstable::engine::SimWorkload;
-    use energy_harness::CudaGpu;
-    if let Some(gpu) = device.sim() {
-        return Ok(Box::new(SimWorkload::new(gpu.clone(), SimKernel::new(launch_s, gpu.preset().busy_kernel_w))));
-    }
-    let ordinal = device.facts().cuda_ordinal.ok_or_else(|| {
-        Error::new(
-            ErrorKind::NoGpu,
-            format!(
-                "no CUDA device has the UUID {} of NVML device {} (is it hidden by CUDA_VISIBLE_DEVICES?)",
-                device.facts().uuid,
-                device.facts().nvml_index
-            ),
-        )
-    })?;
-    let gpu = std::sync::Arc::new(CudaGpu::open(ordinal)?);
-    Ok(Box::new(fma_busy_workload(gpu, launch_s)?))
-}
-
 fn parse_seconds(text: &str) -> Result<f64, String> {
     text.parse::<f64>()
         .ok()
@@ -490,29 +465,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "error: {e}");
-            ExitCode::from(if input_only { 2 } else { exit_code(&e) })
+            ExitCode::from(if input_only { 2 } else { output::exit_code(&e) })
         }
-    }
-}
-
-/// Writes a command's output to standard output. A reader that went away (`| head`)
-/// ends the output quietly, as `rg … | head` does: the command still finishes and keeps
-/// its exit code. Any other failure (a full disk, a closed descriptor) is an error naming
-/// it, so the command exits 2 and CI sees it.
-fn emit(text: &str) -> energy_harness::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Error::new(ErrorKind::Io, format!("could not write to standard output: {e}"))),
-    }
-}
-
-/// 2 for bad input (arguments, files that cannot be read or written or are malformed),
-/// 1 for everything else (no GPU, a failed measurement).
-fn exit_code(err: &Error) -> u8 {
-    match err.kind() {
-        ErrorKind::InvalidInput | ErrorKind::Format | ErrorKind::Io => 2,
-        _ => 1,
     }
 }

@@ -2,11 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_harness::unstable::report::{compare_across_boards, compare_with_baselines, ResultSet, RunPin};
-use energy_harness::unstable::report::{compare_text, measured_nothing_line, render_with_empty, Compared, Format};
-use energy_harness::unstable::report::{mark_partial, partial_line};
+use energy_harness::unstable::report::RunPin;
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
+use energy_report::{compare_across_boards, compare_with_baselines, ResultSet};
+use energy_report::{compare_text, measured_nothing_line, render_with_empty, Compared, Format};
+use energy_report::{mark_partial, partial_line};
 
 pub(super) fn check_threshold(threshold: f64) -> Result<()> {
     if threshold.is_finite() && threshold >= 0.0 {
@@ -49,7 +50,7 @@ pub(super) fn report(
 ) -> Result<()> {
     check_threshold(threshold)?;
     let several = runs.dirs.len() > 1;
-    let tracker = matches!(format, Format::Bmf | Format::GithubActionBenchmark);
+    let tracker = format.is_tracker();
     let mut sets = Vec::new();
     let mut empty = Vec::new();
     let mut partial = Vec::new();
@@ -89,7 +90,7 @@ pub(super) fn report(
     let text = mark_partial(render_with_empty(&sets, &empty, threshold, format)?, &partial, format)?;
     match output {
         Some(path) => write_atomically(path, text.as_bytes())?,
-        None => super::emit(&text)?,
+        None => crate::output::emit(&text)?,
     }
     if partial.is_empty() {
         return Ok(());
@@ -109,7 +110,7 @@ pub(super) fn compare(runs: &Runs, baseline: &[String], candidate: &str, options
     for dir in &runs.dirs {
         // Beside others, a GPU whose candidate measured nothing is a line, not an error.
         if several && ResultSet::read_run_pinned_or_empty(&dir.join(candidate), runs.pin.as_ref())?.results.is_empty() {
-            super::emit(&format!("{}\n", measured_nothing_line(dir)))?;
+            crate::output::emit(&format!("{}\n", measured_nothing_line(dir)))?;
             continue;
         }
         compared += 1;
@@ -165,6 +166,6 @@ fn compare_one(
         across_boards: options.across_boards,
         removed: &options.removed,
     };
-    super::emit(&compare_text(&comparison, &cand, &asked))?;
+    crate::output::emit(&compare_text(&comparison, &cand, &asked))?;
     Ok(!comparison.regressions().is_empty())
 }

@@ -31,7 +31,7 @@ pub(super) fn run(device: Option<u32>, json: bool, output: Option<&Path>) -> Res
         let _ = writeln!(stderr, "note: the cached calibration is not used: {e}");
         None
     });
-    let mut workload = super::busy_workload(&device, TEST_LAUNCH_S)?;
+    let mut workload = crate::busy::busy_workload(&device, TEST_LAUNCH_S)?;
     let _ = writeln!(
         stderr,
         "selftest on {}: the FMA loop at ~{:.0} µs per launch; about 45 s{}",
@@ -48,6 +48,6 @@ pub(super) fn run(device: Option<u32>, json: bool, output: Option<&Path>) -> Res
         write_atomically(path, format!("{text}\n").as_bytes())?;
         let _ = writeln!(stderr, "report written to {}", path.display());
     }
-    super::emit(&if json { format!("{text}\n") } else { render_selftest(&report) })?;
+    crate::output::emit(&if json { format!("{text}\n") } else { render_selftest(&report) })?;
     Ok(report.primary_trusted())
 }

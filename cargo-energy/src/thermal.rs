@@ -39,7 +39,7 @@ pub(super) fn run(device: Option<u32>, seconds: f64, json: bool, save: bool) -> 
         BUSY_LAUNCH_S * 1e3,
         facts.temperature_c.map_or("an unknown temperature".into(), |t| format!("{t} °C"))
     );
-    let mut workload = super::busy_workload(&device, BUSY_LAUNCH_S)?;
+    let mut workload = crate::busy::busy_workload(&device, BUSY_LAUNCH_S)?;
     let calibration =
         calibrate_thermal(&mut device, workload.as_mut(), seconds, "FMA loop, 5 ms launches", &mut |line| {
             let _ = writeln!(std::io::stderr(), "  {line}");
@@ -51,9 +51,9 @@ pub(super) fn run(device: Option<u32>, seconds: f64, json: bool, save: bool) -> 
     if json {
         let text = serde_json::to_string_pretty(&calibration)
             .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode JSON: {e}")))?;
-        super::emit(&format!("{text}\n"))
+        crate::output::emit(&format!("{text}\n"))
     } else {
-        super::emit(&render(&calibration))
+        crate::output::emit(&render(&calibration))
     }
 }
 

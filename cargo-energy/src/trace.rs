@@ -68,7 +68,7 @@ pub(super) fn run(seconds: f64, device: Option<u32>, output: Option<&Path>) -> R
             write_trace(&merged, path)?;
             let _ = writeln!(stderr, "  written to {}", path.display());
         }
-        None => super::emit(&render_trace(&merged))?,
+        None => crate::output::emit(&render_trace(&merged))?,
     }
     Ok(())
 }

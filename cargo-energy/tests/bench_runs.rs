@@ -80,8 +80,20 @@ fn a_saved_baseline_compares_and_an_interrupted_run_never_passes() {
     // SIGINT at several moments of a new run: `new` is refused (never the previous run's
     // results), or, when the run had finished before the signal, accepted whole.
     for fraction in [0.02, 0.3, 0.55, 0.8] {
-        let mut child = run_child(t, &[], &[("ENERGY_RUN_ID", &format!("interrupted-{fraction}"))]);
-        std::thread::sleep(Duration::from_secs_f64(full_run_s * fraction));
+        let id = format!("interrupted-{fraction}");
+        let spawned = Instant::now();
+        let mut child = run_child(t, &[], &[("ENERGY_RUN_ID", &id)]);
+        // At that fraction of a whole run, but never before the run has started (its manifest
+        // names it): a signal before the process reaches its run leaves the previous run in
+        // place, which only `--run-id` tells apart (the SIGKILL test below checks that case).
+        let started = |m: &RunManifest| m.invocation.key == format!("env:{id}");
+        while !RunManifest::read_manifest(&t.join("energy/new")).is_ok_and(|m| started(&m))
+            && spawned.elapsed().as_secs_f64() < 30.0
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let at_s = (full_run_s * fraction).max(spawned.elapsed().as_secs_f64());
+        std::thread::sleep(Duration::from_secs_f64(at_s - spawned.elapsed().as_secs_f64().min(at_s)));
         let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
         let status = child.wait().unwrap();
         let out = compare(t);

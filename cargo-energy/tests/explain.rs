@@ -1,5 +1,5 @@
 //! `cargo energy explain` on a real saxpy result and its real ncu export (H100,
-//! docs/results/2026-11-24-memory-h100-h200/saxpy-h100), priced with a **test fixture**
+//! research/results/2026-11-24-memory-h100-h200/saxpy-h100), priced with a **test fixture**
 //! model written here (two data-movement classes; not a fitted model): the arithmetic, the
 //! outputs and every refusal.
 
@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use serde_json::json;
 
 fn saxpy() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results/2026-11-24-memory-h100-h200")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-24-memory-h100-h200")
 }
 
 fn fixture_model(dir: &Path, gpu: &str) -> PathBuf {
@@ -148,12 +148,12 @@ fn explain_refuses_what_it_cannot_price() {
     assert!(text(&o).contains("no launch of `gemm`") && text(&o).contains("saxpy"), "{}", text(&o));
 }
 
-/// The published H100 model (docs/results/model-h100.json) explains an application kernel
-/// outside its fit, from the committed run: SGEMV on board 1, as docs/results/model-h100.md
+/// The published H100 model (research/results/model-h100.json) explains an application kernel
+/// outside its fit, from the committed run: SGEMV on board 1, as research/results/model-h100.md
 /// reports it (predicted 154.4 mJ against 146.0 mJ measured), with the model's notes.
 #[test]
 fn the_published_h100_model_explains_a_held_out_kernel() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results");
     let board = root.join("2026-11-24-model-h100-h200/h100-board1");
     let dir = tempfile::tempdir().unwrap();
     let o = explain(&[
@@ -357,7 +357,7 @@ fn an_absent_kernel_among_thousands_names_the_closest() {
     assert!(t.contains("(4992 more)"), "{t}");
 }
 
-/// A held-out run of issue 35 (docs/results/2026-11-26-model-protocol-h100-h200, board 1)
+/// A held-out run of issue 35 (research/results/2026-11-26-model-protocol-h100-h200, board 1)
 /// with its board's two-regime model, as a user runs it without `--kernel`: a library call
 /// of two kernels (cuBLAS SASUM) is explained as one call, its counts summed, and agrees with
 /// the published held-out table; a call whose profile counts warpgroup MMA, TMA and atomics
@@ -365,8 +365,8 @@ fn an_absent_kernel_among_thousands_names_the_closest() {
 /// taken for the call.
 #[test]
 fn a_library_call_is_explained_whole_with_the_work_it_has_no_term_for() {
-    let board =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results/2026-11-26-model-protocol-h100-h200/h100-board1");
+    let board = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../research/results/2026-11-26-model-protocol-h100-h200/h100-board1");
     let run = |name: &str| {
         let dir = tempfile::tempdir().unwrap();
         let o = explain(&[

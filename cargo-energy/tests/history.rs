@@ -1,5 +1,5 @@
 //! `cargo energy history` on runs built from real H100 results (tests/data/h100-fma, from
-//! docs/results/2026-11-22-h100-compare) and synthetic ones; and the HTML report's overlay,
+//! research/results/2026-11-22-h100-compare) and synthetic ones; and the HTML report's overlay,
 //! natural order and path-free markdown on the same files. No GPU needed.
 
 use std::path::Path;

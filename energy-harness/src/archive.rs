@@ -1,4 +1,4 @@
-//! Result files archived gzipped: a run kept under version control (`docs/results/`) may
+//! Result files archived gzipped: a run kept under version control (`research/results/`) may
 //! hold `<file>.gz` in place of a trace, a plot or an ncu export. The readers take either;
 //! what they read is the file as written (its content hash still holds).
 

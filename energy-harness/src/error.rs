@@ -143,7 +143,7 @@ impl Error {
 /// At most this many characters of an input are echoed in an error message.
 pub const ECHO_CHARS: usize = 60;
 
-/// `text` as an error message may quote it: cut to [`ECHO_CHARS`] characters with `…`, so a
+/// `text` as an error message may quote it: cut to `ECHO_CHARS` (60) characters with `…`, so a
 /// gigabyte field never ends up in a message.
 pub fn echo(text: &str) -> String {
     if text.chars().count() <= ECHO_CHARS {

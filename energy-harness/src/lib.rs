@@ -166,11 +166,9 @@ mod dirs;
 mod dl;
 mod engine;
 mod error;
-mod explain;
 mod gpu;
 mod hash;
 mod kernel;
-mod ncu;
 mod report;
 mod sampling;
 mod selftest;
@@ -359,152 +357,7 @@ pub use sensors::SourceKind;
 pub use engine::Estimate;
 pub use report::{ResultDevice, ResultFile};
 
-/// Building blocks of `cargo energy`, the suites and the harness's own tests: the engine,
-/// sensors and sampler, the simulated GPU, traces, runs and reports, the model behind
-/// `cargo energy explain`. **Not part of the stable API:** any release may change them. A
-/// bench or test file needs only the crate root and [`prelude`].
-pub mod unstable {
-    /// The criterion runner behind `energy_main!()`, and the same by hand.
-    pub mod bench {
-        pub use crate::bench::queue::{
-            claim_order, duration_key, Durations, ItemStatus, QueueItem, QueueState, WorkQueue, DURATIONS_SCHEMA,
-            QUEUE_ENV, QUEUE_FILE, QUEUE_SCHEMA, QUEUE_WORKER_ENV,
-        };
-        pub use crate::bench::{
-            benchmark_name_problem, run_collect, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter,
-            RunSettings, Sharing,
-        };
-        pub use crate::budget::assert_budget;
-    }
-    /// The CUDA layer's tools: the checked device's ptxas, NVRTC, the FMA loop.
-    pub mod cuda {
-        pub use crate::cuda::checked::find_ptxas;
-        pub use crate::cuda::nvrtc::{compile_cuda_c, nvrtc_available, nvrtc_cache_dir, NVRTC_LIBRARY_ENV};
-        pub use crate::cuda::{fma_busy_workload, FmaLoop, FMA_LOOP_PTX};
-    }
-    /// A kernel under test: what benchmarks and budgets put under test, its checks on the
-    /// checked device and their outcome, the GPU it runs on.
-    pub mod kernel {
-        pub use crate::kernel::{
-            open_device, options_on, Checks, CodeCheck, Companion, Part, Readiness, Rig, Role, Subject, CHECK_LAUNCHES,
-        };
-    }
-    /// The measurement engine: sessions, analysis, statistics, calibration.
-    pub mod engine {
-        pub use crate::engine::analyze::{
-            analyze_windows, check_time_steps, ENERGY_RESOLUTION_J, GENERIC_POWER_CEILING_W, IDLE_NOISE_FRACTION,
-            MIN_TIME_STEP_S, POWER_CEILING_FACTOR, TIME_STEP_FACTOR,
-        };
-        pub use crate::engine::calibration::{
-            busy_intervals, calibrate, default_calibration_dir, fit_calibration, Calibration, StepPlan,
-            CALIBRATION_SCHEMA, MAX_DELAY_S,
-        };
-        pub use crate::engine::clean::{clean_buffered, clean_polled, sorted_finite};
-        pub use crate::engine::counter::{counter_ticks, interpolated_energy_j};
-        pub use crate::engine::curve::{counter_curve, power_curve};
-        pub use crate::engine::options::default_window_s;
-        pub use crate::engine::run::{record, virtual_sim_device};
-        pub use crate::engine::stats::{linear_fit, student_t_975};
-        pub use crate::engine::thermal::{
-            calibrate_thermal, extrapolation_note, fit_thermal, normalize, validate_normalized, ThermalCalibration,
-            ThermalFit, ThermalPoint, MIN_FIT_SPAN_C, MIN_FIT_WINDOWS, REFERENCE_TEMPERATURE_C, THERMAL_SCHEMA,
-        };
-        pub use crate::engine::{
-            analyze_trace, difference, measure, net_energy, net_per_op, per_unit, AnalysisOptions, Drift,
-            MeasureRequest, Measurement, ModelChoice, NetEnergy, PerUnit, RailEnergy, ResolvedOptions, Session,
-            SimLibraryWait, SimLibraryWorkload, SimWorkload, ThermalNormalized, TraceAnalysis, Warning, WarningKind,
-            WindowEnergy, WindowResult,
-        };
-        pub use crate::workload::{Batch, TimeBasis, Workload, UNAWAITED_FLOOR_S, UNAWAITED_SHARE};
-    }
-    /// Devices, clocks, sensors, the sampler and the simulated GPU.
-    pub mod device {
-        pub use crate::clock::{Clock, MonotonicClock, SharedClock, VirtualClock};
-        pub use crate::device::{Device, DeviceRequest, GpuChoice};
-        pub use crate::gpu::{
-            cuda_ordinal_for_named_gpu, gpu_count, list_gpus, DeviceFacts, GpuListing, NO_GPU_HINT, REQUIRE_GPU_ENV,
-        };
-        pub use crate::sampling::{
-            record_until, Sampler, SamplerConfig, WindowMarker, STATE_SM_CLOCK, STATE_TEMPERATURE,
-        };
-        pub use crate::sensors::replay::ReplaySource;
-        pub use crate::sensors::{SensorModel, SensorSource, SourceError};
-        pub use crate::sim::{
-            ActiveIdleTail, RailTruth, SensorFault, SimGpu, SimKernel, SimPreset, SimThermal, ThermalState,
-        };
-        pub use crate::source::model::MAX_MODEL_SECONDS;
-        pub use crate::source::{
-            Delivery, NvmlCall, Quantity, Role, SourceFacts, FIELD_POWER_AVERAGE, FIELD_POWER_INSTANT, SCOPE_GPU,
-            SCOPE_MEMORY, SOURCE_TABLE,
-        };
-    }
-    /// Where a kernel's energy goes: the model file, its fit, `cargo energy explain`, and
-    /// Nsight Compute's CSV exports.
-    pub mod explain {
-        pub use crate::explain::nnls::{nnls, NnlsFit};
-        pub use crate::explain::{
-            explain, operand_bracket, outside_prediction, regime_totals, render_markdown, render_svg, unpriced_work,
-            EnergyModel, ExplainedTerm, Explanation, ModelClass, OperandBracket, PowerBound, Priced, RegimeCost,
-            UnpricedWork, CLASS_KINDS, MAX_POWER_LIMIT_TOLERANCE, MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, PRICED_BY,
-            UNPRICED_WORK,
-        };
-        pub use crate::ncu::{
-            launches_per_call, one_call, one_call_of, parse_ncu_csv, parse_ncu_launches, read_ncu_csv,
-            read_ncu_launches, short_kernel_name, KernelChoice, NcuKernel, TEST_CALLS,
-        };
-    }
-    /// Runs, reports and comparisons of result files.
-    pub mod report {
-        pub use crate::archive::read_archived;
-        pub use crate::hash::content_hash;
-        pub use crate::report::chart;
-        pub use crate::report::compare::{
-            change, check_comparable_figure, compare, compare_across_boards, compare_with_baselines, verdict_of,
-            Figure, ResultSet, Verdict, ACROSS_BOARDS_MIN_THRESHOLD_PCT,
-        };
-        pub use crate::report::detect::{
-            combine, normal_quantile, student_t_quantile, Detectability, NoiseBasis, DETECTION_POWER, FALSE_ALARM_RATE,
-        };
-        pub use crate::report::escape;
-        pub use crate::report::format;
-        pub use crate::report::format::bmf::{bmf, bmf_on};
-        pub use crate::report::format::compare_text::{compare_text, Compared};
-        pub use crate::report::format::github_action_benchmark::{
-            github_action_benchmark, github_action_benchmark_on, GITHUB_ACTION_BENCHMARK_MEASURES,
-        };
-        pub use crate::report::format::merge::{measured_nothing_line, render_several, render_with_empty};
-        pub use crate::report::format::paired_text::{ab_markdown, ab_text, progress_line};
-        pub use crate::report::format::partial::{mark_partial, partial_line};
-        pub use crate::report::format::shown_dir;
-        pub use crate::report::format::{render, Format};
-        pub use crate::report::history::render::{text_table, write_history};
-        pub use crate::report::history::{find_runs, read_history, History};
-        pub use crate::report::natural::{natural_cmp, sort_natural};
-        pub use crate::report::provenance::{host_name, is_full_commit, Provenance, TemperatureRange};
-        pub use crate::report::run::MANIFEST_FILE;
-        pub use crate::report::run::{
-            current_target_name, Invocation, PartialRun, RunManifest, RunPin, RunWriter, TargetStatus,
-            UnfinishedTarget, RUN_SCHEMA,
-        };
-        pub use crate::report::svg::power_plot;
-        pub use crate::report::{detect, paired};
-        pub use crate::report::{energy_dir, file_stem, render_summary, MAX_STEM_BYTES, RESULT_SCHEMA};
-    }
-    /// The selftest: does this GPU's sensor deliver what the harness assumes?
-    pub mod selftest {
-        pub use crate::selftest::checks;
-        pub use crate::selftest::{
-            render, run_selftest, HarnessFigure, SelftestPlan, SelftestReport, SelftestWindow, SourceVerdict,
-            SELFTEST_SCHEMA,
-        };
-    }
-    /// Sensor traces: the `energy-trace v1` format, atomic writes, the recorded H100 format.
-    pub mod trace {
-        pub use crate::trace::format::{parse_trace, read_trace, render_trace, write_atomically, write_trace};
-        pub use crate::trace::legacy::convert_h100_file;
-        pub use crate::trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark, AUXILIARY_WINDOW};
-    }
-}
+pub mod unstable;
 
 /// What a bench or test file of a GPU crate needs, in one import:
 /// `use energy_harness::prelude::*;`.

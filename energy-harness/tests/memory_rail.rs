@@ -232,7 +232,7 @@ fn a_recorded_h100_step_calibrates_the_board_and_leaves_the_rail_at_its_default(
 
 #[test]
 fn the_committed_h100_results_with_the_rail_read_back() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results/2026-11-25-h100-memory-rail");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-25-h100-memory-rail");
     for name in ["saxpy_default.json", "saxpy_calibrated.json"] {
         let r = ResultFile::read_json(&dir.join(name)).unwrap();
         assert_eq!(r.source, SourceKind::Counter, "{name}");

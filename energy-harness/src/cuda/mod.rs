@@ -8,21 +8,29 @@
 pub mod checked;
 mod cuda_c_scan;
 mod fma;
+mod jit;
 mod kernel;
 mod memory;
 pub mod nvrtc;
+mod properties;
 pub mod ptx_interface;
+mod workload;
 
 pub use fma::{fma_busy_workload, FmaLoop, FMA_LOOP_PTX};
+use jit::jit_compile;
+pub use jit::JitOptLevel;
+use kernel::ModuleBackend;
 pub use kernel::{Kernel, KernelArgs, PtxModule};
-use kernel::{ModuleBackend, ModuleInner};
 use memory::{BufferInner, StreamInner};
 pub use memory::{DeviceBuffer, Stream};
+use properties::real_properties;
+pub use properties::GpuProperties;
+pub use workload::{CudaWorkload, EventTimer, LibraryWorkload};
 
-use std::ffi::{c_void, CString};
+use std::ffi::CString;
 use std::sync::Arc;
 
-use cudarc::driver::{sys, CudaContext, CudaEvent, DeviceRepr, DriverError, ValidAsZeroBits};
+use cudarc::driver::{sys, CudaContext, DeviceRepr, DriverError, ValidAsZeroBits};
 
 pub use checked::CheckedActivity;
 use checked::CheckedGpu;
@@ -30,7 +38,6 @@ use ptx_interface::parse_interface;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::{cuda_library_present, NO_GPU_HINT};
-use crate::workload::{Batch, TimeBasis, Workload};
 
 /// Whether two PCI bus ids name the same device, whatever their case and the width of their
 /// domain (`00000000:41:00.0`, NVML's, and `0000:41:00.0`, the CUDA driver's and wgpu's,
@@ -53,58 +60,6 @@ pub fn same_pci_bus_id(a: &str, b: &str) -> bool {
 /// Maps a driver error of `call` to a harness error.
 pub fn cuda_error(call: &str, err: DriverError) -> Error {
     Error::new(ErrorKind::Cuda, format!("{call} failed: {err}"))
-}
-
-/// The driver JIT's optimization level for PTX (`CU_JIT_OPTIMIZATION_LEVEL`, 0-4; 4 is the default).
-///
-/// On a GPU the driver's JIT compiles the PTX at this level; on the checked device `ptxas`
-/// assembles it at `-O0` to `-O3` (level 4 is `-O3`), where `ptxas` is found. CUDA C
-/// ([`CudaGpu::load_cuda_c`]) is loaded at `O4`.
-///
-/// # Examples
-///
-/// The same PTX at two levels, one module each: two benchmarks of the two kernels show what
-/// the JIT's optimization changes in energy per launch.
-///
-/// ```
-/// use energy_harness::prelude::*;
-/// # use energy_harness::unstable::cuda::FMA_LOOP_PTX;
-/// // FMA_LOOP_PTX: PTX with `.entry fma_loop(.param .u64 out, .param .u32 iters)`
-///
-/// fn kernels(gpu: &CudaGpu) -> Result<(Kernel, Kernel)> {
-///     let unoptimized = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O0)?;
-///     let optimized = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O4)?;
-///     assert_eq!(unoptimized.level(), JitOptLevel::O0);
-///     Ok((unoptimized.kernel("fma_loop")?, optimized.kernel("fma_loop")?))
-/// }
-/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
-/// # kernels(&gpu)?;
-/// # Ok::<(), Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum JitOptLevel {
-    /// No optimization ("non-optimized" in Arafa et al.).
-    O0,
-    /// Level 1.
-    O1,
-    /// Level 2.
-    O2,
-    /// Level 3.
-    O3,
-    /// Full optimization, the driver's default ("optimized").
-    O4,
-}
-
-impl JitOptLevel {
-    fn value(self) -> u32 {
-        match self {
-            JitOptLevel::O0 => 0,
-            JitOptLevel::O1 => 1,
-            JitOptLevel::O2 => 2,
-            JitOptLevel::O3 => 3,
-            JitOptLevel::O4 => 4,
-        }
-    }
 }
 
 /// A launch's geometry: the grid of blocks, the threads of each block, and the dynamic
@@ -228,35 +183,6 @@ impl LaunchConfig {
     /// A 1-D launch: `blocks` blocks of `threads` threads, no dynamic shared memory.
     pub fn linear(blocks: u32, threads: u32) -> Self {
         LaunchConfig { grid: (blocks, 1, 1), block: (threads, 1, 1), shared_mem_bytes: 0 }
-    }
-}
-
-/// Facts the suites size their kernels by.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct GpuProperties {
-    /// Name from the driver.
-    pub name: String,
-    /// Compute capability (major, minor).
-    pub compute_capability: (i32, i32),
-    /// Streaming multiprocessors.
-    pub sm_count: u32,
-    /// L2 cache, bytes.
-    pub l2_bytes: u64,
-    /// Shared memory per SM, bytes.
-    pub shared_per_sm_bytes: u64,
-    /// Shared memory a block may opt in to, bytes.
-    pub shared_per_block_optin_bytes: u64,
-    /// Maximum threads per block.
-    pub max_threads_per_block: u32,
-    /// Global memory, bytes.
-    pub total_memory_bytes: u64,
-}
-
-impl GpuProperties {
-    /// The architecture PTX is assembled for: `sm_90` for compute capability 9.0.
-    pub fn arch(&self) -> String {
-        let (major, minor) = self.compute_capability;
-        format!("sm_{major}{minor}")
     }
 }
 
@@ -588,210 +514,4 @@ pub(super) fn no_raw_cuda(api: &str) -> Error {
         ErrorKind::NeedsGpu,
         format!("{api} (raw cudarc) exists only on a real GPU; this is the checked device (no GPU): code that needs raw cudarc runs only with a GPU"),
     )
-}
-
-fn real_properties(ctx: &CudaContext) -> Result<GpuProperties> {
-    use sys::CUdevice_attribute as A;
-    let attr = |a: A, name: &str| ctx.attribute(a).map_err(|e| cuda_error(&format!("cuDeviceGetAttribute({name})"), e));
-    Ok(GpuProperties {
-        name: ctx.name().map_err(|e| cuda_error("cuDeviceGetName", e))?,
-        compute_capability: (
-            attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "major")?,
-            attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "minor")?,
-        ),
-        sm_count: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "SM count")? as u32,
-        l2_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 size")? as u64,
-        shared_per_sm_bytes: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, "shared/SM")? as u64,
-        shared_per_block_optin_bytes: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "shared/block")?
-            as u64,
-        max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "threads/block")? as u32,
-        total_memory_bytes: ctx.total_mem().map_err(|e| cuda_error("cuDeviceTotalMem", e))? as u64,
-    })
-}
-
-/// Compiles PTX with the driver's JIT at `level` through the driver's linker, which hands
-/// back the machine code (a cubin) it produced; the module is loaded from that cubin, so the
-/// code a disassembler reads from [`PtxModule::machine_code`] is the code that runs.
-fn jit_compile(
-    ctx: &Arc<CudaContext>,
-    source: &CString,
-    name: &str,
-    level: JitOptLevel,
-) -> Result<(ModuleInner, Vec<u8>)> {
-    ctx.bind_to_thread().map_err(|e| cuda_error("cuCtxSetCurrent", e))?;
-    const LOG_BYTES: usize = 16 * 1024;
-    let mut error_log = vec![0u8; LOG_BYTES];
-    let mut options = [
-        sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL,
-        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
-        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-    ];
-    let mut values: [*mut c_void; 3] =
-        [level.value() as usize as *mut c_void, error_log.as_mut_ptr() as *mut c_void, LOG_BYTES as *mut c_void];
-    let failed = |call: &str, status: sys::CUresult, log: &[u8]| {
-        let log_end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
-        let log = String::from_utf8_lossy(&log[..log_end]).trim().to_string();
-        Error::new(
-            ErrorKind::Cuda,
-            format!(
-                "the driver could not compile PTX `{name}` at {level:?} ({call}): {}{}",
-                DriverError(status),
-                if log.is_empty() { String::new() } else { format!("\nJIT log:\n{log}") }
-            ),
-        )
-    };
-    let mut state = std::mem::MaybeUninit::<sys::CUlinkState>::uninit();
-    // SAFETY: the option arrays have matching lengths and the log buffer outlives the link
-    // state (destroyed below on every path).
-    let status = unsafe {
-        sys::cuLinkCreate_v2(options.len() as u32, options.as_mut_ptr(), values.as_mut_ptr(), state.as_mut_ptr())
-    };
-    if status != sys::CUresult::CUDA_SUCCESS {
-        return Err(failed("cuLinkCreate", status, &error_log));
-    }
-    // SAFETY: initialized by the successful call above.
-    let state = unsafe { state.assume_init() };
-    let link_name = CString::new(name.replace('\0', "")).unwrap_or_default();
-    let bytes = source.as_bytes_with_nul();
-    // SAFETY: `bytes` is the NUL-terminated PTX, alive for the call; no per-input options.
-    let added = unsafe {
-        sys::cuLinkAddData_v2(
-            state,
-            sys::CUjitInputType::CU_JIT_INPUT_PTX,
-            bytes.as_ptr() as *mut c_void,
-            bytes.len(),
-            link_name.as_ptr(),
-            0,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        )
-    };
-    let mut cubin_ptr: *mut c_void = std::ptr::null_mut();
-    let mut cubin_len: usize = 0;
-    let completed = if added == sys::CUresult::CUDA_SUCCESS {
-        // SAFETY: the state holds one PTX input; the cubin stays owned by the state.
-        unsafe { sys::cuLinkComplete(state, &mut cubin_ptr, &mut cubin_len) }
-    } else {
-        added
-    };
-    let cubin = if completed == sys::CUresult::CUDA_SUCCESS && !cubin_ptr.is_null() {
-        // SAFETY: cuLinkComplete returned `cubin_len` bytes at `cubin_ptr`, valid until the
-        // state is destroyed: copied before that.
-        Some(unsafe { std::slice::from_raw_parts(cubin_ptr as *const u8, cubin_len) }.to_vec())
-    } else {
-        None
-    };
-    // SAFETY: created above, destroyed once.
-    unsafe {
-        let _ = sys::cuLinkDestroy(state);
-    }
-    let Some(cubin) = cubin else {
-        let call = if added != sys::CUresult::CUDA_SUCCESS { "cuLinkAddData" } else { "cuLinkComplete" };
-        return Err(failed(call, completed, &error_log));
-    };
-    let mut module = std::mem::MaybeUninit::<sys::CUmodule>::uninit();
-    // SAFETY: `cubin` is a complete cubin image, alive for the call.
-    let status = unsafe { sys::cuModuleLoadData(module.as_mut_ptr(), cubin.as_ptr() as *const c_void) };
-    if status != sys::CUresult::CUDA_SUCCESS {
-        return Err(failed("cuModuleLoadData of the JIT's cubin", status, &[]));
-    }
-    // SAFETY: initialized by the successful call above.
-    let module = unsafe { module.assume_init() };
-    Ok((ModuleInner { module, ctx: ctx.clone() }, cubin))
-}
-
-/// Two CUDA events around a stretch of the stream.
-pub struct EventTimer {
-    start: CudaEvent,
-    stop: CudaEvent,
-}
-
-impl EventTimer {
-    /// Records the start event.
-    pub fn start(&self, stream: &Stream) -> Result<()> {
-        self.start.record(stream.cuda()?).map_err(|e| cuda_error("cuEventRecord", e))
-    }
-
-    /// Records the stop event.
-    pub fn stop(&self, stream: &Stream) -> Result<()> {
-        self.stop.record(stream.cuda()?).map_err(|e| cuda_error("cuEventRecord", e))
-    }
-
-    /// Waits for the stop event and returns the time between the two, s.
-    pub fn elapsed_s(&self) -> Result<f64> {
-        self.start
-            .elapsed_ms(&self.stop)
-            .map(|ms| f64::from(ms) * 1e-3)
-            .map_err(|e| cuda_error("cuEventElapsedTime", e))
-    }
-}
-
-/// A kernel under test on a real GPU, launched on the harness's stream: `launch` enqueues
-/// one launch on the stream it is given; batches are timed with events. After the stream's
-/// synchronize a context-wide one shows whether the launches left work elsewhere
-/// ([`Batch::unawaited_s`]).
-pub struct CudaWorkload<F: FnMut(&Stream) -> Result<()>> {
-    gpu: Arc<CudaGpu>,
-    timer: EventTimer,
-    launch: F,
-}
-
-impl<F: FnMut(&Stream) -> Result<()>> CudaWorkload<F> {
-    /// Wraps a launch closure.
-    pub fn new(gpu: Arc<CudaGpu>, launch: F) -> Result<Self> {
-        let timer = gpu.timer()?;
-        Ok(CudaWorkload { gpu, timer, launch })
-    }
-}
-
-impl<F: FnMut(&Stream) -> Result<()>> Workload for CudaWorkload<F> {
-    fn run(&mut self, launches: u64) -> Result<Batch> {
-        let stream = self.gpu.stream().clone();
-        self.timer.start(&stream)?;
-        for _ in 0..launches {
-            (self.launch)(&stream)?;
-        }
-        self.timer.stop(&stream)?;
-        self.gpu.synchronize()?;
-        let waited = std::time::Instant::now();
-        self.gpu.synchronize_context()?;
-        let unawaited_s = waited.elapsed().as_secs_f64();
-        Ok(Batch { gpu_s: self.timer.elapsed_s()?, unawaited_s })
-    }
-}
-
-/// GPU work the harness does not launch (a library with streams or a queue of its own):
-/// `launch` makes one call (it may ignore the stream it is given), `wait` waits for the
-/// library (its own synchronize), and a context-wide synchronize follows, so a batch ends
-/// only when every CUDA stream of the GPU's context is done. A batch is timed on the host
-/// clock, from its first call to the end of that synchronize: one wait per batch, never
-/// one per call.
-pub struct LibraryWorkload<F: FnMut(&Stream) -> Result<()>, W: FnMut() -> Result<()>> {
-    gpu: Arc<CudaGpu>,
-    launch: F,
-    wait: W,
-}
-
-impl<F: FnMut(&Stream) -> Result<()>, W: FnMut() -> Result<()>> LibraryWorkload<F, W> {
-    /// Wraps a call and the library's wait.
-    pub fn new(gpu: Arc<CudaGpu>, launch: F, wait: W) -> Self {
-        LibraryWorkload { gpu, launch, wait }
-    }
-}
-
-impl<F: FnMut(&Stream) -> Result<()>, W: FnMut() -> Result<()>> Workload for LibraryWorkload<F, W> {
-    fn run(&mut self, launches: u64) -> Result<Batch> {
-        let stream = self.gpu.stream().clone();
-        let start = std::time::Instant::now();
-        for _ in 0..launches {
-            (self.launch)(&stream)?;
-        }
-        (self.wait)().map_err(|e| e.context("the benchmark's wait function failed"))?;
-        self.gpu.synchronize_context()?;
-        Ok(Batch::timed(start.elapsed().as_secs_f64()))
-    }
-
-    fn time_basis(&self) -> TimeBasis {
-        TimeBasis::HostClock
-    }
 }

@@ -33,13 +33,11 @@
 //! measurement, the warm-up is the kernel itself. The SM clock and temperature are read by
 //! the sampler alongside the sensors and reported per window, with their drift.
 
-use super::analyze::{analyze_windows, AnalysisOptions, ModelChoice};
-use super::calibration::Calibration;
+use super::analyze::{analyze_windows, AnalysisOptions};
 use super::options::{MeasureOptions, ResolvedOptions};
 use super::result::Measurement;
 use super::stats::Estimate;
 use super::summary::{summarize, Summary};
-use super::thermal::ThermalCalibration;
 use crate::clock::SharedClock;
 use crate::device::Device;
 use crate::error::{Error, ErrorKind, Result};
@@ -48,6 +46,14 @@ use crate::sampling::{Recorder, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
 use crate::trace::{Channel, Trace, Window, WindowEdge, AUXILIARY_WINDOW};
 use crate::workload::{TimeBasis, Workload};
+
+mod checks;
+mod plan;
+mod request;
+pub use checks::{check_windows_agree, check_work_ended};
+pub use plan::{idle_s, plan, Plan};
+use request::choose;
+pub use request::MeasureRequest;
 
 /// GPU time the warm-up spends before the first window, s.
 pub const WARMUP_S: f64 = 0.2;
@@ -90,72 +96,6 @@ const PENDING_MARGIN_S: f64 = 0.04;
 /// across its end (up to a counter period, 100 ms) lies within the two.
 const COVER_MARGIN_S: f64 = 0.12;
 
-/// What to measure and how: the options (resolved by the session) and what the caller
-/// knows of the GPU.
-#[derive(Clone, Debug)]
-pub struct MeasureRequest {
-    /// Benchmark id (goes into the result).
-    pub id: String,
-    /// The options asked for.
-    pub options: MeasureOptions,
-    /// The caller's floor on the window count (criterion needs 10 samples).
-    pub min_windows: usize,
-    /// Sensor model choice.
-    pub model: ModelChoice,
-    /// The GPU's calibration, if any.
-    pub calibration: Option<Calibration>,
-    /// Sources recorded besides the measured one (for comparisons).
-    pub record_also: Vec<SourceKind>,
-    /// The GPU's thermal calibration, if any: the result then carries its energy at the
-    /// reference temperature too.
-    pub thermal: Option<ThermalCalibration>,
-}
-
-impl MeasureRequest {
-    /// A request for `id` with `options`, the default model and no calibration.
-    pub fn new(id: impl Into<String>, options: MeasureOptions) -> Self {
-        MeasureRequest {
-            id: id.into(),
-            options,
-            min_windows: MeasureOptions::MIN_WINDOWS,
-            model: ModelChoice::Auto,
-            calibration: None,
-            record_also: Vec::new(),
-            thermal: None,
-        }
-    }
-
-    /// The GPU's thermal calibration.
-    pub fn thermal(mut self, thermal: Option<ThermalCalibration>) -> Self {
-        self.thermal = thermal;
-        self
-    }
-
-    /// At least `windows` windows (unless the kernel is too long for them, see the plan).
-    pub fn min_windows(mut self, windows: usize) -> Self {
-        self.min_windows = windows;
-        self
-    }
-
-    /// The GPU's calibration.
-    pub fn calibration(mut self, calibration: Option<Calibration>) -> Self {
-        self.calibration = calibration;
-        self
-    }
-
-    /// The sensor model.
-    pub fn model(mut self, model: ModelChoice) -> Self {
-        self.model = model;
-        self
-    }
-
-    /// Sources recorded besides the measured one.
-    pub fn record_also(mut self, sources: Vec<SourceKind>) -> Self {
-        self.record_also = sources;
-        self
-    }
-}
-
 /// How long after a window ends the sensor's curve reaches past it, at most, s: the pending
 /// margin and the cover margin of an early-stop check, and one counter tick.
 const COVER_LAG_S: f64 = PENDING_MARGIN_S + COVER_MARGIN_S + 0.1;
@@ -168,60 +108,6 @@ fn uncovered_allowance(window_s: f64) -> usize {
         return 2;
     }
     ((COVER_LAG_S / window_s).ceil() as usize).clamp(2, 8)
-}
-
-/// The plan of a measurement, made from the warm-up.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Plan {
-    /// Launches per window.
-    pub launches_per_window: u64,
-    /// Fewest windows.
-    pub min_windows: usize,
-    /// Most windows.
-    pub max_windows: usize,
-    /// Idle before the stretch and after it, s.
-    pub idle_s: f64,
-    /// GPU time per launch from the warm-up, s.
-    pub launch_s: f64,
-}
-
-impl Plan {
-    /// The window length, s.
-    pub fn window_s(&self) -> f64 {
-        self.launches_per_window as f64 * self.launch_s
-    }
-}
-
-/// Idle needed before the stretch (and after it) for a source's model: two whole counter
-/// ticks whatever the phase; a boxcar's width and more; three time constants of a lag.
-pub fn idle_s(model: &SensorModel) -> f64 {
-    match *model {
-        SensorModel::Boxcar { width_s } => width_s + 0.5,
-        SensorModel::FirstOrder { tau_s } => (3.0 * tau_s).max(0.3),
-        _ => 0.3,
-    }
-}
-
-/// Plans windows for a kernel taking `launch_s` per launch: launches per window are the
-/// most that fit the window length (at least one); the window count lies between the
-/// options' minimum and maximum, the maximum capped so the busy stretch stays within
-/// [`MeasureOptions::MAX_BUSY_S`] (never under [`MeasureOptions::MIN_WINDOWS`]): a 1 s
-/// kernel gets 4 windows of one launch, after its warm-up launch. A window count given
-/// in the options is kept whatever it costs.
-pub fn plan(options: &ResolvedOptions, launch_s: f64, model: &SensorModel) -> Plan {
-    let launch_s = launch_s.max(1e-9);
-    let window_s = options.window_s(model);
-    let launches = ((window_s / launch_s) * (1.0 + 1e-9)).floor().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64;
-    let (min_windows, max_windows) = if options.fixed_windows {
-        (options.min_windows, options.max_windows)
-    } else {
-        // (A few percent of slack, so that four launches of "1 s" fit four seconds.)
-        let fit = ((MeasureOptions::MAX_BUSY_S / (launches as f64 * launch_s) * 1.03).floor() as usize)
-            .max(MeasureOptions::MIN_WINDOWS);
-        let max = options.max_windows.min(fit);
-        (options.min_windows.min(max), max)
-    };
-    Plan { launches_per_window: launches, min_windows, max_windows, idle_s: idle_s(model), launch_s }
 }
 
 /// Why a session stopped adding windows.
@@ -589,105 +475,6 @@ impl Session {
     }
 }
 
-/// A window whose time lies beyond this factor of the mean window's (either
-/// way) did not hold its own work (host-clock windows only).
-pub const WINDOW_AGREEMENT_FACTOR: f64 = 2.0;
-
-/// More than this share of the windows beyond [`WINDOW_AGREEMENT_FACTOR`] (and at least two)
-/// refuses the measurement: one late window is a host hiccup, many are a queue.
-pub const WINDOW_DISAGREEMENT_SHARE: f64 = 0.1;
-
-/// Refuses library work (host-clock windows) whose windows disagree on the time of the same
-/// number of calls: the windows' wait did not end their work. A library that keeps a queue
-/// of its own on the host (burn's fusion, a command encoder not yet submitted) hands CUDA
-/// nothing until it flushes, so a context-wide synchronize (`any_stream`) returns at once in
-/// most windows and one window in many pays for the work of all the others: each window's
-/// figure is wrong and their spread is no measure of anything. Measured: burn 0.21's matmul
-/// with `any_stream` on an H100 gave windows of 2 calls from near nothing to many times the
-/// call's time (CV 340 %); with `wait = B::sync`, CV 2-5 %.
-pub fn check_windows_agree(id: &str, window_times_s: &[f64], basis: TimeBasis) -> Result<()> {
-    if basis != TimeBasis::HostClock || window_times_s.len() < 3 {
-        return Ok(());
-    }
-    // The mean, not the median: when most windows are empty (the queue flushed in a few),
-    // the median is their nothing while the mean is still the work's share of a window.
-    let mean = window_times_s.iter().sum::<f64>() / window_times_s.len() as f64;
-    if mean.is_nan() || mean <= 0.0 {
-        return Ok(());
-    }
-    let outside = window_times_s
-        .iter()
-        .filter(|&&t| t < mean / WINDOW_AGREEMENT_FACTOR || t > mean * WINDOW_AGREEMENT_FACTOR)
-        .count();
-    if outside < 2 || (outside as f64) <= WINDOW_DISAGREEMENT_SHARE * window_times_s.len() as f64 {
-        return Ok(());
-    }
-    let shortest = window_times_s.iter().copied().fold(f64::INFINITY, f64::min);
-    let longest = window_times_s.iter().copied().fold(0.0, f64::max);
-    Err(Error::new(
-        ErrorKind::UnawaitedWork,
-        format!(
-            "{id}: {outside} of {} windows took less than half or more than twice the mean window's {} for the same \
-             calls (from {} to {}): the windows' wait does not end the work of their calls, so each window's energy \
-             belongs partly to other windows and no figure is made. A library with a queue of its own (burn's fusion, \
-             cubecl, wgpu) submits work when it flushes, not when it is called, and a context-wide synchronize \
-             (`any_stream`) does not flush it: declare the library's own wait, `wait = your_sync_fn` (burn's \
-             `B::sync(&device)`, cubecl's `client.sync()`, wgpu's `device.poll`); see the README's \"Library work\"",
-            window_times_s.len(),
-            energy_units::format_si(mean, "s", 3),
-            energy_units::format_si(shortest, "s", 3),
-            energy_units::format_si(longest, "s", 3),
-        ),
-    ))
-}
-
-/// Above this share of the windows' power above idle, the power after the last window is
-/// work that outlived it, not idle: over 1,374 real H100 and H200 measurements of this
-/// project (docs/results, 2026-11-22 to 2026-11-26) the idle after the last window stood
-/// at most 0.21 of the way from the idle before it to the windows' power.
-pub const TAIL_WORK_SHARE: f64 = 0.5;
-
-/// Below this the rise of the idle after the last window is not judged, W (real runs rose
-/// by up to 31 W after 700 W stretches, at 0.05 of the way).
-pub const TAIL_WORK_MIN_W: f64 = 10.0;
-
-/// Refuses a measurement on the energy counter whose GPU kept working after its last
-/// window: the idle measured after it stands more than [`TAIL_WORK_SHARE`] of the way from the idle before the
-/// windows to their power (and [`TAIL_WORK_MIN_W`] above it). That is work nothing waited
-/// for (a library's queue outside CUDA, another CUDA context), whose energy the windows
-/// did not get and whose power was taken for idle.
-pub fn check_work_ended(measurement: &Measurement) -> Result<()> {
-    // Judged where it was calibrated: on the energy counter, whose idle after the windows is
-    // read from its own ticks (a lagging or averaging sensor's is an inversion).
-    if measurement.source != SourceKind::Counter {
-        return Ok(());
-    }
-    let Some(last) = measurement.windows.iter().max_by(|a, b| a.energy.end_s.total_cmp(&b.energy.end_s)) else {
-        return Ok(());
-    };
-    let (Some(before), Some(after)) = (last.energy.idle_before_w, last.energy.idle_after_w) else {
-        return Ok(());
-    };
-    let busy = measurement.power_w.mean;
-    let rise = after - before;
-    let span = busy - before;
-    if span.is_nan() || span <= 0.0 || rise < TAIL_WORK_MIN_W || rise < TAIL_WORK_SHARE * span {
-        return Ok(());
-    }
-    Err(Error::new(
-        ErrorKind::UnawaitedWork,
-        format!(
-            "{}: the GPU kept drawing {after:.1} W after the last window ({before:.1} W before the first, {busy:.1} W \
-             in the windows): work outlived the windows that launched it, so their energy and the idle level would \
-             both be wrong, and no figure is made. The launches' work was not waited for: launch on the stream the \
-             harness hands in, or declare how to wait for it (`wait = your_sync_fn` for a library with a queue of \
-             its own or outside CUDA, such as wgpu's `device.poll`, burn's `B::sync`; `any_stream` for CUDA work on \
-             any stream); see the README's \"Library work\". If another program used the GPU meanwhile, measure again",
-            measurement.id
-        ),
-    ))
-}
-
 /// Measures the energy of one launch of `workload`: [`Session::prepare`], then
 /// [`Session::run`].
 pub fn measure(
@@ -722,54 +509,6 @@ fn warm_up(workload: &mut dyn Workload, warmup_s: f64) -> Result<f64> {
         batch = (batch * 2).min(MAX_LAUNCHES_PER_WINDOW);
     }
     Ok(gpu / launched as f64)
-}
-
-/// The sources to record, the analysis options, the primary source and its model.
-fn choose(
-    device: &Device,
-    request: &MeasureRequest,
-    options: &ResolvedOptions,
-) -> (Vec<SourceKind>, AnalysisOptions, SourceKind, SensorModel) {
-    // The source asked for with its check; else the best board source the GPU has with its
-    // check, or (when that one has none) every board source it has, for analysis to choose.
-    let with_check = |kind: SourceKind| [Some(kind), kind.cross_check()].into_iter().flatten().collect::<Vec<_>>();
-    let mut sources = match options.source {
-        Some(kind) => with_check(kind),
-        None => {
-            let available: Vec<SourceKind> = SourceKind::boards().filter(|&k| device.open_source(k).is_ok()).collect();
-            match SourceKind::preferred(&available) {
-                Some(best) if best.cross_check().is_some() => {
-                    with_check(best).into_iter().filter(|k| available.contains(k)).collect()
-                }
-                _ => available,
-            }
-        }
-    };
-    // Every rail the GPU offers is recorded beside them, to be reported with its own energy.
-    for extra in request.record_also.iter().copied().chain(SourceKind::rails()) {
-        if !sources.contains(&extra) && device.open_source(extra).is_ok() {
-            sources.push(extra);
-        }
-    }
-    // The source analysis will read the trace with (the same one preference order), so the
-    // windows are planned for the source that measures them.
-    let primary = options.source.or_else(|| SourceKind::preferred(&sources)).unwrap_or(SourceKind::PowerUsage);
-    let analysis = AnalysisOptions {
-        source: options.source,
-        model: request.model.clone(),
-        calibration: request.calibration.clone(),
-        power_limit_w: device.facts().power_limit_w,
-        ..AnalysisOptions::default()
-    };
-    let model = match &request.model {
-        ModelChoice::Explicit(m) => *m,
-        _ => request
-            .calibration
-            .as_ref()
-            .and_then(|c| c.model_for(primary).map(|m| m.0))
-            .unwrap_or_else(|| primary.default_model()),
-    };
-    (sources, analysis, primary, model)
 }
 
 /// Adds the metadata every measurement trace carries.

@@ -37,7 +37,7 @@ pub const THERMAL_SCHEMA: &str = "energy-thermal/1";
 pub const MIN_FIT_WINDOWS: usize = 8;
 /// Least temperature span a fit takes, °C: readings come in whole degrees. An H100 SXM's
 /// die reaches 41-44 °C within the first second of load from 36 °C idle, and a minute of
-/// back-to-back runs spans 41-45 °C in the windows (docs/results/2026-11-25-h100-verdicts,
+/// back-to-back runs spans 41-45 °C in the windows (research/results/2026-11-25-h100-verdicts,
 /// b1c1): a wider demand would refuse every calibration there; the fit's standard error,
 /// carried into every normalized interval, says what a narrow span costs.
 pub const MIN_FIT_SPAN_C: f64 = 3.0;

@@ -1,20 +1,14 @@
 //! What a measurement leaves behind: the `energy-result/1` JSON file, the trace, the
 //! SVG plot, and the summary printed under criterion's lines.
 
-pub mod chart;
-pub mod compare;
-pub mod detect;
 pub mod escape;
-pub mod format;
-pub mod history;
-pub mod natural;
-pub mod paired;
 pub mod provenance;
 pub mod run;
+mod summary;
 pub mod svg;
 
 pub use crate::dirs::energy_dir;
-pub use format::summary::render_summary;
+pub use summary::render_summary;
 
 use std::path::{Path, PathBuf};
 
@@ -194,7 +188,7 @@ impl ResultFile {
 
     /// Reads a result file, checking its schema and every figure ([`ResultFile::parse`]).
     pub fn read_json(path: &Path) -> Result<ResultFile> {
-        // A result archived gzipped (`<id>.json.gz` under `docs/results/`) is read as written.
+        // A result archived gzipped (`<id>.json.gz` under `research/results/`) is read as written.
         let bytes = crate::archive::read_archived(path).map_err(|e| Error::io(path, "read the result", e))?;
         let text = String::from_utf8(bytes).map_err(|_| {
             Error::new(ErrorKind::Format, format!("{}: not UTF-8 text, so not a result", path.display()))
@@ -274,7 +268,7 @@ impl ResultFile {
     /// idle power finite and non-negative; the provenance's commit a full hash and the
     /// temperature range ordered and sane ([`Provenance::validate`],
     /// [`TemperatureRange::validate`]). The error names the field. A comparison checks
-    /// the figure it compares further ([`crate::report::compare::check_comparable_figure`]).
+    /// the figure it compares further (`energy_report::check_comparable_figure`).
     pub fn validate(&self) -> std::result::Result<(), String> {
         let field = |name: &str, e: &Estimate, positive: bool| {
             e.validate(positive).map_err(|problem| format!("`{}` {name}: {problem}", echo(&self.id)))
@@ -491,124 +485,4 @@ pub fn write_outputs(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stems_are_safe_file_names() {
-        assert_eq!(file_stem("saxpy/energy (simulated)"), "saxpy_energy__simulated_");
-    }
-
-    #[test]
-    fn long_unsafe_and_dotted_ids_get_a_short_hashed_stem_inside_the_directory() {
-        let safe = |stem: &str| {
-            !stem.is_empty()
-                && stem.len() <= MAX_STEM_BYTES
-                && !stem.starts_with(['.', '-'])
-                && stem.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        };
-        let long = format!("{}/energy", "x".repeat(550));
-        let escape = "../../../../tmp/escape/energy";
-        for id in [long.as_str(), escape, "..", ".", "", "-rf/energy", "a|b`c/energy", "能量/energy", "a\nb\u{0}"] {
-            let stem = file_stem(id);
-            assert!(safe(&stem), "{id:?} -> {stem:?}");
-            let dir = Path::new("/run");
-            assert_eq!(dir.join(format!("{stem}.trace.csv")).parent(), Some(dir), "{id:?}");
-        }
-        assert_eq!(
-            file_stem(escape),
-            format!("_.._.._.._tmp_escape_energy-{:016x}", crate::hash::fnv1a(escape.as_bytes()))
-        );
-        assert!(file_stem(&long).starts_with("xxxxxxxx"));
-        assert_eq!(file_stem(&long).len(), MAX_STEM_BYTES);
-        // Ids that map to one readable prefix still get their own files.
-        assert_ne!(file_stem("a|b/energy"), file_stem("a`b/energy"));
-        assert_ne!(file_stem(&format!("{long}1")), file_stem(&format!("{long}2")));
-    }
-
-    #[test]
-    fn figures_that_cannot_be_are_refused_on_read_windows_and_energies_beyond_any_gpu() {
-        let e = |mean: f64| serde_json::json!({"mean": mean, "ci_low": mean * 0.99, "ci_high": mean * 1.01, "n": 10});
-        let window = serde_json::json!({
-            "index": 0, "start_s": 1.0, "end_s": 1.1, "energy_j": 40.0, "dynamic_j": 20.0, "idle_before_w": 200.0,
-            "idle_after_w": 200.0, "idle_w": 200.0, "busy_w": 400.0, "points_inside": 1, "edge_energy_j": 2.0,
-            "launches": 100, "gpu_time_s": 0.1, "sm_clock_mhz": 1980, "temperature_c": 40
-        });
-        let v = serde_json::json!({
-            "schema": RESULT_SCHEMA, "id": "k",
-            "device": {"name": "H100", "uuid": "GPU-a", "driver": null, "simulated": false},
-            "energy_j": e(0.4), "dynamic_j": e(0.2), "time_s": e(1e-3), "power_w": e(400.0), "idle_w": 200.0,
-            "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1}, "launches": 100,
-            "warnings": [], "timestamp": "2026-11-24T00:00:00Z", "windows": [window.clone(), window]
-        });
-        let parse = |v: &serde_json::Value| ResultFile::parse(&v.to_string(), Path::new("k.json"));
-        assert_eq!(parse(&v).unwrap().windows.len(), 2);
-        let refused = |field: &str, value: serde_json::Value, said: &str| {
-            let mut bad = v.clone();
-            bad["windows"][1][field] = value;
-            let err = parse(&bad).unwrap_err().to_string();
-            assert!(err.contains("`k` windows[0]: ") && err.contains(said), "{field}: {err}");
-        };
-        refused("energy_j", serde_json::json!(-40.0), "energy_j -40 is not finite and non-negative");
-        refused("gpu_time_s", serde_json::json!(-0.1), "gpu_time_s -0.1");
-        refused("idle_w", serde_json::json!(-1.0), "idle_w -1");
-        refused("busy_w", serde_json::json!(-400.0), "busy_w -400");
-        refused("end_s", serde_json::json!(0.5), "spans [1, 0.5] s");
-        refused("dynamic_j", serde_json::json!(41.0), "dynamic_j 41 is above energy_j 40");
-        // Finite but beyond any GPU: refused, never printed (a page in µJ would say `inf`).
-        for (field, mean) in [("energy_j", 1e308_f64), ("dynamic_j", -1e300), ("dynamic_j", 2e9)] {
-            let mut bad = v.clone();
-            bad[field] =
-                serde_json::json!({"mean": mean, "ci_low": mean.min(-1e-3), "ci_high": mean.max(1.0), "n": 10});
-            if field == "energy_j" {
-                bad["dynamic_j"] = e(0.2);
-            }
-            let err = parse(&bad).unwrap_err().to_string();
-            assert!(err.contains(&format!("`k` {field}: ")) && err.contains("J per launch is beyond any GPU"), "{err}");
-        }
-    }
-
-    #[test]
-    fn provenance_is_optional_on_read_and_checked_when_present() {
-        let e = |mean: f64| serde_json::json!({"mean": mean, "ci_low": mean * 0.99, "ci_high": mean * 1.01, "n": 10});
-        let mut v = serde_json::json!({
-            "schema": RESULT_SCHEMA, "id": "k",
-            "device": {"name": "H100", "uuid": "GPU-a", "driver": null, "simulated": false},
-            "energy_j": e(1.0), "dynamic_j": e(0.5), "time_s": e(1e-3), "power_w": e(1e3), "idle_w": 100.0,
-            "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1}, "launches": 100,
-            "warnings": [], "timestamp": "2026-11-24T00:00:00Z"
-        });
-        let parse = |v: &serde_json::Value| ResultFile::parse(&v.to_string(), Path::new("k.json"));
-        // A file of an older version: no provenance, no temperature range.
-        let old = parse(&v).unwrap();
-        assert_eq!((old.provenance, old.temperature_range_c), (None, None));
-        // Written and read back whole; an older reader's rule (unknown fields ignored) keeps it readable.
-        let commit = "89abcdef".repeat(5);
-        v["provenance"] = serde_json::json!({"commit": commit, "branch": "main", "dirty": true, "host": "gpu-1"});
-        v["temperature_range_c"] = serde_json::json!({"min_c": 35, "max_c": 42});
-        let r = parse(&v).unwrap();
-        assert_eq!(r.provenance.as_ref().unwrap().short_label().as_deref(), Some("89abcdef*"));
-        assert_eq!(parse(&serde_json::to_value(&r).unwrap()).unwrap(), r);
-        v["temperature_range_c"] = serde_json::json!({"min_c": 45, "max_c": 42});
-        let err = parse(&v).unwrap_err();
-        assert!(err.message().contains("k.json: `k` temperature_range_c: min 45 °C is above max 42 °C"), "{err}");
-        v["temperature_range_c"] = serde_json::json!({"min_c": -5, "max_c": 42});
-        assert!(parse(&v).unwrap_err().message().contains("malformed energy result"));
-        v["temperature_range_c"] = serde_json::Value::Null;
-        v["provenance"]["commit"] = serde_json::json!("HEAD");
-        let err = parse(&v).unwrap_err();
-        assert!(err.message().contains("provenance.commit `HEAD` is not a full commit hash"), "{err}");
-    }
-
-    #[test]
-    fn schema_is_checked_on_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.json");
-        std::fs::write(&path, r#"{"schema":"energy-result/9","id":"x"}"#).unwrap();
-        assert!(ResultFile::read_json(&path).unwrap_err().message().contains("energy-result/9"));
-        std::fs::write(&path, r#"{"id":"x"}"#).unwrap();
-        assert!(ResultFile::read_json(&path).unwrap_err().message().contains("no `schema`"));
-        std::fs::write(&path, "not json").unwrap();
-        assert_eq!(ResultFile::read_json(&path).unwrap_err().kind(), ErrorKind::Format);
-    }
-}
+mod tests;

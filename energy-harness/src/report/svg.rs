@@ -136,7 +136,7 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
             y(p),
             LEFT - 6.0,
             y(p) + 4.0,
-            label(p, 0)
+            axis_label(p, 0)
         );
     }
     for i in 0..=6 {
@@ -148,7 +148,7 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             x(t),
             TOP + plot_h + 16.0,
-            label(t, 2)
+            axis_label(t, 2)
         );
     }
     let _ = writeln!(
@@ -220,7 +220,7 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
 }
 
 /// An axis label: `decimals` places, or an exponent past 10⁷ (a corrupt time is not 300 digits).
-pub(super) fn label(v: f64, decimals: usize) -> String {
+pub fn axis_label(v: f64, decimals: usize) -> String {
     if v.abs() < 1e7 {
         format!("{v:.decimals$}")
     } else {
@@ -228,7 +228,8 @@ pub(super) fn label(v: f64, decimals: usize) -> String {
     }
 }
 
-pub(super) fn nice_ceiling(v: f64) -> f64 {
+/// The smallest of 1, 2, 2.5, 5 and 10 times a power of ten at or above `v`: an axis's top.
+pub fn nice_ceiling(v: f64) -> f64 {
     let magnitude = 10f64.powf(v.log10().floor());
     for step in [1.0, 2.0, 2.5, 5.0, 10.0] {
         if step * magnitude >= v {

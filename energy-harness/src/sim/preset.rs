@@ -100,7 +100,7 @@ impl SimPreset {
     /// - sample buffer: 20 ms spacing (±~10 ms seen), 120 deep, a short lag (the recorded
     ///   fall after a kernel fits a time constant of ~14 ms), ~0.33 W steps;
     /// - reporting delays as `cargo energy calibrate` measured them (counter 12 ms, fields
-    ///   ~15 ms, buffer 6 ms; docs/results/2026-11-22-h100-calibrate);
+    ///   ~15 ms, buffer 6 ms; research/results/2026-11-22-h100-calibrate);
     /// - idle 120 W, an FMA loop ~272 W, ~1.5 W of active idle for a few seconds after a
     ///   kernel (121-122 W in the recordings, against 119-120 W before);
     /// - a GPU-memory power rail (DESIGN.md §7): idle 58 W, drawing 35 % of the board's power

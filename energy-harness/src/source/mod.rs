@@ -125,7 +125,7 @@ pub struct SourceFacts {
     /// (DESIGN.md §1; `shared/traces/h100`).
     pub default_model: SensorModel,
     /// How long after the instant it describes it reports it, s, when nothing else is
-    /// known: `cargo energy calibrate` on an H100 (docs/results/2026-11-22-h100-calibrate).
+    /// known: `cargo energy calibrate` on an H100 (research/results/2026-11-22-h100-calibrate).
     pub default_delay_s: f64,
     /// Seconds between useful reads: 0 for as fast as it answers (the counter's tick
     /// instants matter), longer for a field that updates every 100 ms or a buffer that only

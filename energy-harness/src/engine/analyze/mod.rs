@@ -16,7 +16,7 @@ mod physical;
 
 pub use physical::{
     check_physical, check_time_steps, ENERGY_RESOLUTION_J, GENERIC_POWER_CEILING_W, IDLE_NOISE_FRACTION,
-    MIN_TIME_STEP_S, POWER_CEILING_FACTOR, TIME_STEP_FACTOR,
+    POWER_CEILING_FACTOR,
 };
 
 /// Which sensor model to invert.

@@ -6,7 +6,7 @@ use crate::engine::windows::WindowEnergy;
 use crate::error::{Error, ErrorKind, Result};
 use crate::sensors::SourceKind;
 use crate::trace::{Reading, Window, AUXILIARY_WINDOW};
-use crate::units::format_si;
+use energy_units::format_si;
 
 /// How far above its power limit a window's mean power may read before it is rejected:
 /// boards exceed the limit briefly, never by 2× over a 100 ms tick.

@@ -1,0 +1,123 @@
+//! What to measure and how ([`MeasureRequest`]), and the sources and sensor model chosen
+//! for it on a device.
+
+use crate::device::Device;
+use crate::engine::analyze::{AnalysisOptions, ModelChoice};
+use crate::engine::calibration::Calibration;
+use crate::engine::options::{MeasureOptions, ResolvedOptions};
+use crate::engine::thermal::ThermalCalibration;
+use crate::sensors::{SensorModel, SourceKind};
+
+/// What to measure and how: the options (resolved by the session) and what the caller
+/// knows of the GPU.
+#[derive(Clone, Debug)]
+pub struct MeasureRequest {
+    /// Benchmark id (goes into the result).
+    pub id: String,
+    /// The options asked for.
+    pub options: MeasureOptions,
+    /// The caller's floor on the window count (criterion needs 10 samples).
+    pub min_windows: usize,
+    /// Sensor model choice.
+    pub model: ModelChoice,
+    /// The GPU's calibration, if any.
+    pub calibration: Option<Calibration>,
+    /// Sources recorded besides the measured one (for comparisons).
+    pub record_also: Vec<SourceKind>,
+    /// The GPU's thermal calibration, if any: the result then carries its energy at the
+    /// reference temperature too.
+    pub thermal: Option<ThermalCalibration>,
+}
+
+impl MeasureRequest {
+    /// A request for `id` with `options`, the default model and no calibration.
+    pub fn new(id: impl Into<String>, options: MeasureOptions) -> Self {
+        MeasureRequest {
+            id: id.into(),
+            options,
+            min_windows: MeasureOptions::MIN_WINDOWS,
+            model: ModelChoice::Auto,
+            calibration: None,
+            record_also: Vec::new(),
+            thermal: None,
+        }
+    }
+
+    /// The GPU's thermal calibration.
+    pub fn thermal(mut self, thermal: Option<ThermalCalibration>) -> Self {
+        self.thermal = thermal;
+        self
+    }
+
+    /// At least `windows` windows (unless the kernel is too long for them, see the plan).
+    pub fn min_windows(mut self, windows: usize) -> Self {
+        self.min_windows = windows;
+        self
+    }
+
+    /// The GPU's calibration.
+    pub fn calibration(mut self, calibration: Option<Calibration>) -> Self {
+        self.calibration = calibration;
+        self
+    }
+
+    /// The sensor model.
+    pub fn model(mut self, model: ModelChoice) -> Self {
+        self.model = model;
+        self
+    }
+
+    /// Sources recorded besides the measured one.
+    pub fn record_also(mut self, sources: Vec<SourceKind>) -> Self {
+        self.record_also = sources;
+        self
+    }
+}
+
+/// The sources to record, the analysis options, the primary source and its model.
+pub(super) fn choose(
+    device: &Device,
+    request: &MeasureRequest,
+    options: &ResolvedOptions,
+) -> (Vec<SourceKind>, AnalysisOptions, SourceKind, SensorModel) {
+    // The source asked for with its check; else the best board source the GPU has with its
+    // check, or (when that one has none) every board source it has, for analysis to choose.
+    let with_check = |kind: SourceKind| [Some(kind), kind.cross_check()].into_iter().flatten().collect::<Vec<_>>();
+    let mut sources = match options.source {
+        Some(kind) => with_check(kind),
+        None => {
+            let available: Vec<SourceKind> = SourceKind::boards().filter(|&k| device.open_source(k).is_ok()).collect();
+            match SourceKind::preferred(&available) {
+                Some(best) if best.cross_check().is_some() => {
+                    with_check(best).into_iter().filter(|k| available.contains(k)).collect()
+                }
+                _ => available,
+            }
+        }
+    };
+    // Every rail the GPU offers is recorded beside them, to be reported with its own energy.
+    for extra in request.record_also.iter().copied().chain(SourceKind::rails()) {
+        if !sources.contains(&extra) && device.open_source(extra).is_ok() {
+            sources.push(extra);
+        }
+    }
+    // The source analysis will read the trace with (the same one preference order), so the
+    // windows are planned for the source that measures them.
+    let primary = options.source.or_else(|| SourceKind::preferred(&sources)).unwrap_or(SourceKind::PowerUsage);
+    let analysis = AnalysisOptions {
+        source: options.source,
+        model: request.model.clone(),
+        calibration: request.calibration.clone(),
+        power_limit_w: device.facts().power_limit_w,
+        ..AnalysisOptions::default()
+    };
+    let model = match &request.model {
+        ModelChoice::Explicit(m) => *m,
+        _ => request
+            .calibration
+            .as_ref()
+            .and_then(|c| c.model_for(primary).map(|m| m.0))
+            .unwrap_or_else(|| primary.default_model()),
+    };
+    (sources, analysis, primary, model)
+}

@@ -1,0 +1,63 @@
+//! Bencher Metric Format (<https://bencher.dev/docs/reference/bencher-metric-format/>).
+
+use super::super::compare::{Comparison, ResultSet};
+use super::merge::merge_tracker_objects;
+use super::{encode_json, tracker_name, ReportFormat};
+use energy_harness::unstable::report::PartialRun;
+use energy_harness::{Estimate, Result};
+
+/// Bencher Metric Format (`--format bmf`).
+pub struct Bmf;
+
+impl ReportFormat for Bmf {
+    fn name(&self) -> &'static str {
+        "bmf"
+    }
+
+    fn is_tracker(&self) -> bool {
+        true
+    }
+
+    fn render(&self, current: &ResultSet, _baseline: Option<(&ResultSet, &Comparison)>) -> Result<String> {
+        encode_json(&bmf(current))
+    }
+
+    /// One object, each benchmark named with its GPU (`id @ GPU-xxxxxxxx`).
+    fn render_several(&self, sets: &[(ResultSet, Option<ResultSet>)], _threshold_pct: f64) -> Result<String> {
+        merge_tracker_objects(sets, bmf_on)
+    }
+
+    /// Nothing: a tracker's file has no place for lines (the caller says them on stderr).
+    fn add_measured_nothing(&self, report: String, _empty: &[std::path::PathBuf], _lines: &[String]) -> Result<String> {
+        Ok(report)
+    }
+
+    /// Refused: a tracker would file a partial run as a complete one.
+    fn mark_partial(&self, _report: String, partial: &[PartialRun]) -> Result<String> {
+        Err(partial[0].refusal())
+    }
+}
+
+/// One object per benchmark, one per measure, each value with its 95 % interval's ends.
+pub fn bmf(current: &ResultSet) -> serde_json::Value {
+    bmf_on(current, None)
+}
+
+/// [`bmf`] with each benchmark named `<id> @ <gpu>` when `gpu` is given (one directory of
+/// several, one per GPU).
+pub fn bmf_on(current: &ResultSet, gpu: Option<&str>) -> serde_json::Value {
+    let measure = |e: &Estimate, scale: f64| serde_json::json!({ "value": e.mean * scale, "lower_value": e.ci_low * scale, "upper_value": e.ci_high * scale });
+    let mut out = serde_json::Map::new();
+    for r in current.results.values() {
+        out.insert(
+            tracker_name(r, gpu),
+            serde_json::json!({
+                "energy": measure(&r.energy_j, 1.0),
+                "dynamic-energy": measure(&r.dynamic_j, 1.0),
+                "latency": measure(&r.time_s, 1e9),
+                "power": measure(&r.power_w, 1.0),
+            }),
+        );
+    }
+    serde_json::Value::Object(out)
+}

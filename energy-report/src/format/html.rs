@@ -1,0 +1,111 @@
+//! The report as a standalone HTML page: the table (regressions in red, improvements in
+//! green), its notes, each benchmark's SVG power plot from the run directory and, against
+//! a baseline, the overlay of both runs' window energies ([`super::overlay`]).
+
+use std::fmt::Write as _;
+
+use super::super::compare::{Comparison, ResultSet, Verdict};
+use super::overlay::overlay;
+use super::partial::partial_line;
+use super::shown_dir;
+use super::table::{Cells, Table, HEADER};
+use super::ReportFormat;
+use energy_harness::unstable::report::escape::html as escape;
+use energy_harness::unstable::report::{file_stem, PartialRun};
+use energy_harness::Result;
+
+/// The standalone HTML page (`--format html`).
+pub struct Html;
+
+impl ReportFormat for Html {
+    fn name(&self) -> &'static str {
+        "html"
+    }
+
+    fn render(&self, current: &ResultSet, baseline: Option<(&ResultSet, &Comparison)>) -> Result<String> {
+        let table = Table::new(Cells::Html, current, baseline.map(|b| b.0), baseline.map(|b| b.1));
+        Ok(html(&table, current, baseline.map(|b| b.0)))
+    }
+
+    fn add_measured_nothing(
+        &self,
+        mut report: String,
+        _empty: &[std::path::PathBuf],
+        lines: &[String],
+    ) -> Result<String> {
+        for line in lines {
+            let _ = writeln!(report, "<p>{}</p>", escape(line));
+        }
+        Ok(report)
+    }
+
+    /// The line of each partial run after the first page's `<body>`, before every table.
+    fn mark_partial(&self, report: String, partial: &[PartialRun]) -> Result<String> {
+        let lines: String = partial
+            .iter()
+            .map(|p| format!("<p class=\"partial\" style=\"background:#fdd;color:#900;padding:4px 8px\"><strong>PARTIAL RUN:</strong> {}</p>\n", escape(&partial_line(p))))
+            .collect();
+        Ok(match report.find("<body>") {
+            Some(at) => format!("{}{lines}{}", &report[..at + "<body>".len()], &report[at + "<body>".len()..]),
+            None => format!("{lines}{report}"),
+        })
+    }
+}
+
+/// The class of a row: `regression` (red), `improvement` (green), or none.
+fn row_class(verdict: Option<Verdict>) -> &'static str {
+    match verdict {
+        Some(Verdict::Regression) => " class=\"regression\"",
+        Some(Verdict::Improvement) => " class=\"improvement\"",
+        _ => "",
+    }
+}
+
+/// The name of a run as the legend shows it: its directory's last component.
+fn run_name(set: &ResultSet) -> String {
+    set.dir.file_name().map_or_else(|| shown_dir(&set.dir), |n| n.to_string_lossy().into_owned())
+}
+
+/// The page of `table`, with the plots of `current`'s benchmarks (in the table's order)
+/// and, when `baseline` is given, each compared benchmark's overlay.
+pub fn html(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>) -> String {
+    let t = table.title(escape);
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child{{text-align:left}}tr.regression td{{background:#fdd;color:#900}}tr.improvement td{{background:#dfd;color:#060}}</style></head><body><h2>{t}</h2>\n<table><tr>"
+    );
+    for h in HEADER {
+        let _ = write!(out, "<th>{}</th>", escape(h));
+    }
+    out.push_str("</tr>\n");
+    for (row, (_, verdict)) in table.rows.iter().zip(&table.row_ids) {
+        let _ = write!(out, "<tr{}>", row_class(*verdict));
+        for cell in row {
+            let _ = write!(out, "<td>{cell}</td>");
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+    for note in &table.notes {
+        let _ = writeln!(out, "<p>{note}</p>");
+    }
+    for (id, _) in &table.row_ids {
+        let Some(r) = current.results.get(id) else { continue };
+        let _ = writeln!(out, "<h3>{}</h3>", escape(&r.id));
+        if let Some(svg) = baseline
+            .and_then(|b| b.results.get(id))
+            .and_then(|base| overlay(base, r, &run_name(baseline.unwrap_or(current)), &run_name(current)))
+        {
+            out.push_str(&svg);
+        }
+        let file = format!("{}.svg", file_stem(&r.id));
+        match std::fs::read_to_string(current.dir.join(&file)) {
+            Ok(svg) => out.push_str(&svg),
+            Err(_) => {
+                let shown = shown_dir(&current.dir.join(&file));
+                let _ = writeln!(out, "<p>(no plot: {} is missing)</p>", escape(&shown));
+            }
+        }
+    }
+    out.push_str("</body></html>\n");
+    out
+}

@@ -1,0 +1,121 @@
+//! One report over several directories (one per GPU or runner): a section per directory
+//! for markdown and HTML, one `energy-report-set/1` object for JSON, and one tracker file
+//! whose names carry each benchmark's GPU (`id @ GPU-xxxxxxxx`), so two boards are never
+//! one series and never averaged.
+
+use super::super::compare::ResultSet;
+use super::{encode_json, render, Format};
+use energy_harness::{Error, ErrorKind, Result};
+
+/// The schema tag of a JSON report over several directories.
+pub const REPORT_SET_SCHEMA: &str = "energy-report-set/1";
+
+/// The GPU of a result set, as a short tag: `GPU-xxxxxxxx` (the UUID's first group).
+pub fn gpu_tag(set: &ResultSet) -> String {
+    let uuid = set.results.values().next().map(|r| r.device.uuid.as_str()).unwrap_or("GPU-unknown");
+    uuid.split('-').take(2).collect::<Vec<_>>().join("-")
+}
+
+/// The report of each directory's run (against its own baseline when given), merged as
+/// `format` merges them ([`super::ReportFormat::render_several`]); one directory's is its report
+/// as [`render`] writes it.
+pub fn render_several(sets: &[(ResultSet, Option<ResultSet>)], threshold_pct: f64, format: Format) -> Result<String> {
+    if let [(current, base)] = sets {
+        return render(current, base.as_ref(), threshold_pct, format);
+    }
+    format.render_several(sets, threshold_pct)
+}
+
+/// The refusal of a benchmark on the same GPU in two directories (one tracker series).
+fn same_benchmark_twice(name: &str) -> Error {
+    Error::new(
+        ErrorKind::InvalidInput,
+        format!(
+            "`{name}` is in two of the directories (the same benchmark on the same GPU): report them one at a time"
+        ),
+    )
+}
+
+/// A tracker's object (benchmark → measures) over several directories: each benchmark named
+/// with its GPU by `on` (`id @ GPU-xxxxxxxx`), built with it, never edited afterwards (an id
+/// with ` - ` stays whole); a benchmark on the same GPU in two directories refused.
+pub(super) fn merge_tracker_objects(
+    sets: &[(ResultSet, Option<ResultSet>)],
+    on: fn(&ResultSet, Option<&str>) -> serde_json::Value,
+) -> Result<String> {
+    let mut merged = serde_json::Map::new();
+    for (current, _) in sets {
+        let serde_json::Value::Object(map) = on(current, Some(&gpu_tag(current))) else {
+            return Err(Error::new(ErrorKind::Io, "a tracker report that is not an object"));
+        };
+        for (key, measures) in map {
+            if merged.insert(key.clone(), measures).is_some() {
+                return Err(same_benchmark_twice(&key));
+            }
+        }
+    }
+    encode_json(&serde_json::Value::Object(merged))
+}
+
+/// A tracker's list of entries over several directories, as [`merge_tracker_objects`]: each
+/// entry's name carries its GPU; two entries of one name refused.
+pub(super) fn merge_tracker_lists(
+    sets: &[(ResultSet, Option<ResultSet>)],
+    on: fn(&ResultSet, Option<&str>) -> serde_json::Value,
+) -> Result<String> {
+    let mut merged = Vec::new();
+    for (current, _) in sets {
+        let serde_json::Value::Array(list) = on(current, Some(&gpu_tag(current))) else {
+            return Err(Error::new(ErrorKind::Io, "a tracker report that is not a list"));
+        };
+        merged.extend(list);
+    }
+    let mut names: Vec<&str> = merged.iter().filter_map(|e| e["name"].as_str()).collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(same_benchmark_twice(w[0]));
+    }
+    encode_json(&serde_json::Value::Array(merged))
+}
+
+/// The line said for a directory whose run measured nothing: its GPU named from the folder
+/// `cargo energy run` gave it (`…/gpu1-GPU-xxxxxxxx/energy` → `GPU 1 (GPU-xxxxxxxx)`),
+/// else the directory as reports show it.
+pub fn measured_nothing_line(dir: &std::path::Path) -> String {
+    let gpu = dir
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|_| dir.file_name().is_some_and(|n| n == "energy"))
+        .and_then(|label| {
+            let (index, uuid) = label.strip_prefix("gpu")?.split_once('-')?;
+            index.parse::<u32>().ok().map(|i| format!("GPU {i} ({uuid})"))
+        });
+    let who = gpu.unwrap_or_else(|| super::shown_dir(dir));
+    format!(
+        "{who}: measured nothing (its run is complete and holds no result: the other GPUs took every benchmark from \
+         the queue, or its filter or shard left it none)"
+    )
+}
+
+/// [`render_several`] over the directories that measured something, with a line for each
+/// that measured nothing (`empty`: their directories): in markdown and HTML after the
+/// tables, in JSON as `measured_nothing` of an `energy-report-set/1` object. The tracker
+/// formats get nothing for them (the caller says the lines on stderr).
+pub fn render_with_empty(
+    sets: &[(ResultSet, Option<ResultSet>)],
+    empty: &[std::path::PathBuf],
+    threshold_pct: f64,
+    format: Format,
+) -> Result<String> {
+    if sets.is_empty() {
+        return Err(Error::new(ErrorKind::InvalidInput, "no directory's run holds an energy result"));
+    }
+    let mut out = render_several(sets, threshold_pct, format)?;
+    if empty.is_empty() {
+        return Ok(out);
+    }
+    let lines: Vec<String> = empty.iter().map(|d| measured_nothing_line(d)).collect();
+    out = format.add_measured_nothing(out, empty, &lines)?;
+    Ok(out)
+}

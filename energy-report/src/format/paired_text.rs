@@ -1,0 +1,154 @@
+//! What `cargo energy ab` prints: the progress line of each pair, and the report as text or
+//! markdown (one line per benchmark with its change, interval, verdict and detectable
+//! change, then every pair's figures and temperatures).
+
+use std::fmt::Write as _;
+
+use super::super::compare::Verdict;
+use super::super::paired::{AbReport, PairedChange};
+use super::compare_text::verdict_label;
+use energy_harness::unstable::report::escape::{markdown_cell_code, visible};
+use energy_units::format_si;
+
+/// "NVIDIA H100 (GPU-…)", with "SIMULATED" said when it is.
+fn device_line(report: &AbReport) -> String {
+    let d = &report.device;
+    if d.simulated {
+        format!("the simulated {} ({}): SIMULATED figures, no GPU was measured", visible(&d.name), visible(&d.uuid))
+    } else {
+        format!("{} ({})", visible(&d.name), visible(&d.uuid))
+    }
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = values.collect();
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+fn temperature(t: Option<f64>) -> String {
+    t.map_or("—".into(), |t| format!("{t:.1} °C"))
+}
+
+/// The line printed on stderr after pair `pair` of at most `max_pairs`, for one
+/// benchmark's change so far (`None` before two pairs: no spread yet):
+/// "pair 4/12 (BA): `k`: A 31.02 mJ, B 31.35 mJ, +1.06 %; detectable 0.80 %".
+pub fn progress_line(
+    pair: usize,
+    max_pairs: usize,
+    id: &str,
+    last: &super::super::paired::PairFigures,
+    change: Option<&PairedChange>,
+    simulated: bool,
+) -> String {
+    let detectable = match change {
+        Some(c) if c.detectability.detectable_change_pct.is_finite() => {
+            format!("{:+.2} % so far; detectable {:.2} %", c.change_pct, c.detectability.detectable_change_pct)
+        }
+        _ => "detectable: needs 2 pairs".to_string(),
+    };
+    format!(
+        "pair {pair}/{max_pairs} ({}{}): `{}`: A {}, B {}, {:+.2} %, {}; {detectable}",
+        last.order,
+        if simulated { ", simulated" } else { "" },
+        visible(id),
+        format_si(last.baseline_j, "J", 4),
+        format_si(last.candidate_j, "J", 4),
+        100.0 * ((last.difference_pct / 100.0).exp() - 1.0),
+        temperature(last.temperature_c())
+    )
+}
+
+/// The report as text for the terminal.
+pub fn ab_text(report: &AbReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "energy per launch, candidate (B) against baseline (A), {} ABBA pairs on {}",
+        report.pairs,
+        device_line(report)
+    );
+    let _ = writeln!(out, "  A: {}\n  B: {}", visible(&report.baseline), visible(&report.candidate));
+    let _ = writeln!(
+        out,
+        "regression: a rise above {:.2} % whose one-sided lower bound (1 % false alarms, t on pairs − 1 df) lies above zero",
+        report.threshold_pct
+    );
+    for c in &report.changes {
+        let _ = writeln!(
+            out,
+            "  {:<40} {} → {}  {:+.2} % [{:+.2}, {:+.2}] (95 %)  {}",
+            visible(&c.id),
+            format_si(mean(c.pairs.iter().map(|p| p.baseline_j)), "J", 4),
+            format_si(mean(c.pairs.iter().map(|p| p.candidate_j)), "J", 4),
+            c.change_pct,
+            c.change_low_pct,
+            c.change_high_pct,
+            verdict_label(c.verdict)
+        );
+        let _ = writeln!(out, "      {} pairs; {}", c.pairs.len(), c.detectability.describe());
+        if let Some(note) = &c.threshold_note {
+            let _ = writeln!(out, "      note: {note}");
+        }
+        for p in &c.pairs {
+            let _ = writeln!(
+                out,
+                "      pair {:>2} {}  A {}  B {}  {:+.2} %  {}",
+                p.pair,
+                p.order,
+                format_si(p.baseline_j, "J", 5),
+                format_si(p.candidate_j, "J", 5),
+                100.0 * ((p.difference_pct / 100.0).exp() - 1.0),
+                temperature(p.temperature_c())
+            );
+        }
+    }
+    for id in &report.added {
+        let _ = writeln!(out, "  {:<40} only in the candidate", visible(id));
+    }
+    for id in &report.removed {
+        let _ = writeln!(out, "  {:<40} removed on purpose (--removed): only in the baseline", visible(id));
+    }
+    let _ = writeln!(out, "stopped: {}", visible(&report.stop));
+    let _ = writeln!(out, "wall time {:.0} s ({} runs)", report.wall_s, report.runs.len());
+    let regressions = report.changes.iter().filter(|c| c.verdict == Verdict::Regression).count();
+    let _ = writeln!(
+        out,
+        "{regressions} regression(s) in {} benchmark(s){}",
+        report.changes.len(),
+        if report.device.simulated { " (simulated)" } else { "" }
+    );
+    out
+}
+
+/// The report as markdown (a pull-request comment).
+pub fn ab_markdown(report: &AbReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "### cargo energy ab: {} ABBA pairs on {}\n", report.pairs, device_line(report));
+    let _ = writeln!(out, "| benchmark | A | B | change (95 % CI) | detectable | pairs | verdict |");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for c in &report.changes {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:+.2} % [{:+.2}, {:+.2}] | {:.2} % | {} | {} |",
+            markdown_cell_code(&c.id),
+            format_si(mean(c.pairs.iter().map(|p| p.baseline_j)), "J", 4),
+            format_si(mean(c.pairs.iter().map(|p| p.candidate_j)), "J", 4),
+            c.change_pct,
+            c.change_low_pct,
+            c.change_high_pct,
+            c.detectability.detectable_change_pct,
+            c.pairs.len(),
+            verdict_label(c.verdict)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nRegression: a rise above {:.2} % whose one-sided lower bound (1 % false alarms) lies above zero; \
+         detectable: the smallest rise caught 95 % of the time with the spread of these pairs. Stopped: {}. \
+         Wall time {:.0} s.",
+        report.threshold_pct,
+        visible(&report.stop),
+        report.wall_s
+    );
+    out
+}

@@ -1,0 +1,61 @@
+//! What a report of a partial run says: a run some of whose bench targets never finished
+//! ([`PartialRun`]) is reported with what it holds and, above the tables, a line saying it
+//! is partial and what never finished (markdown, HTML), or `partial` in the JSON report of
+//! that run. The tracker formats carry no such line: `cargo energy report` refuses a
+//! partial run for them.
+
+use super::{shown_dir, Format};
+use energy_harness::unstable::error::echo;
+use energy_harness::unstable::report::PartialRun;
+use energy_harness::Result;
+
+/// What never finished: "bench target `b` (pid 7, started …) never finished".
+fn unfinished_targets(p: &PartialRun) -> String {
+    let targets: Vec<String> = p
+        .unfinished
+        .iter()
+        .map(|t| format!("`{}` (pid {}, started {})", echo(&t.name), t.pid, echo(&t.started)))
+        .collect();
+    let noun = if targets.len() == 1 { "bench target" } else { "bench targets" };
+    format!("{noun} {} never finished: interrupted, crashed, or still running", targets.join(", "))
+}
+
+/// The line a report of a partial run carries: that it is partial, what never finished,
+/// and what the report holds.
+pub fn partial_line(p: &PartialRun) -> String {
+    let finished = if p.finished.is_empty() {
+        String::new()
+    } else {
+        format!(" (finished: {})", p.finished.iter().map(|n| format!("`{}`", echo(n))).collect::<Vec<_>>().join(", "))
+    };
+    format!(
+        "run `{}` in `{}` is partial: {}. This report holds only the {} result(s) its bench targets committed{finished}, not the benchmarks the unfinished ones did not reach; `cargo energy report` exits 2 on it and `compare` refuses it. Run `cargo bench` again for a complete run",
+        echo(&p.name),
+        shown_dir(&p.dir),
+        unfinished_targets(p),
+        p.results
+    )
+}
+
+/// The JSON `partial` of a report: the line, and what never finished.
+pub(super) fn partial_json(partial: &PartialRun) -> serde_json::Value {
+    serde_json::json!({
+        "line": partial_line(partial),
+        "run": partial.name,
+        "unfinished_targets": partial.unfinished,
+        "finished_targets": partial.finished,
+        "results": partial.results,
+    })
+}
+
+/// `report` (one report, or several as [`super::merge::render_with_empty`] writes them)
+/// with the line of each run of `partial`, as `format` places it
+/// ([`super::ReportFormat::mark_partial`]): in markdown and HTML before everything else, in
+/// JSON as `partial` of the report of that run. Errors for the tracker formats, which have
+/// no place for it.
+pub fn mark_partial(report: String, partial: &[PartialRun], format: Format) -> Result<String> {
+    if partial.is_empty() {
+        return Ok(report);
+    }
+    format.mark_partial(report, partial)
+}

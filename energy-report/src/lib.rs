@@ -1,0 +1,60 @@
+//! The reading side of `energy-harness`: what reads result files back and judges them.
+//!
+//! `cargo energy` is built on it; a crate that only measures (`#[energy_bench]`,
+//! `#[energy_test]`) depends on `energy-harness` alone and never compiles this. What it
+//! takes from the harness is the on-disk contract (the result file
+//! [`energy_harness::ResultFile`], run manifests, the escaping of text from files) and the
+//! statistics the harness computes with (`energy_harness::unstable`).
+//!
+//! - [`compare()`]: two sets of results figure by figure, the change with its interval and a
+//!   [`Verdict`] (a one-sided test at [`FALSE_ALARM_RATE`]; [`detect`]: the smallest change
+//!   a set can detect);
+//! - [`paired`]: interleaved A/B runs (`cargo energy ab`);
+//! - [`History`]: runs found and ordered, series per GPU, regressions marked;
+//! - [`mod@format`]: every report format, each one file behind one trait ([`ReportFormat`]);
+//! - [`explain()`]: where a kernel's energy goes, from an [`EnergyModel`] and Nsight
+//!   Compute's counts ([`NcuKernel`]).
+//!
+//! **Not a stable API:** it moves with `energy-harness`'s `unstable` module, release for
+//! release.
+#![deny(missing_docs)]
+
+pub mod chart;
+mod compare;
+pub mod detect;
+mod explain;
+pub mod format;
+mod history;
+mod natural;
+mod ncu;
+pub mod paired;
+
+pub use compare::{
+    change, check_comparable_figure, compare, compare_across_boards, compare_with_baselines, verdict_of, Change,
+    Comparison, Figure, ResultSet, Verdict, ACROSS_BOARDS_MIN_THRESHOLD_PCT, TEMPERATURE_NOTE_C,
+};
+pub use detect::{
+    combine, normal_quantile, student_t_quantile, Detectability, NoiseBasis, DETECTION_POWER, FALSE_ALARM_RATE,
+};
+pub use explain::nnls::{nnls, NnlsFit};
+pub use explain::{
+    explain, operand_bracket, outside_prediction, regime_totals, render_markdown, render_svg, unpriced_work,
+    EnergyModel, ExplainedTerm, Explanation, ModelClass, OperandBracket, PowerBound, Priced, RegimeCost, UnpricedWork,
+    CLASS_KINDS, MAX_POWER_LIMIT_TOLERANCE, MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, PRICED_BY, UNPRICED_WORK,
+};
+pub use format::bmf::{bmf, bmf_on};
+pub use format::compare_text::{compare_text, Compared};
+pub use format::github_action_benchmark::{
+    github_action_benchmark, github_action_benchmark_on, GITHUB_ACTION_BENCHMARK_MEASURES,
+};
+pub use format::merge::{measured_nothing_line, render_several, render_with_empty};
+pub use format::paired_text::{ab_markdown, ab_text, progress_line};
+pub use format::partial::{mark_partial, partial_line};
+pub use format::{render, shown_dir, Format, ReportFormat, FORMATS};
+pub use history::render::{text_table, write_history};
+pub use history::{find_runs, read_history, History};
+pub use natural::{natural_cmp, sort_natural};
+pub use ncu::{
+    launches_per_call, one_call, one_call_of, parse_ncu_csv, parse_ncu_launches, read_ncu_csv, read_ncu_launches,
+    short_kernel_name, KernelChoice, NcuKernel, TEST_CALLS,
+};

@@ -1,0 +1,473 @@
+//! Paired comparison of interleaved runs: what `cargo energy ab` decides on.
+//!
+//! Between two CI runs the GPU's temperature moves the energy by more than one run's
+//! interval (+1.6 % over 80 s as an H100 warms; 0.3-0.55 % per °C), so two runs made apart
+//! cannot resolve a change of 1 %. Here the baseline (A) and the candidate (B) run
+//! alternately on one GPU in ABBA order (A B B A A B B A …, [`abba_side`]); pair `i` is
+//! runs `2i` and `2i + 1`, (A, B) or (B, A), close in time and temperature. Per benchmark,
+//! `d_i = 100 · ln(E_B / E_A)` (energy per launch); a drift that is linear in time adds
+//! `+δ` to one pair and `−δ` to the next, so it cancels in the mean instead of posing as a
+//! change. The change is `exp(mean d / 100) − 1`; its standard error `sd(d) / √n` on
+//! `n − 1` degrees of freedom is the noise the verdict rests on
+//! ([`Detectability`] with [`NoiseBasis::Pairs`]): a regression when the change exceeds the
+//! threshold and the one-sided lower bound lies above zero, an improvement when the upper
+//! bound lies below zero, as `compare` rules ([`Verdict`]).
+//!
+//! Figures in log units (`d`, the standard error, the detectable change) are percent as
+//! `100 · ln(ratio)`: within 1 % of themselves of the percent change for changes below 2 %.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::compare::{check_comparable_figure, verdict_of, Figure, ResultSet, Verdict};
+use super::detect::{student_t_quantile, Detectability, NoiseBasis};
+use energy_harness::unstable::error::echo;
+use energy_harness::ResultDevice;
+use energy_harness::{Error, ErrorKind, Result};
+
+/// The schema tag of `cargo energy ab`'s report (`ab.json`).
+pub const AB_SCHEMA: &str = "energy-ab/1";
+
+/// Which executable a run is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Side {
+    /// The baseline's executable.
+    A,
+    /// The candidate's executable.
+    B,
+}
+
+impl Side {
+    /// "baseline" or "candidate".
+    pub fn role(self) -> &'static str {
+        match self {
+            Side::A => "baseline",
+            Side::B => "candidate",
+        }
+    }
+}
+
+/// The side of run `index` (from 0) in ABBA order: A B B A, A B B A, …
+pub fn abba_side(index: usize) -> Side {
+    if index.div_ceil(2).is_multiple_of(2) {
+        Side::A
+    } else {
+        Side::B
+    }
+}
+
+/// The sides of the first `runs` runs in ABBA order.
+pub fn abba_order(runs: usize) -> Vec<Side> {
+    (0..runs).map(abba_side).collect()
+}
+
+/// One benchmark's figures in one run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchFigure {
+    /// Energy per launch (`energy_j.mean`), J.
+    pub energy_j: f64,
+    /// Mean die temperature over its windows, °C.
+    pub temperature_c: Option<f64>,
+}
+
+/// One run of one executable: where it wrote its results and what they hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunFigures {
+    /// Its number in the sequence, from 1.
+    pub run: usize,
+    /// Baseline (A) or candidate (B).
+    pub side: Side,
+    /// The run's directory (`…/energy/new`).
+    pub dir: String,
+    /// Seconds from the start of `ab` to the start of this run.
+    pub started_s: f64,
+    /// How long the executable ran, s.
+    pub wall_s: f64,
+    /// The GPU its results name.
+    pub device: ResultDevice,
+    /// Each benchmark's figures, by id.
+    pub benchmarks: BTreeMap<String, BenchFigure>,
+}
+
+impl RunFigures {
+    /// The figures of `set` (read with [`ResultSet::read_run`]), run `run` of `side`. Every
+    /// result must come from one GPU and pass [`check_comparable_figure`] on its energy.
+    pub fn from_set(set: &ResultSet, run: usize, side: Side, started_s: f64, wall_s: f64) -> Result<RunFigures> {
+        set.check_comparable(set)?;
+        let mut benchmarks = BTreeMap::new();
+        let mut device = None;
+        for (id, result) in &set.results {
+            check_comparable_figure(&set.dir, result, Figure::Energy)?;
+            device.get_or_insert_with(|| result.device.clone());
+            benchmarks.insert(
+                id.clone(),
+                BenchFigure { energy_j: result.energy_j.mean, temperature_c: result.mean_temperature_c() },
+            );
+        }
+        let device = device.ok_or_else(|| {
+            Error::new(ErrorKind::InvalidInput, format!("run {run} in `{}` holds no result", set.dir.display()))
+        })?;
+        Ok(RunFigures { run, side, dir: set.dir.display().to_string(), started_s, wall_s, device, benchmarks })
+    }
+}
+
+/// One pair's figures of one benchmark.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairFigures {
+    /// The pair's number, from 1.
+    pub pair: usize,
+    /// "AB" or "BA": which ran first.
+    pub order: String,
+    /// The baseline's energy per launch, J.
+    pub baseline_j: f64,
+    /// The candidate's energy per launch, J.
+    pub candidate_j: f64,
+    /// The baseline run's mean temperature, °C.
+    pub baseline_temperature_c: Option<f64>,
+    /// The candidate run's mean temperature, °C.
+    pub candidate_temperature_c: Option<f64>,
+    /// `100 · ln(candidate / baseline)`.
+    pub difference_pct: f64,
+}
+
+impl PairFigures {
+    /// The pair's figures from its two runs' figures of one benchmark.
+    pub fn new(pair: usize, order: &str, a: BenchFigure, b: BenchFigure) -> PairFigures {
+        PairFigures {
+            pair,
+            order: order.to_string(),
+            baseline_j: a.energy_j,
+            candidate_j: b.energy_j,
+            baseline_temperature_c: a.temperature_c,
+            candidate_temperature_c: b.temperature_c,
+            difference_pct: 100.0 * (b.energy_j / a.energy_j).ln(),
+        }
+    }
+
+    /// Mean of the two runs' temperatures, °C (either alone when the other has none).
+    pub fn temperature_c(&self) -> Option<f64> {
+        match (self.baseline_temperature_c, self.candidate_temperature_c) {
+            (Some(a), Some(b)) => Some(0.5 * (a + b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// One benchmark's paired change (written, never read: [`AbReport::parse`] computes it
+/// again from the runs' figures).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairedChange {
+    /// Benchmark id.
+    pub id: String,
+    /// Every pair's figures.
+    pub pairs: Vec<PairFigures>,
+    /// Mean of the differences, percent as `100 · ln(ratio)`.
+    pub mean_difference_pct: f64,
+    /// The change, percent: `exp(mean d / 100) − 1`.
+    pub change_pct: f64,
+    /// Lower end of its 95 % interval (two-sided t on `n − 1` df), percent.
+    pub change_low_pct: f64,
+    /// Upper end of its 95 % interval, percent.
+    pub change_high_pct: f64,
+    /// The noise of the change (standard error of the mean difference) and the smallest
+    /// change these pairs detect.
+    pub detectability: Detectability,
+    /// The verdict, as `compare` rules.
+    pub verdict: Verdict,
+    /// Said when the threshold lies below the detectable change.
+    pub threshold_note: Option<String>,
+}
+
+/// The paired change of benchmark `id` over `pairs` (two or more), judged against
+/// `threshold_pct`.
+pub fn paired_change(id: &str, pairs: Vec<PairFigures>, threshold_pct: f64) -> Result<PairedChange> {
+    let n = pairs.len();
+    if n < 2 {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("`{}`: {n} pair(s): the spread of paired differences needs two pairs or more", echo(id)),
+        ));
+    }
+    let d: Vec<f64> = pairs.iter().map(|p| p.difference_pct).collect();
+    if let Some(p) = pairs.iter().find(|p| !p.difference_pct.is_finite()) {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "`{}`: pair {}: {:.4e} J against {:.4e} J is not a finite positive ratio: nothing is compared",
+                echo(id),
+                p.pair,
+                p.baseline_j,
+                p.candidate_j
+            ),
+        ));
+    }
+    let mean = d.iter().sum::<f64>() / n as f64;
+    let sd = (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+    let se = sd / (n as f64).sqrt();
+    let df = (n - 1) as f64;
+    let detectability = Detectability::new(se, df, NoiseBasis::Pairs);
+    let half = student_t_quantile(0.975, df) * se;
+    let pct = |log_pct: f64| 100.0 * ((log_pct / 100.0).exp() - 1.0);
+    let change = pct(mean);
+    let verdict = verdict_of(&detectability, mean, change, threshold_pct);
+    Ok(PairedChange {
+        id: id.to_string(),
+        pairs,
+        mean_difference_pct: mean,
+        change_pct: change,
+        change_low_pct: pct(mean - half),
+        change_high_pct: pct(mean + half),
+        threshold_note: detectability.threshold_note(threshold_pct),
+        detectability,
+        verdict,
+    })
+}
+
+/// The runs of an A/B sequence so far, each checked as it comes: one GPU throughout, each
+/// side with the same benchmarks in every run, every baseline benchmark in the candidate
+/// (or removed on purpose).
+#[derive(Clone, Debug, Default)]
+pub struct AbSequence {
+    /// The runs, in order.
+    pub runs: Vec<RunFigures>,
+    /// Benchmarks in both executables' runs (set once both have run).
+    pub common: Vec<String>,
+    /// Benchmarks only the candidate has.
+    pub added: Vec<String>,
+    /// Benchmarks only the baseline has, each named in `removed_on_purpose`.
+    pub removed: Vec<String>,
+    /// Baseline benchmarks the candidate may lack.
+    pub removed_on_purpose: Vec<String>,
+}
+
+impl AbSequence {
+    /// An empty sequence; `removed_on_purpose` are baseline benchmarks the candidate may lack.
+    pub fn new(removed_on_purpose: Vec<String>) -> AbSequence {
+        AbSequence { removed_on_purpose, ..AbSequence::default() }
+    }
+
+    /// The side of the next run.
+    pub fn next_side(&self) -> Side {
+        abba_side(self.runs.len())
+    }
+
+    /// Whole pairs so far.
+    pub fn pairs(&self) -> usize {
+        self.runs.len() / 2
+    }
+
+    /// Adds the next run after checking it against the runs before (see the type's docs).
+    pub fn add(&mut self, run: RunFigures) -> Result<()> {
+        let refuse = |why: String| Err(Error::new(ErrorKind::InvalidInput, why));
+        if run.side != self.next_side() {
+            return refuse(format!("run {} is of the {}, but ABBA order wants the other", run.run, run.side.role()));
+        }
+        if let Some(first) = self.runs.first() {
+            let (f, r) = (&first.device, &run.device);
+            if f.simulated != r.simulated {
+                let kind = |d: &ResultDevice| if d.simulated { "simulated" } else { "measured" };
+                return refuse(format!(
+                    "run {} ({}) is {} on {}, run 1 ({}) {} on {}: simulated and measured figures are never compared; \
+                     give both executables the same ENERGY_DEVICE",
+                    run.run,
+                    run.side.role(),
+                    kind(r),
+                    r.uuid,
+                    first.side.role(),
+                    kind(f),
+                    f.uuid
+                ));
+            }
+            if f.uuid != r.uuid {
+                return refuse(format!(
+                    "run {} ({}) measured on {} ({}), run 1 ({}) on {} ({}): paired runs must share one GPU; pin it \
+                     with --gpu",
+                    run.run,
+                    run.side.role(),
+                    r.name,
+                    r.uuid,
+                    first.side.role(),
+                    f.name,
+                    f.uuid
+                ));
+            }
+        }
+        if let Some(same) = self.runs.iter().find(|r| r.side == run.side) {
+            let ids = |r: &RunFigures| r.benchmarks.keys().cloned().collect::<BTreeSet<String>>();
+            let (before, now) = (ids(same), ids(&run));
+            if before != now {
+                let names = |s: Vec<&String>| s.into_iter().map(|i| format!("`{}`", echo(i))).collect::<Vec<_>>();
+                let lacks = names(before.difference(&now).collect());
+                let extra = names(now.difference(&before).collect());
+                return refuse(format!(
+                    "run {} ({}) in {} differs from run {} of the same executable: it {}{}{}; a run that lost \
+                     benchmarks crashed or was filtered; nothing is compared",
+                    run.run,
+                    run.side.role(),
+                    run.dir,
+                    same.run,
+                    if lacks.is_empty() { String::new() } else { format!("lacks {}", lacks.join(", ")) },
+                    if !lacks.is_empty() && !extra.is_empty() { " and " } else { "" },
+                    if extra.is_empty() { String::new() } else { format!("holds {} more", extra.join(", ")) },
+                ));
+            }
+        }
+        self.runs.push(run);
+        if self.runs.len() == 2 {
+            self.set_common()?;
+        }
+        Ok(())
+    }
+
+    /// After the first pair: which benchmarks both have; refuses a baseline benchmark the
+    /// candidate lacks unless removed on purpose, and two sets with none in common.
+    fn set_common(&mut self) -> Result<()> {
+        let (a, b) = (&self.runs[0], &self.runs[1]);
+        let (a, b) = if a.side == Side::A { (a, b) } else { (b, a) };
+        self.common = a.benchmarks.keys().filter(|id| b.benchmarks.contains_key(*id)).cloned().collect();
+        self.added = b.benchmarks.keys().filter(|id| !a.benchmarks.contains_key(*id)).cloned().collect();
+        let only_a: Vec<String> = a.benchmarks.keys().filter(|id| !b.benchmarks.contains_key(*id)).cloned().collect();
+        let missing: Vec<String> = only_a
+            .iter()
+            .filter(|id| !self.removed_on_purpose.contains(id))
+            .map(|id| format!("`{}`", echo(id)))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "the candidate's run lacks {} benchmark(s) of the baseline's: {}. A benchmark that vanished is not \
+                     a pass: if it was removed on purpose, say so with --removed ID",
+                    missing.len(),
+                    missing.join(", ")
+                ),
+            ));
+        }
+        self.removed = only_a;
+        if self.common.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("`{}` and `{}` have no benchmark in common: nothing to compare", a.dir, b.dir),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every common benchmark's figures, pair by pair.
+    pub fn pair_figures(&self) -> BTreeMap<String, Vec<PairFigures>> {
+        let mut out: BTreeMap<String, Vec<PairFigures>> = BTreeMap::new();
+        for (i, two) in self.runs.chunks_exact(2).enumerate() {
+            let (a, b) = if two[0].side == Side::A { (&two[0], &two[1]) } else { (&two[1], &two[0]) };
+            let order = if two[0].side == Side::A { "AB" } else { "BA" };
+            for id in &self.common {
+                if let (Some(fa), Some(fb)) = (a.benchmarks.get(id), b.benchmarks.get(id)) {
+                    out.entry(id.clone()).or_default().push(PairFigures::new(i + 1, order, *fa, *fb));
+                }
+            }
+        }
+        out
+    }
+
+    /// Every common benchmark's paired change (two pairs or more needed).
+    pub fn changes(&self, threshold_pct: f64) -> Result<Vec<PairedChange>> {
+        self.pair_figures().into_iter().map(|(id, pairs)| paired_change(&id, pairs, threshold_pct)).collect()
+    }
+}
+
+/// Why the sequence stops after `pairs` pairs, or `None` to run another pair: never
+/// before `min_pairs`; then when every benchmark's detectable change is at most
+/// `target_pct`, or at `max_pairs`.
+pub fn stop_reason(
+    changes: &[PairedChange],
+    pairs: usize,
+    min_pairs: usize,
+    max_pairs: usize,
+    target_pct: f64,
+) -> Option<String> {
+    if pairs < min_pairs {
+        return None;
+    }
+    let worst = changes
+        .iter()
+        .max_by(|a, b| a.detectability.detectable_change_pct.total_cmp(&b.detectability.detectable_change_pct));
+    let worst_pct = worst.map_or(0.0, |c| c.detectability.detectable_change_pct);
+    if worst_pct <= target_pct {
+        return Some(format!(
+            "every benchmark's detectable change is at most the target {target_pct:.2} % after {pairs} pairs"
+        ));
+    }
+    (pairs >= max_pairs).then(|| {
+        format!(
+            "--max-pairs {max_pairs} reached; the detectable change of `{}` is {:.2} %, above the target {target_pct:.2} %",
+            worst.map_or(String::new(), |c| echo(&c.id)),
+            worst_pct
+        )
+    })
+}
+
+/// What `cargo energy ab` found: every run's raw figures and each benchmark's paired change
+/// (`ab.json`, schema [`AB_SCHEMA`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AbReport {
+    /// Always [`AB_SCHEMA`].
+    pub schema: String,
+    /// The baseline's executable (or revision).
+    pub baseline: String,
+    /// The candidate's executable (or revision).
+    pub candidate: String,
+    /// The arguments both executables got.
+    pub args: Vec<String>,
+    /// The GPU every run measured on.
+    pub device: ResultDevice,
+    /// The regression threshold, percent.
+    pub threshold_pct: f64,
+    /// The detectable change the sequence aimed at, percent.
+    pub target_pct: f64,
+    /// `--min-pairs`.
+    pub min_pairs: usize,
+    /// `--max-pairs`.
+    pub max_pairs: usize,
+    /// Pairs run.
+    pub pairs: usize,
+    /// Why the sequence stopped.
+    pub stop: String,
+    /// Wall time of the whole sequence, s.
+    pub wall_s: f64,
+    /// Every run, in order.
+    pub runs: Vec<RunFigures>,
+    /// Each common benchmark's paired change (computed again on read from `runs`).
+    #[serde(default, skip_deserializing)]
+    pub changes: Vec<PairedChange>,
+    /// Benchmarks only the candidate has.
+    pub added: Vec<String>,
+    /// Baseline benchmarks the candidate lacks, removed on purpose.
+    pub removed: Vec<String>,
+}
+
+impl AbReport {
+    /// The benchmarks that regressed.
+    pub fn regressions(&self) -> Vec<&PairedChange> {
+        self.changes.iter().filter(|c| c.verdict == Verdict::Regression).collect()
+    }
+
+    /// Reads a report written before, checking its schema; its changes are computed again
+    /// from its runs' raw figures, so a table can always be regenerated from the file.
+    pub fn parse(text: &str) -> Result<AbReport> {
+        let report: AbReport = serde_json::from_str(text)
+            .map_err(|e| Error::new(ErrorKind::Format, format!("not an {AB_SCHEMA} report: {e}")))?;
+        if report.schema != AB_SCHEMA {
+            return Err(Error::new(ErrorKind::Format, format!("schema `{}` is not {AB_SCHEMA}", echo(&report.schema))));
+        }
+        let mut sequence = AbSequence::new(report.removed.clone());
+        for run in &report.runs {
+            sequence.add(run.clone())?;
+        }
+        let changes = sequence.changes(report.threshold_pct)?;
+        Ok(AbReport { changes, ..report })
+    }
+}
+
+#[cfg(test)]
+#[path = "paired_tests.rs"]
+mod tests;

@@ -1,0 +1,68 @@
+//! Reproducibility: every generated page under research/results/ is what the project's code
+//! makes of its committed raw data (`energy_suites::published`), byte for byte. A figure
+//! edited by hand fails here, naming the page and the first line that differs; after a
+//! change of a renderer, `cargo run --example republish` writes the pages again.
+
+use std::path::{Path, PathBuf};
+
+use energy_suites::published::{explanation_pages, heldout_pages, instruction_pages, memory_pages, Page};
+
+fn results() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("results")
+}
+
+/// Every page equal to its committed file; else the first differing line of each.
+fn check(pages: &[Page]) {
+    let mut wrong = Vec::new();
+    for page in pages {
+        let committed = std::fs::read_to_string(results().join(&page.path)).unwrap_or_default();
+        if committed == page.text {
+            continue;
+        }
+        let line = committed.lines().zip(page.text.lines()).position(|(a, b)| a != b);
+        let n = line.unwrap_or_else(|| committed.lines().count().min(page.text.lines().count()));
+        wrong.push(format!(
+            "{} differs from what its raw data gives at line {}:\n  committed:   {}\n  regenerated: {}",
+            page.path.display(),
+            n + 1,
+            committed.lines().nth(n).unwrap_or("(end of file)"),
+            page.text.lines().nth(n).unwrap_or("(end of file)")
+        ));
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} page(s) edited by hand or stale (regenerate with `cargo run --example republish`):\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn instruction_tables_and_board_pages_regenerate_from_their_kernels() {
+    let pages = instruction_pages(&results()).unwrap();
+    assert_eq!(pages.len(), 16);
+    check(&pages);
+}
+
+#[test]
+fn memory_tables_regenerate_from_their_points_and_profiles() {
+    let pages = memory_pages(&results()).unwrap();
+    assert_eq!(pages.len(), 17);
+    check(&pages);
+}
+
+#[test]
+fn application_explanations_regenerate_from_the_model_runs() {
+    let pages = explanation_pages(&results()).unwrap();
+    assert_eq!(pages.len(), 6 * 15);
+    check(&pages);
+}
+
+#[test]
+fn held_out_tests_regenerate_from_their_runs_profiles_and_fits() {
+    let pages = heldout_pages(&results()).unwrap();
+    // v1: two boards and a repeat; v2: three boards, each under v2 and v1, and a repeat; v3:
+    // its boards.
+    assert_eq!(pages.len(), 2 * 2 + 1 + 3 * 2 * 2 + 1 + 2 * energy_suites::published::HELDOUT_V3_BOARDS.len());
+    check(&pages);
+}
