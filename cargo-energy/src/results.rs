@@ -7,7 +7,7 @@ use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 use energy_report::{compare_across_boards, compare_with_baselines, ResultSet};
 use energy_report::{compare_text, measured_nothing_line, render_with_empty, Compared, Format};
-use energy_report::{mark_partial, partial_line};
+use energy_report::{mark_partial, optimum_moves, partial_line};
 
 pub(super) fn check_threshold(threshold: f64) -> Result<()> {
     if threshold.is_finite() && threshold >= 0.0 {
@@ -166,6 +166,14 @@ fn compare_one(
         across_boards: options.across_boards,
         removed: &options.removed,
     };
-    crate::output::emit(&compare_text(&comparison, &cand, &asked))?;
+    let mut text = compare_text(&comparison, &cand, &asked);
+    // A sweep (`args = [...]`) whose least-energy or least-time argument moved is said.
+    for (set, name) in bases.iter().zip(baseline) {
+        for line in optimum_moves(set, &cand, name, candidate) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    crate::output::emit(&text)?;
     Ok(!comparison.regressions().is_empty())
 }

@@ -42,6 +42,24 @@ fn baseline_specs() -> Vec<BenchSpec> {
         .without_time_bench()]
 }
 
+/// A sweep over five block sizes (`args = [...]` as the macro expands it): simulated, the
+/// fastest at 1024, the least energy at `BENCH_RUNS_SWEEP` (a model per argument, so the
+/// truth is known).
+fn sweep_specs(least_energy: u32) -> Vec<BenchSpec> {
+    [64u32, 128, 256, 512, 1024]
+        .into_iter()
+        .map(|block| {
+            let seconds = 1e-3 * if block == 1024 { 0.97 } else { 1.0 };
+            let watts = if block == least_energy { 280.0 } else { 300.0 };
+            BenchSpec::new(&format!("blocks/{block}"), file!(), 1).sim(seconds, watts).without_time_bench().sweep_point(
+                "blocks",
+                "block",
+                &block.to_string(),
+            )
+        })
+        .collect()
+}
+
 fn run_child(target: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     // `--bench`, as `cargo bench` passes it: without it criterion only tests each benchmark.
@@ -424,7 +442,70 @@ fn sigkill_at_random_points_across_bench_targets_never_passes_and_never_blocks()
     );
 }
 
+/// A parameterized benchmark: each argument its own result file carrying its place in the
+/// sweep; the run prints the sweep's table and verdict (the least energy where the model put
+/// it, told apart beyond the intervals); `report` has the sweep, and `compare` says when the
+/// least-energy argument moved.
+fn a_sweep_prints_its_verdict_and_compare_says_when_the_optimum_moved() {
+    let target = tempfile::tempdir().unwrap();
+    let t = target.path();
+    let sweep_run = |least: &str, args: &[&str]| {
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        cmd.arg("--bench").args(args).env("BENCH_RUNS_SWEEP", least).env("CARGO_TARGET_DIR", t);
+        cmd.env("ENERGY_DEVICE", "sim").env_remove("ENERGY_REQUIRE_GPU").env_remove("ENERGY_RUN_ID");
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        text(&out)
+    };
+    let printed = sweep_run("512", &["--save-baseline", "main"]);
+    assert!(printed.contains("blocks over block (5 arguments, simulated"), "{printed}");
+    assert!(printed.contains("verdict: block 1024 is fastest; block 512 costs"), "{printed}");
+    let manifest = RunManifest::read_manifest(&t.join("energy/main")).unwrap();
+    assert_eq!(manifest.results().count(), 5);
+    for block in ["64", "128", "256", "512", "1024"] {
+        let file = t.join(format!("energy/main/blocks_{block}_energy__simulated_.json"));
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(json["sweep"], serde_json::json!({"sweep": "blocks", "param": "block", "arg": block}));
+    }
+    let same = compare(t);
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same));
+    assert!(!text(&same).contains("moved"), "{}", text(&same));
+    sweep_run("256", &[]);
+    let moved = compare(t);
+    assert!(
+        text(&moved).contains("sweep blocks: least energy moved from block 512 (main) to block 256 (new)"),
+        "{}",
+        text(&moved)
+    );
+    let md = cargo_energy(&["report", "--format", "markdown", "--dir", t.join("energy").to_str().unwrap()]);
+    assert_eq!(md.status.code(), Some(0), "{}", text(&md));
+    assert!(text(&md).contains("#### Sweep blocks over block"), "{}", text(&md));
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--bench"]).env("BENCH_RUNS_SWEEP", "dup").env("CARGO_TARGET_DIR", t).env("ENERGY_DEVICE", "sim");
+    let dup = cmd.env_remove("ENERGY_REQUIRE_GPU").env_remove("ENERGY_RUN_ID").output().unwrap();
+    assert!(!dup.status.success(), "two benchmarks of one id: {}", text(&dup));
+    assert!(text(&dup).contains("the name `blocks/64` is taken by the benchmark at"), "{}", text(&dup));
+    println!("  sweep: the verdict printed, the files marked, the moved optimum said, a repeated id refused");
+}
+
 fn main() {
+    if let Ok(least) = std::env::var("BENCH_RUNS_SWEEP") {
+        // `dup`: two arguments that print alike (one id), which the run refuses.
+        let specs = match least.as_str() {
+            "dup" => [64u32, 64]
+                .iter()
+                .map(|b| BenchSpec::new(&format!("blocks/{b}"), file!(), 1).sim(1e-3, 300.0))
+                .collect(),
+            least => sweep_specs(least.parse().unwrap()),
+        };
+        std::process::exit(
+            if energy_harness::unstable::bench::run_registered(specs) == std::process::ExitCode::SUCCESS {
+                0
+            } else {
+                1
+            },
+        );
+    }
     if std::env::var_os("BENCH_RUNS_MULTI").is_some() {
         multi_target_child();
     }
@@ -440,6 +521,10 @@ fn main() {
     let cases: Vec<(&str, fn())> = vec![
         ("a_result_records_where_it_came_from", a_result_records_where_it_came_from),
         ("a_baseline_has_its_own_ops_not_the_kernels", a_baseline_has_its_own_ops_not_the_kernels),
+        (
+            "a_sweep_prints_its_verdict_and_compare_says_when_the_optimum_moved",
+            a_sweep_prints_its_verdict_and_compare_says_when_the_optimum_moved,
+        ),
         (
             "a_saved_baseline_compares_and_an_interrupted_run_never_passes",
             a_saved_baseline_compares_and_an_interrupted_run_never_passes,

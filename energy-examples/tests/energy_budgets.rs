@@ -30,6 +30,12 @@ fn setup(gpu: &CudaGpu) -> Result<Saxpy> {
     Ok(Saxpy { kernel, config: LaunchConfig::linear(N.div_ceil(256) as u32, 256), args, half_args, _x: x, _y: y })
 }
 
+/// [`setup`] at `block` threads per block (the budget over block sizes below).
+fn setup_block(gpu: &CudaGpu, block: &u32) -> Result<Saxpy> {
+    let s = setup(gpu)?;
+    Ok(Saxpy { config: LaunchConfig::linear(N.div_ceil(*block as usize) as u32, *block), ..s })
+}
+
 /// The reference of the relative budget below: the same launch over half the elements.
 fn saxpy_half(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.half_args)
@@ -160,4 +166,18 @@ fn gpu_required_fails_even_a_budget_that_could_run_simulated() {
     let out = format!("{}{}", String::from_utf8_lossy(&required.stdout), String::from_utf8_lossy(&required.stderr));
     assert!(!required.status.success(), "a simulated pass must not count as a GPU pass: {out}");
     assert!(out.contains("ENERGY_REQUIRE_GPU=1 requires a real NVIDIA GPU"), "{out}");
+}
+
+/// Every block size under 45 mJ: one budget per argument (`saxpy_blocks_stay_under_45_mj/128`
+/// …), all checked, the failures named together. Simulated: small blocks modelled slower
+/// (1 + 32/block), a model, not a measurement.
+#[energy_test(
+    args = [128, 256, 512],
+    setup = setup_block,
+    max = "45 mJ",
+    sim(seconds = 76e-6 * (1.0 + 32.0 / block as f64), watts = 400.0)
+)]
+fn saxpy_blocks_stay_under_45_mj(s: &mut Saxpy, stream: &Stream, block: &u32) -> Result<()> {
+    let _ = block;
+    s.kernel.launch(stream, s.config, &s.args)
 }

@@ -454,25 +454,49 @@ pub enum Verdict {
 /// [`assert_energy!`](crate::assert_energy) call). A skip prints one line to stderr.
 #[track_caller]
 pub fn assert_budget(budget: &EnergyBudget) {
+    if let Err(failure) = budget_outcome(budget) {
+        panic!("{failure}");
+    }
+}
+
+/// Checks every budget of `budgets` (one per argument of `#[energy_test(args = [...])]`),
+/// printing each one's line as [`assert_budget`] does, then panics naming each that failed,
+/// was inconclusive or could not be checked.
+#[track_caller]
+pub fn assert_budgets(budgets: &[EnergyBudget]) {
+    let failures: Vec<String> = budgets.iter().filter_map(|b| budget_outcome(b).err()).collect();
+    if !failures.is_empty() {
+        panic!("{} of {} energy budgets not met:\n{}", failures.len(), budgets.len(), failures.join("\n"));
+    }
+}
+
+/// One budget's check: its line printed when it passed or was not measured; the panic
+/// message when it failed, was inconclusive or could not be checked.
+fn budget_outcome(budget: &EnergyBudget) -> std::result::Result<(), String> {
     match budget.check() {
-        Ok(Verdict::Pass(report)) => eprintln!("energy budget met: {report}"),
+        Ok(Verdict::Pass(report)) => {
+            eprintln!("energy budget met: {report}");
+            Ok(())
+        }
         // Straight to the terminal: the test harness captures `eprintln!` of passing tests,
         // and a skip must show in plain `cargo test` output.
         Ok(Verdict::CheckedNotMeasured(reason)) => {
             use std::io::Write as _;
             let _ =
                 writeln!(std::io::stderr().lock(), "checked, not measured: energy budget {}: {reason}", budget.name());
+            Ok(())
         }
         Ok(Verdict::NotRun(reason)) => {
             use std::io::Write as _;
             let _ = writeln!(std::io::stderr().lock(), "not run: energy budget {}: {reason}", budget.name());
+            Ok(())
         }
-        Ok(Verdict::Fail(report)) => panic!("energy budget exceeded: {report}"),
-        Ok(Verdict::Inconclusive(report)) => panic!(
+        Ok(Verdict::Fail(report)) => Err(format!("energy budget exceeded: {report}")),
+        Ok(Verdict::Inconclusive(report)) => Err(format!(
             "energy budget inconclusive (the interval straddles the budget or the measurement is not trusted; \
              `inconclusive = \"pass\"` accepts this): {report}"
-        ),
-        Err(e) => panic!("energy budget {} failed: {e}", budget.name()),
+        )),
+        Err(e) => Err(format!("energy budget {} failed: {e}", budget.name())),
     }
 }
 

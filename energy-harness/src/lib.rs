@@ -231,11 +231,11 @@ pub use cudarc;
 ///     Ok(())
 /// }
 ///
-/// fn __energy_bench_spec_copy_kernel() -> p::BenchSpec {
+/// fn __energy_bench_spec_copy_kernel() -> Vec<p::BenchSpec> {
 ///     let spec = p::BenchSpec::new("copy_kernel", file!(), line!());
 ///     let spec = spec.code(p::code_launch(copy_kernel));
 ///     let spec = spec.sim(20e-6, 350.0);
-///     spec.options(p::MeasureOptions { bytes: Some(4096.0), ..p::MeasureOptions::DEFAULT })
+///     vec![spec.options(p::MeasureOptions { bytes: Some(4096.0), ..p::MeasureOptions::DEFAULT })]
 /// }
 /// p::inventory::submit! { p::BenchDef { build: __energy_bench_spec_copy_kernel } }
 ///
@@ -495,6 +495,53 @@ pub mod __private {
     pub fn code_launch(launch: fn(&Stream) -> Result<()>) -> KernelCode {
         KernelCode::launch(launch)
     }
+
+    /// [`code_with_setup`] for one argument of `args`: both functions get it last.
+    pub fn code_with_setup_arg<S: 'static, A: Send + Sync + 'static>(
+        setup: fn(&CudaGpu, &A) -> Result<S>,
+        launch: fn(&mut S, &Stream, &A) -> Result<()>,
+        arg: A,
+    ) -> KernelCode {
+        let arg = std::sync::Arc::new(arg);
+        let for_launch = arg.clone();
+        KernelCode::with_setup(
+            move |gpu: &CudaGpu| setup(gpu, &arg),
+            move |s: &mut S, stream: &Stream| launch(s, stream, &for_launch),
+        )
+    }
+
+    /// [`code_with_wait`] for one argument of `args`: setup and launch get it last.
+    pub fn code_with_wait_arg<S: 'static, A: Send + Sync + 'static>(
+        setup: fn(&CudaGpu, &A) -> Result<S>,
+        launch: fn(&mut S, &Stream, &A) -> Result<()>,
+        wait: fn(&mut S) -> Result<()>,
+        arg: A,
+    ) -> KernelCode {
+        let arg = std::sync::Arc::new(arg);
+        let for_launch = arg.clone();
+        KernelCode::with_wait(
+            move |gpu: &CudaGpu| setup(gpu, &arg),
+            move |s: &mut S, stream: &Stream| launch(s, stream, &for_launch),
+            wait,
+        )
+    }
+
+    /// [`code_launch`] for one argument of `args`.
+    pub fn code_launch_arg<A: Send + Sync + 'static>(launch: fn(&Stream, &A) -> Result<()>, arg: A) -> KernelCode {
+        KernelCode::launch(move |stream: &Stream| launch(stream, &arg))
+    }
+
+    /// An argument of `args` as its benchmark's id shows it.
+    pub fn arg_label<A: std::fmt::Display>(arg: &A) -> String {
+        arg.to_string()
+    }
+
+    /// The id of one argument's benchmark or budget: `name/arg` (criterion's convention).
+    pub fn arg_id(name: &str, label: &str) -> String {
+        format!("{name}/{label}")
+    }
+
+    pub use crate::budget::assert_budgets;
     pub use crate::error::{Error, Result};
     pub use crate::sensors::SourceKind;
 
@@ -519,17 +566,17 @@ pub mod __private {
         std::process::exit(1);
     }
 
-    /// A registered benchmark: `build` makes its spec.
+    /// A registered benchmark: `build` makes its spec, or one per argument of `args`.
     pub struct BenchDef {
-        /// Builds the spec.
-        pub build: fn() -> BenchSpec,
+        /// Builds the specs.
+        pub build: fn() -> Vec<BenchSpec>,
     }
 
     inventory::collect!(BenchDef);
 
     /// Runs every registered benchmark, in declaration order.
     pub fn main() -> std::process::ExitCode {
-        let mut specs: Vec<BenchSpec> = inventory::iter::<BenchDef>.into_iter().map(|d| (d.build)()).collect();
+        let mut specs: Vec<BenchSpec> = inventory::iter::<BenchDef>.into_iter().flat_map(|d| (d.build)()).collect();
         specs.sort_by(|a, b| a.location().cmp(&b.location()));
         crate::bench::run_registered(specs)
     }

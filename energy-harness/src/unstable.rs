@@ -11,7 +11,8 @@ pub mod bench {
         QUEUE_ENV, QUEUE_SCHEMA, QUEUE_WORKER_ENV,
     };
     pub use crate::bench::{
-        run_collect, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter, RunSettings, Sharing,
+        run_collect, run_registered, BenchSpec, Collected, CollectedBench, Energy, EnergyFormatter, RunSettings,
+        Sharing,
     };
     pub use crate::budget::assert_budget;
 }
@@ -44,6 +45,9 @@ pub mod engine {
 
     pub use crate::engine::run::{record, virtual_sim_device};
     pub use crate::engine::stats::{linear_fit, solve_linear, student_t_975};
+    pub use crate::engine::sweep::{
+        render_sweep, sweep_verdict, verdict_line, RelativeChange, SweepPoint, SweepRow, SweepVerdict,
+    };
     pub use crate::engine::thermal::{
         calibrate_thermal, extrapolation_note, fit_thermal, normalize, validate_normalized, ThermalCalibration,
         ThermalFit, ThermalPoint, MIN_FIT_SPAN_C, MIN_FIT_WINDOWS, REFERENCE_TEMPERATURE_C, THERMAL_SCHEMA,

@@ -168,3 +168,24 @@ fn a_failed_budget_points_at_the_test_not_the_harness() {
     let caught = CAUGHT.with(|c| c.borrow_mut().take());
     assert_eq!(caught, Some((file!().to_string(), OVER_LOOSE_PRECISION_LINE)), "the panic's location");
 }
+
+/// A budget over arguments: 1, 2 and 3 ms of the kernel against 0.5 J (the truth: 272 mJ
+/// per ms), so the first passes and the other two fail.
+#[energy_harness::energy_test(args = [1u32, 2, 3], max = "0.5 J", sim(seconds = KERNEL_S * ms as f64, watts = WATTS))]
+#[ignore = "called by a_budget_over_arguments_checks_each_and_names_every_one_that_failed"]
+fn budget_over_milliseconds(_stream: &energy_harness::Stream, ms: &u32) -> energy_harness::Result<()> {
+    let _ = ms;
+    Ok(())
+}
+
+#[test]
+fn a_budget_over_arguments_checks_each_and_names_every_one_that_failed() {
+    let message = std::panic::catch_unwind(budget_over_milliseconds).expect_err("two of three exceed the budget");
+    let message = message.downcast_ref::<String>().expect("a formatted panic message");
+    assert!(message.starts_with("2 of 3 energy budgets not met"), "{message}");
+    assert!(
+        message.contains("budget_over_milliseconds/2") && message.contains("budget_over_milliseconds/3"),
+        "{message}"
+    );
+    assert!(!message.contains("budget_over_milliseconds/1"), "the first argument met its budget: {message}");
+}

@@ -6,16 +6,36 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr, Path};
 
-use crate::options::{check_signature, measure_options_literal, parse_options, Attribute, Options, SimModel};
+use crate::options::{
+    arg_parameter, check_signature, measure_options_literal, parse_options, Attribute, Options, SimModel,
+};
+
+/// The variable that holds one argument of `args` in the expansion.
+pub const ARG: &str = "__energy_arg";
 
 /// The kernel code of a launch path: with `setup` state or without, and for library work
-/// (`any_stream`, `wait = …`) waited for context-wide.
+/// (`any_stream`, `wait = …`) waited for context-wide; with `args`, the functions also get
+/// the argument (a clone of it, owned by the code).
 pub fn factory(o: &Options, launch: &Path) -> TokenStream {
     let p = quote! { ::energy_harness::__private };
-    let code = match (&o.setup, &o.wait) {
-        (Some(setup), Some(wait)) => quote_spanned! { launch.span() => #p::code_with_wait(#setup, #launch, #wait) },
-        (Some(setup), None) => quote_spanned! { launch.span() => #p::code_with_setup(#setup, #launch) },
-        (None, _) => quote_spanned! { launch.span() => #p::code_launch(#launch) },
+    let code = if o.args.is_some() {
+        let arg = format_ident!("{}", ARG);
+        let arg = quote! { ::core::clone::Clone::clone(&#arg) };
+        match (&o.setup, &o.wait) {
+            (Some(setup), Some(wait)) => {
+                quote_spanned! { launch.span() => #p::code_with_wait_arg(#setup, #launch, #wait, #arg) }
+            }
+            (Some(setup), None) => quote_spanned! { launch.span() => #p::code_with_setup_arg(#setup, #launch, #arg) },
+            (None, _) => quote_spanned! { launch.span() => #p::code_launch_arg(#launch, #arg) },
+        }
+    } else {
+        match (&o.setup, &o.wait) {
+            (Some(setup), Some(wait)) => {
+                quote_spanned! { launch.span() => #p::code_with_wait(#setup, #launch, #wait) }
+            }
+            (Some(setup), None) => quote_spanned! { launch.span() => #p::code_with_setup(#setup, #launch) },
+            (None, _) => quote_spanned! { launch.span() => #p::code_launch(#launch) },
+        }
     };
     match o.any_stream {
         Some(flag) => quote_spanned! { flag => #code.any_stream() },
@@ -60,7 +80,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let o = parse_options(args, Attribute::Bench)?;
-    check_signature(item, o.setup.is_some(), Attribute::Bench)?;
+    check_signature(item, o.setup.is_some(), o.args.is_some(), Attribute::Bench)?;
     let ident = &item.sig.ident;
     let name = o.name.as_ref().map_or_else(|| ident.to_string(), LitStr::value);
     let builder = format_ident!("__energy_bench_spec_{}", ident);
@@ -88,14 +108,42 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     if let Some(group) = &o.group {
         steps.push(quote! { let spec = spec.queue_group(#group); });
     }
+    let Some(args) = &o.args else {
+        return Ok(quote! {
+            #item
+            #[doc(hidden)]
+            #[allow(non_snake_case)]
+            fn #builder() -> ::std::vec::Vec<#p::BenchSpec> {
+                let spec = #p::BenchSpec::new(#name, ::core::file!(), ::core::line!());
+                #(#steps)*
+                ::std::vec![spec]
+            }
+            #p::inventory::submit! {
+                #p::BenchDef { build: #builder }
+            }
+        });
+    };
+    // One benchmark per argument, `name/arg`: the argument's value bound to the launch
+    // function's parameter name for the options' expressions.
+    let param = arg_parameter(item)?;
+    let param_name = param.to_string();
+    let (arg, label) = (format_ident!("{}", ARG), format_ident!("__energy_arg_label"));
     Ok(quote! {
         #item
         #[doc(hidden)]
         #[allow(non_snake_case)]
-        fn #builder() -> #p::BenchSpec {
-            let spec = #p::BenchSpec::new(#name, ::core::file!(), ::core::line!());
-            #(#steps)*
-            spec
+        fn #builder() -> ::std::vec::Vec<#p::BenchSpec> {
+            let mut specs = ::std::vec::Vec::new();
+            for #arg in ::core::iter::IntoIterator::into_iter(#args) {
+                #[allow(unused_variables)]
+                let #param = ::core::clone::Clone::clone(&#arg);
+                let #label = #p::arg_label(&#arg);
+                let spec = #p::BenchSpec::new(&#p::arg_id(#name, &#label), ::core::file!(), ::core::line!());
+                #(#steps)*
+                let spec = spec.sweep_point(#name, #param_name, &#label);
+                specs.push(spec);
+            }
+            specs
         }
         #p::inventory::submit! {
             #p::BenchDef { build: #builder }

@@ -46,10 +46,10 @@ impl Attribute {
     fn options(self) -> &'static str {
         match self {
             Attribute::Bench => {
-                "name, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, group, gpu_only, any_stream, wait, sim(...), baseline_sim(...)"
+                "name, args, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, group, gpu_only, any_stream, wait, sim(...), baseline_sim(...)"
             }
             Attribute::Test => {
-                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, gpu_only, any_stream, wait, sim(...), reference_sim(...)"
+                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, args, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, gpu_only, any_stream, wait, sim(...), reference_sim(...)"
             }
         }
     }
@@ -125,6 +125,9 @@ pub struct Options {
     pub any_stream: Option<Span>,
     /// `wait = f`: the library's wait, `fn(&mut S) -> Result<()>` on `setup`'s state.
     pub wait: Option<Path>,
+    /// `args = expr`: the arguments (any `IntoIterator` of `Clone + Display` values), each its
+    /// own benchmark or budget (`name/arg`); the functions take the argument last, `&T`.
+    pub args: Option<Expr>,
 }
 
 impl Options {
@@ -433,6 +436,20 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 }
                 once(&mut o.any_stream, &meta, meta.path.span())
             }
+            "args" => {
+                let e: Expr = meta.value().map_err(|_| {
+                    meta.error("`args` takes the arguments: `args = [64, 128, 256]` or an expression yielding them")
+                })?.parse()?;
+                if let Expr::Array(list) = &e {
+                    if list.elems.is_empty() {
+                        return Err(syn::Error::new(
+                            e.span(),
+                            "`args` needs at least one value: `args = [64, 128, 256]` (each is its own benchmark)",
+                        ));
+                    }
+                }
+                once(&mut o.args, &meta, e)
+            }
             "wait" => {
                 let path: Path = meta.value().map_err(|_| {
                     meta.error("`wait` names the function that waits for the library: `wait = sync` with `fn sync(state: &mut S) -> energy_harness::Result<()>`")
@@ -528,7 +545,7 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
 
 /// Checks the launch function's shape: one `&Stream` parameter, or `&mut S` first when
 /// `setup` gives state; no async, generics or self; a `Result` returned.
-pub fn check_signature(item: &ItemFn, has_setup: bool, attribute: Attribute) -> syn::Result<()> {
+pub fn check_signature(item: &ItemFn, has_setup: bool, has_args: bool, attribute: Attribute) -> syn::Result<()> {
     let sig = &item.sig;
     if let Some(a) = &sig.asyncness {
         return Err(syn::Error::new(
@@ -542,12 +559,16 @@ pub fn check_signature(item: &ItemFn, has_setup: bool, attribute: Attribute) -> 
             format!("an {} function cannot be generic", attribute.name()),
         ));
     }
-    let expected = if has_setup { 2 } else { 1 };
+    let expected = usize::from(has_setup) + 1 + usize::from(has_args);
     if sig.inputs.len() != expected {
-        let shape = if has_setup {
-            "fn(state: &mut S, stream: &Stream) -> energy_harness::Result<()> (S made by `setup`)"
-        } else {
-            "fn(stream: &Stream) -> energy_harness::Result<()>, or add `setup = …` to pass state"
+        let shape = match (has_setup, has_args) {
+            (true, false) => "fn(state: &mut S, stream: &Stream) -> energy_harness::Result<()> (S made by `setup`)",
+            (false, false) => "fn(stream: &Stream) -> energy_harness::Result<()>, or add `setup = …` to pass state",
+            (true, true) => {
+                "fn(state: &mut S, stream: &Stream, arg: &T) -> energy_harness::Result<()> (S made by `setup`, which \
+                 takes the argument too: fn(gpu: &CudaGpu, arg: &T); T one of `args`)"
+            }
+            (false, true) => "fn(stream: &Stream, arg: &T) -> energy_harness::Result<()> (T one of `args`)",
         };
         return Err(syn::Error::new(
             sig.inputs.span().join(sig.ident.span()).unwrap_or(sig.ident.span()),
@@ -567,6 +588,31 @@ pub fn check_signature(item: &ItemFn, has_setup: bool, attribute: Attribute) -> 
         ));
     }
     Ok(())
+}
+
+/// With `args`: the launch function's last parameter, which takes the argument by reference
+/// (`block: &u32`); its name binds the argument's value in the options' expressions
+/// (`ops = 1024 * block`).
+pub fn arg_parameter(item: &ItemFn) -> syn::Result<syn::Ident> {
+    let last = item.sig.inputs.last().ok_or_else(|| {
+        syn::Error::new(item.sig.ident.span(), "with `args`, the function takes the argument last: `arg: &T`")
+    })?;
+    let syn::FnArg::Typed(typed) = last else {
+        return Err(syn::Error::new(last.span(), "with `args`, the function takes the argument last: `arg: &T`"));
+    };
+    let syn::Pat::Ident(pat) = &*typed.pat else {
+        return Err(syn::Error::new(
+            typed.pat.span(),
+            "with `args`, name the argument (`block: &u32`): its name is the argument's in `ops`, `bytes` and `sim(…)`",
+        ));
+    };
+    if !matches!(&*typed.ty, syn::Type::Reference(r) if r.mutability.is_none()) {
+        return Err(syn::Error::new(
+            typed.ty.span(),
+            "with `args`, the function takes the argument by shared reference, last: `block: &u32`",
+        ));
+    }
+    Ok(pat.ident.clone())
 }
 
 #[cfg(test)]

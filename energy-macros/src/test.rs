@@ -6,8 +6,10 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, Path};
 
-use crate::bench::{expand_attribute, factory};
-use crate::options::{check_signature, measure_options_literal, parse_options, Attribute, LimitOption, SimModel};
+use crate::bench::{expand_attribute, factory, ARG};
+use crate::options::{
+    arg_parameter, check_signature, measure_options_literal, parse_options, Attribute, LimitOption, SimModel,
+};
 
 /// Expands `#[energy_test(args)] item`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -16,7 +18,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let o = parse_options(args, Attribute::Test)?;
-    check_signature(item, o.setup.is_some(), Attribute::Test)?;
+    check_signature(item, o.setup.is_some(), o.args.is_some(), Attribute::Test)?;
     let p = quote! { ::energy_harness::__private };
     let test_name = &item.sig.ident;
     let launch_name = format_ident!("__energy_test_launch_{}", test_name);
@@ -26,7 +28,12 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let name = test_name.to_string();
     let launch_path: Path = launch_name.clone().into();
     let kernel_factory = factory(&o, &launch_path);
-    let mut kernel = quote! { #p::KernelUnderTest::new(#name).code(#kernel_factory) };
+    let (arg, label) = (format_ident!("{}", ARG), format_ident!("__energy_arg_label"));
+    let kernel_name = match o.args {
+        Some(_) => quote! { &#p::arg_id(#name, &#label) },
+        None => quote! { #name },
+    };
+    let mut kernel = quote! { #p::KernelUnderTest::new(#kernel_name).code(#kernel_factory) };
     if let Some(SimModel { seconds, watts, .. }) = &o.sim {
         kernel = quote! { #kernel.sim((#seconds) as f64, (#watts) as f64) };
     }
@@ -59,17 +66,40 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     if let Some(flag) = o.gpu_only {
         steps.push(quote_spanned! { flag => let budget = budget.gpu_only(); });
     }
-    // `assert_budget` is `#[track_caller]`: spanned by the user's function, a failed
-    // budget's panic points at the test's line, not at the harness.
-    let assert = quote_spanned! { test_name.span() => ::energy_harness::__private::assert_budget(&budget); };
     let attrs: Vec<_> = item.attrs.iter().filter(|a| a.path().is_ident("ignore") || a.path().is_ident("doc")).collect();
+    let Some(args) = &o.args else {
+        // `assert_budget` is `#[track_caller]`: spanned by the user's function, a failed
+        // budget's panic points at the test's line, not at the harness.
+        let assert = quote_spanned! { test_name.span() => ::energy_harness::__private::assert_budget(&budget); };
+        return Ok(quote! {
+            #[allow(dead_code)]
+            #launch
+            #[test]
+            #(#attrs)*
+            fn #test_name() {
+                #(#steps)*
+                #assert
+            }
+        });
+    };
+    // One budget per argument (`name/arg`), all checked, then one verdict naming each that
+    // failed: the argument's value bound to the launch function's parameter name.
+    let param = arg_parameter(item)?;
+    let assert = quote_spanned! { test_name.span() => ::energy_harness::__private::assert_budgets(&budgets); };
     Ok(quote! {
         #[allow(dead_code)]
         #launch
         #[test]
         #(#attrs)*
         fn #test_name() {
-            #(#steps)*
+            let mut budgets = ::std::vec::Vec::new();
+            for #arg in ::core::iter::IntoIterator::into_iter(#args) {
+                #[allow(unused_variables)]
+                let #param = ::core::clone::Clone::clone(&#arg);
+                let #label = #p::arg_label(&#arg);
+                #(#steps)*
+                budgets.push(budget);
+            }
             #assert
         }
     })

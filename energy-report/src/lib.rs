@@ -10,6 +10,8 @@
 //!   [`Verdict`] (a one-sided test at [`FALSE_ALARM_RATE`]; [`detect`]: the smallest change
 //!   a set can detect);
 //! - [`paired`]: interleaved A/B runs (`cargo energy ab`);
+//! - [`sweeps()`]: a run's parameterized benchmarks (`args = [...]`), their table, verdict and
+//!   SVG, and [`optimum_moves`] across two runs;
 //! - [`History`]: runs found and ordered, series per GPU, regressions marked;
 //! - [`mod@format`]: every report format, each one file behind one trait ([`ReportFormat`]);
 //! - [`explain()`]: where a kernel's energy goes, from an [`EnergyModel`] and Nsight
@@ -28,6 +30,7 @@ mod history;
 mod natural;
 mod ncu;
 pub mod paired;
+mod sweep;
 
 pub use compare::{
     change, check_comparable_figure, compare, compare_across_boards, compare_with_baselines, verdict_of, Change,
@@ -58,3 +61,4 @@ pub use ncu::{
     launches_per_call, one_call, one_call_of, parse_ncu_csv, parse_ncu_launches, read_ncu_csv, read_ncu_launches,
     short_kernel_name, KernelChoice, NcuKernel, TEST_CALLS,
 };
+pub use sweep::{optimum_moves, sweep_svg, sweeps, Sweep};

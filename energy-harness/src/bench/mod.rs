@@ -49,6 +49,7 @@ pub use spec::{benchmark_name_problem, BenchSpec, Sharing};
 pub use criterion_energy::{Energy, EnergyFormatter};
 
 use crate::engine::result::Measurement;
+use crate::engine::sweep::{render_sweep, SweepPoint, SweepRow};
 use crate::error::Error;
 use crate::error::Result;
 use crate::kernel::{open_device, CodeCheck, Rig};
@@ -59,11 +60,39 @@ use queue::WorkQueue;
 
 /// Runs every `#[energy_bench]` of the binary (what `energy_main!()` calls).
 pub fn run_registered(specs: Vec<BenchSpec>) -> std::process::ExitCode {
-    if run_collect(specs, &RunSettings::default(), |_| {}).failures > 0 {
+    let points: Vec<(String, SweepPoint)> =
+        specs.iter().filter_map(|s| s.sweep().map(|p| (s.name().to_string(), p.clone()))).collect();
+    let collected = run_collect(specs, &RunSettings::default(), |_| {});
+    for table in sweep_tables(&points, &collected) {
+        println!("{table}");
+    }
+    if collected.failures > 0 {
         std::process::ExitCode::FAILURE
     } else {
         std::process::ExitCode::SUCCESS
     }
+}
+
+/// The table and verdict of each sweep of which this process measured two points or more
+/// (`args = [...]`: a filter, a shard or a node's queue may leave it fewer), in the order
+/// of their first point.
+pub fn sweep_tables(points: &[(String, SweepPoint)], collected: &Collected) -> Vec<String> {
+    let mut sweeps: Vec<(&SweepPoint, Vec<SweepRow>)> = Vec::new();
+    for (name, point) in points {
+        let Some(m) = collected.measured.iter().find(|b| &b.name == name).and_then(|b| b.kernel.as_ref()) else {
+            continue;
+        };
+        let row = SweepRow { arg: point.arg.clone(), energy_j: m.energy_j, dynamic_j: m.dynamic_j, time_s: m.time_s };
+        match sweeps.iter_mut().find(|(p, _)| p.sweep == point.sweep) {
+            Some((_, rows)) => rows.push(row),
+            None => sweeps.push((point, vec![row])),
+        }
+    }
+    sweeps
+        .into_iter()
+        .filter(|(_, rows)| rows.len() >= 2)
+        .map(|(p, rows)| render_sweep(&p.sweep, &p.param, &rows, collected.simulated))
+        .collect()
 }
 
 /// What [`run_collect`] measured.
@@ -152,10 +181,22 @@ pub fn run_collect(
         options,
     };
     let mut eligible = Vec::new();
+    let mut seen: std::collections::HashMap<String, (&str, u32)> = std::collections::HashMap::new();
     for spec in specs {
         let (file, line) = spec.location();
         if let Some(problem) = benchmark_name_problem(spec.name()) {
             eprintln!("error: benchmark at {file}:{line}: {problem}");
+            bench.collected.failures += 1;
+            continue;
+        }
+        // Two benchmarks of one name would write one result file twice (`args` whose values
+        // print alike make one id).
+        if let Some((first_file, first_line)) = seen.insert(spec.name().to_string(), (file, line)) {
+            eprintln!(
+                "error: benchmark at {file}:{line}: the name `{}` is taken by the benchmark at {first_file}:{first_line}; \
+                 each benchmark needs its own name (with `args`, give values that print differently)",
+                crate::error::echo(spec.name())
+            );
             bench.collected.failures += 1;
             continue;
         }

@@ -17,6 +17,7 @@ use crate::engine::net_energy;
 use crate::engine::options::MeasureOptions;
 use crate::engine::result::Measurement;
 use crate::engine::session::{IdleHandover, MeasureRequest, Session};
+use crate::engine::sweep::SweepPoint;
 use crate::engine::WindowResult;
 use crate::error::{Error, Result};
 use crate::kernel::{note_missing_ptxas, options_on, CodeCheck, KernelUnderTest, Readiness, Rig};
@@ -90,7 +91,7 @@ pub(super) fn run_spec(
     let baseline = measure_baseline(spec, &selected, &plan, station)?;
     hand_to_criterion(spec, &selected, kernel.as_ref(), baseline.as_ref(), criteria);
     let (kernel, baseline) = summarize(spec, kernel, baseline);
-    write(runs, [baseline.as_ref(), kernel.as_ref()])?;
+    write(runs, [baseline.as_ref(), kernel.as_ref()], spec.sweep())?;
     Ok(SpecOutcome::Ran(Box::new((kernel.map(|k| k.measured.measurement), baseline.map(|b| b.measured.measurement)))))
 }
 
@@ -348,9 +349,13 @@ fn summarize(
 
 /// Step 8, write: each result, trace and plot into every run, each summary printed (the
 /// baseline's first, so the kernel's, with the net figure, ends the block).
-fn write(runs: &[RunWriter], summaries: [Option<&Summary>; 2]) -> Result<()> {
-    for s in summaries.into_iter().flatten() {
-        let result = ResultFile::new(&s.measured.measurement, s.net.clone());
+fn write(runs: &[RunWriter], summaries: [Option<&Summary>; 2], sweep: Option<&SweepPoint>) -> Result<()> {
+    for (i, s) in summaries.into_iter().enumerate().filter_map(|(i, s)| s.map(|s| (i, s))) {
+        let mut result = ResultFile::new(&s.measured.measurement, s.net.clone());
+        // The kernel's result (the second) is the sweep's point; its baseline's is not.
+        if i == 1 {
+            result.sweep = sweep.cloned();
+        }
         let mut files = None;
         for run in runs {
             let written = write_outputs(run, &result, &s.measured.trace, &s.measured.analysis)?;

@@ -4,6 +4,7 @@
 use criterion::Throughput;
 
 use crate::engine::options::MeasureOptions;
+use crate::engine::sweep::SweepPoint;
 use crate::kernel::{KernelCode, KernelUnderTest, Role, Subject};
 use crate::sim::SimKernel;
 
@@ -45,6 +46,8 @@ pub struct BenchSpec {
     pub(super) time_bench: bool,
     /// How it is shared out by a node's queue ([`Sharing`]).
     pub(super) sharing: Sharing,
+    /// Its place in a parameterized benchmark's sweep (`args = [...]`).
+    pub(super) sweep: Option<SweepPoint>,
 }
 
 /// How a benchmark is shared out between the GPUs of a node's queue (`cargo energy run
@@ -72,7 +75,21 @@ impl BenchSpec {
             options: MeasureOptions::DEFAULT,
             time_bench: true,
             sharing: Sharing::Alone,
+            sweep: None,
         }
+    }
+
+    /// One point of the sweep `sweep` over the parameter `param`: the argument `arg` (the
+    /// benchmark is named `sweep/arg`). Its result file says so, and after the sweep's last
+    /// point the process prints the sweep's table and verdict.
+    pub fn sweep_point(mut self, sweep: &str, param: &str, arg: &str) -> Self {
+        self.sweep = Some(SweepPoint { sweep: sweep.into(), param: param.into(), arg: arg.into() });
+        self
+    }
+
+    /// Its place in a sweep, if it has arguments.
+    pub fn sweep(&self) -> Option<&SweepPoint> {
+        self.sweep.as_ref()
     }
 
     /// With a node's queue, claimed together with the benchmarks of `group` ([`Sharing::Group`]).

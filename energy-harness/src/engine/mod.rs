@@ -18,6 +18,7 @@ pub mod run;
 pub mod session;
 pub mod stats;
 mod summary;
+pub mod sweep;
 pub mod thermal;
 pub mod warning;
 pub mod windows;

@@ -135,6 +135,11 @@ pub struct ResultFile {
     /// default, and files of older versions), or the host clock (library work).
     #[serde(default, skip_serializing_if = "crate::workload::TimeBasis::is_cuda_events")]
     pub time_basis: crate::workload::TimeBasis,
+    /// Where the benchmark stands in a parameterized benchmark's sweep (`args = [...]`): the
+    /// sweep, the parameter, the argument. Absent for a benchmark without arguments (and in
+    /// files of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::engine::sweep::SweepPoint>,
 }
 
 impl ResultFile {
@@ -183,6 +188,7 @@ impl ResultFile {
             temperature_range_c: TemperatureRange::of_windows(&m.windows),
             thermal: m.thermal.clone(),
             time_basis: m.time_basis,
+            sweep: None,
         }
     }
 

@@ -21,6 +21,12 @@ pub struct ResultSet {
 }
 
 impl ResultSet {
+    /// The run's name as a legend or a line shows it: its directory's last component (the
+    /// whole path when it has none).
+    pub fn run_name(&self) -> String {
+        self.dir.file_name().map_or_else(|| self.dir.display().to_string(), |n| n.to_string_lossy().into_owned())
+    }
+
     /// Reads the results of the run in `dir`, after checking its manifest
     /// ([`RunManifest::check`]: complete, succeeded, exactly the files it lists). Errors
     /// (exit 2 material) on a missing directory (naming the runs that exist), a missing,

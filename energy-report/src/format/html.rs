@@ -61,11 +61,6 @@ fn row_class(verdict: Option<Verdict>) -> &'static str {
     }
 }
 
-/// The name of a run as the legend shows it: its directory's last component.
-fn run_name(set: &ResultSet) -> String {
-    set.dir.file_name().map_or_else(|| shown_dir(&set.dir), |n| n.to_string_lossy().into_owned())
-}
-
 /// The page of `table`, with the plots of `current`'s benchmarks (in the table's order)
 /// and, when `baseline` is given, each compared benchmark's overlay.
 pub fn html(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>) -> String {
@@ -93,7 +88,7 @@ pub fn html(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>
         let _ = writeln!(out, "<h3>{}</h3>", escape(&r.id));
         if let Some(svg) = baseline
             .and_then(|b| b.results.get(id))
-            .and_then(|base| overlay(base, r, &run_name(baseline.unwrap_or(current)), &run_name(current)))
+            .and_then(|base| overlay(base, r, &baseline.unwrap_or(current).run_name(), &current.run_name()))
         {
             out.push_str(&svg);
         }
@@ -106,6 +101,7 @@ pub fn html(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>
             }
         }
     }
+    out.push_str(&crate::sweep::sweeps_html(current, baseline));
     out.push_str("</body></html>\n");
     out
 }

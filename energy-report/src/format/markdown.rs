@@ -23,7 +23,8 @@ impl ReportFormat for Markdown {
     }
 
     fn render(&self, current: &ResultSet, baseline: Option<(&ResultSet, &Comparison)>) -> Result<String> {
-        Ok(markdown(&Table::new(Cells::Markdown, current, baseline.map(|b| b.0), baseline.map(|b| b.1))))
+        let table = markdown(&Table::new(Cells::Markdown, current, baseline.map(|b| b.0), baseline.map(|b| b.1)));
+        Ok(table + &crate::sweep::sweeps_markdown(current, baseline.map(|b| b.0)))
     }
 
     fn add_measured_nothing(

@@ -1,0 +1,9 @@
+use energy_harness::{energy_bench, Stream, Result};
+
+#[energy_bench(args = [64, 128, 256])]
+fn kernel(_stream: &Stream, block: u32) -> Result<()> {
+    let _ = block;
+    Ok(())
+}
+
+fn main() {}
