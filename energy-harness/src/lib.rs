@@ -536,9 +536,14 @@ pub mod __private {
         arg.to_string()
     }
 
-    /// The id of one argument's benchmark or budget: `name/arg` (criterion's convention).
+    /// The id of one argument's benchmark or budget: `name/arg` (criterion's convention),
+    /// or `name` with its `{}` replaced by the argument (`name = "reduce_{}"`: `reduce_own`).
     pub fn arg_id(name: &str, label: &str) -> String {
-        format!("{name}/{label}")
+        if name.contains("{}") {
+            name.replacen("{}", label, 1)
+        } else {
+            format!("{name}/{label}")
+        }
     }
 
     pub use crate::budget::assert_budgets;

@@ -126,7 +126,8 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     // One benchmark per argument, `name/arg`: the argument's value bound to the launch
     // function's parameter name for the options' expressions.
     let param = arg_parameter(item)?;
-    let param_name = param.to_string();
+    // `_block` (unused in the body) is shown as `block`.
+    let param_name = param.to_string().trim_start_matches('_').to_string();
     let (arg, label) = (format_ident!("{}", ARG), format_ident!("__energy_arg_label"));
     Ok(quote! {
         #item

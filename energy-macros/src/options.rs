@@ -504,6 +504,22 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
     if let (Some(model), None) = (&o.baseline_sim, &o.baseline) {
         return Err(syn::Error::new(model.span, "`baseline_sim` describes a baseline kernel: add `baseline = …` too"));
     }
+    // `{}` in `name` is where the argument goes (`name = "reduce_{}"`: `reduce_own`, …).
+    if let Some(name) = &o.name {
+        let places = name.value().matches("{}").count();
+        if places > 0 && o.args.is_none() {
+            return Err(syn::Error::new(
+                name.span(),
+                "`{}` in `name` stands for the argument: it needs `args = [...]`",
+            ));
+        }
+        if places > 1 {
+            return Err(syn::Error::new(
+                name.span(),
+                "`name` holds `{}` more than once: the argument goes in one place",
+            ));
+        }
+    }
     if attribute == Attribute::Test {
         match (&o.relative_to, &o.max_ratio, &o.limit) {
             (Some(_), None, _) => {

@@ -1,6 +1,6 @@
-//! What every held-out setup shares: the two data regimes ([`Data`]), the inputs drawn in
-//! each (words, floats, and protocol v3's full-entropy floats and doubles), and the
-//! `setups!` macro that makes a setup per regime.
+//! What every held-out setup shares: the two data regimes ([`Data`], the argument of each
+//! held-out pair: `args = REGIMES`) and the inputs drawn in each (words, floats, and
+//! protocol v3's full-entropy floats and doubles).
 
 /// The data a held-out kernel runs on.
 #[derive(Clone, Copy)]
@@ -9,6 +9,19 @@ pub(crate) enum Data {
     Own,
     /// One value repeated.
     Constant,
+}
+
+/// Both regimes, in the suite's order: each held-out pair's arguments.
+pub(crate) const REGIMES: [Data; 2] = [Data::Own, Data::Constant];
+
+/// As a benchmark's id ends: `heldout_reduce_own`, `heldout_reduce_constant`.
+impl std::fmt::Display for Data {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Data::Own => "own",
+            Data::Constant => "constant",
+        })
+    }
 }
 
 /// Deterministic pseudo-random numbers (splitmix64).
@@ -61,20 +74,3 @@ pub(crate) fn floats_v3(n: usize, data: Data, seed: u64) -> Vec<f32> {
         Data::Constant => vec![V3_CONSTANT; n],
     }
 }
-
-/// Each held-out kernel on both regimes: a setup per benchmark, and the benchmark, whose
-/// `sim(…)` is a placeholder for the simulated GPU (neither measured nor estimated).
-macro_rules! setups {
-    ($($own:ident, $constant:ident => $setup:ident -> $workload:ty;)*) => {
-        $(
-            pub(crate) fn $own(gpu: &CudaGpu) -> Result<$workload> {
-                $setup(gpu, Data::Own)
-            }
-            pub(crate) fn $constant(gpu: &CudaGpu) -> Result<$workload> {
-                $setup(gpu, Data::Constant)
-            }
-        )*
-    };
-}
-
-pub(crate) use setups;

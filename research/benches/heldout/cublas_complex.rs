@@ -8,7 +8,7 @@ use energy_harness::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use energy_harness::cudarc::driver::{DevicePtr, DevicePtrMut};
 use energy_harness::prelude::*;
 
-use super::common::{doubles, floats_v3, setups, Data};
+use super::common::{doubles, floats_v3, Data};
 use super::cublas_gemm::cublas;
 
 /// CGEMM and ZGEMM's side: 8 · 4096³ = 5.5·10¹¹ real flops each.
@@ -143,11 +143,13 @@ fn complex_matmul<T: Complex>(gpu: &CudaGpu, data: Data, seed: u64) -> Result<Co
     Ok(ComplexMatmul { blas, a, b, c })
 }
 
-fn cgemm(gpu: &CudaGpu, data: Data) -> Result<ComplexMatmul<cufft_sys::float2>> {
+pub(crate) fn cgemm(gpu: &CudaGpu, data: &Data) -> Result<ComplexMatmul<cufft_sys::float2>> {
+    let data = *data;
     complex_matmul(gpu, data, 40)
 }
 
-fn zgemm(gpu: &CudaGpu, data: Data) -> Result<ComplexMatmul<cufft_sys::double2>> {
+pub(crate) fn zgemm(gpu: &CudaGpu, data: &Data) -> Result<ComplexMatmul<cufft_sys::double2>> {
+    let data = *data;
     complex_matmul(gpu, data, 44)
 }
 
@@ -160,9 +162,4 @@ pub(crate) fn complex_gemm<T: Complex>(m: &mut ComplexMatmul<T>, stream: &Stream
     // pointer mode.
     let status = unsafe { T::gemm(*m.blas.handle(), a as *const T, b as *const T, c as *mut T) };
     status.result().map_err(cublas)
-}
-
-setups! {
-    cgemm_own, cgemm_constant => cgemm -> ComplexMatmul<cufft_sys::float2>;
-    zgemm_own, zgemm_constant => zgemm -> ComplexMatmul<cufft_sys::double2>;
 }

@@ -10,7 +10,7 @@ use energy_harness::prelude::*;
 use energy_harness::{Error, ErrorKind};
 use half::{bf16, f16};
 
-use super::common::{floats, floats_v3, setups, Data};
+use super::common::{floats, floats_v3, Data};
 
 /// SGEMM's side: 2 · 4096³ = 1.4·10¹¹ flops, about 2.5 ms at the H100's ~55 TFLOP/s of FP32
 /// (cuBLAS's default math mode: no TF32).
@@ -81,30 +81,22 @@ where
     unsafe { m.blas.gemm(m.config, &m.a, &m.b, &mut m.c) }.map_err(cublas)
 }
 
-pub(crate) fn sgemm_own(gpu: &CudaGpu) -> Result<Matmul<f32>> {
-    matmul(gpu, Data::Own, SGEMM_N, |x| x)
+pub(crate) fn sgemm(gpu: &CudaGpu, data: &Data) -> Result<Matmul<f32>> {
+    matmul(gpu, *data, SGEMM_N, |x| x)
 }
-pub(crate) fn sgemm_constant(gpu: &CudaGpu) -> Result<Matmul<f32>> {
-    matmul(gpu, Data::Constant, SGEMM_N, |x| x)
+pub(crate) fn dgemm(gpu: &CudaGpu, data: &Data) -> Result<Matmul<f64>> {
+    matmul(gpu, *data, DGEMM_N, f64::from)
 }
-pub(crate) fn dgemm_own(gpu: &CudaGpu) -> Result<Matmul<f64>> {
-    matmul(gpu, Data::Own, DGEMM_N, f64::from)
-}
-pub(crate) fn dgemm_constant(gpu: &CudaGpu) -> Result<Matmul<f64>> {
-    matmul(gpu, Data::Constant, DGEMM_N, f64::from)
-}
-pub(crate) fn hgemm_own(gpu: &CudaGpu) -> Result<Matmul<f16>> {
-    matmul(gpu, Data::Own, HGEMM_N, f16::from_f32)
-}
-pub(crate) fn hgemm_constant(gpu: &CudaGpu) -> Result<Matmul<f16>> {
-    matmul(gpu, Data::Constant, HGEMM_N, f16::from_f32)
+pub(crate) fn hgemm(gpu: &CudaGpu, data: &Data) -> Result<Matmul<f16>> {
+    matmul(gpu, *data, HGEMM_N, f16::from_f32)
 }
 
 /// The BF16 GEMM's side: 2 · 8192³ = 1.1·10¹² flops (cuBLAS's BF16 GEMM through
 /// `cublasGemmEx`: BF16 in and out, FP32 compute; warpgroup MMA on Hopper).
 pub(crate) const BF16GEMM_N: usize = 8192;
 
-fn bf16gemm(gpu: &CudaGpu, data: Data) -> Result<Matmul<bf16>> {
+pub(crate) fn bf16gemm(gpu: &CudaGpu, data: &Data) -> Result<Matmul<bf16>> {
+    let data = *data;
     matmul(gpu, data, BF16GEMM_N, bf16::from_f32)
 }
 
@@ -121,7 +113,8 @@ pub(crate) struct BatchedMatmul {
     c: CudaSlice<f32>,
 }
 
-fn sgemm_batched(gpu: &CudaGpu, data: Data) -> Result<BatchedMatmul> {
+pub(crate) fn sgemm_batched(gpu: &CudaGpu, data: &Data) -> Result<BatchedMatmul> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
     let (n, count) = (BATCH_SIDE, BATCH_GEMMS);
@@ -164,7 +157,8 @@ pub(crate) struct RankK {
     c: CudaSlice<f64>,
 }
 
-fn dsyrk(gpu: &CudaGpu, data: Data) -> Result<RankK> {
+pub(crate) fn dsyrk(gpu: &CudaGpu, data: &Data) -> Result<RankK> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
     let values: Vec<f64> = floats(DSYRK_N * DSYRK_K, data, 22, -1.0, 1.0).into_iter().map(f64::from).collect();
@@ -208,7 +202,8 @@ pub(crate) struct MixedMatmul {
     c: CudaSlice<f32>,
 }
 
-fn gemmex_f16_f32(gpu: &CudaGpu, data: Data) -> Result<MixedMatmul> {
+pub(crate) fn gemmex_f16_f32(gpu: &CudaGpu, data: &Data) -> Result<MixedMatmul> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
     let n = GEMMEX_N * GEMMEX_N;
@@ -269,7 +264,8 @@ pub(crate) struct TriangularMatmul {
     c: CudaSlice<f32>,
 }
 
-fn strmm(gpu: &CudaGpu, data: Data) -> Result<TriangularMatmul> {
+pub(crate) fn strmm(gpu: &CudaGpu, data: &Data) -> Result<TriangularMatmul> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
     let l = stream.clone_htod(&floats_v3(TRMM_M * TRMM_M, data, 50))?;
@@ -307,12 +303,4 @@ pub(crate) fn triangular_matmul(t: &mut TriangularMatmul, stream: &Stream) -> Re
         )
     };
     status.result().map_err(cublas)
-}
-
-setups! {
-    bf16gemm_own, bf16gemm_constant => bf16gemm -> Matmul<bf16>;
-    sgemm_batched_own, sgemm_batched_constant => sgemm_batched -> BatchedMatmul;
-    dsyrk_own, dsyrk_constant => dsyrk -> RankK;
-    gemmex_own, gemmex_constant => gemmex_f16_f32 -> MixedMatmul;
-    strmm_own, strmm_constant => strmm -> TriangularMatmul;
 }

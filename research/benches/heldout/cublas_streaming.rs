@@ -8,7 +8,7 @@ use energy_harness::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use energy_harness::cudarc::driver::{DevicePtr, DevicePtrMut};
 use energy_harness::prelude::*;
 
-use super::common::{doubles, floats, floats_v3, setups, Data};
+use super::common::{doubles, floats, floats_v3, Data};
 use super::cublas_gemm::cublas;
 
 /// SGEMV's matrix side: 16384² floats (1 GiB), read once per call: a DRAM-bound
@@ -51,12 +51,9 @@ fn gemv<T: DeviceRepr + ValidAsZeroBits + Copy>(
     Ok(Matvec { blas, config, a, x, y })
 }
 
-fn sgemv(gpu: &CudaGpu, data: Data) -> Result<Matvec<f32>> {
+pub(crate) fn sgemv(gpu: &CudaGpu, data: &Data) -> Result<Matvec<f32>> {
+    let data = *data;
     gemv(gpu, data, SGEMV_N, |x| x)
-}
-
-setups! {
-    sgemv_own, sgemv_constant => sgemv -> Matvec<f32>;
 }
 
 /// One GEMV on the harness's stream (the handle was bound to it in setup).
@@ -80,17 +77,14 @@ pub(crate) struct AbsSum {
     sum: CudaSlice<f32>,
 }
 
-fn sasum(gpu: &CudaGpu, data: Data) -> Result<AbsSum> {
+pub(crate) fn sasum(gpu: &CudaGpu, data: &Data) -> Result<AbsSum> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
     blas.set_pointer_mode(cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE).map_err(cublas)?;
     let x = stream.clone_htod(&floats(SASUM_N, data, 16, -1.0, 1.0))?;
     let sum = stream.alloc_zeros::<f32>(1)?;
     Ok(AbsSum { blas, x, sum })
-}
-
-setups! {
-    sasum_own, sasum_constant => sasum -> AbsSum;
 }
 
 pub(crate) fn abs_sum(s: &mut AbsSum, stream: &Stream) -> Result<()> {
@@ -121,16 +115,13 @@ pub(crate) struct Transpose {
     c: CudaSlice<f32>,
 }
 
-fn sgeam(gpu: &CudaGpu, data: Data) -> Result<Transpose> {
+pub(crate) fn sgeam(gpu: &CudaGpu, data: &Data) -> Result<Transpose> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
     let a = stream.clone_htod(&floats(SGEAM_N * SGEAM_N, data, 17, -1.0, 1.0))?;
     let c = stream.alloc_zeros::<f32>(SGEAM_N * SGEAM_N)?;
     Ok(Transpose { blas, a, c })
-}
-
-setups! {
-    sgeam_own, sgeam_constant => sgeam -> Transpose;
 }
 
 pub(crate) fn transpose_with_cublas(t: &mut Transpose, stream: &Stream) -> Result<()> {
@@ -164,7 +155,8 @@ pub(crate) fn transpose_with_cublas(t: &mut Transpose, stream: &Stream) -> Resul
 /// DGEMV's side: 16384² doubles (2 GiB), read once per call.
 pub(crate) const DGEMV_N: usize = 16384;
 
-fn dgemv(gpu: &CudaGpu, data: Data) -> Result<Matvec<f64>> {
+pub(crate) fn dgemv(gpu: &CudaGpu, data: &Data) -> Result<Matvec<f64>> {
+    let data = *data;
     gemv(gpu, data, DGEMV_N, f64::from)
 }
 
@@ -180,7 +172,8 @@ pub(crate) struct Vectors {
     scalar: CudaSlice<f32>,
 }
 
-fn vectors(gpu: &CudaGpu, data: Data) -> Result<Vectors> {
+pub(crate) fn vectors(gpu: &CudaGpu, data: &Data) -> Result<Vectors> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
     blas.set_pointer_mode(cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE).map_err(cublas)?;
@@ -236,7 +229,8 @@ pub(crate) struct RankOne {
     y: CudaSlice<f64>,
 }
 
-fn dger(gpu: &CudaGpu, data: Data) -> Result<RankOne> {
+pub(crate) fn dger(gpu: &CudaGpu, data: &Data) -> Result<RankOne> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let blas = CudaBlas::new(stream.clone()).map_err(cublas)?;
     let a = stream.clone_htod(&doubles(DGER_N * DGER_N, data, 52))?;
@@ -288,11 +282,13 @@ fn level1_v3(gpu: &CudaGpu, data: Data, n: usize) -> Result<Level1V3> {
     Ok(Level1V3 { blas, x, y, cos_sin, index })
 }
 
-fn isamax(gpu: &CudaGpu, data: Data) -> Result<Level1V3> {
+pub(crate) fn isamax(gpu: &CudaGpu, data: &Data) -> Result<Level1V3> {
+    let data = *data;
     level1_v3(gpu, data, ISAMAX_N)
 }
 
-fn srot(gpu: &CudaGpu, data: Data) -> Result<Level1V3> {
+pub(crate) fn srot(gpu: &CudaGpu, data: &Data) -> Result<Level1V3> {
+    let data = *data;
     level1_v3(gpu, data, SROT_N)
 }
 
@@ -318,12 +314,4 @@ pub(crate) fn plane_rotation(v: &mut Level1V3, stream: &Stream) -> Result<()> {
     let status =
         unsafe { sys::cublasSrot_v2(*v.blas.handle(), SROT_N as i32, x as *mut f32, 1, y as *mut f32, 1, c, s) };
     status.result().map_err(cublas)
-}
-
-setups! {
-    dgemv_own, dgemv_constant => dgemv -> Matvec<f64>;
-    vectors_own, vectors_constant => vectors -> Vectors;
-    dger_own, dger_constant => dger -> RankOne;
-    isamax_own, isamax_constant => isamax -> Level1V3;
-    srot_own, srot_constant => srot -> Level1V3;
 }

@@ -6,7 +6,7 @@ use energy_harness::cudarc::driver::CudaSlice;
 use energy_harness::prelude::*;
 use energy_harness::{Error, ErrorKind};
 
-use super::common::{doubles, floats, setups, Data};
+use super::common::{doubles, floats, Data};
 
 /// cuFFT's transform length and batch: 4096 transforms of 4096 complex floats (128 MiB).
 pub(crate) const FFT_LEN: usize = 4096;
@@ -24,7 +24,8 @@ fn cufft_error(e: energy_harness::cudarc::cufft::result::CufftError) -> Error {
     Error::new(ErrorKind::Cuda, format!("cuFFT: {e:?}"))
 }
 
-fn fft(gpu: &CudaGpu, data: Data) -> Result<Fft> {
+pub(crate) fn fft(gpu: &CudaGpu, data: &Data) -> Result<Fft> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let n = FFT_LEN * FFT_BATCH;
     let plan = CudaFft::plan_1d(FFT_LEN as i32, cufft_sys::cufftType::CUFFT_C2C, FFT_BATCH as i32, stream.clone())
@@ -35,10 +36,6 @@ fn fft(gpu: &CudaGpu, data: Data) -> Result<Fft> {
     let input = stream.clone_htod(&values)?;
     let output = stream.alloc_zeros::<cufft_sys::float2>(n)?;
     Ok(Fft { plan, input, output })
-}
-
-setups! {
-    fft_own, fft_constant => fft -> Fft;
 }
 
 pub(crate) fn forward_fft(f: &mut Fft, stream: &Stream) -> Result<()> {
@@ -60,7 +57,8 @@ pub(crate) struct RealFft {
     output: CudaSlice<cufft_sys::float2>,
 }
 
-fn fft_r2c(gpu: &CudaGpu, data: Data) -> Result<RealFft> {
+pub(crate) fn fft_r2c(gpu: &CudaGpu, data: &Data) -> Result<RealFft> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let plan = CudaFft::plan_1d(R2C_LEN as i32, cufft_sys::cufftType::CUFFT_R2C, R2C_BATCH as i32, stream.clone())
         .map_err(cufft_error)?;
@@ -81,7 +79,8 @@ pub(crate) struct DoubleFft {
     output: CudaSlice<cufft_sys::double2>,
 }
 
-fn fft_z2z(gpu: &CudaGpu, data: Data) -> Result<DoubleFft> {
+pub(crate) fn fft_z2z(gpu: &CudaGpu, data: &Data) -> Result<DoubleFft> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let n = Z2Z_LEN * Z2Z_BATCH;
     let plan = CudaFft::plan_1d(Z2Z_LEN as i32, cufft_sys::cufftType::CUFFT_Z2Z, Z2Z_BATCH as i32, stream.clone())
@@ -111,7 +110,8 @@ pub(crate) struct DoubleRealFft {
     output: CudaSlice<cufft_sys::double2>,
 }
 
-fn fft_d2z(gpu: &CudaGpu, data: Data) -> Result<DoubleRealFft> {
+pub(crate) fn fft_d2z(gpu: &CudaGpu, data: &Data) -> Result<DoubleRealFft> {
+    let data = *data;
     let stream = gpu.stream().cuda()?;
     let plan = CudaFft::plan_1d(D2Z_LEN as i32, cufft_sys::cufftType::CUFFT_D2Z, D2Z_BATCH as i32, stream.clone())
         .map_err(cufft_error)?;
@@ -123,10 +123,4 @@ fn fft_d2z(gpu: &CudaGpu, data: Data) -> Result<DoubleRealFft> {
 pub(crate) fn double_real_fft(f: &mut DoubleRealFft, stream: &Stream) -> Result<()> {
     stream.cuda()?;
     f.plan.exec_d2z(&f.input, &mut f.output).map_err(cufft_error)
-}
-
-setups! {
-    fft_r2c_own, fft_r2c_constant => fft_r2c -> RealFft;
-    fft_z2z_own, fft_z2z_constant => fft_z2z -> DoubleFft;
-    fft_d2z_own, fft_d2z_constant => fft_d2z -> DoubleRealFft;
 }

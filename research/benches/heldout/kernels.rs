@@ -4,7 +4,7 @@
 
 use energy_harness::prelude::*;
 
-use super::common::{floats, setups, words, Data};
+use super::common::{floats, words, Data};
 
 const REDUCE_CU: &str = include_str!("../../ptx/heldout/reduce.cu");
 const SCAN_CU: &str = include_str!("../../ptx/heldout/scan.cu");
@@ -36,7 +36,8 @@ fn grid2(blocks: (u32, u32), threads: (u32, u32)) -> LaunchConfig {
 /// Floats reduced: 256 MiB, far beyond the L2.
 const REDUCE_N: usize = 1 << 26;
 
-fn reduce(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
+pub(crate) fn reduce(gpu: &CudaGpu, data: &Data) -> Result<Heldout> {
+    let data = *data;
     let kernel = gpu.load_cuda_c(REDUCE_CU, "reduce.cu", &[])?.kernel("hx_reduce")?;
     let blocks = gpu.properties()?.sm_count * 8;
     let input = gpu.upload(&floats(REDUCE_N, data, 1, -1.0, 1.0))?;
@@ -49,7 +50,8 @@ fn reduce(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
 /// Words scanned (64 MiB), in blocks of 512.
 const SCAN_N: usize = 1 << 24;
 
-fn scan(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
+pub(crate) fn scan(gpu: &CudaGpu, data: &Data) -> Result<Heldout> {
+    let data = *data;
     let kernel = gpu.load_cuda_c(SCAN_CU, "scan.cu", &[])?.kernel("hx_scan")?;
     // Small values (below 2^8) as a scan's counts are; constant: all equal.
     let input: Vec<u32> = words(SCAN_N, data, 2).into_iter().map(|w| w & 0xff).collect();
@@ -63,7 +65,8 @@ fn scan(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
 /// log2 of the keys sorted (4 MiB of keys: an L2-resident sort of 210 steps).
 const BITONIC_LOG2: u32 = 20;
 
-fn bitonic(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
+pub(crate) fn bitonic(gpu: &CudaGpu, data: &Data) -> Result<Heldout> {
+    let data = *data;
     let module = gpu.load_cuda_c(BITONIC_CU, "bitonic.cu", &[])?;
     let n = 1usize << BITONIC_LOG2;
     let original = gpu.upload(&words(n, data, 3))?;
@@ -88,7 +91,8 @@ fn bitonic(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
 /// The stencil's grid side (64 MiB per field).
 const STENCIL_SIDE: u32 = 4096;
 
-fn stencil5(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
+pub(crate) fn stencil5(gpu: &CudaGpu, data: &Data) -> Result<Heldout> {
+    let data = *data;
     let kernel = gpu.load_cuda_c(STENCIL5_CU, "stencil5.cu", &[])?.kernel("hx_stencil5")?;
     let cells = (STENCIL_SIDE * STENCIL_SIDE) as usize;
     let input = gpu.upload(&floats(cells, data, 4, 0.0, 100.0))?;
@@ -101,7 +105,8 @@ fn stencil5(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
 /// Words of bytes counted (64 MiB).
 const HISTOGRAM_WORDS: usize = 1 << 24;
 
-fn histogram(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
+pub(crate) fn histogram(gpu: &CudaGpu, data: &Data) -> Result<Heldout> {
+    let data = *data;
     let kernel = gpu.load_cuda_c(HISTOGRAM_CU, "histogram.cu", &[])?.kernel("hx_histogram")?;
     let blocks = gpu.properties()?.sm_count * 8;
     let input = gpu.upload(&words(HISTOGRAM_WORDS, data, 5))?;
@@ -114,7 +119,8 @@ fn histogram(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
 /// The transposed matrix's side (256 MiB).
 const TRANSPOSE_SIDE: u32 = 8192;
 
-fn transpose(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
+pub(crate) fn transpose(gpu: &CudaGpu, data: &Data) -> Result<Heldout> {
+    let data = *data;
     let kernel = gpu.load_cuda_c(TRANSPOSE_CU, "transpose.cu", &[])?.kernel("hx_transpose")?;
     let cells = (TRANSPOSE_SIDE * TRANSPOSE_SIDE) as usize;
     let input = gpu.upload(&floats(cells, data, 6, -1.0, 1.0))?;
@@ -127,7 +133,8 @@ fn transpose(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
 /// Bodies (all pairs: 2^32 interactions).
 const NBODY_N: usize = 1 << 16;
 
-fn nbody(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
+pub(crate) fn nbody(gpu: &CudaGpu, data: &Data) -> Result<Heldout> {
+    let data = *data;
     let kernel = gpu.load_cuda_c(NBODY_CU, "nbody.cu", &[])?.kernel("hx_nbody")?;
     // x, y, z in [-1, 1), mass in [0.5, 1.5): interleaved as float4s.
     let xyz = floats(NBODY_N * 3, data, 7, -1.0, 1.0);
@@ -143,7 +150,8 @@ fn nbody(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
 /// Options priced (64 MiB per array).
 const OPTIONS: usize = 1 << 24;
 
-fn blackscholes(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
+pub(crate) fn blackscholes(gpu: &CudaGpu, data: &Data) -> Result<Heldout> {
+    let data = *data;
     let kernel = gpu.load_cuda_c(BLACKSCHOLES_CU, "blackscholes.cu", &[])?.kernel("hx_black_scholes")?;
     let blocks = gpu.properties()?.sm_count * 8;
     let spot = gpu.upload(&floats(OPTIONS, data, 9, 5.0, 30.0))?;
@@ -164,15 +172,4 @@ fn blackscholes(gpu: &CudaGpu, data: Data) -> Result<Heldout> {
     let buffers: Vec<Box<dyn std::any::Any>> =
         vec![Box::new(spot), Box::new(strike), Box::new(years), Box::new(call), Box::new(put)];
     Ok(Heldout { launches, _buffers: buffers })
-}
-
-setups! {
-    reduce_own, reduce_constant => reduce -> Heldout;
-    scan_own, scan_constant => scan -> Heldout;
-    bitonic_own, bitonic_constant => bitonic -> Heldout;
-    stencil5_own, stencil5_constant => stencil5 -> Heldout;
-    histogram_own, histogram_constant => histogram -> Heldout;
-    transpose_own, transpose_constant => transpose -> Heldout;
-    nbody_own, nbody_constant => nbody -> Heldout;
-    blackscholes_own, blackscholes_constant => blackscholes -> Heldout;
 }
