@@ -156,16 +156,31 @@ enum Command {
     /// model's fitted costs (compute by class, data movement by level), beside the measured
     /// dynamic, static and total energy.
     Explain {
-        /// The benchmark's result file (`<target>/energy/<run>/<id>.json`).
+        /// The benchmark (its name, `saxpy`, or id): its result in the run `--run` under
+        /// `--dir`; where ncu is installed, its `--test` run is profiled for you.
+        #[arg(conflicts_with = "result")]
+        name: Option<String>,
+        /// A result file (`<target>/energy/<run>/<id>.json`) instead of a benchmark's name.
         #[arg(long)]
-        result: PathBuf,
-        /// The model file of this GPU model (`energy-model/1`).
+        result: Option<PathBuf>,
+        /// Directory of the runs [default: <target>/energy, the target directory found as
+        /// cargo finds it].
         #[arg(long)]
-        model: PathBuf,
-        /// ncu's CSV export of the kernel's launches (`--csv --page raw`); without it the
-        /// command that produces it is printed.
+        dir: Option<PathBuf>,
+        /// The run holding the benchmark's result.
+        #[arg(long, default_value = "new")]
+        run: String,
+        /// A model file (`energy-model/1`) [default: the model that ships for the result's
+        /// GPU model; a GPU without one is refused].
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// ncu's CSV export of the kernel's launches (`--csv --page raw`) [default with a
+        /// name: profiled with ncu when installed; else the command is printed].
         #[arg(long)]
         ncu: Option<PathBuf>,
+        /// The bench executable to profile [default: built by `cargo bench --no-run`].
+        #[arg(long)]
+        exe: Option<PathBuf>,
         /// The kernel's name in the export (its short name will do) [default: one measured
         /// call: the repeat of launches that lasts about the measured time per call, its
         /// counts summed].
@@ -406,8 +421,20 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             let output = output.unwrap_or_else(|| energy_harness::unstable::report::energy_dir().join("history"));
             history::run(&dirs, threshold, &output)
         }
-        Command::Explain { result, model, ncu, kernel, json, output } => {
-            explain::run(&result, &model, ncu.as_deref(), kernel.as_deref(), json, output.as_deref())
+        Command::Explain { name, result, dir, run, model, ncu, exe, kernel, json, output } => {
+            let dir = dir.unwrap_or_else(energy_harness::unstable::report::energy_dir);
+            explain::run(&explain::Asked {
+                name: name.as_deref(),
+                result: result.as_deref(),
+                dir: &dir,
+                run: &run,
+                model: model.as_deref(),
+                ncu: ncu.as_deref(),
+                exe: exe.as_deref(),
+                kernel: kernel.as_deref(),
+                json,
+                output: output.as_deref(),
+            })
         }
         Command::Run { gpus, exes, timeout, split, args } => match gpus::run(&gpus, &exes, timeout.0, split, &args) {
             Ok(true) => Ok(()),

@@ -408,3 +408,95 @@ fn a_library_call_is_explained_whole_with_the_work_it_has_no_term_for() {
     let published = row("heldout_curand_uniform_own")["predicted_j"].as_f64().unwrap();
     assert!((e["predicted_dynamic_j"].as_f64().unwrap() / published - 1.0).abs() < 1e-9);
 }
+
+/// Protocol v3's board 6: its held-out ISAMAX on its own data, as measured and profiled there.
+fn board6() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-26-model-protocol-v3/h100-board6")
+}
+
+/// `cargo energy explain NAME`: the benchmark's result found in the run, the model that ships
+/// for its GPU chosen, ncu run on its `--test` run (a stand-in here, which prints the board's
+/// real export and records how it was called), and a page that opens with the bracket.
+#[test]
+fn a_benchmark_is_explained_by_name_with_the_shipped_model_and_ncu_run_for_it() {
+    use energy_harness::unstable::report::{Invocation, RunWriter};
+    let dir = tempfile::tempdir().unwrap();
+    let energy = dir.path().join("energy");
+    let result =
+        energy_harness::ResultFile::read_json(&board6().join("run-heldout/heldout_cublas_isamax_own_energy.json"))
+            .unwrap();
+    let w = RunWriter::begin(&energy.join("new"), "heldout", &Invocation { key: "test:explain".into() }).unwrap();
+    let json = serde_json::to_string_pretty(&result).unwrap();
+    w.commit(&result.id, "isamax", &result.device, [json.as_bytes(), b"# energy-trace v1\n", b"<svg/>"]).unwrap();
+    w.finish(0).unwrap();
+    let export = board6().join("ncu-heldout/heldout_cublas_isamax_own.csv.gz");
+    let ncu = dir.path().join("ncu");
+    let seen = dir.path().join("ncu-args.txt");
+    std::fs::write(&ncu, format!("#!/bin/sh\necho \"$@\" > '{}'\ngzip -dc '{}'\n", seen.display(), export.display()))
+        .unwrap();
+    std::fs::set_permissions(&ncu, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let run = |name: &str, ncu_env: Option<&Path>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-energy"));
+        c.args(["explain", name, "--dir", energy.to_str().unwrap(), "--exe", "/bin/true"]);
+        match ncu_env {
+            Some(p) => c.env("NCU", p),
+            None => c.env_remove("NCU").env("PATH", "/usr/bin:/bin"),
+        };
+        c.output().unwrap()
+    };
+    let o = run("heldout_cublas_isamax_own", Some(&ncu));
+    assert!(o.status.success(), "{}", text(&o));
+    let page = String::from_utf8_lossy(&o.stdout).to_string();
+    let lead: String = page.lines().take(6).collect::<Vec<_>>().join("\n");
+    assert!(lead.contains("**Measured") && lead.contains("the model brackets it from"), "{lead}");
+    assert!(lead.contains("Largest terms"), "{lead}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("model: the one that ships for the NVIDIA H100 80GB HBM3: protocol v3"), "{err}");
+    let args = std::fs::read_to_string(&seen).unwrap();
+    for expected in ["--clock-control none", "--cache-control none", "--csv --page raw", "/bin/true --bench --test"] {
+        assert!(args.contains(expected), "ncu called without `{expected}`: {args}");
+    }
+    assert!(args.contains("--exact heldout_cublas_isamax_own/energy"), "{args}");
+    assert!(energy.join("explain/heldout_cublas_isamax_own_energy-ncu.csv").exists());
+    // The board's own page priced this call at 85.02 mJ with the same model.
+    let json_out = Command::new(env!("CARGO_BIN_EXE_cargo-energy"))
+        .args(["explain", "heldout_cublas_isamax_own", "--dir", energy.to_str().unwrap(), "--json", "--ncu"])
+        .arg(energy.join("explain/heldout_cublas_isamax_own_energy-ncu.csv"))
+        .output()
+        .unwrap();
+    assert!(json_out.status.success(), "{}", text(&json_out));
+    let e: serde_json::Value = serde_json::from_slice(&json_out.stdout).unwrap();
+    let predicted = e["predicted_dynamic_j"].as_f64().unwrap();
+    assert!((predicted * 1e3 - 85.02).abs() < 0.01, "{predicted}");
+    // Without ncu: the command to run, exit 2.
+    let o = run("heldout_cublas_isamax_own", None);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("ncu is not installed") && text(&o).contains("ncu --clock-control none"), "{}", text(&o));
+    // A name the run lacks: the ids it holds.
+    let o = run("heldout_nothing", Some(&ncu));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no measured result of `heldout_nothing`"), "{}", text(&o));
+    assert!(text(&o).contains("heldout_cublas_isamax_own/energy"), "{}", text(&o));
+}
+
+/// A result of a GPU model no model ships for is refused, naming how to fit one.
+#[test]
+fn a_gpu_without_a_shipped_model_is_refused() {
+    let h200 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-24-model-h100-h200/h200");
+    let o = explain(&["--result", h200.join("run/app_sgemv_energy.json").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("no energy model ships for the NVIDIA H200") && t.contains("--model FILE"), "{t}");
+    assert!(t.contains("models ship for: NVIDIA H100 80GB HBM3"), "{t}");
+}
+
+/// Each shipped model is its published fit, byte for byte.
+#[test]
+fn the_shipped_models_are_the_published_fits_byte_for_byte() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for m in energy_report::SHIPPED_MODELS {
+        let published = std::fs::read_to_string(repo.join(m.published)).unwrap();
+        assert_eq!(m.text, published, "{} differs from {}", m.gpu, m.published);
+        assert!(m.text.contains(&format!("\"gpu\": \"{}\"", m.gpu)), "{}", m.gpu);
+    }
+}

@@ -263,7 +263,7 @@ pub(crate) fn check_executable(flag: &str, p: &Path, here: &Path) -> Result<Benc
 }
 
 /// `cargo bench --no-run` with `cargo_args`: the bench executables it built.
-fn build(cargo_args: &[String]) -> Result<Vec<BenchExe>> {
+pub(crate) fn build(cargo_args: &[String]) -> Result<Vec<BenchExe>> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!("energy run: building the benches (cargo bench --no-run {})", cargo_args.join(" "));
     let built = Command::new(&cargo)

@@ -18,6 +18,7 @@ pub mod nnls;
 mod power;
 mod price;
 mod render;
+mod shipped;
 mod unpriced;
 
 pub use bracket::{operand_bracket, regime_totals, OperandBracket, Priced};
@@ -25,6 +26,7 @@ pub use model::{EnergyModel, ModelClass, RegimeCost, CLASS_KINDS, MAX_SM_CLOCK_M
 pub use power::{PowerBound, MAX_POWER_LIMIT_TOLERANCE};
 pub use price::{explain, outside_prediction, ExplainedTerm, Explanation};
 pub use render::{render_markdown, render_svg};
+pub use shipped::{shipped_model_for, ShippedModel, SHIPPED_MODELS};
 pub use unpriced::{unpriced_work, UnpricedWork, PRICED_BY, UNPRICED_WORK};
 
 /// `v` as a message quotes it: plain between 10⁻³ and 10⁷, else with an exponent (a

@@ -86,8 +86,13 @@ pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
         return render_bracket_markdown(e, b, model);
     }
     let mut s = format!(
-        "{}.\n\n| term | kind | units per launch | predicted, µJ | share of measured total |\n|---|---|---|---|---|\n",
-        markdown_heading(e, model)
+        "{}.\n\n**Measured {} dynamic per launch; predicted {} (one data regime: no bracket).** Largest \
+         terms: {}.\n\n## Detail\n\n| term | kind | units per launch | predicted, µJ | share of measured total |\n\
+         |---|---|---|---|---|\n",
+        markdown_heading(e, model),
+        joules_ci(e.measured_dynamic_j.0, (e.measured_dynamic_j.1, e.measured_dynamic_j.2)),
+        format_si(e.prediction_j(), "J", 4),
+        largest_terms(e)
     );
     let share = |j: f64| format!("{:.1} %", j / e.measured_total_j * 100.0);
     for t in &e.terms {
@@ -147,11 +152,19 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
             ci.map(|(lo, hi)| format!(" [{:.1}, {:.1}]", lo * 1e6, hi * 1e6)).unwrap_or_default()
         )
     };
+    // What a user needs first: the bracket and where the measurement sits in it, the largest
+    // terms; the table and the notes below are the detail.
     let mut s = format!(
-        "{}, in two data regimes: each prediction is a bracket from constant data (operands that never switch) to \
-         switching data (random operands).\n\n| term | kind | units per launch | constant data, µJ | switching data, µJ \
+        "{}.\n\n**Measured {} dynamic per launch; the model brackets it from {} (constant data: operands that \
+         never switch) to {} (switching data: random operands){}.** Largest terms (switching data): {}.\n\n\
+         ## Detail\n\n| term | kind | units per launch | constant data, µJ | switching data, µJ \
          | share of measured total (switching) |\n|---|---|---|---|---|---|\n",
-        markdown_heading(e, model)
+        markdown_heading(e, model),
+        joules_ci(e.measured_dynamic_j.0, (e.measured_dynamic_j.1, e.measured_dynamic_j.2)),
+        joules_ci(b.constant_j, b.constant_ci_j),
+        joules_ci(b.switching_j, b.switching_ci_j),
+        if e.warning.is_some() { String::new() } else { format!(": {}", markdown_text(&b.line)) },
+        largest_terms(e)
     );
     let share = |j: f64| format!("{:.1} %", j / e.measured_total_j * 100.0);
     for t in &e.terms {
@@ -192,8 +205,8 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
         e.static_j * 1e6,
         share(e.static_j),
         e.measured_total_j * 1e6,
-        // Outside the bracket the line already opens the page as its warning.
-        if e.warning.is_some() { String::new() } else { format!("\n{}.\n", capitalized(&markdown_text(&b.line))) }
+        // The line stands in the lead (outside the bracket, as the page's opening warning).
+        String::new()
     ));
     s.push_str(&clock_markdown(e));
     s.push_str(&power_markdown(e, model));
@@ -211,10 +224,26 @@ fn render_bracket_markdown(e: &Explanation, b: &OperandBracket, model: &EnergyMo
     s
 }
 
-/// `s` with its first letter upper-case.
-fn capitalized(s: &str) -> String {
-    let mut chars = s.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+/// `84.91 mJ [84.01 mJ, 85.82 mJ]`.
+fn joules_ci(j: f64, (lo, hi): (f64, f64)) -> String {
+    format!("{} [{}, {}]", format_si(j, "J", 4), format_si(lo, "J", 4), format_si(hi, "J", 4))
+}
+
+/// The three largest terms with their share of the switching-data prediction
+/// (`DRAM reads 61 %, kernel time 22 %, FP32 FMA 9 %`).
+fn largest_terms(e: &Explanation) -> String {
+    let mut terms: Vec<&ExplainedTerm> = e.terms.iter().filter(|t| t.j > 0.0).collect();
+    terms.sort_by(|a, b| b.j.total_cmp(&a.j));
+    let sum: f64 = terms.iter().map(|t| t.j).sum();
+    if terms.is_empty() || sum <= 0.0 {
+        return "none priced above zero".into();
+    }
+    terms
+        .iter()
+        .take(3)
+        .map(|t| format!("{} {:.0} %", markdown_text(&t.name), t.j / sum * 100.0))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The explanation as a horizontal bar chart (SVG): each term, the static part and the
