@@ -6,9 +6,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr, Path};
 
-use crate::options::{
-    arg_parameter, check_signature, measure_options_literal, parse_options, Attribute, Options, SimModel,
-};
+use crate::options::{measure_options_literal, parse_options, Attribute, Options, SimModel};
+use crate::signature::{arg_parameter, check_signature};
 
 /// The variable that holds one argument of `args` in the expansion.
 pub const ARG: &str = "__energy_arg";

@@ -6,6 +6,7 @@ mod bench;
 mod bounds;
 mod main_check;
 mod options;
+mod signature;
 mod test;
 
 use proc_macro::TokenStream;

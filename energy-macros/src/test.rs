@@ -7,9 +7,8 @@ use syn::spanned::Spanned;
 use syn::{ItemFn, Path};
 
 use crate::bench::{expand_attribute, factory, ARG};
-use crate::options::{
-    arg_parameter, check_signature, measure_options_literal, parse_options, Attribute, LimitOption, SimModel,
-};
+use crate::options::{measure_options_literal, parse_options, Attribute, LimitOption, SimModel};
+use crate::signature::{arg_parameter, check_signature};
 
 /// Expands `#[energy_test(args)] item`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
