@@ -177,7 +177,7 @@ fn gpu_required_fails_even_a_budget_that_could_run_simulated() {
     max = "45 mJ",
     sim(seconds = 76e-6 * (1.0 + 32.0 / block as f64), watts = 400.0)
 )]
-fn saxpy_blocks_stay_under_45_mj(s: &mut Saxpy, stream: &Stream, block: &u32) -> Result<()> {
-    let _ = block;
+fn saxpy_blocks_stay_under_45_mj(s: &mut Saxpy, stream: &Stream, _block: &u32) -> Result<()> {
+    // The parameter, unused here, is `_block`; `sim(…)` above names it `block`.
     s.kernel.launch(stream, s.config, &s.args)
 }

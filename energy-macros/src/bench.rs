@@ -127,6 +127,8 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let param = arg_parameter(item)?;
     // `_block` (unused in the body) is shown as `block`.
     let param_name = param.to_string().trim_start_matches('_').to_string();
+    // The options may name it either way (`sim(seconds = f(block))` with `_block: &u32`).
+    let shown = format_ident!("{}", param_name);
     let (arg, label) = (format_ident!("{}", ARG), format_ident!("__energy_arg_label"));
     Ok(quote! {
         #item
@@ -137,6 +139,8 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
             for #arg in ::core::iter::IntoIterator::into_iter(#args) {
                 #[allow(unused_variables)]
                 let #param = ::core::clone::Clone::clone(&#arg);
+                #[allow(unused_variables)]
+                let #shown = ::core::clone::Clone::clone(&#arg);
                 let #label = #p::arg_label(&#arg);
                 let spec = #p::BenchSpec::new(&#p::arg_id(#name, &#label), ::core::file!(), ::core::line!());
                 #(#steps)*

@@ -84,6 +84,8 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     // One budget per argument (`name/arg`), all checked, then one verdict naming each that
     // failed: the argument's value bound to the launch function's parameter name.
     let param = arg_parameter(item)?;
+    // `_block` is bound as `block` too: the options may name it either way.
+    let shown = format_ident!("{}", param.to_string().trim_start_matches('_'));
     let assert = quote_spanned! { test_name.span() => ::energy_harness::__private::assert_budgets(&budgets); };
     Ok(quote! {
         #[allow(dead_code)]
@@ -95,6 +97,8 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
             for #arg in ::core::iter::IntoIterator::into_iter(#args) {
                 #[allow(unused_variables)]
                 let #param = ::core::clone::Clone::clone(&#arg);
+                #[allow(unused_variables)]
+                let #shown = ::core::clone::Clone::clone(&#arg);
                 let #label = #p::arg_label(&#arg);
                 #(#steps)*
                 budgets.push(budget);

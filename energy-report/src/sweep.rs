@@ -80,8 +80,8 @@ pub fn sweep_svg(sweep: &Sweep) -> String {
     let simulated = if sweep.simulated { " (simulated)" } else { "" };
     let (scale, unit) = energy_unit(sweep.rows.iter().map(|r| r.energy_j.mean));
     let energy = chart(
-        format!("{}: energy per call against {}{simulated}{}", sweep.name, sweep.param, least(|v| v.least_energy)),
-        format!("energy per call ({unit}), 95 % interval"),
+        format!("{}: energy per launch against {}{simulated}{}", sweep.name, sweep.param, least(|v| v.least_energy)),
+        format!("energy per launch ({unit}), 95 % interval"),
         &sweep.param,
         &labels,
         sweep.rows.iter().map(|r| (&r.energy_j, scale)).collect(),
@@ -89,8 +89,8 @@ pub fn sweep_svg(sweep: &Sweep) -> String {
     );
     let (t_scale, t_unit) = time_unit(sweep.rows.iter().map(|r| r.time_s.mean));
     let time = chart(
-        format!("{}: time per call against {}{simulated}{}", sweep.name, sweep.param, least(|v| v.least_time)),
-        format!("time per call ({t_unit}), 95 % interval"),
+        format!("{}: time per launch against {}{simulated}{}", sweep.name, sweep.param, least(|v| v.least_time)),
+        format!("time per launch ({t_unit}), 95 % interval"),
         &sweep.param,
         &labels,
         sweep.rows.iter().map(|r| (&r.time_s, t_scale)).collect(),
@@ -202,7 +202,7 @@ pub fn sweeps_markdown(current: &ResultSet, baseline: Option<&ResultSet>) -> Str
         let simulated = if s.simulated { " (simulated: every figure is the sim(…) model's)" } else { "" };
         let _ = write!(
             out,
-            "\n#### Sweep {} over {}{simulated}\n\n| {} | energy per call (95 % CI) | dynamic per call | time per call (95 % CI) | energy×time | |\n|---|---|---|---|---|---|\n",
+            "\n#### Sweep {} over {}{simulated}\n\n| {} | energy per launch (95 % CI) | dynamic per launch | time per launch (95 % CI) | energy×time | |\n|---|---|---|---|---|---|\n",
             markdown_text(&s.name),
             markdown_text(&s.param),
             markdown_text(&s.param)

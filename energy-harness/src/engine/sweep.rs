@@ -145,7 +145,7 @@ pub fn verdict_line(param: &str, rows: &[SweepRow], v: &SweepVerdict) -> String 
         )
     } else {
         format!(
-            "{param} {t} is fastest; {param} {e} has the least energy per call, but not beyond the intervals ({} less): \
+            "{param} {t} is fastest; {param} {e} has the least energy per launch, but not beyond the intervals ({} less): \
              the fastest costs as little, within the measurement",
             size(energy)
         )
@@ -164,8 +164,8 @@ pub fn render_sweep(sweep: &str, param: &str, rows: &[SweepRow], simulated: bool
     let width = rows.iter().map(|r| r.arg.chars().count()).max().unwrap_or(0).max(param.chars().count());
     let _ = writeln!(
         out,
-        "  {param:<width$}  {:>26}  {:>26}  {:>26}  {:>12}",
-        "energy per call (95 % CI)", "dynamic per call", "time per call (95 % CI)", "energy×time"
+        "  {param:<width$}  {:>28}  {:>28}  {:>28}  {:>12}",
+        "energy per launch (95 % CI)", "dynamic per launch", "time per launch (95 % CI)", "energy×time"
     );
     let pm =
         |e: &Estimate, unit: &str| format!("{} ±{:.2} %", format_si(e.mean, unit, 4), e.relative_half_width() * 100.0);
@@ -178,7 +178,7 @@ pub fn render_sweep(sweep: &str, param: &str, rows: &[SweepRow], simulated: bool
         };
         let _ = writeln!(
             out,
-            "  {:<width$}  {:>26}  {:>26}  {:>26}  {:>12}{mark}",
+            "  {:<width$}  {:>28}  {:>28}  {:>28}  {:>12}{mark}",
             r.arg,
             pm(&r.energy_j, "J"),
             pm(&r.dynamic_j, "J"),

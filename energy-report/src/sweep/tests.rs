@@ -65,7 +65,7 @@ fn results_are_grouped_by_sweep_in_natural_order_of_the_arguments() {
 #[test]
 fn the_svg_has_both_charts_every_argument_and_no_non_finite_coordinate() {
     let svg = sweep_svg(&sweeps(&blocks("main", "512"))[0]);
-    assert!(svg.contains("energy per call against block") && svg.contains("time per call against block"));
+    assert!(svg.contains("energy per launch against block") && svg.contains("time per launch against block"));
     assert!(svg.contains("least at block 512") && svg.contains("least at block 1024"), "{svg}");
     for a in ["64", "128", "256", "512", "1024"] {
         assert!(svg.contains(&format!(">{a}</text>")), "argument {a} not labelled");
