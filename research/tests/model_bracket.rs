@@ -132,7 +132,9 @@ fn explain_places_a_kernel_in_the_bracket_or_says_it_lies_outside() {
     assert!((b.activity.unwrap() - 0.25).abs() < 1e-9, "{b:?}");
     assert!(e.warning.is_none());
     let md = render_markdown(&e, &model);
-    assert!(md.contains("Operand activity ≈ 0.25 (0: constant data"), "{md}");
+    // The lead, before the table, places the measurement in the bracket.
+    let lead = &md[..md.find("## Detail").expect("the detail follows the lead")];
+    assert!(lead.contains("operand activity ≈ 0.25 (0: constant data") && lead.contains("brackets it from"), "{md}");
     assert!(md.contains("| constant data, µJ | switching data, µJ |"), "{md}");
     let js = serde_json::to_string(&e).unwrap();
     let v: serde_json::Value = serde_json::from_str(&js).unwrap();
