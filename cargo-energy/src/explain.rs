@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use energy_harness::unstable::report::escape::visible;
 use energy_harness::unstable::report::{file_stem, RunManifest};
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
@@ -205,13 +206,23 @@ fn profile(ncu: &Path, exe: &crate::gpus::BenchExe, id: &str, metrics: &str, csv
     let out = out?;
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     if !out.status.success() || stdout.contains("==ERROR==") || stderr.contains("==ERROR==") {
-        let tail: Vec<&str> =
-            stderr.lines().chain(stdout.lines()).filter(|l| l.contains("==ERROR==")).take(5).collect();
-        let tail =
-            if tail.is_empty() { stderr.lines().rev().take(5).collect::<Vec<_>>().join("\n") } else { tail.join("\n") };
+        // ncu's own error lines when it wrote some (a partial profile exits 0), else the end
+        // of its stderr, as `cargo energy run` shows a failed executable's.
+        let errors: Vec<String> = stderr
+            .lines()
+            .chain(stdout.lines())
+            .filter(|l| l.contains("==ERROR=="))
+            .take(5)
+            .map(|l| visible(l).into_owned())
+            .collect();
+        let said = if errors.is_empty() {
+            crate::gpus::process::stderr_tail(&out.stderr)
+        } else {
+            format!("; it reported:\n        {}", errors.join("\n        "))
+        };
         return Err(Error::new(
             ErrorKind::InvalidInput,
-            format!("ncu could not profile `{id}` ({}):\n{tail}", out.status),
+            format!("ncu could not profile `{id}`: it {}{said}", crate::gpus::process::exit_reason(out.status)),
         ));
     }
     if let Some(dir) = csv.parent() {

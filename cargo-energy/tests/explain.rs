@@ -468,6 +468,15 @@ fn a_benchmark_is_explained_by_name_with_the_shipped_model_and_ncu_run_for_it() 
     let e: serde_json::Value = serde_json::from_slice(&json_out.stdout).unwrap();
     let predicted = e["predicted_dynamic_j"].as_f64().unwrap();
     assert!((predicted * 1e3 - 85.02).abs() < 0.01, "{predicted}");
+    // ncu that fails: its exit and the end of its stderr, in order.
+    let failing = dir.path().join("ncu-failing");
+    std::fs::write(&failing, "#!/bin/sh\necho 'first line' >&2\necho 'last line' >&2\nexit 3\n").unwrap();
+    std::fs::set_permissions(&failing, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let o = run("heldout_cublas_isamax_own", Some(&failing));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("ncu could not profile `heldout_cublas_isamax_own/energy`: it exited with code 3"), "{t}");
+    assert!(t.find("first line").is_some_and(|a| t.find("last line").is_some_and(|b| a < b)), "{t}");
     // Without ncu: the command to run, exit 2.
     let o = run("heldout_cublas_isamax_own", None);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));

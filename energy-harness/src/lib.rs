@@ -502,12 +502,8 @@ pub mod __private {
         launch: fn(&mut S, &Stream, &A) -> Result<()>,
         arg: A,
     ) -> KernelCode {
-        let arg = std::sync::Arc::new(arg);
-        let for_launch = arg.clone();
-        KernelCode::with_setup(
-            move |gpu: &CudaGpu| setup(gpu, &arg),
-            move |s: &mut S, stream: &Stream| launch(s, stream, &for_launch),
-        )
+        let (setup, launch) = with_arg(setup, launch, arg);
+        KernelCode::with_setup(setup, launch)
     }
 
     /// [`code_with_wait`] for one argument of `args`: setup and launch get it last.
@@ -517,13 +513,23 @@ pub mod __private {
         wait: fn(&mut S) -> Result<()>,
         arg: A,
     ) -> KernelCode {
+        let (setup, launch) = with_arg(setup, launch, arg);
+        KernelCode::with_wait(setup, launch, wait)
+    }
+
+    /// `setup` and `launch` with `arg` bound last, one copy shared by both.
+    #[allow(clippy::type_complexity)]
+    fn with_arg<S: 'static, A: Send + Sync + 'static>(
+        setup: fn(&CudaGpu, &A) -> Result<S>,
+        launch: fn(&mut S, &Stream, &A) -> Result<()>,
+        arg: A,
+    ) -> (
+        impl Fn(&CudaGpu) -> Result<S> + Send + Sync + 'static,
+        impl Fn(&mut S, &Stream) -> Result<()> + Send + Sync + 'static,
+    ) {
         let arg = std::sync::Arc::new(arg);
         let for_launch = arg.clone();
-        KernelCode::with_wait(
-            move |gpu: &CudaGpu| setup(gpu, &arg),
-            move |s: &mut S, stream: &Stream| launch(s, stream, &for_launch),
-            wait,
-        )
+        (move |gpu: &CudaGpu| setup(gpu, &arg), move |s: &mut S, stream: &Stream| launch(s, stream, &for_launch))
     }
 
     /// [`code_launch`] for one argument of `args`.

@@ -46,7 +46,7 @@ pub mod engine {
     pub use crate::engine::run::{record, virtual_sim_device};
     pub use crate::engine::stats::{linear_fit, solve_linear, student_t_975};
     pub use crate::engine::sweep::{
-        render_sweep, sweep_verdict, verdict_line, RelativeChange, SweepPoint, SweepRow, SweepVerdict,
+        render_sweep, sweep_cells, sweep_verdict, verdict_line, RelativeChange, SweepPoint, SweepRow, SweepVerdict,
     };
     pub use crate::engine::thermal::{
         calibrate_thermal, extrapolation_note, fit_thermal, normalize, validate_normalized, ThermalCalibration,

@@ -4,36 +4,68 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ItemFn, LitStr, Path};
+use syn::{Ident, ItemFn, LitStr, Path};
 
 use crate::options::{measure_options_literal, parse_options, Attribute, Options, SimModel};
 use crate::signature::{arg_parameter, check_signature};
 
 /// The variable that holds one argument of `args` in the expansion.
 pub const ARG: &str = "__energy_arg";
+/// The variable that holds its label (as its id shows it).
+pub const ARG_LABEL: &str = "__energy_arg_label";
+
+/// The bindings at the top of an `args` loop's body, and the parameter's name as tables show
+/// it: the argument's value under the launch function's parameter name and, for `_block`
+/// (unused in the body), under `block` too (the options may name it either way), then its
+/// label.
+pub fn arg_bindings(item: &ItemFn) -> syn::Result<(TokenStream, String)> {
+    let param = arg_parameter(item)?;
+    let (arg, label) = (format_ident!("{}", ARG), format_ident!("{}", ARG_LABEL));
+    let mut bindings = quote! {
+        #[allow(unused_variables)]
+        let #param = ::core::clone::Clone::clone(&#arg);
+    };
+    let mut shown = param.to_string();
+    // `_block` is also `block`; `_0` has no such name (`0` is not an identifier).
+    if let Ok(alias) = syn::parse_str::<Ident>(shown.trim_start_matches('_')) {
+        if alias != param {
+            bindings.extend(quote! {
+                #[allow(unused_variables)]
+                let #alias = ::core::clone::Clone::clone(&#arg);
+            });
+            shown = alias.to_string();
+        }
+    }
+    bindings.extend(quote! { let #label = ::energy_harness::__private::arg_label(&#arg); });
+    Ok((bindings, shown))
+}
 
 /// The kernel code of a launch path: with `setup` state or without, and for library work
 /// (`any_stream`, `wait = …`) waited for context-wide; with `args`, the functions also get
 /// the argument (a clone of it, owned by the code).
 pub fn factory(o: &Options, launch: &Path) -> TokenStream {
     let p = quote! { ::energy_harness::__private };
-    let code = if o.args.is_some() {
-        let arg = format_ident!("{}", ARG);
-        let arg = quote! { ::core::clone::Clone::clone(&#arg) };
-        match (&o.setup, &o.wait) {
-            (Some(setup), Some(wait)) => {
-                quote_spanned! { launch.span() => #p::code_with_wait_arg(#setup, #launch, #wait, #arg) }
-            }
-            (Some(setup), None) => quote_spanned! { launch.span() => #p::code_with_setup_arg(#setup, #launch, #arg) },
-            (None, _) => quote_spanned! { launch.span() => #p::code_launch_arg(#launch, #arg) },
+    // With `args`, the `_arg` twin of each constructor, given a clone of the argument last.
+    let (suffix, arg) = match o.args {
+        Some(_) => {
+            let arg = format_ident!("{}", ARG);
+            ("_arg", quote! { , ::core::clone::Clone::clone(&#arg) })
         }
-    } else {
-        match (&o.setup, &o.wait) {
-            (Some(setup), Some(wait)) => {
-                quote_spanned! { launch.span() => #p::code_with_wait(#setup, #launch, #wait) }
-            }
-            (Some(setup), None) => quote_spanned! { launch.span() => #p::code_with_setup(#setup, #launch) },
-            (None, _) => quote_spanned! { launch.span() => #p::code_launch(#launch) },
+        None => ("", TokenStream::new()),
+    };
+    let constructor = |base: &str| format_ident!("{base}{suffix}");
+    let code = match (&o.setup, &o.wait) {
+        (Some(setup), Some(wait)) => {
+            let f = constructor("code_with_wait");
+            quote_spanned! { launch.span() => #p::#f(#setup, #launch, #wait #arg) }
+        }
+        (Some(setup), None) => {
+            let f = constructor("code_with_setup");
+            quote_spanned! { launch.span() => #p::#f(#setup, #launch #arg) }
+        }
+        (None, _) => {
+            let f = constructor("code_launch");
+            quote_spanned! { launch.span() => #p::#f(#launch #arg) }
         }
     };
     match o.any_stream {
@@ -122,14 +154,9 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
             }
         });
     };
-    // One benchmark per argument, `name/arg`: the argument's value bound to the launch
-    // function's parameter name for the options' expressions.
-    let param = arg_parameter(item)?;
-    // `_block` (unused in the body) is shown as `block`.
-    let param_name = param.to_string().trim_start_matches('_').to_string();
-    // The options may name it either way (`sim(seconds = f(block))` with `_block: &u32`).
-    let shown = format_ident!("{}", param_name);
-    let (arg, label) = (format_ident!("{}", ARG), format_ident!("__energy_arg_label"));
+    // One benchmark per argument, `name/arg` (or `name` with `{}` replaced).
+    let (bindings, param_name) = arg_bindings(item)?;
+    let (arg, label) = (format_ident!("{}", ARG), format_ident!("{}", ARG_LABEL));
     Ok(quote! {
         #item
         #[doc(hidden)]
@@ -137,11 +164,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
         fn #builder() -> ::std::vec::Vec<#p::BenchSpec> {
             let mut specs = ::std::vec::Vec::new();
             for #arg in ::core::iter::IntoIterator::into_iter(#args) {
-                #[allow(unused_variables)]
-                let #param = ::core::clone::Clone::clone(&#arg);
-                #[allow(unused_variables)]
-                let #shown = ::core::clone::Clone::clone(&#arg);
-                let #label = #p::arg_label(&#arg);
+                #bindings
                 let spec = #p::BenchSpec::new(&#p::arg_id(#name, &#label), ::core::file!(), ::core::line!());
                 #(#steps)*
                 let spec = spec.sweep_point(#name, #param_name, &#label);

@@ -6,9 +6,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, Path};
 
-use crate::bench::{expand_attribute, factory, ARG};
+use crate::bench::{arg_bindings, expand_attribute, factory, ARG, ARG_LABEL};
 use crate::options::{measure_options_literal, parse_options, Attribute, LimitOption, SimModel};
-use crate::signature::{arg_parameter, check_signature};
+use crate::signature::check_signature;
 
 /// Expands `#[energy_test(args)] item`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -27,7 +27,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let name = test_name.to_string();
     let launch_path: Path = launch_name.clone().into();
     let kernel_factory = factory(&o, &launch_path);
-    let (arg, label) = (format_ident!("{}", ARG), format_ident!("__energy_arg_label"));
+    let (arg, label) = (format_ident!("{}", ARG), format_ident!("{}", ARG_LABEL));
     let kernel_name = match o.args {
         Some(_) => quote! { &#p::arg_id(#name, &#label) },
         None => quote! { #name },
@@ -83,9 +83,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     };
     // One budget per argument (`name/arg`), all checked, then one verdict naming each that
     // failed: the argument's value bound to the launch function's parameter name.
-    let param = arg_parameter(item)?;
-    // `_block` is bound as `block` too: the options may name it either way.
-    let shown = format_ident!("{}", param.to_string().trim_start_matches('_'));
+    let (bindings, _) = arg_bindings(item)?;
     let assert = quote_spanned! { test_name.span() => ::energy_harness::__private::assert_budgets(&budgets); };
     Ok(quote! {
         #[allow(dead_code)]
@@ -95,11 +93,7 @@ fn expand_fn(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
         fn #test_name() {
             let mut budgets = ::std::vec::Vec::new();
             for #arg in ::core::iter::IntoIterator::into_iter(#args) {
-                #[allow(unused_variables)]
-                let #param = ::core::clone::Clone::clone(&#arg);
-                #[allow(unused_variables)]
-                let #shown = ::core::clone::Clone::clone(&#arg);
-                let #label = #p::arg_label(&#arg);
+                #bindings
                 #(#steps)*
                 budgets.push(budget);
             }

@@ -210,9 +210,15 @@ pub fn render_chart(chart: &Chart) -> String {
 /// The SI prefix for a benchmark's energies (`mJ`, `µJ`, …), chosen from the largest: the
 /// factor to divide by and the unit's text.
 pub fn energy_unit(values: impl Iterator<Item = f64>) -> (f64, String) {
+    si_unit(values, "J")
+}
+
+/// The SI prefix for values of about `values` in the unit `unit` (`s`), chosen from the
+/// largest finite magnitude: the factor to divide by and the unit's text (`µs`).
+pub fn si_unit(values: impl Iterator<Item = f64>, unit: &str) -> (f64, String) {
     let largest = values.filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()));
     let (factor, prefix) = energy_units::si_scale(largest);
-    (factor, format!("{prefix}J"))
+    (factor, format!("{prefix}{unit}"))
 }
 
 #[cfg(test)]

@@ -6,13 +6,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::chart::{energy_unit, render_chart, Chart, ChartPoint, ChartSeries, PALETTE};
+use super::chart::{energy_unit, render_chart, si_unit, Chart, ChartPoint, ChartSeries, PALETTE};
 use super::compare::ResultSet;
 use super::natural::natural_cmp;
-use energy_harness::unstable::engine::{render_sweep, sweep_verdict, verdict_line, SweepRow, SweepVerdict};
+use energy_harness::unstable::engine::{
+    render_sweep, sweep_cells, sweep_verdict, verdict_line, SweepRow, SweepVerdict,
+};
 use energy_harness::unstable::report::escape::{html, markdown_text, xml as escape};
 use energy_harness::Estimate;
-use energy_units::format_si;
 
 /// One sweep of a run: its name, the parameter, one row per argument in natural order of the
 /// arguments (`64` < `128`), and whether its figures are simulated.
@@ -87,7 +88,7 @@ pub fn sweep_svg(sweep: &Sweep) -> String {
         sweep.rows.iter().map(|r| (&r.energy_j, scale)).collect(),
         PALETTE[0],
     );
-    let (t_scale, t_unit) = time_unit(sweep.rows.iter().map(|r| r.time_s.mean));
+    let (t_scale, t_unit) = si_unit(sweep.rows.iter().map(|r| r.time_s.mean), "s");
     let time = chart(
         format!("{}: time per launch against {}{simulated}{}", sweep.name, sweep.param, least(|v| v.least_time)),
         format!("time per launch ({t_unit}), 95 % interval"),
@@ -134,13 +135,6 @@ fn chart(
         x_labels: labels.to_vec(),
         series: vec![ChartSeries { label: param.to_string(), color, points }],
     })
-}
-
-/// A unit for times of about `values`: the factor to multiply seconds by and its name.
-fn time_unit(values: impl Iterator<Item = f64>) -> (f64, String) {
-    let largest = values.filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()));
-    let (factor, prefix) = energy_units::si_scale(largest);
-    (factor, format!("{prefix}s"))
 }
 
 /// Where two runs' sweeps disagree on the optimum: one line per sweep in both runs whose
@@ -191,9 +185,6 @@ pub fn optimum_moves(
     lines
 }
 
-#[cfg(test)]
-mod tests;
-
 /// The sweeps of `current` for a markdown report: each one's table, verdict and, against
 /// `baseline`, whether its optimum moved. Empty without sweeps.
 pub fn sweeps_markdown(current: &ResultSet, baseline: Option<&ResultSet>) -> String {
@@ -207,20 +198,12 @@ pub fn sweeps_markdown(current: &ResultSet, baseline: Option<&ResultSet>) -> Str
             markdown_text(&s.param),
             markdown_text(&s.param)
         );
-        let verdict = s.verdict();
-        for (i, r) in s.rows.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} |",
-                markdown_text(&r.arg),
-                with_interval(&r.energy_j, "J"),
-                with_interval(&r.dynamic_j, "J"),
-                with_interval(&r.time_s, "s"),
-                format_si(r.energy_delay().mean, "J·s", 3),
-                mark(verdict.as_ref(), i)
-            );
+        let (cells, verdict) = sweep_cells(&s.param, &s.rows);
+        for row in &cells {
+            let row: Vec<String> = row.iter().map(|c| markdown_text(c)).collect();
+            let _ = writeln!(out, "| {} |", row.join(" | "));
         }
-        let _ = write!(out, "\n{}\n", markdown_text(&verdict_text(&s, verdict.as_ref())));
+        let _ = write!(out, "\n{}\n", markdown_text(&verdict));
     }
     for line in baseline.map(|b| optimum_moves(b, current, &b.run_name(), &current.run_name())).unwrap_or_default() {
         let _ = write!(out, "\n**{}**\n", markdown_text(&line));
@@ -243,25 +226,5 @@ pub fn sweeps_html(current: &ResultSet, baseline: Option<&ResultSet>) -> String 
     out
 }
 
-/// `28.60 mJ ±0.29 %`.
-fn with_interval(e: &Estimate, unit: &str) -> String {
-    format!("{} ±{:.2} %", format_si(e.mean, unit, 4), e.relative_half_width() * 100.0)
-}
-
-/// The mark of row `i`: least energy, least time, both, or nothing.
-fn mark(verdict: Option<&SweepVerdict>, i: usize) -> &'static str {
-    match verdict {
-        Some(v) if v.least_energy == i && v.least_time == i => "least energy, least time",
-        Some(v) if v.least_energy == i => "least energy",
-        Some(v) if v.least_time == i => "least time",
-        _ => "",
-    }
-}
-
-/// The verdict line, or why there is none.
-fn verdict_text(s: &Sweep, verdict: Option<&SweepVerdict>) -> String {
-    match verdict {
-        Some(v) => format!("verdict: {}", verdict_line(&s.param, &s.rows, v)),
-        None => "verdict: none (a figure is not a finite positive number)".into(),
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -34,7 +34,7 @@ use energy_harness::unstable::device::NO_GPU_HINT;
 use energy_harness::unstable::report::{RunManifest, MANIFEST_FILE};
 use energy_harness::{Error, ErrorKind, Result};
 
-mod process;
+pub(crate) mod process;
 mod queue;
 
 pub(crate) use queue::Split;

@@ -56,7 +56,7 @@ pub(crate) fn signal_name(signal: i32) -> &'static str {
 }
 
 /// Why an executable did not succeed: its exit code, or the signal that ended it.
-fn exit_reason(status: ExitStatus) -> String {
+pub(crate) fn exit_reason(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exited with code {code}"),
@@ -71,7 +71,7 @@ fn exit_reason(status: ExitStatus) -> String {
 
 /// The last lines of what an executable wrote to stderr, each shown ([`visible`]) and cut
 /// to 240 characters, indented under the failure; empty when it wrote nothing.
-fn stderr_tail(bytes: &[u8]) -> String {
+pub(crate) fn stderr_tail(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {

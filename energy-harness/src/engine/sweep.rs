@@ -36,9 +36,9 @@ pub struct SweepRow {
 }
 
 impl SweepRow {
-    /// Energy-delay product per call, J·s (the intervals' relative half-widths combined).
-    pub fn energy_delay(&self) -> Estimate {
-        product(&self.energy_j, &self.time_s)
+    /// Energy-delay product per launch, J·s (the means' product).
+    pub fn energy_delay_js(&self) -> f64 {
+        self.energy_j.mean * self.time_s.mean
     }
 }
 
@@ -152,56 +152,64 @@ pub fn verdict_line(param: &str, rows: &[SweepRow], v: &SweepVerdict) -> String 
     }
 }
 
-/// The sweep as a text table (argument, energy, dynamic energy and time per call with their
-/// intervals, energy-delay product), the least energy and time marked, and the verdict.
+/// The cells of a sweep's table, one row per argument: the argument; energy, dynamic energy
+/// and time per launch, each `28.60 mJ ±0.29 %` (the 95 % interval's half-width); the
+/// energy-delay product; the mark (`least energy`, `least time`, both, or empty). Then the
+/// verdict line, or why there is none. The text table and the report's markdown table are
+/// both drawn from these.
+pub fn sweep_cells(param: &str, rows: &[SweepRow]) -> (Vec<[String; 6]>, String) {
+    let verdict = sweep_verdict(rows);
+    let pm =
+        |e: &Estimate, unit: &str| format!("{} ±{:.2} %", format_si(e.mean, unit, 4), e.relative_half_width() * 100.0);
+    let cells = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mark = match &verdict {
+                Some(v) if v.least_energy == i && v.least_time == i => "least energy, least time",
+                Some(v) if v.least_energy == i => "least energy",
+                Some(v) if v.least_time == i => "least time",
+                _ => "",
+            };
+            [
+                r.arg.clone(),
+                pm(&r.energy_j, "J"),
+                pm(&r.dynamic_j, "J"),
+                pm(&r.time_s, "s"),
+                format_si(r.energy_delay_js(), "J·s", 3),
+                mark.to_string(),
+            ]
+        })
+        .collect();
+    let line = match &verdict {
+        Some(v) => format!("verdict: {}", verdict_line(param, rows, v)),
+        None => "verdict: none (a figure is not a finite positive number)".to_string(),
+    };
+    (cells, line)
+}
+
+/// The sweep as a text table ([`sweep_cells`]: argument, energy, dynamic energy and time per
+/// launch with their intervals, energy-delay product), the least energy and time marked, and
+/// the verdict.
 pub fn render_sweep(sweep: &str, param: &str, rows: &[SweepRow], simulated: bool) -> String {
     let mut out = format!(
         "{sweep} over {param} ({} arguments{}):\n",
         rows.len(),
         if simulated { ", simulated: every figure is the sim(…) model's, none measured" } else { "" }
     );
-    let verdict = sweep_verdict(rows);
+    let (cells, verdict) = sweep_cells(param, rows);
     let width = rows.iter().map(|r| r.arg.chars().count()).max().unwrap_or(0).max(param.chars().count());
     let _ = writeln!(
         out,
         "  {param:<width$}  {:>28}  {:>28}  {:>28}  {:>12}",
         "energy per launch (95 % CI)", "dynamic per launch", "time per launch (95 % CI)", "energy×time"
     );
-    let pm =
-        |e: &Estimate, unit: &str| format!("{} ±{:.2} %", format_si(e.mean, unit, 4), e.relative_half_width() * 100.0);
-    for (i, r) in rows.iter().enumerate() {
-        let mark = match &verdict {
-            Some(v) if v.least_energy == i && v.least_time == i => "  ← least energy, least time",
-            Some(v) if v.least_energy == i => "  ← least energy",
-            Some(v) if v.least_time == i => "  ← least time",
-            _ => "",
-        };
-        let _ = writeln!(
-            out,
-            "  {:<width$}  {:>28}  {:>28}  {:>28}  {:>12}{mark}",
-            r.arg,
-            pm(&r.energy_j, "J"),
-            pm(&r.dynamic_j, "J"),
-            pm(&r.time_s, "s"),
-            format_si(r.energy_delay().mean, "J·s", 3),
-        );
+    for [arg, energy, dynamic, time, energy_delay, mark] in &cells {
+        let mark = if mark.is_empty() { String::new() } else { format!("  ← {mark}") };
+        let _ = writeln!(out, "  {arg:<width$}  {energy:>28}  {dynamic:>28}  {time:>28}  {energy_delay:>12}{mark}");
     }
-    match &verdict {
-        Some(v) => {
-            let _ = writeln!(out, "  verdict: {}", verdict_line(param, rows, v));
-        }
-        None => out.push_str("  verdict: none (a figure is not a finite positive number)\n"),
-    }
+    let _ = writeln!(out, "  {verdict}");
     out
-}
-
-/// The product of two estimates, its interval from the relative half-widths in quadrature.
-fn product(a: &Estimate, b: &Estimate) -> Estimate {
-    let mean = a.mean * b.mean;
-    let half = (a.relative_half_width().powi(2) + b.relative_half_width().powi(2)).sqrt() * mean.abs();
-    let relative_sd = |e: &Estimate| if e.mean == 0.0 { 0.0 } else { e.std_dev / e.mean };
-    let std_dev = (relative_sd(a).powi(2) + relative_sd(b).powi(2)).sqrt() * mean.abs();
-    Estimate { mean, ci_low: mean - half, ci_high: mean + half, n: a.n.min(b.n), std_dev }
 }
 
 #[cfg(test)]
