@@ -85,7 +85,8 @@ pub fn sweep_svg(sweep: &Sweep) -> String {
         format!("energy per launch ({unit}), 95 % interval"),
         &sweep.param,
         &labels,
-        sweep.rows.iter().map(|r| (&r.energy_j, scale)).collect(),
+        sweep.rows.iter().map(|r| &r.energy_j).collect(),
+        scale,
         PALETTE[0],
     );
     let (t_scale, t_unit) = si_unit(sweep.rows.iter().map(|r| r.time_s.mean), "s");
@@ -94,7 +95,8 @@ pub fn sweep_svg(sweep: &Sweep) -> String {
         format!("time per launch ({t_unit}), 95 % interval"),
         &sweep.param,
         &labels,
-        sweep.rows.iter().map(|r| (&r.time_s, t_scale)).collect(),
+        sweep.rows.iter().map(|r| &r.time_s).collect(),
+        t_scale,
         PALETTE[1],
     );
     format!(
@@ -103,29 +105,29 @@ pub fn sweep_svg(sweep: &Sweep) -> String {
     )
 }
 
+/// One chart of `values` (one per argument), in the unit whose factor is `factor` (the value
+/// divided by it: `28.6` for 28.6 mJ with `mJ`'s 1e-3).
 fn chart(
     title: String,
     y_title: String,
     param: &str,
     labels: &[String],
-    values: Vec<(&Estimate, f64)>,
+    values: Vec<&Estimate>,
+    factor: f64,
     color: &'static str,
 ) -> String {
     let points = values
         .iter()
         .enumerate()
-        .map(|(x, (e, scale))| ChartPoint {
-            x,
-            y: e.mean * scale,
-            interval: Some((e.ci_low * scale, e.ci_high * scale)),
-            regression: false,
-            tip: format!(
-                "{param} {}: {:.4} [{:.4}, {:.4}]",
-                labels[x],
-                e.mean * scale,
-                e.ci_low * scale,
-                e.ci_high * scale
-            ),
+        .map(|(x, e)| {
+            let (y, low, high) = (e.mean / factor, e.ci_low / factor, e.ci_high / factor);
+            ChartPoint {
+                x,
+                y,
+                interval: Some((low, high)),
+                regression: false,
+                tip: format!("{param} {}: {y:.4} [{low:.4}, {high:.4}]", labels[x]),
+            }
         })
         .collect();
     render_chart(&Chart {

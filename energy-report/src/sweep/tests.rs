@@ -83,3 +83,16 @@ fn a_moved_optimum_is_said_and_an_unmoved_one_is_not() {
     assert!(!lines[0].contains("least time moved"), "the fastest stayed at 1024: {}", lines[0]);
     assert!(lines[0].contains("beyond the intervals"), "{}", lines[0]);
 }
+
+#[test]
+fn the_svg_plots_each_figure_in_its_unit() {
+    // 28.6 mJ and 71.35 µs per launch: plotted as 28.6 (mJ) and 71.35 (µs).
+    let mut r = result("saxpy", Some("512"), 28.6e-3, 71.35e-6);
+    r.energy_j = est(28.6e-3, 0.01);
+    r.time_s = est(71.35e-6, 0.01);
+    let other = result("saxpy", Some("1024"), 29.2e-3, 69.25e-6);
+    let svg = sweep_svg(&sweeps(&set("main", vec![r, other]))[0]);
+    assert!(svg.contains("energy per launch (mJ)") && svg.contains("time per launch (µs)"), "{svg}");
+    assert!(svg.contains("block 512: 28.6000 [28.3140, 28.8860]"), "{svg}");
+    assert!(svg.contains("block 512: 71.3500 [70.6365, 72.0635]"), "{svg}");
+}
