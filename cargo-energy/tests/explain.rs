@@ -491,12 +491,51 @@ fn a_benchmark_is_explained_by_name_with_the_shipped_model_and_ncu_run_for_it() 
 /// A result of a GPU model no model ships for is refused, naming how to fit one.
 #[test]
 fn a_gpu_without_a_shipped_model_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
     let h200 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-24-model-h100-h200/h200");
-    let o = explain(&["--result", h200.join("run/app_sgemv_energy.json").to_str().unwrap()]);
+    let o = Command::new("gzip").arg("-dc").arg(h200.join("run/app_sgemv_energy.json.gz")).output().unwrap();
+    let result = String::from_utf8(o.stdout).unwrap();
+    assert!(result.contains("\"name\": \"NVIDIA H200\""));
+    let a100 = dir.path().join("app_sgemv_energy.json");
+    std::fs::write(&a100, result.replace("\"name\": \"NVIDIA H200\"", "\"name\": \"NVIDIA A100-SXM4-80GB\"")).unwrap();
+    let o = explain(&["--result", a100.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let t = text(&o);
-    assert!(t.contains("no energy model ships for the NVIDIA H200") && t.contains("--model FILE"), "{t}");
-    assert!(t.contains("models ship for: NVIDIA H100 80GB HBM3"), "{t}");
+    assert!(t.contains("no energy model ships for the NVIDIA A100-SXM4-80GB") && t.contains("--model FILE"), "{t}");
+    assert!(t.contains("models ship for: NVIDIA H100 80GB HBM3, NVIDIA H200"), "{t}");
+}
+
+/// An H200 result is explained with the H200 model that ships, and prices the call as the
+/// board's held-out page does (the same model, the same ncu export).
+#[test]
+fn an_h200_result_takes_the_h200_model_that_ships() {
+    let dir = tempfile::tempdir().unwrap();
+    let board =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-26-model-protocol-v3/h200-board1");
+    let gunzip = |from: PathBuf, to: &Path| {
+        let o = Command::new("gzip").arg("-dc").arg(&from).output().unwrap();
+        assert!(o.status.success(), "{}", from.display());
+        std::fs::write(to, o.stdout).unwrap();
+    };
+    let (result, ncu) = (dir.path().join("result.json"), dir.path().join("ncu.csv"));
+    gunzip(board.join("run-heldout/heldout_cublas_isamax_own_energy.json.gz"), &result);
+    gunzip(board.join("ncu-heldout/heldout_cublas_isamax_own.csv.gz"), &ncu);
+    let o = explain(&["--result", result.to_str().unwrap(), "--ncu", ncu.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("model: the one that ships for the NVIDIA H200: protocol v3"), "{err}");
+    let e: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let page: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(board.join("heldout.json")).unwrap()).unwrap();
+    let row = page["analysis"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["case"]["benchmark"] == "heldout_cublas_isamax_own")
+        .unwrap();
+    let (predicted, published) =
+        (e["predicted_dynamic_j"].as_f64().unwrap(), row["case"]["predicted_j"].as_f64().unwrap());
+    assert!((predicted / published - 1.0).abs() < 1e-9, "{predicted} J against the page's {published} J");
 }
 
 /// Each shipped model is its published fit, byte for byte.

@@ -92,7 +92,7 @@ pub const HELDOUT_V2_FITS: [(&str, u32); 2] = [("fit", 2), ("fit-v1", 1)];
 
 /// The held-out tests under protocol v3 (`research/results/model-protocol-v3.json`): board folders
 /// under [`HELDOUT_V3_DIR`], each fitted under v3 (`fit/`).
-pub const HELDOUT_V3_BOARDS: [&str; 4] = ["h100-board6", "h100-board7", "h100-board8", "h100-board9"];
+pub const HELDOUT_V3_BOARDS: [&str; 5] = ["h100-board6", "h100-board7", "h100-board8", "h100-board9", "h200-board1"];
 
 /// The folder of [`HELDOUT_V3_BOARDS`].
 pub const HELDOUT_V3_DIR: &str = "2026-11-26-model-protocol-v3";

@@ -1,7 +1,8 @@
 //! Sum reduction of f32 (one partial sum per block, dynamic shared memory of block * 4
-//! bytes) over block sizes 64 … 1024, at N = 2^24 and N = 2^26, plus the block-256 points
-//! as plain benchmarks for the 1 % agreement check between a sweep point and the same
-//! configuration written without `args`.
+//! bytes) over block sizes 64 … 1024, at N = 2^24 and N = 2^26, plus every
+//! point as a plain benchmark (block 256 first, the others added after the first GPU run)
+//! for the 1 % agreement check between a sweep point and the same configuration written
+//! without `args`.
 
 use energy_harness::prelude::*;
 
@@ -88,6 +89,97 @@ fn reduce_n24_b256_plain(s: &mut Reduce, stream: &Stream) -> Result<()> {
 #[energy_bench(setup = setup_n26_b256, ops = N26, bytes = 4 * N26,
                sim(seconds = sim_seconds(N26, 256), watts = sim_watts(256)))]
 fn reduce_n26_b256_plain(s: &mut Reduce, stream: &Stream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+// The other eight configurations as plain benchmarks too (added on 2026-11-29 after the first
+// GPU run, which had the block-256 twins only), so that every point of each sweep has its twin.
+
+fn setup_n24_b64(gpu: &CudaGpu) -> Result<Reduce> {
+    make(gpu, N24, 64)
+}
+
+/// The same configuration as `reduce_n24/64`, written without `args`.
+#[energy_bench(setup = setup_n24_b64, ops = N24, bytes = 4 * N24,
+               sim(seconds = sim_seconds(N24, 64), watts = sim_watts(64)))]
+fn reduce_n24_b64_plain(s: &mut Reduce, stream: &Stream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+fn setup_n24_b128(gpu: &CudaGpu) -> Result<Reduce> {
+    make(gpu, N24, 128)
+}
+
+/// The same configuration as `reduce_n24/128`, written without `args`.
+#[energy_bench(setup = setup_n24_b128, ops = N24, bytes = 4 * N24,
+               sim(seconds = sim_seconds(N24, 128), watts = sim_watts(128)))]
+fn reduce_n24_b128_plain(s: &mut Reduce, stream: &Stream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+fn setup_n24_b512(gpu: &CudaGpu) -> Result<Reduce> {
+    make(gpu, N24, 512)
+}
+
+/// The same configuration as `reduce_n24/512`, written without `args`.
+#[energy_bench(setup = setup_n24_b512, ops = N24, bytes = 4 * N24,
+               sim(seconds = sim_seconds(N24, 512), watts = sim_watts(512)))]
+fn reduce_n24_b512_plain(s: &mut Reduce, stream: &Stream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+fn setup_n24_b1024(gpu: &CudaGpu) -> Result<Reduce> {
+    make(gpu, N24, 1024)
+}
+
+/// The same configuration as `reduce_n24/1024`, written without `args`.
+#[energy_bench(setup = setup_n24_b1024, ops = N24, bytes = 4 * N24,
+               sim(seconds = sim_seconds(N24, 1024), watts = sim_watts(1024)))]
+fn reduce_n24_b1024_plain(s: &mut Reduce, stream: &Stream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+fn setup_n26_b64(gpu: &CudaGpu) -> Result<Reduce> {
+    make(gpu, N26, 64)
+}
+
+/// The same configuration as `reduce_n26/64`, written without `args`.
+#[energy_bench(setup = setup_n26_b64, ops = N26, bytes = 4 * N26,
+               sim(seconds = sim_seconds(N26, 64), watts = sim_watts(64)))]
+fn reduce_n26_b64_plain(s: &mut Reduce, stream: &Stream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+fn setup_n26_b128(gpu: &CudaGpu) -> Result<Reduce> {
+    make(gpu, N26, 128)
+}
+
+/// The same configuration as `reduce_n26/128`, written without `args`.
+#[energy_bench(setup = setup_n26_b128, ops = N26, bytes = 4 * N26,
+               sim(seconds = sim_seconds(N26, 128), watts = sim_watts(128)))]
+fn reduce_n26_b128_plain(s: &mut Reduce, stream: &Stream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+fn setup_n26_b512(gpu: &CudaGpu) -> Result<Reduce> {
+    make(gpu, N26, 512)
+}
+
+/// The same configuration as `reduce_n26/512`, written without `args`.
+#[energy_bench(setup = setup_n26_b512, ops = N26, bytes = 4 * N26,
+               sim(seconds = sim_seconds(N26, 512), watts = sim_watts(512)))]
+fn reduce_n26_b512_plain(s: &mut Reduce, stream: &Stream) -> Result<()> {
+    s.kernel.launch(stream, s.config, &s.args)
+}
+
+fn setup_n26_b1024(gpu: &CudaGpu) -> Result<Reduce> {
+    make(gpu, N26, 1024)
+}
+
+/// The same configuration as `reduce_n26/1024`, written without `args`.
+#[energy_bench(setup = setup_n26_b1024, ops = N26, bytes = 4 * N26,
+               sim(seconds = sim_seconds(N26, 1024), watts = sim_watts(1024)))]
+fn reduce_n26_b1024_plain(s: &mut Reduce, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
 
