@@ -62,4 +62,4 @@ pub use ncu::{
     launches_per_call, one_call, one_call_of, parse_ncu_csv, parse_ncu_launches, read_ncu_csv, read_ncu_launches,
     short_kernel_name, KernelChoice, NcuKernel, TEST_CALLS,
 };
-pub use sweep::{optimum_moves, sweep_svg, sweeps, Sweep};
+pub use sweep::{optimum_moves, sweep_svg, sweeps, sweeps_markdown, Sweep};

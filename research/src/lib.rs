@@ -11,6 +11,7 @@ pub mod launch_paths;
 pub mod library_work;
 pub mod memory;
 pub mod model;
+pub mod parameterized;
 pub mod protocol;
 pub mod published;
 pub mod sass;

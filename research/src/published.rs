@@ -216,5 +216,6 @@ pub fn all_pages(results: &Path) -> Result<Vec<Page>> {
     pages.extend(memory_pages(results)?);
     pages.extend(explanation_pages(results)?);
     pages.extend(heldout_pages(results)?);
+    pages.extend(crate::parameterized::parameterized_pages(results)?);
     Ok(pages)
 }

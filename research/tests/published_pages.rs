@@ -58,6 +58,14 @@ fn application_explanations_regenerate_from_the_model_runs() {
     check(&pages);
 }
 
+/// Issue 48's sweeps on H200s: the page and one SVG per sweep and call.
+#[test]
+fn the_parameterized_page_regenerates_from_its_runs() {
+    let pages = energy_suites::parameterized::parameterized_pages(&results()).unwrap();
+    assert_eq!(pages.len(), 1 + 2 * 2);
+    check(&pages);
+}
+
 #[test]
 fn held_out_tests_regenerate_from_their_runs_profiles_and_fits() {
     let pages = heldout_pages(&results()).unwrap();

@@ -1,0 +1,203 @@
+//! The page of issue 48's GPU runs (`research/results/2026-11-29-parameterized/`): a reduction
+//! written outside the repository, swept over block sizes at two problem sizes, each sweep point
+//! against the same configuration written as a plain benchmark, and (call 2) the twenty
+//! benchmarks in one process against each in a process of its own (issue 46).
+//!
+//! Raw data: `call1/run` (the first call's run: the sweeps and the block-256 twins),
+//! `call2/one` (the second call's run of all twenty in one process), `call2/each/*` (each in a
+//! process of its own; result files without their traces), `call2/processes.csv` (each
+//! process's start and end) and `call2/gpus-*.csv` (nvidia-smi before and after).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use energy_harness::{Error, ErrorKind, Result, ResultFile};
+use energy_report::{sort_natural, sweep_svg, sweeps, sweeps_markdown, ResultSet};
+
+use crate::published::Page;
+
+/// The folder under `research/results/`.
+pub const PARAMETERIZED_DIR: &str = "2026-11-29-parameterized";
+
+/// The plain twin's id of a sweep point of this folder's crate (`reduce_n24` at block 256:
+/// `reduce_n24_b256_plain/energy`).
+fn twin_id(sweep: &str, arg: &str) -> String {
+    format!("{sweep}_b{arg}_plain/energy")
+}
+
+/// Each estimate's mean inside the other's 95 % interval (either way).
+fn within(a: &ResultFile, b: &ResultFile) -> bool {
+    let (ea, eb) = (&a.energy_j, &b.energy_j);
+    (ea.ci_low..=ea.ci_high).contains(&eb.mean) || (eb.ci_low..=eb.ci_high).contains(&ea.mean)
+}
+
+fn half_width_pct(r: &ResultFile) -> f64 {
+    (r.energy_j.ci_high - r.energy_j.ci_low) / 2.0 / r.energy_j.mean * 100.0
+}
+
+fn millijoules(r: &ResultFile) -> String {
+    format!("{:.4} mJ ± {:.2} %", r.energy_j.mean * 1e3, half_width_pct(r))
+}
+
+fn difference_pct(a: &ResultFile, b: &ResultFile) -> f64 {
+    (a.energy_j.mean / b.energy_j.mean - 1.0) * 100.0
+}
+
+/// The GPU and the first measurement's time of a run, as a heading states them.
+fn board_line(set: &ResultSet) -> Result<String> {
+    let first = set.results.values().min_by(|a, b| a.timestamp.cmp(&b.timestamp));
+    let Some(r) = first else {
+        return Err(Error::new(ErrorKind::Format, format!("{}: the run holds no result", set.dir.display())));
+    };
+    let limit =
+        r.device.power_limit_w.map_or_else(|| "power limit not recorded".into(), |w| format!("power limit {w} W"));
+    Ok(format!(
+        "{} ({}), driver {}, {limit}; first measurement {}",
+        r.device.name,
+        r.device.uuid,
+        r.device.driver.as_deref().unwrap_or("not recorded"),
+        r.timestamp
+    ))
+}
+
+/// Each sweep point of `set` against its plain twin in `set`: the table and its count.
+fn twins_section(out: &mut String, set: &ResultSet) {
+    let _ = writeln!(
+        out,
+        "| configuration | sweep point | plain twin | difference | within 1 % | each within the other's interval |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|");
+    let (mut pairs, mut under_1pct, mut inside) = (0, 0, 0);
+    for s in sweeps(set) {
+        for row in &s.rows {
+            let point_id = format!("{}/{}/energy", s.name, row.arg);
+            let (Some(point), Some(twin)) = (set.results.get(&point_id), set.results.get(&twin_id(&s.name, &row.arg)))
+            else {
+                continue;
+            };
+            let d = difference_pct(point, twin);
+            pairs += 1;
+            under_1pct += usize::from(d.abs() <= 1.0);
+            inside += usize::from(within(point, twin));
+            let _ = writeln!(
+                out,
+                "| `{}` {} {} | {} | {} | {d:+.2} % | {} | {} |",
+                s.name,
+                s.param,
+                row.arg,
+                millijoules(point),
+                millijoules(twin),
+                if d.abs() <= 1.0 { "yes" } else { "**no**" },
+                if within(point, twin) { "yes" } else { "**no**" },
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n{under_1pct} of {pairs} sweep points within 1 % of their plain twin; {inside} of {pairs} within each \
+         other's interval (energy per launch; intervals: the windows' spread alone, 95 %).\n"
+    );
+}
+
+/// Each process's wall time from `processes.csv` (`mode,filter,start_s,end_s,exit`): by mode,
+/// the filters with their seconds and exit codes.
+fn processes(path: &Path) -> Result<Vec<(String, String, f64, i32)>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read {}: {e}", path.display())))?;
+    let bad = |line: &str| {
+        Error::new(ErrorKind::Format, format!("{}: not `mode,filter,start_s,end_s,exit`: {line}", path.display()))
+    };
+    let mut rows = Vec::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let [mode, filter, start, end, exit] = f[..] else { return Err(bad(line)) };
+        let (Ok(start), Ok(end), Ok(exit)) = (start.parse::<f64>(), end.parse::<f64>(), exit.parse::<i32>()) else {
+            return Err(bad(line));
+        };
+        rows.push((mode.to_string(), filter.to_string(), end - start, exit));
+    }
+    Ok(rows)
+}
+
+/// Call 2's twenty benchmarks in one process against each in a process of its own.
+fn one_against_own_section(out: &mut String, dir: &Path, one: &ResultSet) -> Result<()> {
+    let rows = processes(&dir.join("call2/processes.csv"))?;
+    let failed: Vec<&str> = rows.iter().filter(|r| r.3 != 0).map(|r| r.1.as_str()).collect();
+    if !failed.is_empty() {
+        return Err(Error::new(ErrorKind::Format, format!("call 2: processes that failed: {}", failed.join(", "))));
+    }
+    let one_s: f64 = rows.iter().filter(|r| r.0 == "one-process").map(|r| r.2).sum();
+    let own: Vec<f64> = rows.iter().filter(|r| r.0 == "one-per-process").map(|r| r.2).collect();
+    let sessions: f64 = one.results.values().map(|r| r.wall_time_s).sum();
+    let n = one.results.len() as f64;
+    let _ = writeln!(
+        out,
+        "All {} energy benchmarks in one process: **{one_s:.1} s, {:.2} s per benchmark** (sessions {sessions:.1} s \
+         of it, {:.2} s each; the rest process start, library setup and files). Each in a process of its own: \
+         {:.1} s ({:.2} s each).\n",
+        one.results.len(),
+        one_s / n,
+        sessions / n,
+        own.iter().sum::<f64>(),
+        own.iter().sum::<f64>() / own.len().max(1) as f64,
+    );
+    let _ = writeln!(out, "| benchmark | windows (one process / own) | one process | own process | difference | each within the other's interval | session s (one / own) |");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    let mut inside = 0;
+    let mut ids: Vec<&String> = one.results.keys().collect();
+    sort_natural(&mut ids, |id| id.as_str());
+    for id in ids {
+        let a = &one.results[id];
+        let own_dir = dir.join("call2/each").join(id.replace('/', "_"));
+        let b = ResultFile::read_json(&own_dir.join(format!("{}.json", id.replace('/', "_"))))?;
+        inside += usize::from(within(a, &b));
+        let _ = writeln!(
+            out,
+            "| `{id}` | {} / {} | {} | {} | {:+.2} % | {} | {:.2} / {:.2} |",
+            a.windows.len(),
+            b.windows.len(),
+            millijoules(a),
+            millijoules(&b),
+            difference_pct(a, &b),
+            if within(a, &b) { "yes" } else { "**no**" },
+            a.wall_time_s,
+            b.wall_time_s
+        );
+    }
+    let _ = writeln!(out, "\n{inside} of {} within each other's interval.\n", one.results.len());
+    Ok(())
+}
+
+/// The page and the sweeps' SVGs.
+pub fn parameterized_pages(results: &Path) -> Result<Vec<Page>> {
+    let dir = results.join(PARAMETERIZED_DIR);
+    let call1 = ResultSet::read_run(&dir.join("call1/run"))?;
+    let call2 = ResultSet::read_run(&dir.join("call2/one"))?;
+    let mut pages = Vec::new();
+    let mut out = String::from(
+        "# The outside reduction swept over block sizes on H200s (issue 48; issue 46's one process against one each)\n\n\
+         Generated from the raw files beside it by `cargo run -p energy-suites --example republish` \
+         (`research/src/parameterized.rs`); `tests/published_pages.rs` holds it against them. Measured, not \
+         simulated. Intervals are 95 % and statistical only (the windows' spread): every figure rests on the \
+         board's own power sensor, whose per-board gain error no interval includes, so the two calls' boards \
+         are compared by their shapes, not their joules.\n",
+    );
+    for (n, set, baseline, what) in [
+        (1, &call1, None, "the sweeps and the block-256 twins, in one process (`call1.sh`)"),
+        (2, &call2, Some(&call1), "the sweeps and a twin for every point, in one process (`call2.sh`)"),
+    ] {
+        let _ = writeln!(out, "\n## Call {n}: {}\n\n{what}.", board_line(set)?);
+        out.push_str(&sweeps_markdown(set, baseline));
+        for s in sweeps(set) {
+            let file = format!("call{n}-{}.svg", s.name);
+            let _ = writeln!(out, "\n![{} over {}, call {n}]({file})", s.name, s.param);
+            pages.push(Page { path: format!("{PARAMETERIZED_DIR}/{file}").into(), text: sweep_svg(&s) });
+        }
+        let _ = writeln!(out, "\n### Each sweep point against the same configuration as a plain benchmark\n");
+        twins_section(&mut out, set);
+    }
+    let _ = writeln!(out, "## Call 2: one process against one process each (issue 46)\n");
+    one_against_own_section(&mut out, &dir, &call2)?;
+    pages.push(Page { path: format!("{PARAMETERIZED_DIR}/results.md").into(), text: out });
+    Ok(pages)
+}
