@@ -193,7 +193,15 @@ fn a_tighter_precision_takes_more_windows_and_a_miss_is_a_warning() {
         Some("precision reached") => {
             assert!(m.energy_j.relative_half_width() <= 0.003 * 1.5, "{:?}", m.energy_j)
         }
-        Some("window limit") => assert!(m.has_warning(WarningKind::Imprecise), "{:?}", m.warnings),
+        // At the limit, a miss is a warning, and only a miss (the last windows, once the
+        // sensor covered them, may have reached it).
+        Some("window limit") => assert_eq!(
+            m.has_warning(WarningKind::Imprecise),
+            m.energy_j.relative_half_width() > 0.003,
+            "{:?} {:?}",
+            m.energy_j,
+            m.warnings
+        ),
         other => panic!("unexpected stop {other:?}"),
     }
     // A window count given is kept, whatever the precision.

@@ -38,7 +38,9 @@ pub fn idle_s(model: &SensorModel) -> f64 {
 }
 
 /// Plans windows for a kernel taking `launch_s` per launch: launches per window are the
-/// most that fit the window length (at least one); the window count lies between the
+/// fewest that fill the window length (at least one), so that no window is shorter than it
+/// (a counter's window never spans less than one tick: nine launches of 10.3 ms would span
+/// 0.93 of a 100 ms tick, their energy interpolated between updates); the window count lies between the
 /// options' minimum and maximum, the maximum capped so the busy stretch stays within
 /// [`MeasureOptions::MAX_BUSY_S`] (never under [`MeasureOptions::MIN_WINDOWS`]): a 1 s
 /// kernel gets 4 windows of one launch, after its warm-up launch. A window count given
@@ -46,7 +48,7 @@ pub fn idle_s(model: &SensorModel) -> f64 {
 pub fn plan(options: &ResolvedOptions, launch_s: f64, model: &SensorModel) -> Plan {
     let launch_s = launch_s.max(1e-9);
     let window_s = options.window_s(model);
-    let launches = ((window_s / launch_s) * (1.0 + 1e-9)).floor().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64;
+    let launches = ((window_s / launch_s) * (1.0 - 1e-9)).ceil().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64;
     let (min_windows, max_windows) = if options.fixed_windows {
         (options.min_windows, options.max_windows)
     } else {

@@ -65,6 +65,11 @@ fn plans_fill_the_window_and_cap_long_kernels() {
     // 100 ms launches: one per window, ten windows, a second of busy time.
     let p = plan(&options, 0.1, &counter);
     assert_eq!((p.launches_per_window, p.min_windows), (1, 10));
+    // Launches that do not divide the tick: the window is never shorter than one tick
+    // (10.3 ms: ten launches, 103 ms; 60 ms: two, 120 ms).
+    assert_eq!(plan(&options, 10.3e-3, &counter).launches_per_window, 10);
+    assert_eq!(plan(&options, 60e-3, &counter).launches_per_window, 2);
+    assert!(plan(&options, 60e-3, &counter).window_s() >= 0.1);
     // 1 s launches: four windows of one launch (six launches with the warm-up's two).
     let p = plan(&options, 1.0, &counter);
     assert_eq!((p.launches_per_window, p.min_windows, p.max_windows), (1, 4, 4));
