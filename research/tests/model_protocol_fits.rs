@@ -178,3 +178,24 @@ fn each_v3_boards_model_is_the_fit_of_its_training_run_after_the_freeze() {
     let checked = results_after(&dir, &HELDOUT_V3_BOARDS, &frozen);
     assert!(checked >= 70 * HELDOUT_V3_BOARDS.len(), "{checked} results");
 }
+
+/// Each model that ships with `cargo energy explain` states, in its origin line, its board's
+/// held-out figures as the board's page computes them (a figure typed there by hand and then
+/// left behind by a new fit fails here).
+#[test]
+fn each_shipped_models_origin_states_its_boards_held_out_figures() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for m in energy_report::SHIPPED_MODELS {
+        let board_dir = repo.join(m.published).parent().and_then(Path::parent).unwrap().to_path_buf();
+        let board = board_dir.file_name().unwrap().to_str().unwrap().to_string();
+        let report = energy_suites::heldout::board_report(&board_dir, "fit", &board).unwrap();
+        let mae = report.analysis.model.unwrap().mean_pct;
+        assert!(m.origin.contains(&format!("{mae:.1} % mean absolute error")), "{board}: {mae:.1} %: {}", m.origin);
+        let (inside, of) = report.analysis.in_bracket;
+        assert!(
+            m.origin.contains(&format!("{inside} of {of} measurements inside the bracket")),
+            "{board}: {}",
+            m.origin
+        );
+    }
+}
