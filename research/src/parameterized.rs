@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use energy_harness::unstable::trace::{read_trace, WindowEdge, AUXILIARY_WINDOW};
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use energy_report::{sort_natural, sweep_svg, sweeps, sweeps_markdown, ResultSet};
 
@@ -119,6 +120,29 @@ fn processes(path: &Path) -> Result<Vec<(String, String, f64, i32)>> {
     Ok(rows)
 }
 
+/// Where one benchmark's time went in a process of several, from its trace's marks: the
+/// auxiliary window (from the end of the idle the one before handed over: that one's files,
+/// this one's setup and its warm-up), the measured windows, and the idle tail after them.
+fn phases(trace_path: &Path) -> Result<[f64; 3]> {
+    let trace = read_trace(trace_path)?;
+    let marks = trace.marks();
+    let first = |index: Option<u32>, edge: WindowEdge| {
+        let m = marks.iter().filter(|m| m.edge == edge && index.map_or(m.index != AUXILIARY_WINDOW, |i| m.index == i));
+        m.map(|m| m.time_s).fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.min(t))))
+    };
+    let windows_end =
+        marks.iter().filter(|m| m.edge == WindowEdge::End && m.index != AUXILIARY_WINDOW).map(|m| m.time_s);
+    let end = trace.channels().flat_map(|c| trace.series(c).iter().map(|r| r.time_s)).fold(f64::NAN, f64::max);
+    match (
+        first(Some(AUXILIARY_WINDOW), WindowEdge::Start),
+        first(None, WindowEdge::Start),
+        windows_end.reduce(f64::max),
+    ) {
+        (Some(aux), Some(start), Some(stop)) if end.is_finite() => Ok([start - aux, stop - start, end - stop]),
+        _ => Err(Error::new(ErrorKind::Format, format!("{}: no warm-up and window marks", trace_path.display()))),
+    }
+}
+
 /// Call 2's twenty benchmarks in one process against each in a process of its own.
 fn one_against_own_section(out: &mut String, dir: &Path, one: &ResultSet) -> Result<()> {
     let rows = processes(&dir.join("call2/processes.csv"))?;
@@ -140,6 +164,22 @@ fn one_against_own_section(out: &mut String, dir: &Path, one: &ResultSet) -> Res
         sessions / n,
         own.iter().sum::<f64>(),
         own.iter().sum::<f64>() / own.len().max(1) as f64,
+    );
+    let mut spent = [0.0; 3];
+    for id in one.results.keys() {
+        let p = phases(&one.dir.join(format!("{}.trace.csv", id.replace('/', "_"))))?;
+        spent.iter_mut().zip(p).for_each(|(s, p)| *s += p / n);
+    }
+    let _ = writeln!(
+        out,
+        "Where a benchmark's time went in the one process (means over the {}, from each trace's marks): \
+         {:.3} s between the idle the one before handed over and the first window (that one's files, this \
+         one's setup: the crate allocates, fills and uploads 64 or 256 MiB, and its warm-up), {:.3} s of \
+         windows, {:.3} s of idle after them (until the counter's third update: the next one's lead-in).\n",
+        one.results.len(),
+        spent[0],
+        spent[1],
+        spent[2]
     );
     let _ = writeln!(out, "| benchmark | windows (one process / own) | one process | own process | difference | each within the other's interval | session s (one / own) |");
     let _ = writeln!(out, "|---|---|---|---|---|---|---|");
