@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use energy_harness::units::format_si;
 use energy_harness::unstable::trace::{read_trace, WindowEdge, AUXILIARY_WINDOW};
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use energy_report::{sort_natural, sweep_svg, sweeps, sweeps_markdown, ResultSet};
@@ -143,43 +144,59 @@ fn phases(trace_path: &Path) -> Result<[f64; 3]> {
     }
 }
 
-/// Call 2's twenty benchmarks in one process against each in a process of its own.
-fn one_against_own_section(out: &mut String, dir: &Path, one: &ResultSet) -> Result<()> {
-    let rows = processes(&dir.join("call2/processes.csv"))?;
-    let failed: Vec<&str> = rows.iter().filter(|r| r.3 != 0).map(|r| r.1.as_str()).collect();
+/// The processes of a call (`callN/processes.csv`), every one of which must have succeeded.
+fn call_processes(dir: &Path, call: u32) -> Result<Vec<(String, String, f64, i32)>> {
+    let rows = processes(&dir.join(format!("call{call}/processes.csv")))?;
+    let failed: Vec<&str> = rows.iter().filter(|r| r.3 != 0).map(|r| r.0.as_str()).collect();
     if !failed.is_empty() {
-        return Err(Error::new(ErrorKind::Format, format!("call 2: processes that failed: {}", failed.join(", "))));
+        return Err(Error::new(
+            ErrorKind::Format,
+            format!("call {call}: processes that failed: {}", failed.join(", ")),
+        ));
     }
-    let one_s: f64 = rows.iter().filter(|r| r.0 == "one-process").map(|r| r.2).sum();
-    let own: Vec<f64> = rows.iter().filter(|r| r.0 == "one-per-process").map(|r| r.2).collect();
-    let sessions: f64 = one.results.values().map(|r| r.wall_time_s).sum();
-    let n = one.results.len() as f64;
-    let _ = writeln!(
-        out,
-        "All {} energy benchmarks in one process: **{one_s:.1} s, {:.2} s per benchmark** (sessions {sessions:.1} s \
-         of it, {:.2} s each; the rest process start, library setup and files). Each in a process of its own: \
-         {:.1} s ({:.2} s each).\n",
-        one.results.len(),
-        one_s / n,
-        sessions / n,
-        own.iter().sum::<f64>(),
-        own.iter().sum::<f64>() / own.len().max(1) as f64,
-    );
+    Ok(rows)
+}
+
+/// How long a process of several benchmarks (`set`, run in `seconds`) took per benchmark, and
+/// where each benchmark's time went, from its trace's marks.
+fn one_process_paragraph(out: &mut String, set: &ResultSet, seconds: f64) -> Result<()> {
+    let n = set.results.len() as f64;
+    let sessions: f64 = set.results.values().map(|r| r.wall_time_s).sum();
     let mut spent = [0.0; 3];
-    for id in one.results.keys() {
-        let p = phases(&one.dir.join(format!("{}.trace.csv", id.replace('/', "_"))))?;
+    for id in set.results.keys() {
+        let p = phases(&set.dir.join(format!("{}.trace.csv", id.replace('/', "_"))))?;
         spent.iter_mut().zip(p).for_each(|(s, p)| *s += p / n);
     }
     let _ = writeln!(
         out,
-        "Where a benchmark's time went in the one process (means over the {}, from each trace's marks): \
-         {:.3} s between the idle the one before handed over and the first window (that one's files, this \
-         one's setup: the crate allocates, fills and uploads 64 or 256 MiB, and its warm-up), {:.3} s of \
-         windows, {:.3} s of idle after them (until the counter's third update: the next one's lead-in).\n",
-        one.results.len(),
+        "All {} energy benchmarks in one process: **{seconds:.1} s, {:.2} s per benchmark** (sessions \
+         {sessions:.1} s of it, {:.2} s each; the rest process start, library setup and files). Where a \
+         benchmark's time went (means over the {}, from each trace's marks): {:.3} s between the idle the one \
+         before handed over and the first window (that one's files, this one's setup: the crate allocates, \
+         fills and uploads 64 or 256 MiB, and its warm-up), {:.3} s of windows, {:.3} s of idle after them \
+         (until the counter's third update: the next one's lead-in).\n",
+        set.results.len(),
+        seconds / n,
+        sessions / n,
+        set.results.len(),
         spent[0],
         spent[1],
         spent[2]
+    );
+    Ok(())
+}
+
+/// Call 2's twenty benchmarks in one process against each in a process of its own.
+fn one_against_own_section(out: &mut String, dir: &Path, one: &ResultSet) -> Result<()> {
+    let rows = call_processes(dir, 2)?;
+    let one_s: f64 = rows.iter().filter(|r| r.0 == "one-process").map(|r| r.2).sum();
+    let own: Vec<f64> = rows.iter().filter(|r| r.0 == "one-per-process").map(|r| r.2).collect();
+    one_process_paragraph(out, one, one_s)?;
+    let _ = writeln!(
+        out,
+        "Each in a process of its own: {:.1} s ({:.2} s each).\n",
+        own.iter().sum::<f64>(),
+        own.iter().sum::<f64>() / own.len().max(1) as f64
     );
     let _ = writeln!(out, "| benchmark | windows (one process / own) | one process | own process | difference | each within the other's interval | session s (one / own) |");
     let _ = writeln!(out, "|---|---|---|---|---|---|---|");
@@ -208,6 +225,63 @@ fn one_against_own_section(out: &mut String, dir: &Path, one: &ResultSet) -> Res
     Ok(())
 }
 
+/// Call 3: the windows of the five held-out calls that spanned less than one tick before
+/// windows were rounded up, and docs/VALIDATION.md's reference check.
+fn call3_checks(out: &mut String, dir: &Path) -> Result<()> {
+    let held = ResultSet::read_run(&dir.join("call3/heldout"))?;
+    let _ = writeln!(
+        out,
+        "### The five held-out calls whose windows spanned less than one tick on call 1's board\n\n\
+         (Protocol v3's own runs are done; these show the windows now, not a protocol result.)\n\n\
+         | benchmark | launches per window | window, ms | sensor ticks per window | windows |\n|---|---|---|---|---|"
+    );
+    for (id, r) in &held.results {
+        let _ = writeln!(
+            out,
+            "| `{id}` | {} | {:.1} | {:.2} | {} |",
+            r.launches_per_window,
+            r.launches_per_window as f64 * r.time_s.mean * 1e3,
+            r.ticks_per_window,
+            r.windows.len()
+        );
+    }
+    let path = dir.join("call3/validation/validation.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read {}: {e}", path.display())))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::new(ErrorKind::Format, format!("{}: not JSON: {e}", path.display())))?;
+    let bad = || Error::new(ErrorKind::Format, format!("{}: not a validation report", path.display()));
+    let _ = writeln!(
+        out,
+        "\n### The reference check (docs/VALIDATION.md's, three repeats per size)\n\n\
+         | launch | reference (steady power × event time) | this harness | bias | CV |\n|---|---|---|---|---|"
+    );
+    for size in v["sizes"].as_array().ok_or_else(bad)? {
+        let harness = size["methods"].as_array().and_then(|m| m.first()).ok_or_else(bad)?;
+        let (launch, reference) =
+            (size["launch_s"].as_f64().ok_or_else(bad)?, size["reference_j"].as_f64().ok_or_else(bad)?);
+        let (mean, bias, cv) = (
+            harness["mean_j"].as_f64().ok_or_else(bad)?,
+            harness["bias_pct"].as_f64().ok_or_else(bad)?,
+            harness["cv_pct"].as_f64().ok_or_else(bad)?,
+        );
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {bias:+.2} % | {cv:.2} % |",
+            format_si(launch, "s", 4),
+            format_si(reference, "J", 5),
+            format_si(mean, "J", 5)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nDoubling the work: ×{:.4}; a window right after another: ×{:.4} an isolated one.\n",
+        v["doubling_ratio"].as_f64().ok_or_else(bad)?,
+        v["back_to_back_ratio"].as_f64().ok_or_else(bad)?
+    );
+    Ok(())
+}
+
 /// The page and the sweeps' SVGs.
 pub fn parameterized_pages(results: &Path) -> Result<Vec<Page>> {
     let dir = results.join(PARAMETERIZED_DIR);
@@ -219,12 +293,14 @@ pub fn parameterized_pages(results: &Path) -> Result<Vec<Page>> {
          Generated from the raw files beside it by `cargo run -p energy-suites --example republish` \
          (`research/src/parameterized.rs`); `tests/published_pages.rs` holds it against them. Measured, not \
          simulated. Intervals are 95 % and statistical only (the windows' spread): every figure rests on the \
-         board's own power sensor, whose per-board gain error no interval includes, so the two calls' boards \
+         board's own power sensor, whose per-board gain error no interval includes, so the three calls' boards \
          are compared by their shapes, not their joules.\n",
     );
+    let call3 = ResultSet::read_run(&dir.join("call3/one"))?;
     for (n, set, baseline, what) in [
         (1, &call1, None, "the sweeps and the block-256 twins, in one process (`call1.sh`)"),
         (2, &call2, Some(&call1), "the sweeps and a twin for every point, in one process (`call2.sh`)"),
+        (3, &call3, Some(&call2), "the same, windows rounded up to at least one tick (`call3.sh`)"),
     ] {
         let _ = writeln!(out, "\n## Call {n}: {}\n\n{what}.", board_line(set)?);
         out.push_str(&sweeps_markdown(set, baseline));
@@ -235,9 +311,20 @@ pub fn parameterized_pages(results: &Path) -> Result<Vec<Page>> {
         }
         let _ = writeln!(out, "\n### Each sweep point against the same configuration as a plain benchmark\n");
         twins_section(&mut out, set);
+        match n {
+            2 => {
+                let _ = writeln!(out, "### One process against one process each (issue 46)\n");
+                one_against_own_section(&mut out, &dir, set)?;
+            }
+            3 => {
+                let seconds = call_processes(&dir, 3)?.iter().filter(|r| r.0 == "one-process").map(|r| r.2).sum();
+                let _ = writeln!(out, "### One process (issue 46)\n");
+                one_process_paragraph(&mut out, set, seconds)?;
+                call3_checks(&mut out, &dir)?;
+            }
+            _ => {}
+        }
     }
-    let _ = writeln!(out, "## Call 2: one process against one process each (issue 46)\n");
-    one_against_own_section(&mut out, &dir, &call2)?;
     pages.push(Page { path: format!("{PARAMETERIZED_DIR}/results.md").into(), text: out });
     Ok(pages)
 }

@@ -62,7 +62,7 @@ fn application_explanations_regenerate_from_the_model_runs() {
 #[test]
 fn the_parameterized_page_regenerates_from_its_runs() {
     let pages = energy_suites::parameterized::parameterized_pages(&results()).unwrap();
-    assert_eq!(pages.len(), 1 + 2 * 2);
+    assert_eq!(pages.len(), 1 + 3 * 2);
     check(&pages);
 }
 
