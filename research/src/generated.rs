@@ -1,6 +1,16 @@
-//! Keeping a folder of generated files (the suites' PTX) equal to what a generator writes.
+//! Generated files: a page the research regenerates from its raw data, and keeping a folder
+//! of generated files (the suites' PTX) equal to what a generator writes.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// One regenerated file: its path under `research/results/` and its full text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page {
+    /// Path relative to `research/results/`.
+    pub path: PathBuf,
+    /// The text the code produces from the raw data.
+    pub text: String,
+}
 
 /// Makes `dir` hold exactly `files` (name, text) among its files ending in `extension`:
 /// writes those that differ (each beside, then renamed: never a half-written file) and

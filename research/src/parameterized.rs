@@ -16,7 +16,7 @@ use energy_harness::unstable::trace::{read_trace, WindowEdge, AUXILIARY_WINDOW};
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use energy_report::{sort_natural, sweep_svg, sweeps, sweeps_markdown, ResultSet};
 
-use crate::published::Page;
+use crate::generated::Page;
 
 /// The folder under `research/results/`.
 pub const PARAMETERIZED_DIR: &str = "2026-11-29-parameterized";

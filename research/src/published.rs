@@ -11,7 +11,7 @@
 //! board's held-out test comes from its training and held-out runs, their ncu exports and
 //! the model fitted on that training run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use energy_harness::{Error, ErrorKind, Result};
 use energy_report::{render_markdown as render_explanation, EnergyModel};
@@ -24,14 +24,7 @@ use crate::memory::suite::{
 };
 use crate::model::{SuiteRun, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS};
 
-/// One regenerated file: its path under `research/results/` and its full text.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Page {
-    /// Path relative to `research/results/`.
-    pub path: PathBuf,
-    /// The text the code produces from the raw data.
-    pub text: String,
-}
+pub use crate::generated::Page;
 
 /// The instruction tables (JSON and markdown), rebuilt from their kernels.
 pub const INSTRUCTION_TABLES: [&str; 7] = [
