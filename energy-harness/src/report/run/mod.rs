@@ -409,7 +409,9 @@ pub fn missing_run(dir: &Path) -> Error {
     };
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let hint = if name == "new" {
-        "run `cargo bench` first".to_string()
+        "run `cargo bench` first (or, where cargo is missing, the bench executable with `--bench`, `--dir` naming its \
+         target/energy)"
+            .to_string()
     } else {
         format!(
             "save it with `cargo bench -- --save-baseline {name}` (if that failed with \"Unrecognized option: 'save-baseline'\", a library or binary target's libtest harness rejected criterion's option: set `bench = false` under its [lib] or [[bin]] in Cargo.toml; see the README)"
