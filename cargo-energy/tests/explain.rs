@@ -493,8 +493,8 @@ fn a_benchmark_is_explained_by_name_with_the_shipped_model_and_ncu_run_for_it() 
 fn a_gpu_without_a_shipped_model_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let h200 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-24-model-h100-h200/h200");
-    let o = Command::new("gzip").arg("-dc").arg(h200.join("run/app_sgemv_energy.json.gz")).output().unwrap();
-    let result = String::from_utf8(o.stdout).unwrap();
+    let archived = energy_harness::unstable::report::read_archived(&h200.join("run/app_sgemv_energy.json")).unwrap();
+    let result = String::from_utf8(archived).unwrap();
     assert!(result.contains("\"name\": \"NVIDIA H200\""));
     let a100 = dir.path().join("app_sgemv_energy.json");
     std::fs::write(&a100, result.replace("\"name\": \"NVIDIA H200\"", "\"name\": \"NVIDIA A100-SXM4-80GB\"")).unwrap();
@@ -509,17 +509,11 @@ fn a_gpu_without_a_shipped_model_is_refused() {
 /// board's held-out page does (the same model, the same ncu export).
 #[test]
 fn an_h200_result_takes_the_h200_model_that_ships() {
-    let dir = tempfile::tempdir().unwrap();
     let board =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-26-model-protocol-v3/h200-board1");
-    let gunzip = |from: PathBuf, to: &Path| {
-        let o = Command::new("gzip").arg("-dc").arg(&from).output().unwrap();
-        assert!(o.status.success(), "{}", from.display());
-        std::fs::write(to, o.stdout).unwrap();
-    };
-    let (result, ncu) = (dir.path().join("result.json"), dir.path().join("ncu.csv"));
-    gunzip(board.join("run-heldout/heldout_cublas_isamax_own_energy.json.gz"), &result);
-    gunzip(board.join("ncu-heldout/heldout_cublas_isamax_own.csv.gz"), &ncu);
+    // Both archived gzipped, read as written (`<file>.gz` where `<file>` is absent).
+    let result = board.join("run-heldout/heldout_cublas_isamax_own_energy.json");
+    let ncu = board.join("ncu-heldout/heldout_cublas_isamax_own.csv");
     let o = explain(&["--result", result.to_str().unwrap(), "--ncu", ncu.to_str().unwrap(), "--json"]);
     assert!(o.status.success(), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);

@@ -6,7 +6,9 @@
 //! Raw data: `call1/run` (the first call's run: the sweeps and the block-256 twins),
 //! `call2/one` (the second call's run of all twenty in one process), `call2/each/*` (each in a
 //! process of its own; result files without their traces), `call2/processes.csv` (each
-//! process's start and end) and `call2/gpus-*.csv` (nvidia-smi before and after).
+//! process's start and end) and `call2/gpus-*.csv` (nvidia-smi before and after);
+//! `call3/one`, `call3/heldout`, `call3/validation` and `call3/processes.csv` (the same after
+//! windows were rounded up to at least one tick, with the reference check).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -33,12 +35,8 @@ fn within(a: &ResultFile, b: &ResultFile) -> bool {
     (ea.ci_low..=ea.ci_high).contains(&eb.mean) || (eb.ci_low..=eb.ci_high).contains(&ea.mean)
 }
 
-fn half_width_pct(r: &ResultFile) -> f64 {
-    (r.energy_j.ci_high - r.energy_j.ci_low) / 2.0 / r.energy_j.mean * 100.0
-}
-
 fn millijoules(r: &ResultFile) -> String {
-    format!("{:.4} mJ ± {:.2} %", r.energy_j.mean * 1e3, half_width_pct(r))
+    format!("{:.4} mJ ± {:.2} %", r.energy_j.mean * 1e3, r.energy_j.relative_half_width() * 100.0)
 }
 
 fn difference_pct(a: &ResultFile, b: &ResultFile) -> f64 {
@@ -127,21 +125,22 @@ fn processes(path: &Path) -> Result<Vec<(String, String, f64, i32)>> {
 fn phases(trace_path: &Path) -> Result<[f64; 3]> {
     let trace = read_trace(trace_path)?;
     let marks = trace.marks();
-    let first = |index: Option<u32>, edge: WindowEdge| {
-        let m = marks.iter().filter(|m| m.edge == edge && index.map_or(m.index != AUXILIARY_WINDOW, |i| m.index == i));
-        m.map(|m| m.time_s).fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.min(t))))
+    let times = |edge: WindowEdge, auxiliary: bool| {
+        marks.iter().filter(move |m| m.edge == edge && (m.index == AUXILIARY_WINDOW) == auxiliary).map(|m| m.time_s)
     };
-    let windows_end =
-        marks.iter().filter(|m| m.edge == WindowEdge::End && m.index != AUXILIARY_WINDOW).map(|m| m.time_s);
-    let end = trace.channels().flat_map(|c| trace.series(c).iter().map(|r| r.time_s)).fold(f64::NAN, f64::max);
-    match (
-        first(Some(AUXILIARY_WINDOW), WindowEdge::Start),
-        first(None, WindowEdge::Start),
-        windows_end.reduce(f64::max),
-    ) {
-        (Some(aux), Some(start), Some(stop)) if end.is_finite() => Ok([start - aux, stop - start, end - stop]),
+    let warm_up = times(WindowEdge::Start, true).reduce(f64::min);
+    let first_window = times(WindowEdge::Start, false).reduce(f64::min);
+    let last_window = times(WindowEdge::End, false).reduce(f64::max);
+    let end = trace.channels().flat_map(|c| trace.series(c).iter().map(|r| r.time_s)).reduce(f64::max);
+    match (warm_up, first_window, last_window, end) {
+        (Some(aux), Some(start), Some(stop), Some(end)) => Ok([start - aux, stop - start, end - stop]),
         _ => Err(Error::new(ErrorKind::Format, format!("{}: no warm-up and window marks", trace_path.display()))),
     }
+}
+
+/// The seconds of a call's processes of one mode (`one-process`, `one-per-process`).
+fn seconds(rows: &[(String, String, f64, i32)], mode: &str) -> Vec<f64> {
+    rows.iter().filter(|r| r.0 == mode).map(|r| r.2).collect()
 }
 
 /// The processes of a call (`callN/processes.csv`), every one of which must have succeeded.
@@ -189,9 +188,8 @@ fn one_process_paragraph(out: &mut String, set: &ResultSet, seconds: f64) -> Res
 /// Call 2's twenty benchmarks in one process against each in a process of its own.
 fn one_against_own_section(out: &mut String, dir: &Path, one: &ResultSet) -> Result<()> {
     let rows = call_processes(dir, 2)?;
-    let one_s: f64 = rows.iter().filter(|r| r.0 == "one-process").map(|r| r.2).sum();
-    let own: Vec<f64> = rows.iter().filter(|r| r.0 == "one-per-process").map(|r| r.2).collect();
-    one_process_paragraph(out, one, one_s)?;
+    let own = seconds(&rows, "one-per-process");
+    one_process_paragraph(out, one, seconds(&rows, "one-process").iter().sum())?;
     let _ = writeln!(
         out,
         "Each in a process of its own: {:.1} s ({:.2} s each).\n",
@@ -287,6 +285,7 @@ pub fn parameterized_pages(results: &Path) -> Result<Vec<Page>> {
     let dir = results.join(PARAMETERIZED_DIR);
     let call1 = ResultSet::read_run(&dir.join("call1/run"))?;
     let call2 = ResultSet::read_run(&dir.join("call2/one"))?;
+    let call3 = ResultSet::read_run(&dir.join("call3/one"))?;
     let mut pages = Vec::new();
     let mut out = String::from(
         "# The outside reduction swept over block sizes on H200s (issue 48; issue 46's one process against one each)\n\n\
@@ -296,7 +295,6 @@ pub fn parameterized_pages(results: &Path) -> Result<Vec<Page>> {
          board's own power sensor, whose per-board gain error no interval includes, so the three calls' boards \
          are compared by their shapes, not their joules.\n",
     );
-    let call3 = ResultSet::read_run(&dir.join("call3/one"))?;
     for (n, set, baseline, what) in [
         (1, &call1, None, "the sweeps and the block-256 twins, in one process (`call1.sh`)"),
         (2, &call2, Some(&call1), "the sweeps and a twin for every point, in one process (`call2.sh`)"),
@@ -317,9 +315,8 @@ pub fn parameterized_pages(results: &Path) -> Result<Vec<Page>> {
                 one_against_own_section(&mut out, &dir, set)?;
             }
             3 => {
-                let seconds = call_processes(&dir, 3)?.iter().filter(|r| r.0 == "one-process").map(|r| r.2).sum();
                 let _ = writeln!(out, "### One process (issue 46)\n");
-                one_process_paragraph(&mut out, set, seconds)?;
+                one_process_paragraph(&mut out, set, seconds(&call_processes(&dir, 3)?, "one-process").iter().sum())?;
                 call3_checks(&mut out, &dir)?;
             }
             _ => {}
