@@ -40,8 +40,8 @@ pub fn idle_s(model: &SensorModel) -> f64 {
 /// Plans windows for a kernel taking `launch_s` per launch: launches per window are the
 /// fewest that fill the window length (at least one), so that no window is shorter than it
 /// (a counter's window never spans less than one tick: nine launches of 10.3 ms would span
-/// 0.93 of a 100 ms tick, their energy interpolated between updates); the window count lies between the
-/// options' minimum and maximum, the maximum capped so the busy stretch stays within
+/// 0.93 of a 100 ms tick, their energy interpolated between updates); the window count lies
+/// between the options' minimum and maximum, the maximum capped so the busy stretch stays within
 /// [`MeasureOptions::MAX_BUSY_S`] (never under [`MeasureOptions::MIN_WINDOWS`]): a 1 s
 /// kernel gets 4 windows of one launch, after its warm-up launch. A window count given
 /// in the options is kept whatever it costs.
