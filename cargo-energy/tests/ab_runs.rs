@@ -108,5 +108,5 @@ fn main() {
         ("the_same_executable_against_itself_is_no_regression", the_same_executable_against_itself_is_no_regression),
         ("a_crashing_candidate_is_refused_with_its_exit_reason", a_crashing_candidate_is_refused_with_its_exit_reason),
     ];
-    common::run_cases("ab_runs", "AB_RUNS_ONLY", cases);
+    common::run_cases("ab_runs", "AB_RUNS_ONLY", cases, &[]);
 }

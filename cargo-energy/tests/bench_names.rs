@@ -199,5 +199,5 @@ fn main() {
             tracker_names_over_several_directories_keep_ids_whole,
         ),
     ];
-    common::run_cases("bench_names", "BENCH_NAMES_ONLY", cases);
+    common::run_cases("bench_names", "BENCH_NAMES_ONLY", cases, &[]);
 }

@@ -542,5 +542,5 @@ fn main() {
         ),
     ];
     // BENCH_RUNS_ONLY=NAME runs one case (the others take minutes).
-    common::run_cases("bench_runs", "BENCH_RUNS_ONLY", cases);
+    common::run_cases("bench_runs", "BENCH_RUNS_ONLY", cases, &[]);
 }

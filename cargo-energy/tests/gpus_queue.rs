@@ -274,5 +274,10 @@ fn main() {
             a_gpu_that_fails_at_start_leaves_its_share_to_the_other,
         ),
     ];
-    common::run_cases("gpus_queue", "GPUS_QUEUE_ONLY", cases);
+    common::run_cases(
+        "gpus_queue",
+        "GPUS_QUEUE_ONLY",
+        cases,
+        &["six_benchmarks_spread_over_two_gpus_that_end_within_one_benchmark"],
+    );
 }

@@ -39,23 +39,45 @@ pub fn bench_targets(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
 }
 
 /// Runs the cases of a test binary whose `main` is its own (`harness = false`: the binary
-/// also stands in for bench targets), each caught on panic, and exits 1 when any failed.
-/// `only_env` names an environment variable that, when set, keeps only the case it names.
-pub fn run_cases(suite: &str, only_env: &str, cases: Vec<(&str, fn())>) {
-    use std::panic::{catch_unwind, AssertUnwindSafe};
+/// also stands in for bench targets). The cases named in `alone` first, one at a time (what
+/// they assert depends on how fast the machine is: nothing else may load it), then the
+/// others side by side on threads of their own, as libtest runs tests: each waits mostly on
+/// simulated benchmarks in child processes (real time, not the CPU) and works in a folder of
+/// its own. A case's panic fails it; the binary exits 1 when any failed. `only_env` names an
+/// environment variable that, when set, keeps only the case it names.
+pub fn run_cases(suite: &str, only_env: &str, cases: Vec<(&'static str, fn())>, alone: &[&str]) {
     let only = std::env::var(only_env).ok();
     let cases: Vec<(&str, fn())> =
         cases.into_iter().filter(|(name, _)| only.as_deref().is_none_or(|o| o == *name)).collect();
-    let mut failed = 0;
-    for (name, case) in cases.iter().copied() {
-        let start = std::time::Instant::now();
-        match catch_unwind(AssertUnwindSafe(case)) {
-            Ok(()) => println!("test {name} ... ok ({:.1} s)", start.elapsed().as_secs_f64()),
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed += 1;
-            }
+    for name in alone {
+        assert!(cases.iter().any(|c| c.0 == *name) || only.is_some(), "{suite}: no case {name} to run alone");
+    }
+    let timed = |case: fn()| {
+        move || {
+            let start = std::time::Instant::now();
+            case();
+            start.elapsed().as_secs_f64()
         }
+    };
+    let spawn = |name: &str, case: fn()| {
+        let thread = std::thread::Builder::new().name(name.to_string()).spawn(timed(case));
+        thread.unwrap_or_else(|e| panic!("{suite}: could not start a thread for {name}: {e}"))
+    };
+    let mut failed = 0;
+    let mut report = |name: &str, outcome: std::thread::Result<f64>| match outcome {
+        Ok(seconds) => println!("test {name} ... ok ({seconds:.1} s)"),
+        Err(_) => {
+            println!("test {name} ... FAILED");
+            failed += 1;
+        }
+    };
+    let (first, together): (Vec<_>, Vec<_>) = cases.iter().partition(|(name, _)| alone.contains(name));
+    for &(name, case) in first {
+        report(name, spawn(name, case).join());
+    }
+    let running: Vec<_> = together.iter().map(|&&(name, case)| (name, spawn(name, case))).collect();
+    for (name, thread) in running {
+        report(name, thread.join());
     }
     println!("{suite}: {} passed, {failed} failed", cases.len() - failed);
     if failed > 0 {

@@ -14,9 +14,67 @@ pub fn repo() -> PathBuf {
     package.ancestors().find(|p| p.join("Cargo.lock").is_file()).expect("a workspace with Cargo.lock").to_path_buf()
 }
 
-/// Where user crates build: one folder, so that a later run rebuilds only what changed.
+/// Where user crates build: one folder, so that a later run rebuilds only what changed. Its
+/// runs and results stay there (`energy/`, apart from the workspace's own), but its profile
+/// folders (`debug/`, `release/`) are links to the workspace's: the dependencies the outer
+/// `cargo build` or `cargo test` has just compiled, with the same versions (the workspace's
+/// lock), features and profile ([`WORKSPACE_DEV_PROFILE`]), are not compiled again. The
+/// harness itself is always compiled again: the packaged copy is a package of its own.
 pub fn user_target() -> PathBuf {
-    repo().join("target").join("user-crate")
+    // `<target>/tmp`, cargo's folder for tests' files: its parent is the workspace's target.
+    let workspace_target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("CARGO_TARGET_TMPDIR has a parent");
+    assert_eq!(
+        workspace_dev_profile(),
+        WORKSPACE_DEV_PROFILE,
+        "the workspace's dev profile changed: make WORKSPACE_DEV_PROFILE say the same"
+    );
+    let target = workspace_target.join("user-crate");
+    std::fs::create_dir_all(&target).unwrap();
+    for profile in ["debug", "release"] {
+        let shared = workspace_target.join(profile);
+        let link = target.join(profile);
+        std::fs::create_dir_all(&shared).unwrap();
+        if std::fs::read_link(&link).ok().as_deref() != Some(shared.as_path()) {
+            // A folder of an earlier layout, or a link elsewhere: replaced.
+            let _ = std::fs::remove_file(&link);
+            let _ = std::fs::remove_dir_all(&link);
+            if let Err(e) = std::os::unix::fs::symlink(&shared, &link) {
+                // Two tests making it at once: the other's link is as good.
+                assert!(
+                    std::fs::read_link(&link).is_ok(),
+                    "could not link {} to {}: {e}",
+                    link.display(),
+                    shared.display()
+                );
+            }
+        }
+    }
+    target
+}
+
+/// The workspace's `[profile.dev]` (its `Cargo.toml`), given to a user crate's cargo as
+/// `--config`: compiled alike, the dependencies it shares with the workspace are reused.
+/// The user's manifest stays as a user writes it.
+pub const WORKSPACE_DEV_PROFILE: [&str; 3] = [
+    "profile.dev.debug=\"line-tables-only\"",
+    "profile.dev.package.\"*\".debug=false",
+    "profile.dev.package.criterion.opt-level=3",
+];
+
+/// The settings of `[profile.dev]` and `[profile.dev.package."*"]` in the workspace's
+/// `Cargo.toml`, as `--config` writes them: [`WORKSPACE_DEV_PROFILE`] must stay equal.
+fn workspace_dev_profile() -> Vec<String> {
+    let manifest = std::fs::read_to_string(repo().join("Cargo.toml")).unwrap();
+    let mut table = String::new();
+    let mut settings = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            table = line.trim_matches(|c| c == '[' || c == ']').to_string();
+        } else if !line.is_empty() && !line.starts_with('#') && table.starts_with("profile.dev") {
+            settings.push(format!("{table}.{}", line.replace(" = ", "=")));
+        }
+    }
+    settings
 }
 
 /// `cargo`, without the variables the outer `cargo test` sets for its own crate.
@@ -133,6 +191,9 @@ pub fn write_user_crate(template: &Path, dir: &Path, vendor: &Path, extra_manife
 pub fn user_cargo(dir: &Path, target: &Path, args: &[&str]) -> Command {
     let mut c = cargo();
     c.current_dir(dir).env("CARGO_TARGET_DIR", target).env("ENERGY_DEVICE", "sim").arg(args[0]).arg("--offline");
+    for setting in WORKSPACE_DEV_PROFILE {
+        c.args(["--config", setting]);
+    }
     c.args(&args[1..]);
     for var in ["ENERGY_REQUIRE_GPU", "ENERGY_STRICT"] {
         c.env_remove(var);
