@@ -226,27 +226,28 @@ fn a_crashing_benchmark_is_reported_and_the_others_still_run() {
     println!("  crash in b3: exit 1; {}", err.lines().find(|l| l.contains("never finished")).unwrap().trim());
 }
 
-fn a_gpu_that_fails_at_start_leaves_its_share_to_the_other() {
-    for how in ["exit", "device"] {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        let bench = bench_targets(dir.path(), &["queued"]).remove(0);
-        let broken = format!("GPU-bbbb0000-2:{how}");
-        let (out, wall) = run(dir.path(), &bench, &[], &[("QUEUE_BROKEN", &broken)]);
-        let err = text(&out);
-        assert_eq!(out.status.code(), Some(1), "{how}: {err}");
-        assert!(err.contains("gpu1-GPU-bbbb0000") && err.contains("FAILED"), "{err}");
-        let by = per_gpu(&queue(dir.path()));
-        assert_eq!(by.keys().collect::<Vec<_>>(), ["gpu0-GPU-aaaa0000"], "{how}: {by:?}");
-        assert_eq!(by["gpu0-GPU-aaaa0000"].0.len(), 6, "{how}: the other GPU took all six");
-        let ids = &measured(dir.path())["gpu0-GPU-aaaa0000"];
-        assert_eq!(ids.len(), 6, "{how}: {ids:?}");
-        if how == "device" {
-            assert!(err.contains("handed back to the queue"), "{err}");
-        }
-        let report = printed_report(&err, &[]);
-        assert_eq!(report.status.code(), Some(0), "{how}: {}", text(&report));
-        println!("  GPU 1 broken ({how}): GPU 0 took all 6 in {wall:.1} s (one GPU's time); exit 1; the report command works");
+/// GPU 1 exits 1 at start (`exit`) or asks for a device that does not exist (`device`).
+fn a_gpu_that_fails_at_start_leaves_its_share_to_the_other(how: &str) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let bench = bench_targets(dir.path(), &["queued"]).remove(0);
+    let broken = format!("GPU-bbbb0000-2:{how}");
+    let (out, wall) = run(dir.path(), &bench, &[], &[("QUEUE_BROKEN", &broken)]);
+    let err = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{how}: {err}");
+    assert!(err.contains("gpu1-GPU-bbbb0000") && err.contains("FAILED"), "{err}");
+    let by = per_gpu(&queue(dir.path()));
+    assert_eq!(by.keys().collect::<Vec<_>>(), ["gpu0-GPU-aaaa0000"], "{how}: {by:?}");
+    assert_eq!(by["gpu0-GPU-aaaa0000"].0.len(), 6, "{how}: the other GPU took all six");
+    let ids = &measured(dir.path())["gpu0-GPU-aaaa0000"];
+    assert_eq!(ids.len(), 6, "{how}: {ids:?}");
+    if how == "device" {
+        assert!(err.contains("handed back to the queue"), "{err}");
     }
+    let report = printed_report(&err, &[]);
+    assert_eq!(report.status.code(), Some(0), "{how}: {}", text(&report));
+    println!(
+        "  GPU 1 broken ({how}): GPU 0 took all 6 in {wall:.1} s (one GPU's time); exit 1; the report command works"
+    );
 }
 
 fn main() {
@@ -269,10 +270,12 @@ fn main() {
             "a_crashing_benchmark_is_reported_and_the_others_still_run",
             a_crashing_benchmark_is_reported_and_the_others_still_run,
         ),
-        (
-            "a_gpu_that_fails_at_start_leaves_its_share_to_the_other",
-            a_gpu_that_fails_at_start_leaves_its_share_to_the_other,
-        ),
+        ("a_gpu_that_exits_at_start_leaves_its_share_to_the_other", || {
+            a_gpu_that_fails_at_start_leaves_its_share_to_the_other("exit")
+        }),
+        ("a_gpu_without_the_device_asked_for_leaves_its_share_to_the_other", || {
+            a_gpu_that_fails_at_start_leaves_its_share_to_the_other("device")
+        }),
     ];
     common::run_cases(
         "gpus_queue",
