@@ -61,8 +61,8 @@ pub const WORKSPACE_DEV_PROFILE: [&str; 3] = [
     "profile.dev.package.criterion.opt-level=3",
 ];
 
-/// The settings of `[profile.dev]` and `[profile.dev.package."*"]` in the workspace's
-/// `Cargo.toml`, as `--config` writes them: [`WORKSPACE_DEV_PROFILE`] must stay equal.
+/// The settings of every `[profile.dev…]` table of the workspace's `Cargo.toml`, as
+/// `--config` writes them: [`WORKSPACE_DEV_PROFILE`] must stay equal.
 fn workspace_dev_profile() -> Vec<String> {
     let manifest = std::fs::read_to_string(repo().join("Cargo.toml")).unwrap();
     let mut table = String::new();
@@ -187,7 +187,7 @@ pub fn write_user_crate(template: &Path, dir: &Path, vendor: &Path, extra_manife
 }
 
 /// `cargo ARGS… --offline` in the user's crate `dir`, on the simulated GPU, building in
-/// `target`.
+/// `target` with the workspace's dev profile ([`WORKSPACE_DEV_PROFILE`]).
 pub fn user_cargo(dir: &Path, target: &Path, args: &[&str]) -> Command {
     let mut c = cargo();
     c.current_dir(dir).env("CARGO_TARGET_DIR", target).env("ENERGY_DEVICE", "sim").arg(args[0]).arg("--offline");
