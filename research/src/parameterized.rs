@@ -99,9 +99,20 @@ fn twins_section(out: &mut String, set: &ResultSet) {
     );
 }
 
-/// Each process's wall time from `processes.csv` (`mode,filter,start_s,end_s,exit`): by mode,
-/// the filters with their seconds and exit codes.
-fn processes(path: &Path) -> Result<Vec<(String, String, f64, i32)>> {
+/// One process of a call, a row of its `processes.csv` (`mode,filter,start_s,end_s,exit`).
+struct Process {
+    /// What it ran (`one-process`, `one-per-process`, `validation`, …).
+    mode: String,
+    /// The criterion filter it ran with (empty for none).
+    filter: String,
+    /// Its wall time, s.
+    seconds: f64,
+    /// Its exit code.
+    exit: i32,
+}
+
+/// Each process's wall time and exit code from `processes.csv`.
+fn processes(path: &Path) -> Result<Vec<Process>> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read {}: {e}", path.display())))?;
     let bad = |line: &str| {
@@ -114,7 +125,7 @@ fn processes(path: &Path) -> Result<Vec<(String, String, f64, i32)>> {
         let (Ok(start), Ok(end), Ok(exit)) = (start.parse::<f64>(), end.parse::<f64>(), exit.parse::<i32>()) else {
             return Err(bad(line));
         };
-        rows.push((mode.to_string(), filter.to_string(), end - start, exit));
+        rows.push(Process { mode: mode.to_string(), filter: filter.to_string(), seconds: end - start, exit });
     }
     Ok(rows)
 }
@@ -139,14 +150,15 @@ fn phases(trace_path: &Path) -> Result<[f64; 3]> {
 }
 
 /// The seconds of a call's processes of one mode (`one-process`, `one-per-process`).
-fn seconds(rows: &[(String, String, f64, i32)], mode: &str) -> Vec<f64> {
-    rows.iter().filter(|r| r.0 == mode).map(|r| r.2).collect()
+fn seconds(rows: &[Process], mode: &str) -> Vec<f64> {
+    rows.iter().filter(|r| r.mode == mode).map(|r| r.seconds).collect()
 }
 
 /// The processes of a call (`callN/processes.csv`), every one of which must have succeeded.
-fn call_processes(dir: &Path, call: u32) -> Result<Vec<(String, String, f64, i32)>> {
+fn call_processes(dir: &Path, call: u32) -> Result<Vec<Process>> {
     let rows = processes(&dir.join(format!("call{call}/processes.csv")))?;
-    let failed: Vec<&str> = rows.iter().filter(|r| r.3 != 0).map(|r| r.0.as_str()).collect();
+    let failed: Vec<String> =
+        rows.iter().filter(|r| r.exit != 0).map(|r| format!("{} `{}` (exit {})", r.mode, r.filter, r.exit)).collect();
     if !failed.is_empty() {
         return Err(Error::new(
             ErrorKind::Format,

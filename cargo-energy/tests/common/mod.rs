@@ -52,15 +52,13 @@ pub fn run_cases(suite: &str, only_env: &str, cases: Vec<(&'static str, fn())>, 
     for name in alone {
         assert!(cases.iter().any(|c| c.0 == *name) || only.is_some(), "{suite}: no case {name} to run alone");
     }
-    let timed = |case: fn()| {
-        move || {
+    let spawn = |name: &str, case: fn()| {
+        let timed = move || {
             let start = std::time::Instant::now();
             case();
             start.elapsed().as_secs_f64()
-        }
-    };
-    let spawn = |name: &str, case: fn()| {
-        let thread = std::thread::Builder::new().name(name.to_string()).spawn(timed(case));
+        };
+        let thread = std::thread::Builder::new().name(name.to_string()).spawn(timed);
         thread.unwrap_or_else(|e| panic!("{suite}: could not start a thread for {name}: {e}"))
     };
     let mut failed = 0;
