@@ -6,6 +6,10 @@ use super::*;
 use crate::instructions::bound::pipe_counts;
 use crate::sass::{disassemble, find_tool, histogram, loop_body, Tool};
 
+/// Why a kernel's machine code is not read on the checked device (`setup_kernel`).
+pub(super) const NOT_READ_ON_THE_CHECKED_DEVICE: &str =
+    "not read on the checked device: nothing is measured there, and tests/instruction_ptx.rs checks each chain in the same code";
+
 /// What is known of a kernel's machine code.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MachineCode {
@@ -79,4 +83,43 @@ pub(super) fn read_machine_code(
         },
     }
     code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instructions::{catalog, file_name};
+    use crate::sass::{assemble, tools_for_tests, PtxasOpt};
+
+    /// The suite on a GPU reads the loop of each kernel from the cubin its module was
+    /// loaded from; here from a cubin ptxas made of a catalog file (the checked device
+    /// does not read it: `setup_kernel`).
+    #[test]
+    fn the_loop_of_each_variant_is_read_from_its_cubin() {
+        let Some((ptxas, _)) = tools_for_tests() else { return };
+        let dir = tempfile::tempdir().unwrap();
+        let instruction = catalog().into_iter().find(|i| i.helper.is_none()).expect("a chain without a helper");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ptx/instructions").join(file_name(&instruction));
+        let cubin = std::fs::read(assemble(&ptxas, &path, "sm_90", PtxasOpt::O3, dir.path()).unwrap()).unwrap();
+        let kept = dir.path().join("kept.cubin");
+        let issued = |variant: Variant| {
+            let code = read_machine_code(Some(&cubin), "ptxas", &entry_name(&instruction, variant), Some(kept.clone()));
+            assert!(code.loop_was_read(), "{variant:?}: {:?}", code.not_read);
+            assert_eq!(
+                code.cubin_hash.as_deref(),
+                Some(energy_harness::unstable::report::content_hash(&cubin).as_str())
+            );
+            code.loop_pipes["issue"]
+        };
+        let (base, short, long) = (issued(Variant::Base), issued(Variant::Chain(8)), issued(Variant::Chain(16)));
+        assert!(
+            base > 0 && short > base && long > short,
+            "issued per iteration: base {base}, K=8 {short}, K=16 {long}"
+        );
+        assert_eq!(std::fs::read(&kept).unwrap(), cubin, "the cubin is kept where asked");
+        let missing = read_machine_code(Some(&cubin), "ptxas", "no_such_entry", None);
+        assert!(!missing.loop_was_read() && missing.not_read.is_some());
+        assert!(read_machine_code(None, "ptxas", "any", None).not_read.is_some());
+    }
 }

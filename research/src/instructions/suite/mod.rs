@@ -57,8 +57,8 @@ mod setup;
 mod table;
 
 pub use boards::*;
-use machine::read_machine_code;
 pub use machine::MachineCode;
+use machine::{read_machine_code, NOT_READ_ON_THE_CHECKED_DEVICE};
 pub use plan::*;
 pub use records::*;
 pub use render::*;
