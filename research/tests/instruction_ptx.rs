@@ -1,6 +1,7 @@
 //! The instruction suite's PTX without a GPU: the files are what the generator writes,
-//! every file assembles for sm_80 and sm_90, and the machine code of each measured loop
-//! holds the chain K times and differs from its baseline by nothing else.
+//! every file assembles for sm_80 and sm_90 (in the machine-code check's batches: ptxas's
+//! error names the file), and the machine code of each measured loop holds the chain K
+//! times and differs from its baseline by nothing else.
 //!
 //! ptxas and cuobjdump come from NVIDIA's wheels (`.ci/run` installs them). Where they are
 //! missing the tool-dependent tests fail with the install command when `CI` is set, and
@@ -46,22 +47,6 @@ fn on_four_threads<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync)
 
 fn assert_none_failed(failures: &[String], of: usize) {
     assert!(failures.is_empty(), "{} of {of} failed:\n{}", failures.len(), failures.join("\n"));
-}
-
-#[test]
-fn every_file_assembles_for_sm80_and_sm90() {
-    let Some((ptxas, _)) = tools() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let list = catalog();
-    let results = on_four_threads(&list, |instruction| {
-        let path = ptx_dir().join(file_name(instruction));
-        ["sm_80", "sm_90"]
-            .into_iter()
-            .filter_map(|arch| assemble(&ptxas, &path, arch, PtxasOpt::O3, dir.path()).err())
-            .collect::<Vec<String>>()
-    });
-    let failures: Vec<String> = results.into_iter().flatten().collect();
-    assert_none_failed(&failures, 2 * list.len());
 }
 
 /// Files per ptxas call in the machine-code check: one cubin (and so one disassembly,
