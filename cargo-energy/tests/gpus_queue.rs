@@ -160,7 +160,17 @@ fn six_benchmarks_spread_over_two_gpus_that_end_within_one_benchmark() {
         let order: Vec<&str> = claims.iter().map(|c| c.1.as_str()).collect();
         if round == "longest first" {
             assert!(state.items.iter().all(|i| i.expected_s.is_some()), "the first run's durations: {state:?}");
-            assert_eq!(&order[..2], ["b1", "b3"], "the two longest first: {order:?}");
+            // The two longest by the durations the first run recorded (each its sleep plus the
+            // simulated measurement, whose time varies with the machine's load: under load the
+            // recorded order of b2 and b3 has been seen to swap, so it is not named here).
+            let mut expected: Vec<(f64, &str)> =
+                state.items.iter().map(|i| (i.expected_s.unwrap(), i.name.as_str())).collect();
+            expected.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let mut longest_two: Vec<&str> = expected[..2].iter().map(|e| e.1).collect();
+            let mut first_two: Vec<&str> = order[..2].to_vec();
+            longest_two.sort_unstable();
+            first_two.sort_unstable();
+            assert_eq!(first_two, longest_two, "the two longest first: claimed {order:?}, recorded {expected:?}");
         } else {
             assert_eq!(&order[..2], ["b0", "b1"], "declaration order: {order:?}");
         }
