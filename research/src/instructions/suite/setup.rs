@@ -14,6 +14,7 @@ pub(super) fn setup_kernel(
     let entry = entry_name(instruction, planned.variant);
     let module = gpu.load_ptx(&generate(instruction), &file_name(instruction), planned.level)?;
     let kernel = module.kernel(&entry)?;
+    let properties = gpu.properties()?;
     // On the checked device nothing is measured, so nothing records the machine code, and
     // tests/instruction_ptx.rs reads the same code (ptxas -O3 and -O0 for sm_90: the JIT's O4
     // and O0) and checks each chain in it: not read again here (cuobjdump's disassembly was
@@ -25,11 +26,10 @@ pub(super) fn setup_kernel(
             "{}.{}.{}.cubin",
             instruction.stem,
             level_name(planned.level),
-            gpu.properties()?.arch()
+            properties.arch()
         ));
         read_machine_code(module.machine_code(), "driver JIT", &entry, Some(keep_as))
     };
-    let properties = gpu.properties()?;
     let resident = kernel.max_active_blocks_per_sm(THREADS_PER_BLOCK, 0)?;
     let (blocks, threads_per_block) =
         if options.one_thread { (1, 1) } else { (properties.sm_count * BLOCKS_PER_SM, THREADS_PER_BLOCK) };
