@@ -1,12 +1,16 @@
-//! `cargo energy ab --baseline EXE --candidate EXE [-- ARGS]`: the two bench executables run
-//! interleaved on one GPU in ABBA order, the verdict from paired differences
-//! (`energy_report::paired`).
+//! `cargo energy ab --baseline EXE --candidate EXE [-- ARGS]`: the two sides' bench
+//! executables run interleaved on one GPU in ABBA order, the verdict from paired differences
+//! (`energy_report::paired`). `cargo energy gate` builds both sides from two revisions and
+//! runs the same sequence ([`run_sequence`]).
 //!
-//! Each run is one process of one executable (run as `cargo energy run` runs them: its own
-//! process group, a time limit, SIGINT and SIGTERM passed on; `gpus::run_executable`), with
-//! `CARGO_TARGET_DIR=<output>/run-NN-A` and an `ENERGY_RUN_ID` of its own, so its results are
+//! A side is one bench executable or several (`--baseline A1 --baseline A2`: a crate's bench
+//! targets). Each run of a side runs each of its executables in turn, one process each (as
+//! `cargo energy run` runs them: its own process group, a time limit, SIGINT and SIGTERM
+//! passed on; `gpus::run_executable`), with `CARGO_TARGET_DIR=<output>/run-NN-A` and one
+//! `ENERGY_RUN_ID` of its own (and `ENERGY_EXPECTED_TARGETS`), so they write one run,
 //! `run-NN-A/energy/new`, read back with `ResultSet::read_run` after checking that the run
-//! there is this one's. Both executables get the same GPU: `--gpu` (a CUDA ordinal or a
+//! there is this one's and complete. A `--max-minutes` budget stops the sequence after the
+//! last pair that fits. Both executables get the same GPU: `--gpu` (a CUDA ordinal or a
 //! UUID, passed as `CUDA_VISIBLE_DEVICES=<UUID>` as `run --gpus` does), else whatever
 //! `ENERGY_DEVICE` and `CUDA_VISIBLE_DEVICES` choose; every run's results must name the same
 //! GPU, and simulated and measured figures are never mixed. After `--min-pairs` pairs the
@@ -18,6 +22,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use energy_harness::unstable::report::EXPECTED_TARGETS_ENV;
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 use energy_report::paired::{stop_reason, AbReport, AbSequence, RunFigures, Side, AB_SCHEMA};
@@ -39,18 +44,35 @@ pub(super) enum AbFormat {
 /// What `cargo energy ab` was asked.
 #[derive(Clone, Debug)]
 pub(super) struct AbArgs {
-    pub baseline: PathBuf,
-    pub candidate: PathBuf,
+    pub baseline: Vec<PathBuf>,
+    pub candidate: Vec<PathBuf>,
+    pub sequence: SequenceArgs,
+    pub format: AbFormat,
+}
+
+/// How a paired sequence runs and judges (`ab` and `gate` alike).
+#[derive(Clone, Debug)]
+pub(super) struct SequenceArgs {
     pub gpu: Option<String>,
     pub min_pairs: usize,
     pub max_pairs: usize,
     pub target_pct: f64,
     pub threshold_pct: f64,
     pub timeout: Option<Duration>,
+    /// The longest the whole sequence may take: no pair is started that would end after it.
+    pub budget: Option<Duration>,
     pub output_dir: Option<PathBuf>,
-    pub format: AbFormat,
     pub removed: Vec<String>,
     pub args: Vec<String>,
+}
+
+/// The two sides of a sequence: their executables and how the report names them.
+#[derive(Clone, Debug)]
+pub(super) struct Sides {
+    pub baseline: Vec<BenchExe>,
+    pub candidate: Vec<BenchExe>,
+    pub baseline_label: String,
+    pub candidate_label: String,
 }
 
 fn bad(why: String) -> Error {
@@ -58,7 +80,7 @@ fn bad(why: String) -> Error {
 }
 
 /// Refuses numbers that make no sequence.
-fn check_args(a: &AbArgs) -> Result<()> {
+fn check_args(a: &SequenceArgs) -> Result<()> {
     if a.min_pairs < 2 {
         return Err(bad(format!(
             "--min-pairs {}: the spread of paired differences needs two pairs or more",
@@ -114,42 +136,79 @@ fn output_dir(given: Option<&Path>) -> Result<PathBuf> {
     Ok(std::path::absolute(&dir).unwrap_or(dir))
 }
 
-/// Runs the sequence; `Ok(true)` when a benchmark regressed.
+/// Runs `cargo energy ab`; `Ok(true)` when a benchmark regressed.
 pub(super) fn run(a: &AbArgs) -> Result<bool> {
-    check_args(a)?;
+    check_args(&a.sequence)?;
     let here = std::env::current_dir().map_err(|e| Error::io(Path::new("."), "read the current folder", e))?;
-    let exe_a = gpus::check_executable("--baseline", &a.baseline, &here)?;
-    let exe_b = gpus::check_executable("--candidate", &a.candidate, &here)?;
-    let same = std::fs::canonicalize(&exe_a.path).ok() == std::fs::canonicalize(&exe_b.path).ok()
-        || std::fs::read(&exe_a.path).ok().zip(std::fs::read(&exe_b.path).ok()).is_some_and(|(x, y)| x == y);
-    if same {
+    let side = |flag: &str, paths: &[PathBuf]| -> Result<Vec<BenchExe>> {
+        paths.iter().map(|p| gpus::check_executable(flag, p, &here)).collect()
+    };
+    let label = |paths: &[PathBuf]| paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" + ");
+    let sides = Sides {
+        baseline: side("--baseline", &a.baseline)?,
+        candidate: side("--candidate", &a.candidate)?,
+        baseline_label: label(&a.baseline),
+        candidate_label: label(&a.candidate),
+    };
+    let (report, out) = run_sequence(&a.sequence, &sides)?;
+    let text = match a.format {
+        AbFormat::Text => ab_text(&report),
+        AbFormat::Markdown => ab_markdown(&report),
+        AbFormat::Json => {
+            std::fs::read_to_string(out.join("ab.json")).map_err(|e| Error::io(&out, "read ab.json", e))?
+        }
+    };
+    crate::output::emit(&text)?;
+    eprintln!("energy ab: report in {}", out.join("ab.json").display());
+    Ok(!report.regressions().is_empty())
+}
+
+/// Whether the two sides are the same executables (one file, or identical contents).
+fn same_executables(a: &[BenchExe], b: &[BenchExe]) -> bool {
+    let bytes = |exes: &[BenchExe]| -> Option<Vec<Vec<u8>>> {
+        let mut all: Vec<Vec<u8>> = exes.iter().map(|e| std::fs::read(&e.path).ok()).collect::<Option<_>>()?;
+        all.sort();
+        Some(all)
+    };
+    a.len() == b.len() && bytes(a).is_some_and(|x| bytes(b) == Some(x))
+}
+
+/// Runs the paired sequence of `sides` as `s` asks and writes `ab.json` in its output folder;
+/// the report and that folder.
+pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport, PathBuf)> {
+    check_args(s)?;
+    if sides.baseline.is_empty() || sides.candidate.is_empty() {
+        return Err(bad("each side needs a bench executable".into()));
+    }
+    if same_executables(&sides.baseline, &sides.candidate) {
         eprintln!(
-            "note: --baseline and --candidate are the same executable (one file, or identical contents): an A/A run, no change is expected. Two `cargo bench --no-run` builds write to one path: copy the first away before building the second"
+            "note: the baseline's and the candidate's executables are the same (one file, or identical contents): an A/A run, no change is expected. Two `cargo bench --no-run` builds write to one path: copy the first away before building the second"
         );
     }
     let sim = std::env::var("ENERGY_DEVICE").is_ok_and(|v| v.trim().to_ascii_lowercase().starts_with("sim"));
-    let visible = gpu_env(a.gpu.as_deref(), sim)?;
-    let out = output_dir(a.output_dir.as_deref())?;
+    let visible = gpu_env(s.gpu.as_deref(), sim)?;
+    let out = output_dir(s.output_dir.as_deref())?;
     let start = Instant::now();
     let stamp =
         format!("energy-ab-{}-{}", std::process::id(), humantime::format_rfc3339_seconds(std::time::SystemTime::now()));
     eprintln!(
-        "energy ab: {} against {} in ABBA order, {}-{} pairs, on {}; runs in {}",
-        a.candidate.display(),
-        a.baseline.display(),
-        a.min_pairs,
-        a.max_pairs,
+        "energy ab: {} against {} in ABBA order, {}-{} pairs{}, on {}; runs in {}",
+        sides.candidate_label,
+        sides.baseline_label,
+        s.min_pairs,
+        s.max_pairs,
+        s.budget.map_or(String::new(), |b| format!(" within {:.1} min", b.as_secs_f64() / 60.0)),
         visible.as_deref().map_or("the GPU ENERGY_DEVICE / CUDA_VISIBLE_DEVICES choose".to_string(), |u| u.to_string()),
         out.display()
     );
     gpus::catch_interrupts();
-    let mut sequence = AbSequence::new(a.removed.clone());
+    let mut sequence = AbSequence::new(s.removed.clone());
     let mut stop = None;
-    for index in 0..2 * a.max_pairs {
+    for index in 0..2 * s.max_pairs {
         let side = sequence.next_side();
-        let exe = if side == Side::A { &exe_a } else { &exe_b };
+        let exes = if side == Side::A { &sides.baseline } else { &sides.candidate };
         let started_s = start.elapsed().as_secs_f64();
-        let set = run_once(a, exe, side, index + 1, &out, &stamp, visible.as_deref())?;
+        let set = run_once(s, exes, side, index + 1, &out, &stamp, visible.as_deref())?;
         let figures =
             RunFigures::from_set(&set, index + 1, side, started_s, start.elapsed().as_secs_f64() - started_s)?;
         sequence.add(figures)?;
@@ -157,35 +216,57 @@ pub(super) fn run(a: &AbArgs) -> Result<bool> {
             continue;
         }
         let pairs = sequence.pairs();
-        let changes = if pairs >= 2 { sequence.changes(a.threshold_pct)? } else { Vec::new() };
+        let changes = if pairs >= 2 { sequence.changes(s.threshold_pct)? } else { Vec::new() };
         let simulated = sequence.runs[0].device.simulated;
         for (id, figures) in sequence.pair_figures() {
             let change = changes.iter().find(|c| c.id == id);
             if let Some(last) = figures.last() {
-                eprintln!("{}", progress_line(pairs, a.max_pairs, &id, last, change, simulated));
+                eprintln!("{}", progress_line(pairs, s.max_pairs, &id, last, change, simulated));
             }
         }
         if pairs >= 2 {
-            stop = stop_reason(&changes, pairs, a.min_pairs, a.max_pairs, a.target_pct);
+            stop = stop_reason(&changes, pairs, s.min_pairs, s.max_pairs, s.target_pct);
             if stop.is_some() {
+                break;
+            }
+        }
+        if let Some(budget) = s.budget {
+            let elapsed = start.elapsed().as_secs_f64();
+            let per_pair = elapsed / pairs as f64;
+            if elapsed + per_pair > budget.as_secs_f64() {
+                if pairs < 2 {
+                    return Err(bad(format!(
+                        "--max-minutes {:.1}: one pair took {per_pair:.0} s, and a verdict needs two: give the gate more time or fewer benchmarks (a filter after `--`, or --bench)",
+                        budget.as_secs_f64() / 60.0
+                    )));
+                }
+                stop = Some(format!(
+                    "--max-minutes {:.1} reached after {pairs} pairs (another would take about {per_pair:.0} s){}",
+                    budget.as_secs_f64() / 60.0,
+                    if pairs < s.min_pairs {
+                        format!(", fewer than --min-pairs {}", s.min_pairs)
+                    } else {
+                        String::new()
+                    }
+                ));
                 break;
             }
         }
     }
     let report = AbReport {
         schema: AB_SCHEMA.to_string(),
-        baseline: a.baseline.display().to_string(),
-        candidate: a.candidate.display().to_string(),
-        args: a.args.clone(),
+        baseline: sides.baseline_label.clone(),
+        candidate: sides.candidate_label.clone(),
+        args: s.args.clone(),
         device: sequence.runs[0].device.clone(),
-        threshold_pct: a.threshold_pct,
-        target_pct: a.target_pct,
-        min_pairs: a.min_pairs,
-        max_pairs: a.max_pairs,
+        threshold_pct: s.threshold_pct,
+        target_pct: s.target_pct,
+        min_pairs: s.min_pairs,
+        max_pairs: s.max_pairs,
         pairs: sequence.pairs(),
-        stop: stop.unwrap_or_else(|| format!("--max-pairs {} reached", a.max_pairs)),
+        stop: stop.unwrap_or_else(|| format!("--max-pairs {} reached", s.max_pairs)),
         wall_s: start.elapsed().as_secs_f64(),
-        changes: sequence.changes(a.threshold_pct)?,
+        changes: sequence.changes(s.threshold_pct)?,
         runs: sequence.runs,
         added: sequence.added,
         removed: sequence.removed,
@@ -193,20 +274,14 @@ pub(super) fn run(a: &AbArgs) -> Result<bool> {
     let json = serde_json::to_string_pretty(&report)
         .map_err(|e| Error::new(ErrorKind::Format, format!("could not write the report as JSON: {e}")))?;
     write_atomically(&out.join("ab.json"), format!("{json}\n").as_bytes())?;
-    let text = match a.format {
-        AbFormat::Text => ab_text(&report),
-        AbFormat::Markdown => ab_markdown(&report),
-        AbFormat::Json => format!("{json}\n"),
-    };
-    crate::output::emit(&text)?;
-    eprintln!("energy ab: report in {}", out.join("ab.json").display());
-    Ok(!report.regressions().is_empty())
+    Ok((report, out))
 }
 
-/// Runs `exe` once as run `number` of the sequence and reads the run it wrote.
+/// Runs the executables `exes` of one side in turn as run `number` of the sequence (one run
+/// id, one run) and reads the run they wrote.
 fn run_once(
-    a: &AbArgs,
-    exe: &BenchExe,
+    a: &SequenceArgs,
+    exes: &[BenchExe],
     side: Side,
     number: usize,
     out: &Path,
@@ -218,27 +293,30 @@ fn run_once(
     let log_path = dir.join("bench.log");
     let log = std::fs::File::create(&log_path).map_err(|e| Error::io(&log_path, "create the log", e))?;
     let run_env = format!("{stamp}-{number}");
-    let mut env = vec![("ENERGY_RUN_ID", run_env.as_str())];
+    let expected = gpus::expected_targets(exes);
+    let mut env = vec![("ENERGY_RUN_ID", run_env.as_str()), (EXPECTED_TARGETS_ENV, expected.as_str())];
     if let Some(uuid) = visible {
         env.push(("CUDA_VISIBLE_DEVICES", uuid));
     }
     let label = format!("run {number} ({})", side.role());
-    let launch = Launch {
-        exe,
-        bench_args: &a.args,
-        env: &env,
-        target_dir: &dir,
-        log: &log,
-        log_path: &log_path,
-        limit: a.timeout,
-        label: &label,
-        command: "cargo energy ab",
-    };
     let failed =
         |why: String| bad(format!("{label}: {why}; its output is in {}; nothing is compared", log_path.display()));
-    match gpus::run_executable(&launch)? {
-        ExeEnd::Succeeded => {}
-        ExeEnd::Failed(why) | ExeEnd::Interrupted(why) => return Err(failed(why)),
+    for exe in exes {
+        let launch = Launch {
+            exe,
+            bench_args: &a.args,
+            env: &env,
+            target_dir: &dir,
+            log: &log,
+            log_path: &log_path,
+            limit: a.timeout,
+            label: &label,
+            command: "cargo energy ab",
+        };
+        match gpus::run_executable(&launch)? {
+            ExeEnd::Succeeded => {}
+            ExeEnd::Failed(why) | ExeEnd::Interrupted(why) => return Err(failed(why)),
+        }
     }
     let new = dir.join("energy").join("new");
     gpus::check_run(&new, &run_env).map_err(failed)?;
@@ -249,20 +327,27 @@ fn run_once(
 mod tests {
     use super::*;
 
-    fn args(baseline: &Path, candidate: &Path) -> AbArgs {
-        AbArgs {
-            baseline: baseline.into(),
-            candidate: candidate.into(),
+    fn sequence() -> SequenceArgs {
+        SequenceArgs {
             gpu: None,
             min_pairs: 2,
             max_pairs: 2,
             target_pct: 1.0,
             threshold_pct: 5.0,
             timeout: Some(Duration::from_secs(30)),
+            budget: None,
             output_dir: None,
-            format: AbFormat::Text,
             removed: vec![],
             args: vec![],
+        }
+    }
+
+    fn args(baseline: &Path, candidate: &Path) -> AbArgs {
+        AbArgs {
+            baseline: vec![baseline.into()],
+            candidate: vec![candidate.into()],
+            sequence: sequence(),
+            format: AbFormat::Text,
         }
     }
 
@@ -276,12 +361,12 @@ mod tests {
     fn numbers_that_make_no_sequence_are_refused() {
         let p = Path::new("/bin/true");
         for (change, needle) in [
-            (AbArgs { min_pairs: 1, ..args(p, p) }, "two pairs or more"),
-            (AbArgs { max_pairs: 1, ..args(p, p) }, "is below --min-pairs"),
-            (AbArgs { target_pct: 0.0, ..args(p, p) }, "--target"),
-            (AbArgs { threshold_pct: f64::NAN, ..args(p, p) }, "--threshold"),
+            (SequenceArgs { min_pairs: 1, ..sequence() }, "two pairs or more"),
+            (SequenceArgs { max_pairs: 1, ..sequence() }, "is below --min-pairs"),
+            (SequenceArgs { target_pct: 0.0, ..sequence() }, "--target"),
+            (SequenceArgs { threshold_pct: f64::NAN, ..sequence() }, "--threshold"),
         ] {
-            let err = run(&change).unwrap_err();
+            let err = run(&AbArgs { sequence: change, ..args(p, p) }).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::InvalidInput);
             assert!(err.message().contains(needle), "{needle}: {err}");
         }
@@ -294,7 +379,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let exe = dir.path().join("failing");
         script(&exe, "echo 'kernel exploded' >&2; exit 3");
-        let a = AbArgs { output_dir: Some(dir.path().join("out")), ..args(&exe, &exe) };
+        let a = AbArgs {
+            sequence: SequenceArgs { output_dir: Some(dir.path().join("out")), ..sequence() },
+            ..args(&exe, &exe)
+        };
         let err = run(&a).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
         let m = err.message();

@@ -14,6 +14,7 @@ mod analyze;
 mod busy;
 mod calibrate;
 mod explain;
+mod gate;
 mod gpus;
 mod history;
 mod info;
@@ -197,46 +198,63 @@ enum Command {
     /// A B B A …) and judge each benchmark's change from the paired differences, which cancel
     /// the GPU's drift. Exit 1 on a regression, 0 otherwise, 2 when nothing could be decided.
     Ab {
-        /// The baseline's bench executable (A).
-        #[arg(long)]
-        baseline: PathBuf,
-        /// The candidate's bench executable (B).
-        #[arg(long)]
-        candidate: PathBuf,
-        /// The one GPU both run on: a CUDA ordinal or a UUID (passed as CUDA_VISIBLE_DEVICES)
-        /// [default: the GPU ENERGY_DEVICE and CUDA_VISIBLE_DEVICES choose].
-        #[arg(long)]
-        gpu: Option<String>,
-        /// Pairs run before the sequence may stop (2 or more).
-        #[arg(long = "min-pairs", default_value_t = 3)]
-        min_pairs: usize,
-        /// Pairs run at most.
-        #[arg(long = "max-pairs", default_value_t = 12)]
-        max_pairs: usize,
-        /// Stop once every benchmark's detectable change is at most this, percent.
-        #[arg(long, default_value_t = 1.0)]
-        target: f64,
-        /// Regression threshold, percent.
-        #[arg(long, default_value_t = 5.0)]
-        threshold: f64,
-        /// The longest one run of an executable may take: seconds, or `90m`, `2h`; 0 for no limit.
-        #[arg(long, default_value = gpus::DEFAULT_TIMEOUT, value_parser = gpus::parse_timeout)]
-        timeout: gpus::TimeLimit,
-        /// Where the runs and ab.json go [default: <target>/energy/ab/<UTC time>].
-        #[arg(long = "output-dir")]
-        output_dir: Option<PathBuf>,
+        /// The baseline's bench executable (A); repeat it for each of its bench targets.
+        #[arg(long, required = true)]
+        baseline: Vec<PathBuf>,
+        /// The candidate's bench executable (B); repeat it for each of its bench targets.
+        #[arg(long, required = true)]
+        candidate: Vec<PathBuf>,
+        #[command(flatten)]
+        sequence: SequenceFlags,
         /// text, json (energy-ab/1) or markdown.
         #[arg(long, value_enum, default_value = "text")]
         format: ab::AbFormat,
-        /// A benchmark of the baseline removed on purpose (repeat for several); any other the
-        /// candidate lacks is refused.
-        #[arg(long = "removed", value_name = "ID")]
-        removed: Vec<String>,
         /// Arguments for both executables (criterion's filter), after `--`.
         #[arg(last = true)]
         args: Vec<String>,
     },
-    /// Exit 1 when a benchmark's energy rose by more than the threshold, significantly; 0 otherwise.
+    /// A pull request's energy gate in one step: build the base revision (a git worktree,
+    /// cached per commit) and the checkout, run every bench target of both interleaved on one
+    /// GPU (ABBA, as `ab`), print the verdict and the smallest change it could detect, and
+    /// write the pull-request comment. `--build-only DIR` then `--prebuilt DIR` split it for a
+    /// GPU machine without a toolchain. Exit 1 on a regression, 0 otherwise, 2 when nothing
+    /// could be decided.
+    Gate {
+        /// The base revision to gate against (origin/main, a commit).
+        #[arg(long)]
+        base: Option<String>,
+        /// Only these bench targets (cargo's `--bench NAME`; repeat for several).
+        #[arg(long = "bench", value_name = "NAME")]
+        benches: Vec<String>,
+        /// Only this package of a workspace (cargo's `-p`).
+        #[arg(short = 'p', long = "package", value_name = "SPEC")]
+        package: Option<String>,
+        /// Features for both builds (cargo's `--features`).
+        #[arg(long)]
+        features: Option<String>,
+        /// Build both sides into DIR and stop (copy DIR to the GPU machine).
+        #[arg(long = "build-only", value_name = "DIR")]
+        build_only: Option<PathBuf>,
+        /// Run what `--build-only DIR` built (no cargo, no git needed).
+        #[arg(long, value_name = "DIR")]
+        prebuilt: Option<PathBuf>,
+        /// The longest the paired runs may take, minutes: no pair starts that would end
+        /// after it (at least two pairs are needed for a verdict).
+        #[arg(long = "max-minutes", value_parser = gate::parse_minutes)]
+        max_minutes: Option<std::time::Duration>,
+        /// Also write the pull-request comment (markdown) here.
+        #[arg(long)]
+        markdown: Option<PathBuf>,
+        #[command(flatten)]
+        sequence: SequenceFlags,
+        /// Arguments for every bench executable (criterion's filter), after `--`.
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
+    /// Exit 1 when a benchmark's energy rose by more than the threshold, significantly, on a
+    /// basis that holds the drift between runs; 3 when a rise is beyond the threshold but the
+    /// drift between runs is unknown (one baseline run: INCONCLUSIVE); 2 on bad input; 0
+    /// otherwise.
     Compare {
         /// The saved baseline (under --dir). Repeat it with several saved runs of the
         /// baseline code (CI artifacts of main, say; three or more): the baseline figure is
@@ -265,6 +283,21 @@ enum Command {
         /// crashed, interrupted or filtered run is not a pass.
         #[arg(long = "removed", value_name = "ID")]
         removed: Vec<String>,
+        /// Judge on the two runs' within-run intervals alone, as if the GPU did not drift
+        /// between runs: a drift beyond the threshold is then called a regression (one
+        /// baseline run only).
+        #[arg(long = "within-run", conflicts_with_all = ["drift", "control"])]
+        within_run: bool,
+        /// The board's between-run drift, percent: the standard deviation of an unchanged
+        /// benchmark's change between two runs (from repeats; `cargo energy ab` of one build
+        /// against itself), added to every change's noise (one baseline run only).
+        #[arg(long, value_name = "PCT", conflicts_with = "control")]
+        drift: Option<f64>,
+        /// A control benchmark: unchanged code measured in both runs, whose change is drift
+        /// (repeat for two or more: their mean change is taken out of every other change,
+        /// their spread is the noise; one baseline run only).
+        #[arg(long = "control", value_name = "ID")]
+        control: Vec<String>,
         /// Compare only the candidate run that `cargo bench` wrote with ENERGY_RUN_ID=ID; any
         /// other (another job's run, a stale one left when this job's bench could not start,
         /// one copied in) is refused, exit 2 [default: ENERGY_RUN_ID when set and not empty].
@@ -335,6 +368,54 @@ enum Command {
     },
 }
 
+/// How a paired sequence runs and judges: the flags `ab` and `gate` share.
+#[derive(Debug, clap::Args)]
+struct SequenceFlags {
+    /// The one GPU both run on: a CUDA ordinal or a UUID (passed as CUDA_VISIBLE_DEVICES)
+    /// [default: the GPU ENERGY_DEVICE and CUDA_VISIBLE_DEVICES choose].
+    #[arg(long)]
+    gpu: Option<String>,
+    /// Pairs run before the sequence may stop (2 or more).
+    #[arg(long = "min-pairs", default_value_t = 3)]
+    min_pairs: usize,
+    /// Pairs run at most.
+    #[arg(long = "max-pairs", default_value_t = 12)]
+    max_pairs: usize,
+    /// Stop once every benchmark's detectable change is at most this, percent.
+    #[arg(long, default_value_t = 1.0)]
+    target: f64,
+    /// Regression threshold, percent [default: 5 for ab, 1 for gate].
+    #[arg(long)]
+    threshold: Option<f64>,
+    /// The longest one run of an executable may take: seconds, or `90m`, `2h`; 0 for no limit.
+    #[arg(long, default_value = gpus::DEFAULT_TIMEOUT, value_parser = gpus::parse_timeout)]
+    timeout: gpus::TimeLimit,
+    /// Where the runs and ab.json go [default: <target>/energy/ab/<UTC time>].
+    #[arg(long = "output-dir")]
+    output_dir: Option<PathBuf>,
+    /// A benchmark of the baseline removed on purpose (repeat for several); any other the
+    /// candidate lacks is refused.
+    #[arg(long = "removed", value_name = "ID")]
+    removed: Vec<String>,
+}
+
+impl SequenceFlags {
+    fn into_args(self, threshold_pct: f64, budget: Option<std::time::Duration>, args: Vec<String>) -> ab::SequenceArgs {
+        ab::SequenceArgs {
+            gpu: self.gpu,
+            min_pairs: self.min_pairs,
+            max_pairs: self.max_pairs,
+            target_pct: self.target,
+            threshold_pct: self.threshold.unwrap_or(threshold_pct),
+            timeout: self.timeout.0,
+            budget,
+            output_dir: self.output_dir,
+            removed: self.removed,
+            args,
+        }
+    }
+}
+
 fn parse_seconds(text: &str) -> Result<f64, String> {
     text.parse::<f64>()
         .ok()
@@ -395,6 +476,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             | Command::Explain { .. }
             | Command::History { .. }
             | Command::Ab { .. }
+            | Command::Gate { .. }
     );
     let result = match cli.command {
         Command::Info { device, json } => info::run(device, json),
@@ -441,49 +523,70 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
-        Command::Ab {
-            baseline,
-            candidate,
-            gpu,
-            min_pairs,
-            max_pairs,
-            target,
-            threshold,
-            timeout,
-            output_dir,
-            format,
-            removed,
-            args,
-        } => {
-            let asked = ab::AbArgs {
-                baseline,
-                candidate,
-                gpu,
-                min_pairs,
-                max_pairs,
-                target_pct: target,
-                threshold_pct: threshold,
-                timeout: timeout.0,
-                output_dir,
-                format,
-                removed,
-                args,
-            };
+        Command::Ab { baseline, candidate, sequence, format, args } => {
+            let asked = ab::AbArgs { baseline, candidate, sequence: sequence.into_args(5.0, None, args), format };
             match ab::run(&asked) {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(1),
                 Err(e) => Err(e),
             }
         }
-        Command::Compare { baseline, candidate, dir, threshold, across_boards, removed, run_id } => {
+        Command::Gate {
+            base,
+            benches,
+            package,
+            features,
+            build_only,
+            prebuilt,
+            max_minutes,
+            markdown,
+            sequence,
+            args,
+        } => {
+            let mut cargo_args: Vec<String> = benches.iter().flat_map(|b| ["--bench".to_string(), b.clone()]).collect();
+            cargo_args.extend(package.into_iter().flat_map(|p| ["--package".to_string(), p]));
+            cargo_args.extend(features.into_iter().flat_map(|f| ["--features".to_string(), f]));
+            let asked = gate::GateArgs {
+                base,
+                cargo_args,
+                build_only,
+                prebuilt,
+                markdown,
+                sequence: sequence.into_args(1.0, max_minutes, args),
+            };
+            match gate::run(&asked) {
+                Ok(false) => Ok(()),
+                Ok(true) => return ExitCode::from(1),
+                Err(e) => Err(e),
+            }
+        }
+        Command::Compare {
+            baseline,
+            candidate,
+            dir,
+            threshold,
+            across_boards,
+            removed,
+            within_run,
+            drift,
+            control,
+            run_id,
+        } => {
+            let drift = match (within_run, drift, control.is_empty()) {
+                (true, _, _) => energy_report::DriftBasis::WithinRunOnly,
+                (false, Some(pct), _) => energy_report::DriftBasis::Stated(pct),
+                (false, None, false) => energy_report::DriftBasis::Controls(control),
+                (false, None, true) => energy_report::DriftBasis::Unknown,
+            };
             let compared = run_pin(run_id).and_then(|pin| {
                 let runs = results::Runs { dirs: dirs_or_default(dir), pin };
-                let options = results::CompareOptions { threshold, across_boards, removed };
+                let options = results::CompareOptions { threshold, across_boards, removed, drift };
                 results::compare(&runs, &baseline, &candidate, &options)
             });
             match compared {
-                Ok(false) => Ok(()),
-                Ok(true) => return ExitCode::from(1),
+                Ok(results::Outcome { regressed: true, .. }) => return ExitCode::from(1),
+                Ok(results::Outcome { inconclusive: true, .. }) => return ExitCode::from(3),
+                Ok(_) => Ok(()),
                 Err(e) => Err(e),
             }
         }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use energy_harness::unstable::report::RunPin;
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
-use energy_report::{compare_across_boards, compare_with_baselines, ResultSet};
+use energy_report::{compare_across_boards, compare_runs, DriftBasis, ResultSet};
 use energy_report::{compare_text, measured_nothing_line, render_with_empty, Compared, Format};
 use energy_report::{mark_partial, optimum_moves, partial_line};
 
@@ -34,6 +34,17 @@ pub(super) struct CompareOptions {
     pub across_boards: bool,
     /// Baseline benchmarks removed on purpose: their absence is not a failure.
     pub removed: Vec<String>,
+    /// What the verdicts rest on as to the drift between runs.
+    pub drift: DriftBasis,
+}
+
+/// What `compare` found over every directory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Outcome {
+    /// Some benchmark regressed (exit 1).
+    pub regressed: bool,
+    /// Some rise was inconclusive for want of a drift estimate (exit 3 when none regressed).
+    pub inconclusive: bool,
 }
 
 /// `cargo energy report` over one directory or several (one per GPU or runner), merged
@@ -100,11 +111,11 @@ pub(super) fn report(
     Err(Error::new(ErrorKind::InvalidInput, format!("{} (the report {shown} says so first)", lines.join(". "))))
 }
 
-/// Prints the comparison of each directory's candidate with its own baseline; `Ok(true)`
-/// when something regressed in any.
-pub(super) fn compare(runs: &Runs, baseline: &[String], candidate: &str, options: &CompareOptions) -> Result<bool> {
+/// Prints the comparison of each directory's candidate with its own baseline; what it found
+/// over all of them.
+pub(super) fn compare(runs: &Runs, baseline: &[String], candidate: &str, options: &CompareOptions) -> Result<Outcome> {
     check_threshold(options.threshold)?;
-    let mut regressed = false;
+    let mut found = Outcome::default();
     let several = runs.dirs.len() > 1;
     let mut compared = 0;
     for dir in &runs.dirs {
@@ -114,8 +125,9 @@ pub(super) fn compare(runs: &Runs, baseline: &[String], candidate: &str, options
             continue;
         }
         compared += 1;
-        regressed |=
-            compare_one(several.then_some(dir.as_path()), dir, baseline, candidate, runs.pin.as_ref(), options)?;
+        let one = compare_one(several.then_some(dir.as_path()), dir, baseline, candidate, runs.pin.as_ref(), options)?;
+        found.regressed |= one.regressed;
+        found.inconclusive |= one.inconclusive;
     }
     if compared == 0 {
         return Err(Error::new(
@@ -126,11 +138,11 @@ pub(super) fn compare(runs: &Runs, baseline: &[String], candidate: &str, options
             ),
         ));
     }
-    Ok(regressed)
+    Ok(found)
 }
 
 /// Compares one directory's runs and prints the text (headed by the directory when
-/// `heading`); `Ok(true)` when something regressed.
+/// `heading`); what it found.
 fn compare_one(
     heading: Option<&Path>,
     dir: &Path,
@@ -138,7 +150,7 @@ fn compare_one(
     candidate: &str,
     pin: Option<&RunPin>,
     options: &CompareOptions,
-) -> Result<bool> {
+) -> Result<Outcome> {
     let cand = ResultSet::read_run_pinned(&dir.join(candidate), pin)?;
     let bases = baseline.iter().map(|b| ResultSet::read_run(&dir.join(b))).collect::<Result<Vec<_>>>()?;
     let Some(base) = bases.first() else {
@@ -150,10 +162,16 @@ fn compare_one(
             "--across-boards compares one baseline run: the spread of several runs is measured on one board; give one --baseline",
         ));
     }
+    if options.across_boards && options.drift != DriftBasis::Unknown {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "--across-boards judges dynamic energy on its own rule (threshold at least 15 %): drop --within-run, --drift and --control",
+        ));
+    }
     let comparison = if options.across_boards {
         compare_across_boards(base, &cand, options.threshold)?
     } else {
-        compare_with_baselines(&bases, &cand, options.threshold)?
+        compare_runs(&bases, &cand, options.threshold, &options.drift)?
     };
     for set in &bases {
         comparison.check_missing(set, &cand, &options.removed)?;
@@ -175,5 +193,5 @@ fn compare_one(
         }
     }
     crate::output::emit(&text)?;
-    Ok(!comparison.regressions().is_empty())
+    Ok(Outcome { regressed: !comparison.regressions().is_empty(), inconclusive: !comparison.inconclusive().is_empty() })
 }

@@ -252,7 +252,7 @@ fn the_html_report_overlays_windows_and_colours_rows_and_markdown_has_no_absolut
         let before = md[..i].chars().next_back();
         assert!(!matches!(before, None | Some(' ' | '`' | '(' | '\n' | '|')), "an absolute path at {i}: {md}");
     }
-    let compare = cargo_energy(&["compare", "--dir", dir.to_str().unwrap(), "--baseline", "main"]);
+    let compare = cargo_energy(&["compare", "--dir", dir.to_str().unwrap(), "--baseline", "main", "--within-run"]);
     assert_eq!(compare.status.code(), Some(1), "{}", text(&compare));
     order(&String::from_utf8_lossy(&compare.stdout));
 }

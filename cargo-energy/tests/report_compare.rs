@@ -113,11 +113,57 @@ fn a_significant_rise_above_the_threshold_exits_1_and_names_it() {
     let dir = tempfile::tempdir().unwrap();
     write_set(dir.path(), "main", &[result("a/energy", 1.0, GPU, false), result("b/energy", 1.0, GPU, false)]);
     write_set(dir.path(), "new", &[result("a/energy", 1.10, GPU, false), result("b/energy", 1.0, GPU, false)]);
+    // One baseline run: the drift between the runs is unknown, so the rise is inconclusive
+    // (exit 3), said with what would decide it.
     let out = compare(dir.path(), &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("1 energy regression(s): a/energy"), "{}", text(&out));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{t}");
+    assert!(t.contains("INCONCLUSIVE (between-run drift unknown)") && t.contains("1 inconclusive rise(s)"), "{t}");
+    assert!(t.contains("drift between runs: between-run drift unknown") && t.contains("cargo energy gate"), "{t}");
+    assert!(t.contains("no energy regression"), "{t}");
+    // On the within-run intervals alone, or with a stated drift of 1 %, it is a regression.
+    for flags in [&["--within-run"][..], &["--drift", "1"]] {
+        let out = compare(dir.path(), flags);
+        assert_eq!(out.status.code(), Some(1), "{flags:?}: {}", text(&out));
+        assert!(text(&out).contains("1 energy regression(s): a/energy"), "{}", text(&out));
+    }
+    // A drift of 5 % could explain +10 %: not significant, exit 0.
+    let out = compare(dir.path(), &["--drift", "5"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("the stated between-run drift (--drift)"), "{}", text(&out));
     // A higher threshold lets the same rise through.
     assert_eq!(compare(dir.path(), &["--threshold", "15"]).status.code(), Some(0));
+    assert_eq!(compare(dir.path(), &["--threshold", "15", "--within-run"]).status.code(), Some(0));
+    // Contradictory or impossible bases are refused.
+    for (flags, needle) in [
+        (&["--drift", "0"][..], "--drift 0"),
+        (&["--control", "b/energy"], "needs two or more"),
+        (&["--within-run", "--drift", "1"], "cannot be used with"),
+    ] {
+        let out = compare(dir.path(), flags);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {}", text(&out));
+        assert!(text(&out).contains(needle), "{flags:?}: {}", text(&out));
+    }
+}
+
+#[test]
+fn control_benchmarks_take_the_drift_between_runs_out_of_every_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = ["a/energy", "b/energy", "c/energy", "d/energy"];
+    write_set(dir.path(), "main", &names.map(|n| result(n, 1.0, GPU, false)));
+    // The board drifted +3 % between the runs (b, c and d are unchanged code); a rose +10 %.
+    let drifted = |n: &str| result(n, if n == "a/energy" { 1.10 * 1.03 } else { 1.03 }, GPU, false);
+    write_set(dir.path(), "new", &names.map(drifted));
+    let controls = ["--control", "c/energy", "--control", "d/energy"];
+    let out = compare(dir.path(), &controls);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("1 energy regression(s): a/energy"), "a's +10 % above the drift: {t}");
+    assert!(t.contains("between-run drift from 2 control benchmarks") && t.contains("+3.00 %"), "{t}");
+    assert!(t.contains("relative to the controls' drift +3.00 % (raw change +3.00 %)"), "b is drift alone: {t}");
+    // Without controls the same runs are inconclusive: +3 % of drift looks like a rise.
+    assert_eq!(compare(dir.path(), &["--threshold", "2"]).status.code(), Some(3));
+    assert_eq!(compare(dir.path(), &["--control", "nope", "--control", "c/energy"]).status.code(), Some(2));
 }
 
 #[test]
@@ -242,7 +288,7 @@ fn several_directories_report_one_gpu_each_and_compare_each_with_its_own_baselin
     assert_eq!(twin.status.code(), Some(2));
     assert!(text(&twin).contains("two of the directories"), "{}", text(&twin));
 
-    let out = cargo_energy(&["compare", "--baseline", "main", "--dir", da, "--dir", db]);
+    let out = cargo_energy(&["compare", "--baseline", "main", "--dir", da, "--dir", db, "--within-run"]);
     assert_eq!(out.status.code(), Some(1), "a regression on one GPU fails the whole: {}", text(&out));
     let t = text(&out);
     assert!(t.contains(&format!("== {da}")) && t.contains(&format!("== {db}")) && t.contains("REGRESSION"), "{t}");
@@ -338,7 +384,7 @@ fn several_saved_baselines_put_the_drift_between_runs_into_the_verdict() {
     write_set(dir.path(), "new", &[result("a/energy", 1.02, GPU, false)]);
     let d = dir.path().to_str().unwrap();
     // Against one run, +2 % with ±0.2 % intervals is a regression above 1 %, detectable 0.6 %.
-    let one = cargo_energy(&["compare", "--baseline", "main", "--dir", d, "--threshold", "1"]);
+    let one = cargo_energy(&["compare", "--baseline", "main", "--dir", d, "--threshold", "1", "--within-run"]);
     assert_eq!(one.status.code(), Some(1), "{}", text(&one));
     assert!(text(&one).contains("within-run intervals only; between-run drift not included"), "{}", text(&one));
     // Against the three, the spread between runs is the noise: +1.9 % is not significant on

@@ -587,6 +587,7 @@ pub mod __private {
 
     /// Runs every registered benchmark, in declaration order.
     pub fn main() -> std::process::ExitCode {
+        crate::report::run::mark_energy_bench();
         let mut specs: Vec<BenchSpec> = inventory::iter::<BenchDef>.into_iter().flat_map(|d| (d.build)()).collect();
         specs.sort_by(|a, b| a.location().cmp(&b.location()));
         crate::bench::run_registered(specs)

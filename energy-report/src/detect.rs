@@ -27,6 +27,10 @@ pub enum NoiseBasis {
     BetweenRuns,
     /// The spread of paired differences of interleaved runs.
     Pairs,
+    /// The within-run intervals and a between-run drift the user stated (`--drift`).
+    StatedDrift,
+    /// The spread of control benchmarks' changes between the two runs (`--control`).
+    Controls,
 }
 
 impl NoiseBasis {
@@ -36,6 +40,8 @@ impl NoiseBasis {
             NoiseBasis::WithinRun => "within-run intervals only; between-run drift not included",
             NoiseBasis::BetweenRuns => "spread between saved baseline runs",
             NoiseBasis::Pairs => "spread of the paired differences",
+            NoiseBasis::StatedDrift => "within-run intervals and the stated between-run drift (--drift)",
+            NoiseBasis::Controls => "spread of the control benchmarks' changes (--control)",
         }
     }
 }

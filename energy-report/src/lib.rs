@@ -33,8 +33,9 @@ pub mod paired;
 mod sweep;
 
 pub use compare::{
-    change, check_comparable_figure, compare, compare_across_boards, compare_with_baselines, verdict_of, Change,
-    Comparison, Figure, ResultSet, Verdict, ACROSS_BOARDS_MIN_THRESHOLD_PCT, TEMPERATURE_NOTE_C,
+    change, check_comparable_figure, compare, compare_across_boards, compare_runs, compare_with_baselines,
+    compare_with_controls, verdict_of, Change, Comparison, DriftBasis, DriftNote, Figure, ResultSet, Verdict,
+    ACROSS_BOARDS_MIN_THRESHOLD_PCT, TEMPERATURE_NOTE_C,
 };
 pub use detect::{
     combine, normal_quantile, student_t_quantile, Detectability, NoiseBasis, DETECTION_POWER, FALSE_ALARM_RATE,

@@ -31,7 +31,9 @@ use std::time::{Duration, Instant};
 
 use energy_harness::unstable::bench::{QUEUE_ENV, QUEUE_WORKER_ENV};
 use energy_harness::unstable::device::NO_GPU_HINT;
-use energy_harness::unstable::report::{RunManifest, MANIFEST_FILE};
+use energy_harness::unstable::report::{
+    is_energy_bench, target_name_of, RunManifest, EXPECTED_TARGETS_ENV, MANIFEST_FILE,
+};
 use energy_harness::{Error, ErrorKind, Result};
 
 pub(crate) mod process;
@@ -183,6 +185,17 @@ fn advice_for_run(e: Error, sim: bool) -> Error {
 pub(super) struct BenchExe {
     pub path: PathBuf,
     pub package_dir: PathBuf,
+}
+
+/// `ENERGY_EXPECTED_TARGETS` for a run of `exes`: the names of those that are energy bench
+/// targets (a plain criterion bench among them never writes to the run), so that a run cut
+/// before one of them started is never taken for complete.
+pub(crate) fn expected_targets(exes: &[BenchExe]) -> String {
+    let mut names: Vec<String> =
+        exes.iter().filter(|e| is_energy_bench(&e.path) != Some(false)).map(|e| target_name_of(&e.path)).collect();
+    names.sort();
+    names.dedup();
+    names.join(",")
 }
 
 /// The bench executables in `cargo bench --no-run --message-format=json` output.
@@ -439,6 +452,7 @@ fn run_on_gpu(
     let start = Instant::now();
     let run_env = format!("{run_id}-{}", gpu.label);
     let mut problems = Vec::new();
+    let expected = expected_targets(exes);
     for (i, exe) in exes.iter().enumerate() {
         if INTERRUPT.load(Ordering::SeqCst) != 0 {
             break;
@@ -453,6 +467,7 @@ fn run_on_gpu(
             ("CUDA_VISIBLE_DEVICES", gpu.uuid.as_str()),
             ("ENERGY_RUN_ID", run_env.as_str()),
             (QUEUE_ENV, queue_dir.as_deref().unwrap_or("")),
+            (EXPECTED_TARGETS_ENV, expected.as_str()),
         ];
         if queue.is_some() {
             env.push((QUEUE_WORKER_ENV, gpu.label.as_str()));

@@ -3,7 +3,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::report::energy_dir;
-use crate::report::run::{current_target_name, Invocation, RunWriter};
+use crate::report::run::{current_target_name, RunStart, RunWriter};
 
 /// Options of a run taken from the bench binary's command line.
 #[derive(Clone, Debug, Default)]
@@ -184,9 +184,9 @@ impl RunOptions {
             names.push(name.clone());
         }
         let base = energy_dir();
-        let invocation = Invocation::current();
+        let start = RunStart::current();
         let target = current_target_name();
-        names.iter().map(|name| RunWriter::begin(&base.join(name), &target, &invocation)).collect()
+        names.iter().map(|name| RunWriter::start(&base.join(name), &target, &start)).collect()
     }
 }
 

@@ -115,5 +115,5 @@ pub fn compare_with_baselines(
             ),
         ));
     }
-    Ok(Comparison { threshold_pct, rule: None, changes, added, removed })
+    Ok(Comparison { threshold_pct, rule: None, changes, added, removed, drift: None })
 }

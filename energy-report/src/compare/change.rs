@@ -76,6 +76,10 @@ pub enum Verdict {
     WithinThreshold,
     /// The interval of the change includes zero.
     NotSignificant,
+    /// Rose beyond the threshold, significantly within the two runs, but the drift between
+    /// runs is unknown and could explain it (one baseline run, no drift estimate): neither a
+    /// pass nor a regression (`compare` exits 3).
+    Inconclusive,
 }
 
 pub(super) fn standard_error(e: &Estimate) -> f64 {

@@ -21,12 +21,14 @@ use energy_harness::{Error, ErrorKind, Result};
 mod across_boards;
 mod baselines;
 mod change;
+mod drift;
 mod result_set;
 mod thermal;
 
 pub use across_boards::{compare_across_boards, ACROSS_BOARDS_MIN_THRESHOLD_PCT};
 pub use baselines::compare_with_baselines;
 pub use change::{change, check_comparable_figure, verdict_of, Change, Figure, Verdict, TEMPERATURE_NOTE_C};
+pub use drift::{compare_runs, compare_with_controls, DriftBasis, DriftNote};
 pub use result_set::ResultSet;
 
 use change::temperature_note;
@@ -47,12 +49,19 @@ pub struct Comparison {
     /// Benchmarks only in the baseline: a failure unless each was removed on purpose
     /// ([`Comparison::check_missing`]).
     pub removed: Vec<String>,
+    /// What the verdicts rest on as to the drift between runs, when [`compare_runs`] made it.
+    pub drift: Option<DriftNote>,
 }
 
 impl Comparison {
     /// The benchmarks that regressed.
     pub fn regressions(&self) -> Vec<&Change> {
         self.changes.iter().filter(|c| c.verdict == Verdict::Regression).collect()
+    }
+
+    /// The benchmarks whose rise was inconclusive for want of a drift estimate.
+    pub fn inconclusive(&self) -> Vec<&Change> {
+        self.changes.iter().filter(|c| c.verdict == Verdict::Inconclusive).collect()
     }
 
     /// Refuses a candidate that lacks a benchmark of the baseline, unless it is among
@@ -170,7 +179,7 @@ fn pair(baseline: &ResultSet, candidate: &ResultSet, threshold_pct: f64, figure:
             ),
         ));
     }
-    Ok(Comparison { threshold_pct, rule: None, changes, added, removed })
+    Ok(Comparison { threshold_pct, rule: None, changes, added, removed, drift: None })
 }
 
 #[cfg(test)]

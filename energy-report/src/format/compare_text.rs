@@ -31,6 +31,7 @@ pub fn verdict_label(verdict: Verdict) -> &'static str {
         Verdict::Improvement => "improvement",
         Verdict::WithinThreshold => "rise within threshold",
         Verdict::NotSignificant => "no significant change",
+        Verdict::Inconclusive => "INCONCLUSIVE (between-run drift unknown)",
     }
 }
 
@@ -51,6 +52,9 @@ pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Comp
     );
     if let Some(rule) = &comparison.rule {
         let _ = writeln!(out, "rule: {rule}");
+    }
+    if let Some(drift) = &comparison.drift {
+        let _ = writeln!(out, "drift between runs: {}", drift.basis);
     }
     // Every list in natural order of the ids (`saxpy/1ms` before `saxpy/10ms`).
     let mut changes: Vec<_> = comparison.changes.iter().collect();
@@ -102,6 +106,17 @@ pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Comp
         let _ = writeln!(out, "  {:<40} note: --removed, but {why}", visible(id));
     }
     let regressions = comparison.regressions();
+    let inconclusive = comparison.inconclusive();
+    if !inconclusive.is_empty() {
+        let mut ids: Vec<&str> = inconclusive.iter().map(|c| c.id.as_str()).collect();
+        sort_natural(&mut ids, |id| id);
+        let _ = writeln!(
+            out,
+            "{} inconclusive rise(s), beyond the threshold but within what the unknown drift between runs could explain: {}",
+            inconclusive.len(),
+            ids.join(", ")
+        );
+    }
     if regressions.is_empty() {
         let _ = writeln!(out, "no energy regression");
     } else {

@@ -9,17 +9,6 @@ use energy_harness::unstable::error::echo;
 use energy_harness::unstable::report::PartialRun;
 use energy_harness::Result;
 
-/// What never finished: "bench target `b` (pid 7, started …) never finished".
-fn unfinished_targets(p: &PartialRun) -> String {
-    let targets: Vec<String> = p
-        .unfinished
-        .iter()
-        .map(|t| format!("`{}` (pid {}, started {})", echo(&t.name), t.pid, echo(&t.started)))
-        .collect();
-    let noun = if targets.len() == 1 { "bench target" } else { "bench targets" };
-    format!("{noun} {} never finished: interrupted, crashed, or still running", targets.join(", "))
-}
-
 /// The line a report of a partial run carries: that it is partial, what never finished,
 /// and what the report holds.
 pub fn partial_line(p: &PartialRun) -> String {
@@ -32,7 +21,7 @@ pub fn partial_line(p: &PartialRun) -> String {
         "run `{}` in `{}` is partial: {}. This report holds only the {} result(s) its bench targets committed{finished}, not the benchmarks the unfinished ones did not reach; `cargo energy report` exits 2 on it and `compare` refuses it. Run `cargo bench` again for a complete run",
         echo(&p.name),
         shown_dir(&p.dir),
-        unfinished_targets(p),
+        p.what_is_missing(),
         p.results
     )
 }
@@ -43,6 +32,7 @@ pub(super) fn partial_json(partial: &PartialRun) -> serde_json::Value {
         "line": partial_line(partial),
         "run": partial.name,
         "unfinished_targets": partial.unfinished,
+        "never_started_targets": partial.never_started,
         "finished_targets": partial.finished,
         "results": partial.results,
     })

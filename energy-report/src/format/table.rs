@@ -190,6 +190,7 @@ fn verdict_text(v: Verdict, cells: Cells) -> String {
         Verdict::Improvement => "improvement".into(),
         Verdict::WithinThreshold => "rise within threshold".into(),
         Verdict::NotSignificant => "no significant change".into(),
+        Verdict::Inconclusive => cells.strong("inconclusive (drift unknown)"),
     }
 }
 

@@ -30,9 +30,14 @@ use crate::archive::read_archived;
 use crate::error::{echo, Error, ErrorKind, Result};
 use crate::hash::content_hash;
 
+mod command;
 mod writer;
+pub use command::{
+    is_energy_bench, mark_energy_bench, source_state_of, target_name_of, CommandRecord, ExeRecord, SourceState,
+    EXPECTED_TARGETS_ENV,
+};
 pub(crate) use writer::DirLock;
-pub use writer::{current_target_name, RunWriter};
+pub use writer::{current_target_name, RunStart, RunWriter};
 
 /// The schema tag of run manifests.
 pub const RUN_SCHEMA: &str = "energy-run/1";
@@ -131,6 +136,13 @@ pub struct TargetRecord {
     /// instead of losing them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_run: Vec<NotRunEntry>,
+    /// The command it ran under ([`CommandRecord::key`]), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Its executable, when it could be read: a later command keeps this target's results
+    /// in the run only while this file is unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exe: Option<ExeRecord>,
 }
 
 /// A benchmark a run did not run, and why.
@@ -157,6 +169,11 @@ pub struct RunManifest {
     pub invocation: Invocation,
     /// The bench targets that took part, in order.
     pub targets: Vec<TargetRecord>,
+    /// The commands that wrote to it (one `cargo bench`, or several joined by
+    /// `ENERGY_RUN_ID` or continued from one source), each with the targets it was expected
+    /// to run; empty in manifests of older versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<CommandRecord>,
 }
 
 impl RunManifest {
@@ -206,14 +223,34 @@ impl RunManifest {
     pub fn check(&self, dir: &Path) -> Result<Vec<PathBuf>> {
         // The first target that did not succeed says why, as it always has.
         let first_unfinished = self.targets.iter().find(|t| t.status != TargetStatus::Succeeded);
-        if let (Some(partial), Some(TargetStatus::Running)) = (self.partial(dir), first_unfinished.map(|t| &t.status)) {
-            return Err(partial.refusal());
+        if let Some(partial) = self.partial(dir) {
+            if first_unfinished.is_none_or(|t| t.status == TargetStatus::Running) {
+                return Err(partial.refusal());
+            }
         }
         self.check_partial(dir)
     }
 
+    /// The bench targets its commands were expected to run (the union of every command's
+    /// [`CommandRecord::expected_targets`] that is known), by name.
+    pub fn expected_targets(&self) -> BTreeSet<&str> {
+        self.commands.iter().filter_map(|c| c.expected_targets.as_ref()).flatten().map(String::as_str).collect()
+    }
+
+    /// The expected bench targets ([`RunManifest::expected_targets`]) that never started:
+    /// the run was cut before them (Ctrl-C or a kill between two targets, a target that
+    /// crashed before its run began), or its command still runs.
+    pub fn never_started(&self) -> Vec<String> {
+        self.expected_targets()
+            .into_iter()
+            .filter(|name| !self.targets.iter().any(|t| t.name == *name))
+            .map(str::to_string)
+            .collect()
+    }
+
     /// The bench targets that never finished (`running`: interrupted, crashed, or still
-    /// running), as a [`PartialRun`] of `dir`; `None` when every target finished.
+    /// running) or never started though expected ([`RunManifest::never_started`]), as a
+    /// [`PartialRun`] of `dir`; `None` when every expected target ran and finished.
     pub fn partial(&self, dir: &Path) -> Option<PartialRun> {
         let unfinished: Vec<UnfinishedTarget> = self
             .targets
@@ -221,7 +258,8 @@ impl RunManifest {
             .filter(|t| t.status == TargetStatus::Running)
             .map(|t| UnfinishedTarget { name: t.name.clone(), pid: t.pid, started: t.started.clone() })
             .collect();
-        if unfinished.is_empty() {
+        let never_started = self.never_started();
+        if unfinished.is_empty() && never_started.is_empty() {
             return None;
         }
         let finished = self.targets.iter().filter(|t| t.status != TargetStatus::Running).map(|t| t.name.clone());
@@ -229,6 +267,7 @@ impl RunManifest {
             dir: dir.to_path_buf(),
             name: self.name.clone(),
             unfinished,
+            never_started,
             finished: finished.collect(),
             results: self.results().count(),
         })
@@ -321,6 +360,8 @@ pub struct PartialRun {
     pub name: String,
     /// The bench targets that never finished, in the order they started.
     pub unfinished: Vec<UnfinishedTarget>,
+    /// The bench targets its commands were expected to run that never started.
+    pub never_started: Vec<String>,
     /// Those that did.
     pub finished: Vec<String>,
     /// How many results its targets committed (those a report of it shows).
@@ -328,6 +369,33 @@ pub struct PartialRun {
 }
 
 impl PartialRun {
+    /// What is missing, in words: each target that never finished, then those that never
+    /// started.
+    pub fn what_is_missing(&self) -> String {
+        let mut parts: Vec<String> = self
+            .unfinished
+            .iter()
+            .map(|t| {
+                format!(
+                    "bench target `{}` (pid {}, started {}) never finished: it was interrupted, crashed, or is still running",
+                    echo(&t.name),
+                    t.pid,
+                    echo(&t.started)
+                )
+            })
+            .collect();
+        if !self.never_started.is_empty() {
+            let names: Vec<String> = self.never_started.iter().map(|n| format!("`{}`", echo(n))).collect();
+            parts.push(format!(
+                "bench target{} {} never started, though its command was to run {}: the run was cut between two bench targets (Ctrl-C, a kill, a target that crashed before its run began), or is still running",
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", "),
+                if names.len() == 1 { "it" } else { "them" }
+            ));
+        }
+        parts.join("; ")
+    }
+
     /// The error of a reader that does not take partial runs (`compare`, a baseline, a
     /// tracker format).
     pub fn refusal(&self) -> Error {
@@ -337,11 +405,7 @@ impl PartialRun {
                 "run `{}` in `{}` is incomplete: {}; its results are not trusted: run `cargo bench` again",
                 self.name,
                 self.dir.display(),
-                self.unfinished
-                    .iter()
-                    .map(|t| format!("bench target `{}` (pid {}, started {}) never finished: it was interrupted, crashed, or is still running", t.name, t.pid, t.started))
-                    .collect::<Vec<_>>()
-                    .join("; ")
+                self.what_is_missing()
             ),
         )
     }

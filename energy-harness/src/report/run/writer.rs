@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
+use super::command::{current_command, CommandRecord, ExeRecord};
 use super::{
     Invocation, NotRunEntry, ResultEntry, RunManifest, TargetRecord, TargetStatus, LOCK_FILE, MANIFEST_FILE, RUN_SCHEMA,
 };
@@ -131,11 +132,102 @@ pub fn current_target_name() -> String {
     }
 }
 
+/// What a bench process says of itself when it starts or joins a run.
+#[derive(Clone, Debug)]
+pub struct RunStart {
+    /// Its invocation (`ENERGY_RUN_ID`, else its parent cargo process).
+    pub invocation: Invocation,
+    /// The command it belongs to, with the targets that command runs and the source they
+    /// were built from; `None`: unknown (the run is then replaced by a new invocation, never
+    /// continued).
+    pub command: Option<CommandRecord>,
+    /// Its executable.
+    pub exe: Option<ExeRecord>,
+}
+
+impl RunStart {
+    /// A start that knows only its invocation: a new invocation replaces the run.
+    pub fn bare(invocation: &Invocation) -> RunStart {
+        RunStart { invocation: invocation.clone(), command: None, exe: None }
+    }
+
+    /// This process's start: its invocation, its command (asked of cargo and git once per
+    /// process) and its executable.
+    pub fn current() -> RunStart {
+        static COMMAND: std::sync::OnceLock<CommandRecord> = std::sync::OnceLock::new();
+        let command = COMMAND.get_or_init(|| current_command(&now_rfc3339())).clone();
+        RunStart { invocation: Invocation::current(), command: Some(command), exe: ExeRecord::current() }
+    }
+}
+
+/// What a new bench process does with the run it finds in its directory.
+#[derive(Debug, PartialEq)]
+enum Joining {
+    /// Joins it: the same invocation, and this target has not run in it.
+    Join,
+    /// Continues it: another `cargo bench` built from the same source, whose targets
+    /// replace theirs in the run (each listed); the others stay, their executables
+    /// unchanged.
+    Continue(Vec<String>),
+    /// Replaces it with a new run, for the reason given.
+    Replace(&'static str),
+}
+
+/// The rule for what a run is (docs/GUIDE.md, "What a run is"): `start` joins `existing`
+/// when it is the same invocation (one `cargo bench`, or one `ENERGY_RUN_ID`) and its
+/// target has not run yet; it continues it when both are plain `cargo bench` commands (no
+/// `ENERGY_RUN_ID`) built from one commit and one state of the tracked files, the run is
+/// complete, and every target it keeps still has the executable that measured it; anything
+/// else starts a new run.
+fn joining(existing: &RunManifest, start: &RunStart, target: &str, dir: &Path) -> Joining {
+    let same_invocation = existing.invocation == start.invocation;
+    if same_invocation {
+        return if existing.targets.iter().any(|t| t.name == target) {
+            Joining::Replace("this bench target ran in it already")
+        } else {
+            Joining::Join
+        };
+    }
+    let plain = |key: &str| key.starts_with("cargo:");
+    if !plain(&existing.invocation.key) || !plain(&start.invocation.key) {
+        return Joining::Replace("ENERGY_RUN_ID names another run");
+    }
+    let Some(command) = &start.command else { return Joining::Replace("this command is unknown") };
+    let (Some(expected), Some(source)) = (&command.expected_targets, &command.source) else {
+        return Joining::Replace("this command's targets or source are unknown");
+    };
+    if existing.commands.is_empty() || existing.commands.iter().any(|c| c.source.as_ref() != Some(source)) {
+        return Joining::Replace("the run was built from another source (commit or uncommitted changes)");
+    }
+    if existing.partial(dir).is_some()
+        || existing.targets.iter().any(|t| t.status != TargetStatus::Succeeded)
+        || existing.commands.iter().any(|c| c.expected_targets.is_none())
+    {
+        return Joining::Replace("the run is not complete");
+    }
+    let replaced: Vec<String> = expected.iter().cloned().chain(std::iter::once(target.to_string())).collect();
+    let kept_unchanged = existing
+        .targets
+        .iter()
+        .filter(|t| !replaced.contains(&t.name))
+        .all(|t| t.exe.as_ref().is_some_and(ExeRecord::unchanged));
+    if !kept_unchanged {
+        return Joining::Replace("an executable of a bench target it holds was rebuilt or removed since");
+    }
+    Joining::Continue(replaced)
+}
+
 impl RunWriter {
-    /// Starts (or joins) the run in `dir` for the bench target `target` of `invocation`.
-    /// A run of another invocation, or one this target already took part in, is replaced:
-    /// the directory is emptied first.
+    /// Starts (or joins) the run in `dir` for the bench target `target` of `invocation`,
+    /// knowing nothing else of its command: a run of another invocation, or one this target
+    /// already took part in, is replaced (the directory is emptied first).
     pub fn begin(dir: &Path, target: &str, invocation: &Invocation) -> Result<RunWriter> {
+        RunWriter::start(dir, target, &RunStart::bare(invocation))
+    }
+
+    /// Starts, joins or continues the run in `dir` for the bench target `target`, as the
+    /// rule of [`RunStart`]'s documentation and docs/GUIDE.md say.
+    pub fn start(dir: &Path, target: &str, start: &RunStart) -> Result<RunWriter> {
         // The commit, branch and host every result of this process records, asked of git
         // once, now, before anything is measured.
         let _ = crate::report::Provenance::current();
@@ -145,8 +237,42 @@ impl RunWriter {
         remove_stale_temporaries(dir);
         let pid = std::process::id();
         let existing = RunManifest::read_manifest(dir).ok();
-        let mut manifest = match existing {
-            Some(m) if m.invocation == *invocation && !m.targets.iter().any(|t| t.name == target) => m,
+        let how = match &existing {
+            Some(m) => joining(m, start, target, dir),
+            None => Joining::Replace("there is no run"),
+        };
+        let shown = dir.display();
+        match (&existing, &how) {
+            (Some(m), Joining::Replace(why)) if m.invocation != start.invocation => {
+                eprintln!("energy: a new run in {shown} (the one there is replaced: {why})");
+            }
+            (Some(m), Joining::Continue(replaced)) => {
+                let kept: Vec<&str> =
+                    m.targets.iter().filter(|t| !replaced.contains(&t.name)).map(|t| t.name.as_str()).collect();
+                eprintln!(
+                    "energy: continuing the run in {shown}, built from the same source: keeping bench target(s) {}",
+                    if kept.is_empty() { "none".to_string() } else { kept.join(", ") }
+                );
+            }
+            _ => {}
+        }
+        let mut manifest = match (existing, how) {
+            (Some(m), Joining::Join) => m,
+            (Some(mut m), Joining::Continue(replaced)) => {
+                for t in m.targets.iter().filter(|t| replaced.contains(&t.name)) {
+                    for r in &t.results {
+                        for file in [&r.json, &r.trace, &r.plot] {
+                            remove_result_file(&dir.join(file))?;
+                        }
+                    }
+                }
+                m.targets.retain(|t| !replaced.contains(&t.name));
+                // A command none of whose targets is left says nothing more of the run.
+                let targets = &m.targets;
+                m.commands.retain(|c| targets.iter().any(|t| t.command.as_deref() == Some(c.key.as_str())));
+                m.invocation = start.invocation.clone();
+                m
+            }
             _ => {
                 clear_run_dir(dir)?;
                 RunManifest {
@@ -154,11 +280,17 @@ impl RunWriter {
                     run_id: format!("{}-{pid}", now_rfc3339()),
                     name: dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
                     started: now_rfc3339(),
-                    invocation: invocation.clone(),
+                    invocation: start.invocation.clone(),
                     targets: Vec::new(),
+                    commands: Vec::new(),
                 }
             }
         };
+        if let Some(command) = &start.command {
+            if !manifest.commands.iter().any(|c| c.key == command.key) {
+                manifest.commands.push(command.clone());
+            }
+        }
         manifest.targets.push(TargetRecord {
             name: target.to_string(),
             pid,
@@ -168,6 +300,8 @@ impl RunWriter {
             device: None,
             results: Vec::new(),
             not_run: Vec::new(),
+            command: start.command.as_ref().map(|c| c.key.clone()),
+            exe: start.exe.clone(),
         });
         write_manifest(dir, &manifest)?;
         Ok(RunWriter { dir: dir.to_path_buf(), target: target.to_string(), pid })
@@ -274,6 +408,19 @@ fn clear_run_dir(dir: &Path) -> Result<()> {
         let path = entry.path();
         let removed = if path.is_dir() { fs::remove_dir_all(&path) } else { fs::remove_file(&path) };
         removed.map_err(|e| Error::io(&path, "remove the previous run's file", e))?;
+    }
+    Ok(())
+}
+
+/// Removes one file of a result replaced by a continuing command (a gzipped copy too).
+fn remove_result_file(path: &Path) -> Result<()> {
+    let gz = PathBuf::from(format!("{}.gz", path.display()));
+    for p in [path, gz.as_path()] {
+        match fs::remove_file(p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(p, "remove a replaced result's file", e)),
+        }
     }
     Ok(())
 }

@@ -1,0 +1,425 @@
+//! `cargo energy gate --base REV`: a pull request's energy gate in one step. It builds the
+//! base revision (in a git worktree) and the checkout, runs every bench target of both
+//! interleaved on one GPU in ABBA order ([`crate::ab::run_sequence`]: paired differences
+//! cancel the GPU's drift between runs), and prints the verdict, the smallest change it
+//! could detect, and the markdown of a pull-request comment. Exit 1 on a regression, 0
+//! otherwise, 2 when nothing could be decided.
+//!
+//! In two phases for a GPU machine without a Rust toolchain: `--build-only DIR` builds both
+//! sides here and copies their bench executables into `DIR/base` and `DIR/candidate` with
+//! `DIR/gate-build.json` (`energy-gate-build/1`); `--prebuilt DIR` runs them there.
+//!
+//! The base is built in a worktree of its own, `<target>/energy/gate/base-src` (checked out at
+//! each base in turn: git rewrites the files that differ, so cargo's freshness checks, which
+//! go by file times, rebuild what changed), into a target folder of its own,
+//! `<target>/energy/gate/base-target` (its dependencies compiled once and kept). Never into
+//! the checkout's: cargo would take the base's binaries for fresh builds of the checkout.
+//! Its executables are kept per commit and build arguments under
+//! `<target>/energy/gate/base-<commit>-<hash>/`: a second gate against the same base builds
+//! only the checkout.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use energy_harness::unstable::report::{content_hash, energy_dir, source_state_of};
+use energy_harness::unstable::trace::write_atomically;
+use energy_harness::{Error, ErrorKind, Result};
+use energy_report::{ab_markdown, ab_text};
+
+use crate::ab::{run_sequence, SequenceArgs, Sides};
+use crate::gpus::{self, BenchExe};
+
+/// The schema tag of a gate's build (`gate-build.json`).
+pub(super) const GATE_BUILD_SCHEMA: &str = "energy-gate-build/1";
+const BUILD_FILE: &str = "gate-build.json";
+/// Base builds kept in the cache (the newest by use).
+const CACHED_BASES: usize = 3;
+
+/// What `cargo energy gate` was asked.
+#[derive(Clone, Debug)]
+pub(super) struct GateArgs {
+    /// The base revision (`origin/main`); not with `--prebuilt`.
+    pub base: Option<String>,
+    /// `cargo bench` arguments choosing what is built (`--bench NAME`, `-p PKG`,
+    /// `--features F`), the same for both sides.
+    pub cargo_args: Vec<String>,
+    pub build_only: Option<PathBuf>,
+    pub prebuilt: Option<PathBuf>,
+    /// Also write the pull-request comment (markdown) here.
+    pub markdown: Option<PathBuf>,
+    pub sequence: SequenceArgs,
+}
+
+/// One side of a gate's build.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct BuiltSide {
+    /// How it is named in the report (`base origin/main (1a2b3c4d)`, `candidate (…)`).
+    pub label: String,
+    /// Its commit, when known.
+    pub commit: Option<String>,
+    /// `clean`, `dirty:<hash>`, or `unknown`.
+    pub tree: String,
+    /// Its bench executables' file names, in its folder (`base/`, `candidate/`).
+    pub exes: Vec<String>,
+    /// The folder its executables ran from when built (their package's), for a run on the
+    /// same machine; elsewhere they run in the current folder.
+    pub package_dir: String,
+}
+
+/// A gate's build: `gate-build.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct GateBuild {
+    /// Always [`GATE_BUILD_SCHEMA`].
+    pub schema: String,
+    /// The `cargo bench` arguments both sides were built with.
+    pub cargo_args: Vec<String>,
+    /// The base.
+    pub base: BuiltSide,
+    /// The checkout.
+    pub candidate: BuiltSide,
+}
+
+fn bad(why: String) -> Error {
+    Error::new(ErrorKind::InvalidInput, why)
+}
+
+/// Runs `cargo energy gate`; `Ok(true)` on a regression.
+pub(super) fn run(a: &GateArgs) -> Result<bool> {
+    let (dir, build) = match (&a.prebuilt, &a.build_only, &a.base) {
+        (Some(_), Some(_), _) => return Err(bad("--prebuilt runs what --build-only built: give one of them".into())),
+        (Some(_), None, Some(base)) => {
+            return Err(bad(format!("--base {base} and --prebuilt: the prebuilt folder names its base already")))
+        }
+        (Some(dir), None, None) => (dir.clone(), read_build(dir)?),
+        (None, _, None) => return Err(bad("--base REV: name the revision to gate against (origin/main)".into())),
+        (None, only, Some(base)) => {
+            let dir = only.clone().unwrap_or_else(|| energy_dir().join("gate").join("build"));
+            let build = build_both(base, &a.cargo_args, &dir)?;
+            if only.is_some() {
+                eprintln!(
+                    "energy gate: both sides built into {}; on the GPU machine: cargo energy gate --prebuilt {}",
+                    dir.display(),
+                    dir.display()
+                );
+                return Ok(false);
+            }
+            (dir, build)
+        }
+    };
+    let sides = sides_of(&dir, &build, a.prebuilt.is_some())?;
+    let (report, out) = run_sequence(&a.sequence, &sides)?;
+    let markdown = format!("{}{}", gate_heading(&report), ab_markdown(&report));
+    if let Some(path) = &a.markdown {
+        write_atomically(path, markdown.as_bytes())?;
+        eprintln!("energy gate: the pull-request comment is in {}", path.display());
+    }
+    crate::output::emit(&ab_text(&report))?;
+    eprintln!("energy gate: report in {}", out.join("ab.json").display());
+    Ok(!report.regressions().is_empty())
+}
+
+/// The comment's first line: the verdict at a glance.
+fn gate_heading(report: &energy_report::paired::AbReport) -> String {
+    let regressions = report.regressions().len();
+    let worst = report.changes.iter().map(|c| c.detectability.detectable_change_pct).fold(0.0_f64, f64::max);
+    format!(
+        "## Energy gate: {}\n\n{} of {} benchmark(s) regressed beyond {:.2} %; the smallest change this gate could detect was {:.2} % (its least certain benchmark); base `{}`, candidate `{}`.{}\n\n",
+        if regressions == 0 { "pass" } else { "REGRESSION" },
+        regressions,
+        report.changes.len(),
+        report.threshold_pct,
+        worst,
+        report.baseline,
+        report.candidate,
+        if report.device.simulated { " SIMULATED figures: no GPU was measured." } else { "" }
+    )
+}
+
+/// The two sides' executables in `dir`, checked; they run from their package's folder when
+/// it exists here (a build on this machine), else from the current folder.
+fn sides_of(dir: &Path, build: &GateBuild, prebuilt: bool) -> Result<Sides> {
+    let here = std::env::current_dir().map_err(|e| Error::io(Path::new("."), "read the current folder", e))?;
+    let side = |name: &str, built: &BuiltSide| -> Result<Vec<BenchExe>> {
+        let folder = Path::new(&built.package_dir);
+        let run_in = if !prebuilt && folder.is_dir() { folder.to_path_buf() } else { here.clone() };
+        built
+            .exes
+            .iter()
+            .map(|file| {
+                let exe = gpus::check_executable(&format!("{name}/"), &dir.join(name).join(file), &run_in)?;
+                Ok(BenchExe { package_dir: run_in.clone(), ..exe })
+            })
+            .collect()
+    };
+    Ok(Sides {
+        baseline: side("base", &build.base)?,
+        candidate: side("candidate", &build.candidate)?,
+        baseline_label: build.base.label.clone(),
+        candidate_label: build.candidate.label.clone(),
+    })
+}
+
+/// Reads `DIR/gate-build.json`.
+fn read_build(dir: &Path) -> Result<GateBuild> {
+    let path = dir.join(BUILD_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        bad(format!(
+            "--prebuilt {}: no {BUILD_FILE} there ({e}): build the folder with `cargo energy gate --base REV --build-only DIR` and copy all of it",
+            dir.display()
+        ))
+    })?;
+    let build: GateBuild = serde_json::from_str(&text)
+        .map_err(|e| Error::new(ErrorKind::Format, format!("{}: not a gate build ({e})", path.display())))?;
+    if build.schema != GATE_BUILD_SCHEMA {
+        return Err(Error::new(
+            ErrorKind::Format,
+            format!("{}: schema `{}`, expected `{GATE_BUILD_SCHEMA}`", path.display(), build.schema),
+        ));
+    }
+    Ok(build)
+}
+
+/// `git -C dir ARGS`: its trimmed standard output, or the error naming what failed.
+fn git(dir: &Path, args: &[&str]) -> Result<String> {
+    let out =
+        Command::new("git").arg("-C").arg(dir).args(args).stdin(Stdio::null()).output().map_err(|e| {
+            bad(format!("could not run git ({e}): the gate builds the base revision in a git worktree"))
+        })?;
+    if !out.status.success() {
+        return Err(bad(format!(
+            "`git {}` failed in {}: {}",
+            args.join(" "),
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// `cargo bench --no-run` with `cargo_args` in `dir` (`CARGO_TARGET_DIR=target`): the bench
+/// executables it built.
+fn cargo_build(dir: &Path, cargo_args: &[String], target: &Path, side: &str) -> Result<Vec<PathBuf>> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("energy gate: building the {side} (cargo bench --no-run {}) in {}", cargo_args.join(" "), dir.display());
+    let built = Command::new(&cargo)
+        .args(["bench", "--no-run", "--message-format=json"])
+        .args(cargo_args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| Error::new(ErrorKind::Io, format!("could not run cargo: {e}")))?;
+    if !built.status.success() {
+        return Err(bad(format!("the {side}'s `cargo bench --no-run` failed (its errors are above)")));
+    }
+    let exes = gpus::bench_executables(&String::from_utf8_lossy(&built.stdout));
+    if exes.is_empty() {
+        return Err(bad(format!("cargo built no bench target for the {side}: nothing to gate")));
+    }
+    Ok(exes.into_iter().map(|e| e.path).collect())
+}
+
+/// Copies `exes` into `dir` (emptied first); their file names.
+fn copy_exes(exes: &[PathBuf], dir: &Path) -> Result<Vec<String>> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, "empty the folder", e))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the folder", e))?;
+    let mut names = Vec::new();
+    for exe in exes {
+        let name = exe.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        std::fs::copy(exe, dir.join(&name)).map_err(|e| Error::io(exe, "copy the bench executable", e))?;
+        names.push(name);
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// The tree state of a source, as [`BuiltSide::tree`] says it.
+fn tree_of(dir: &Path) -> (Option<String>, String) {
+    match source_state_of(dir) {
+        Some(s) => (Some(s.commit), s.tree),
+        None => (None, "unknown".into()),
+    }
+}
+
+/// Builds the base (cached) and the checkout into `dir`.
+fn build_both(base: &str, cargo_args: &[String], dir: &Path) -> Result<GateBuild> {
+    let here = std::env::current_dir().map_err(|e| Error::io(Path::new("."), "read the current folder", e))?;
+    let root = PathBuf::from(git(&here, &["rev-parse", "--show-toplevel"])?);
+    let package_rel = here.strip_prefix(&root).unwrap_or(Path::new("")).to_path_buf();
+    let commit = git(&here, &["rev-parse", "--verify", &format!("{base}^{{commit}}")])
+        .map_err(|e| bad(format!("--base {base}: not a revision here ({e}); fetch it first (git fetch origin)")))?;
+    let target = energy_dir().parent().map(Path::to_path_buf).unwrap_or_else(|| here.join("target"));
+    let target = std::path::absolute(&target).unwrap_or(target);
+    let toolchain = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
+        .arg("-vV")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let key = content_hash(format!("{}\n{toolchain}", cargo_args.join("\u{1f}")).as_bytes());
+    let gate = target.join("energy").join("gate");
+    let cache = gate.join(format!("base-{}-{}", &commit[..12.min(commit.len())], &key[..8]));
+    let short = &commit[..8.min(commit.len())];
+    let worktree = gate.join("base-src");
+    let base_side = match cached_base(&cache) {
+        Some(side) => {
+            eprintln!("energy gate: the base {base} ({short}) is cached in {}", cache.display());
+            check_out(&root, &worktree, &commit)?;
+            side
+        }
+        None => {
+            check_out(&root, &worktree, &commit)?;
+            let package_dir = worktree.join(&package_rel);
+            let exes =
+                cargo_build(&package_dir, cargo_args, &gate.join("base-target"), &format!("base {base} ({short})"))?;
+            std::fs::create_dir_all(&cache).map_err(|e| Error::io(&cache, "create the base's cache", e))?;
+            let names = copy_exes(&exes, &cache.join("exes"))?;
+            let side = BuiltSide {
+                label: format!("base {base} ({short})"),
+                commit: Some(commit.clone()),
+                tree: "clean".into(),
+                exes: names,
+                package_dir: package_dir.display().to_string(),
+            };
+            let json = serde_json::to_string_pretty(&side).map_err(|e| bad(format!("could not encode: {e}")))?;
+            write_atomically(&cache.join("side.json"), json.as_bytes())?;
+            side
+        }
+    };
+    prune_cache(&gate, &cache);
+    let exes = cargo_build(&here, cargo_args, &target, "candidate (the checkout)")?;
+    let (cand_commit, tree) = tree_of(&here);
+    let cand_label = format!(
+        "candidate {}{}",
+        cand_commit.as_deref().map_or("(no commit)".to_string(), |c| format!("({})", &c[..8.min(c.len())])),
+        if tree.starts_with("dirty") { " with uncommitted changes" } else { "" }
+    );
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the gate's folder", e))?;
+    let candidate = BuiltSide {
+        label: cand_label,
+        commit: cand_commit,
+        tree,
+        exes: copy_exes(&exes, &dir.join("candidate"))?,
+        package_dir: here.display().to_string(),
+    };
+    let cached: Vec<PathBuf> = base_side.exes.iter().map(|n| cache.join("exes").join(n)).collect();
+    let base_exes = copy_exes(&cached, &dir.join("base"))?;
+    let build = GateBuild {
+        schema: GATE_BUILD_SCHEMA.into(),
+        cargo_args: cargo_args.to_vec(),
+        base: BuiltSide { exes: base_exes, ..base_side },
+        candidate,
+    };
+    let json = serde_json::to_string_pretty(&build).map_err(|e| bad(format!("could not encode: {e}")))?;
+    write_atomically(&dir.join(BUILD_FILE), format!("{json}\n").as_bytes())?;
+    Ok(build)
+}
+
+/// Checks out `commit` (detached, every tracked file as committed) in the base's worktree
+/// `worktree` of the repository at `root`, adding the worktree the first time.
+fn check_out(root: &Path, worktree: &Path, commit: &str) -> Result<()> {
+    let path = worktree.display().to_string();
+    if worktree.join(".git").exists() {
+        git(worktree, &["checkout", "--quiet", "--detach", "--force", commit])?;
+        git(worktree, &["clean", "--quiet", "-d", "--force", "-x", "--exclude=/target"])?;
+        return Ok(());
+    }
+    if worktree.exists() {
+        let _ = std::fs::remove_dir_all(worktree);
+    }
+    let _ = git(root, &["worktree", "prune"]);
+    git(root, &["worktree", "add", "--quiet", "--detach", "--force", &path, commit]).map(drop)
+}
+
+/// The cached base in `cache`, when its record and every executable it names are there.
+fn cached_base(cache: &Path) -> Option<BuiltSide> {
+    let side: BuiltSide = serde_json::from_str(&std::fs::read_to_string(cache.join("side.json")).ok()?).ok()?;
+    let all_there = side.exes.iter().all(|n| cache.join("exes").join(n).is_file());
+    (all_there && Path::new(&side.package_dir).is_dir()).then(|| {
+        // Its use, for the pruning below.
+        let _ = touch(&cache.join("side.json"));
+        side
+    })
+}
+
+/// Marks `path` as used now (its modification time).
+fn touch(path: &Path) -> std::io::Result<()> {
+    let file = std::fs::File::options().append(true).open(path)?;
+    file.set_modified(std::time::SystemTime::now())
+}
+
+/// Keeps the [`CACHED_BASES`] most recently used base executables under `gate` (and
+/// `keep`), removing the others.
+fn prune_cache(gate: &Path, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(gate) else { return };
+    let mut cached: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("base-") && n != "base-src" && n != "base-target")
+                && p != keep
+        })
+        .map(|p| {
+            let used =
+                std::fs::metadata(p.join("side.json")).and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH);
+            (used, p)
+        })
+        .collect();
+    cached.sort_by_key(|c| std::cmp::Reverse(c.0));
+    for (_, old) in cached.into_iter().skip(CACHED_BASES.saturating_sub(1)) {
+        let _ = std::fs::remove_dir_all(&old);
+    }
+}
+
+/// `--max-minutes`: a positive number of minutes.
+pub(super) fn parse_minutes(text: &str) -> std::result::Result<Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|m| m.is_finite() && *m > 0.0 && *m <= 10_000.0)
+        .map(|m| Duration::from_secs_f64(m * 60.0))
+        .ok_or_else(|| format!("`{text}` is not a number of minutes (0 < M <= 10000)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minutes_parse_or_say_why_not() {
+        assert_eq!(parse_minutes("1.5").unwrap(), Duration::from_secs(90));
+        for bad in ["0", "-1", "x", "nan", "1e9"] {
+            assert!(parse_minutes(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn contradictory_phases_are_refused() {
+        let sequence = SequenceArgs {
+            gpu: None,
+            min_pairs: 2,
+            max_pairs: 2,
+            target_pct: 1.0,
+            threshold_pct: 2.0,
+            timeout: None,
+            budget: None,
+            output_dir: None,
+            removed: vec![],
+            args: vec![],
+        };
+        let a = GateArgs { base: None, cargo_args: vec![], build_only: None, prebuilt: None, markdown: None, sequence };
+        assert!(run(&a).unwrap_err().message().contains("--base REV"));
+        let both = GateArgs { prebuilt: Some("p".into()), build_only: Some("b".into()), ..a.clone() };
+        assert!(run(&both).unwrap_err().message().contains("give one of them"));
+        let base = GateArgs { prebuilt: Some("p".into()), base: Some("main".into()), ..a.clone() };
+        assert!(run(&base).unwrap_err().message().contains("names its base already"));
+        let dir = tempfile::tempdir().unwrap();
+        let missing = GateArgs { prebuilt: Some(dir.path().into()), ..a };
+        assert!(run(&missing).unwrap_err().message().contains("no gate-build.json there"));
+    }
+}
