@@ -22,6 +22,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use energy_harness::unstable::bench::PAIRED_WINDOWS_ENV;
 use energy_harness::unstable::report::EXPECTED_TARGETS_ENV;
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
@@ -61,6 +62,8 @@ pub(super) struct SequenceArgs {
     pub timeout: Option<Duration>,
     /// The longest the whole sequence may take: no pair is started that would end after it.
     pub budget: Option<Duration>,
+    /// Windows per benchmark in each run (`ENERGY_PAIRED_WINDOWS`), when set.
+    pub windows: Option<usize>,
     pub output_dir: Option<PathBuf>,
     pub removed: Vec<String>,
     pub args: Vec<String>,
@@ -92,6 +95,10 @@ fn check_args(a: &SequenceArgs) -> Result<()> {
     }
     if !(a.target_pct.is_finite() && a.target_pct > 0.0) {
         return Err(bad(format!("--target {}: give a positive percentage", a.target_pct)));
+    }
+    let (min, max) = (energy_units::bounds::WINDOWS_MIN, energy_units::bounds::WINDOWS_MAX);
+    if let Some(n) = a.windows.filter(|n| !(min..=max).contains(n)) {
+        return Err(bad(format!("--windows {n}: give a window count from {min} to {max}")));
     }
     if !(a.threshold_pct.is_finite() && a.threshold_pct >= 0.0) {
         return Err(bad(format!("--threshold {}: give a percentage of 0 or more", a.threshold_pct)));
@@ -294,7 +301,11 @@ fn run_once(
     let log = std::fs::File::create(&log_path).map_err(|e| Error::io(&log_path, "create the log", e))?;
     let run_env = format!("{stamp}-{number}");
     let expected = gpus::expected_targets(exes);
+    let windows = a.windows.map(|n| n.to_string());
     let mut env = vec![("ENERGY_RUN_ID", run_env.as_str()), (EXPECTED_TARGETS_ENV, expected.as_str())];
+    if let Some(n) = &windows {
+        env.push((PAIRED_WINDOWS_ENV, n.as_str()));
+    }
     if let Some(uuid) = visible {
         env.push(("CUDA_VISIBLE_DEVICES", uuid));
     }
@@ -336,6 +347,7 @@ mod tests {
             threshold_pct: 5.0,
             timeout: Some(Duration::from_secs(30)),
             budget: None,
+            windows: None,
             output_dir: None,
             removed: vec![],
             args: vec![],

@@ -408,6 +408,7 @@ mod tests {
             threshold_pct: 2.0,
             timeout: None,
             budget: None,
+            windows: None,
             output_dir: None,
             removed: vec![],
             args: vec![],

@@ -397,6 +397,11 @@ struct SequenceFlags {
     /// candidate lacks is refused.
     #[arg(long = "removed", value_name = "ID")]
     removed: Vec<String>,
+    /// Windows per benchmark in each run (3-40; a benchmark that fixes its own keeps them)
+    /// [default: as each benchmark's precision needs, 10 at least]: the pairs' spread is
+    /// the verdict's noise, so each run needs no interval of its own.
+    #[arg(long)]
+    windows: Option<usize>,
 }
 
 impl SequenceFlags {
@@ -409,6 +414,7 @@ impl SequenceFlags {
             threshold_pct: self.threshold.unwrap_or(threshold_pct),
             timeout: self.timeout.0,
             budget,
+            windows: self.windows,
             output_dir: self.output_dir,
             removed: self.removed,
             args,

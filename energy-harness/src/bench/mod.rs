@@ -37,7 +37,7 @@
 
 mod criteria;
 mod criterion_energy;
-mod pipeline;
+pub(crate) mod pipeline;
 pub mod queue;
 mod quiet;
 mod run_options;

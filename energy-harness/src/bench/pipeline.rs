@@ -238,6 +238,25 @@ fn measure_baseline(spec: &BenchSpec, s: &Selected, plan: &Plan, station: &mut S
     }
 }
 
+/// The environment variable that sets every benchmark's window count in paired runs
+/// (`cargo energy gate --windows N`, `cargo energy ab --windows N`): each run of a paired
+/// sequence needs no interval of its own, the pairs' spread is the verdict's noise.
+pub const PAIRED_WINDOWS_ENV: &str = "ENERGY_PAIRED_WINDOWS";
+
+/// `ENERGY_PAIRED_WINDOWS`, when set: a window count from the engine's minimum to its
+/// maximum; anything else is an error naming it.
+fn paired_windows() -> Result<Option<usize>> {
+    let Ok(text) = std::env::var(PAIRED_WINDOWS_ENV) else { return Ok(None) };
+    let (min, max) = (energy_units::bounds::WINDOWS_MIN, energy_units::bounds::WINDOWS_MAX);
+    match text.trim().parse::<usize>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(Some(n)),
+        _ => Err(Error::new(
+            crate::error::ErrorKind::InvalidInput,
+            format!("{PAIRED_WINDOWS_ENV}=`{}`: give a window count from {min} to {max}", crate::error::echo(&text)),
+        )),
+    }
+}
+
 /// Measures `kernel` as `group/function` with the session engine, one progress line on
 /// stderr. The idle the station's last measurement ended with is this one's lead-in when it
 /// fits ([`Session::prepare_continuing`]); this one's idle tail is left for the next.
@@ -253,8 +272,15 @@ fn measure(
     let handover = station.handover.take();
     let mut workload = station.workload(kernel, seed)?;
     let id = format!("{group}/{function}");
-    let request = MeasureRequest::new(&id, options_on(&station.device, options))
-        .min_windows(CRITERION_MIN_SAMPLES)
+    let (options, floor) = match paired_windows()? {
+        // A benchmark that fixes its own windows keeps them.
+        Some(n) if options.windows.is_none() => {
+            (MeasureOptions { windows: Some(n), ..options.clone() }, n.min(CRITERION_MIN_SAMPLES))
+        }
+        _ => (options.clone(), CRITERION_MIN_SAMPLES),
+    };
+    let request = MeasureRequest::new(&id, options_on(&station.device, &options))
+        .min_windows(floor)
         .calibration(station.rig.calibration().cloned())
         .thermal(station.rig.thermal().cloned());
     let device = &mut station.device;
