@@ -2,6 +2,7 @@
 //! their PTX generators and checks, and the energy model fitted from the model suite. See
 //! the README.
 
+pub mod ci_gate;
 pub mod common;
 pub mod costs;
 pub mod generated;

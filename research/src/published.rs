@@ -210,5 +210,6 @@ pub fn all_pages(results: &Path) -> Result<Vec<Page>> {
     pages.extend(explanation_pages(results)?);
     pages.extend(heldout_pages(results)?);
     pages.extend(crate::parameterized::parameterized_pages(results)?);
+    pages.extend(crate::ci_gate::ci_gate_pages(results)?);
     Ok(pages)
 }

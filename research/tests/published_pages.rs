@@ -74,3 +74,17 @@ fn held_out_tests_regenerate_from_their_runs_profiles_and_fits() {
     assert_eq!(pages.len(), 2 * 2 + 1 + 3 * 2 * 2 + 1 + 2 * energy_suites::published::HELDOUT_V3_BOARDS.len());
     check(&pages);
 }
+
+/// Issue 58's pages: the stored same-board repeats through `compare`.
+#[test]
+fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
+    let pages = energy_suites::ci_gate::ci_gate_pages(&results()).unwrap();
+    assert!(!pages.is_empty());
+    check(&pages);
+    // The two pairs the issue names are among them, and the default calls no regression.
+    let page = &pages[0].text;
+    for pair in ["h100-board1-repeat/run-model", "h100-board3-repeat/run-model"] {
+        assert!(page.contains(pair), "{pair} is a repeat pair");
+    }
+    assert!(page.contains("the default 0 regressions"), "{page}");
+}

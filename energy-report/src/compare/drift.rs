@@ -176,6 +176,7 @@ pub fn compare_with_controls(
     threshold_pct: f64,
     controls: &[String],
 ) -> Result<Comparison> {
+    DriftBasis::Controls(controls.to_vec()).check(1)?;
     let plain = compare(baseline, candidate, threshold_pct)?;
     let mut logs = Vec::new();
     for id in controls {
