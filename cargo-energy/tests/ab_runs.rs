@@ -16,6 +16,7 @@ use energy_harness::unstable::report::current_target_name;
 use energy_harness::MeasureOptions;
 
 fn child() -> ! {
+    energy_harness::unstable::report::mark_energy_bench();
     let target = current_target_name();
     if target == "crash" {
         eprintln!("crash: the candidate dies at start");
@@ -23,7 +24,9 @@ fn child() -> ! {
     }
     let launch_s = if target.starts_with("heavier") { 0.011 } else { 0.010 };
     let options = MeasureOptions { windows: Some(10), ..MeasureOptions::DEFAULT };
-    let spec = BenchSpec::new("kernel", file!(), line!()).sim(launch_s, 300.0).options(options).without_time_bench();
+    // `base` and `heavier` measure `kernel`; a gate's targets `x_…` measure `…`.
+    let id = target.split_once('_').map_or("kernel", |(_, id)| id);
+    let spec = BenchSpec::new(id, file!(), line!()).sim(launch_s, 300.0).options(options).without_time_bench();
     let collected = run_collect(vec![spec], &RunSettings::default(), |_| {});
     std::process::exit(if collected.failures > 0 { 1 } else { 0 });
 }
@@ -94,6 +97,46 @@ fn a_crashing_candidate_is_refused_with_its_exit_reason() {
     assert!(t.contains("the candidate dies at start"), "{t}");
 }
 
+/// A gate's build made elsewhere (`--build-only`): two bench targets a side, the candidate's
+/// `heavier_one` 10 % heavier; run with `--prebuilt`.
+fn a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let build = dir.path().join("gate-build");
+    let side = |name: &str, targets: &[&str]| {
+        let folder = build.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        bench_targets(&folder, targets).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect()
+    };
+    let base: Vec<String> = side("base", &["base_one", "base_two"]);
+    let candidate: Vec<String> = side("candidate", &["heavier_one", "base_two"]);
+    let record = |label: &str, exes: &[String]| {
+        serde_json::json!({"label": label, "commit": null, "tree": "unknown", "exes": exes, "package_dir": "/nonexistent"})
+    };
+    let json = serde_json::json!({"schema": "energy-gate-build/1", "cargo_args": [],
+        "base": record("base main (00000000)", &base), "candidate": record("candidate (11111111)", &candidate)});
+    std::fs::write(build.join("gate-build.json"), json.to_string()).unwrap();
+    let md = dir.path().join("energy.md");
+    let gate = |extra: &[&str]| {
+        let mut args = vec!["gate", "--prebuilt", build.to_str().unwrap(), "--min-pairs", "2", "--max-pairs", "2"];
+        args.extend_from_slice(extra);
+        cargo_energy(&args)
+    };
+    let out = gate(&["--markdown", md.to_str().unwrap(), "--output-dir", dir.path().join("out").to_str().unwrap()]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("1 regression(s) in 2 benchmark(s) (simulated)"), "{t}");
+    let comment = std::fs::read_to_string(&md).unwrap();
+    assert!(comment.starts_with("## Energy gate: REGRESSION"), "{comment}");
+    assert!(comment.contains("base `base main (00000000)`") && comment.contains("SIMULATED"), "{comment}");
+    let r = report(dir.path());
+    assert_eq!(r["runs"][0]["benchmarks"].as_object().unwrap().len(), 2, "both targets in one run: {r}");
+    // A budget too small for two pairs is refused with what to do.
+    let out = gate(&["--max-minutes", "0.001"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("a verdict needs two"), "{}", text(&out));
+    println!("  prebuilt gate over two targets a side: exit 1, the comment written");
+}
+
 fn main() {
     if std::env::var_os("AB_RUNS_CHILD").is_some() {
         child();
@@ -107,6 +150,10 @@ fn main() {
         ("a_heavier_candidate_is_a_simulated_regression", a_heavier_candidate_is_a_simulated_regression),
         ("the_same_executable_against_itself_is_no_regression", the_same_executable_against_itself_is_no_regression),
         ("a_crashing_candidate_is_refused_with_its_exit_reason", a_crashing_candidate_is_refused_with_its_exit_reason),
+        (
+            "a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment",
+            a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment,
+        ),
     ];
     common::run_cases("ab_runs", "AB_RUNS_ONLY", cases, &[]);
 }
