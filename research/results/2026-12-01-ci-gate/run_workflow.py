@@ -98,8 +98,8 @@ def make_crate_repo(state, root, base_calls, pr_calls):
     set_calls(src, base_calls)
     # The lock as cargo keeps it for this crate (the workspace's, pruned): committed so, a
     # build leaves the tree clean.
-    subprocess.check_call(["cargo", "metadata", "--offline", "--format-version", "1"], cwd=src,
-                          stdout=subprocess.DEVNULL, env={k: v for k, v in os.environ.items() if not k.startswith("CARGO_")})
+    subprocess.check_call(["cargo", "update", "--workspace", "--quiet"], cwd=src,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("CARGO_")})
     git(src, "init", "-q", "-b", "main")
     git(src, "add", "-A")
     git(src, "commit", "-q", "-m", f"base: {base_calls} calls per launch")
