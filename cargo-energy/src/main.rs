@@ -238,10 +238,6 @@ enum Command {
         /// Run what `--build-only DIR` built (no cargo, no git needed).
         #[arg(long, value_name = "DIR")]
         prebuilt: Option<PathBuf>,
-        /// The longest the paired runs may take, minutes: no pair starts that would end
-        /// after it (at least two pairs are needed for a verdict).
-        #[arg(long = "max-minutes", value_parser = gate::parse_minutes)]
-        max_minutes: Option<std::time::Duration>,
         /// Also write the pull-request comment (markdown) here.
         #[arg(long)]
         markdown: Option<PathBuf>,
@@ -397,6 +393,10 @@ struct SequenceFlags {
     /// candidate lacks is refused.
     #[arg(long = "removed", value_name = "ID")]
     removed: Vec<String>,
+    /// The longest the paired runs may take, minutes: no pair starts that would end after
+    /// it (at least two pairs are needed for a verdict).
+    #[arg(long = "max-minutes", value_parser = gate::parse_minutes)]
+    max_minutes: Option<std::time::Duration>,
     /// Windows per benchmark in each run (3-40; a benchmark that fixes its own keeps them)
     /// [default: as each benchmark's precision needs, 10 at least]: the pairs' spread is
     /// the verdict's noise, so each run needs no interval of its own.
@@ -405,7 +405,7 @@ struct SequenceFlags {
 }
 
 impl SequenceFlags {
-    fn into_args(self, threshold_pct: f64, budget: Option<std::time::Duration>, args: Vec<String>) -> ab::SequenceArgs {
+    fn into_args(self, threshold_pct: f64, args: Vec<String>) -> ab::SequenceArgs {
         ab::SequenceArgs {
             gpu: self.gpu,
             min_pairs: self.min_pairs,
@@ -413,7 +413,7 @@ impl SequenceFlags {
             target_pct: self.target,
             threshold_pct: self.threshold.unwrap_or(threshold_pct),
             timeout: self.timeout.0,
-            budget,
+            budget: self.max_minutes,
             windows: self.windows,
             output_dir: self.output_dir,
             removed: self.removed,
@@ -530,25 +530,14 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Ab { baseline, candidate, sequence, format, args } => {
-            let asked = ab::AbArgs { baseline, candidate, sequence: sequence.into_args(5.0, None, args), format };
+            let asked = ab::AbArgs { baseline, candidate, sequence: sequence.into_args(5.0, args), format };
             match ab::run(&asked) {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(1),
                 Err(e) => Err(e),
             }
         }
-        Command::Gate {
-            base,
-            benches,
-            package,
-            features,
-            build_only,
-            prebuilt,
-            max_minutes,
-            markdown,
-            sequence,
-            args,
-        } => {
+        Command::Gate { base, benches, package, features, build_only, prebuilt, markdown, sequence, args } => {
             let mut cargo_args: Vec<String> = benches.iter().flat_map(|b| ["--bench".to_string(), b.clone()]).collect();
             cargo_args.extend(package.into_iter().flat_map(|p| ["--package".to_string(), p]));
             cargo_args.extend(features.into_iter().flat_map(|f| ["--features".to_string(), f]));
@@ -558,7 +547,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 build_only,
                 prebuilt,
                 markdown,
-                sequence: sequence.into_args(1.0, max_minutes, args),
+                sequence: sequence.into_args(1.0, args),
             };
             match gate::run(&asked) {
                 Ok(false) => Ok(()),

@@ -109,9 +109,7 @@ fn a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment() {
     };
     let base: Vec<String> = side("base", &["base_one", "base_two"]);
     let candidate: Vec<String> = side("candidate", &["heavier_one", "base_two"]);
-    let record = |label: &str, exes: &[String]| {
-        serde_json::json!({"label": label, "commit": null, "tree": "unknown", "exes": exes, "package_dir": "/nonexistent"})
-    };
+    let record = |label: &str, exes: &[String]| serde_json::json!({"label": label, "commit": null, "tree": "unknown", "exes": exes, "package_dir": "/nonexistent"});
     let json = serde_json::json!({"schema": "energy-gate-build/1", "cargo_args": [],
         "base": record("base main (00000000)", &base), "candidate": record("candidate (11111111)", &candidate)});
     std::fs::write(build.join("gate-build.json"), json.to_string()).unwrap();

@@ -87,4 +87,28 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
         assert!(page.contains(pair), "{pair} is a repeat pair");
     }
     assert!(page.contains("the default 0 regressions"), "{page}");
+    // The README and the GUIDE quote the page's totals: they must be its figures.
+    let summary = page.lines().find(|l| l.starts_with("**All ")).expect("the summary line");
+    let number_after = |text: &str, before: &str| -> String {
+        let rest = &text[text.find(before).unwrap_or_else(|| panic!("`{before}` in {text}")) + before.len()..];
+        rest.chars().take_while(char::is_ascii_digit).collect()
+    };
+    let comparisons = number_after(summary, " pairs, ");
+    let within = number_after(summary, "within-run test ");
+    let with_controls = number_after(summary, "three benchmarks or more, ");
+    let false_alarms = number_after(summary, " comparisons): ");
+    let caught_5 = number_after(summary, " false alarms, ");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let read =
+        |doc: &str| std::fs::read_to_string(repo.join(doc)).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    let quoted = format!("{within} of {comparisons}");
+    for doc in ["README.md", "docs/GUIDE.md"] {
+        assert!(read(doc).contains(&quoted), "{doc} quotes the stored repeats as `{quoted}`");
+    }
+    for quoted in [
+        format!("{false_alarms} false alarms in {with_controls} comparisons"),
+        format!("+5 %: {caught_5} of {with_controls}"),
+    ] {
+        assert!(read("docs/GUIDE.md").contains(&quoted), "docs/GUIDE.md quotes `{quoted}`");
+    }
 }
