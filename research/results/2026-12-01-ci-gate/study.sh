@@ -25,6 +25,7 @@ if [ "$WORKFLOW" = workflow ]; then
     cp "$STATE/work/gate/energy.md" "$OUT/study/energy.md" 2>/dev/null
     cp "$STATE"/work/gate/target/energy/ab/*/ab.json "$OUT/study/workflow-ab.json" 2>/dev/null
 fi
+[ -d "$STATE/study/p2" ] || cp -r "$STATE/artifacts/energy-gate" "$STATE/study/p2"
 CE="$STATE/study/cargo-energy"
 chmod +x "$CE" "$STATE"/study/*/base/* "$STATE"/study/*/candidate/*
 i=$FIRST
