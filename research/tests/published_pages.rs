@@ -79,7 +79,7 @@ fn held_out_tests_regenerate_from_their_runs_profiles_and_fits() {
 #[test]
 fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
     let pages = energy_suites::ci_gate::ci_gate_pages(&results()).unwrap();
-    assert!(!pages.is_empty());
+    assert_eq!(pages.len(), 2, "the stored repeats and the GPU gates");
     check(&pages);
     // The two pairs the issue names are among them, and the default calls no regression.
     let page = &pages[0].text;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The gate study's GPU phase (issue 58), on the GPU machine, in the repository's root:
 #   study.sh STATE OUT LIMIT_S WINDOWS FIRST [workflow]
+# (PLAN="p1:default p2:4 …" in the environment: the gates in that order, KIND:WINDOWS each,
+# instead of aa, p1 and p2 at WINDOWS.)
 # STATE is run_workflow.py's folder, with study/{aa,p1,p2} built by `cargo energy gate
 # --build-only` (A/A: main against main; +1 %: 101 calls per launch against 100; +2 %: 102)
 # and study/cargo-energy. With `workflow`, the workflow's gate job runs first
@@ -30,8 +32,11 @@ CE="$STATE/study/cargo-energy"
 chmod +x "$CE" "$STATE"/study/*/base/* "$STATE"/study/*/candidate/*
 i=$FIRST
 last=0
+PLAN=${PLAN:-"aa:$WINDOWS p1:$WINDOWS p2:$WINDOWS"}
 while :; do
-    for kind in aa p1 p2; do
+    for item in $PLAN; do
+        kind=${item%%:*}
+        WINDOWS=${item##*:}
         elapsed=$((SECONDS - start))
         if [ $((elapsed + last)) -ge "$LIMIT" ]; then
             break 2
