@@ -69,6 +69,22 @@ pub struct BenchFigure {
     pub energy_j: f64,
     /// Mean die temperature over its windows, °C.
     pub temperature_c: Option<f64>,
+    /// The run's own 95 % interval of the energy per launch (`energy_j.ci_low`,
+    /// `ci_high`), J, and its windows: the within-run noise beside the pairs' spread (absent
+    /// in reports of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_run: Option<WithinRun>,
+}
+
+/// A run's own interval of a benchmark's energy per launch.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WithinRun {
+    /// Lower end of the 95 % interval, J.
+    pub ci_low_j: f64,
+    /// Upper end of the 95 % interval, J.
+    pub ci_high_j: f64,
+    /// Windows it rests on.
+    pub windows: usize,
 }
 
 /// One run of one executable: where it wrote its results and what they hold.
@@ -102,7 +118,15 @@ impl RunFigures {
             device.get_or_insert_with(|| result.device.clone());
             benchmarks.insert(
                 id.clone(),
-                BenchFigure { energy_j: result.energy_j.mean, temperature_c: result.mean_temperature_c() },
+                BenchFigure {
+                    energy_j: result.energy_j.mean,
+                    temperature_c: result.mean_temperature_c(),
+                    within_run: Some(WithinRun {
+                        ci_low_j: result.energy_j.ci_low,
+                        ci_high_j: result.energy_j.ci_high,
+                        windows: result.energy_j.n,
+                    }),
+                },
             );
         }
         let device = device.ok_or_else(|| {

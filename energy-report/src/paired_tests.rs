@@ -10,7 +10,11 @@ fn run_of(index: usize, ids: &[&str], energy: impl Fn(usize, Side) -> f64) -> Ru
     let benchmarks = ids
         .iter()
         .map(|id| {
-            let figure = BenchFigure { energy_j: energy(index, side), temperature_c: Some(40.0 + index as f64) };
+            let figure = BenchFigure {
+                energy_j: energy(index, side),
+                temperature_c: Some(40.0 + index as f64),
+                within_run: None,
+            };
             (id.to_string(), figure)
         })
         .collect();
@@ -83,8 +87,8 @@ fn degrees_of_freedom_and_detectable_change_come_from_the_pairs() {
         .iter()
         .enumerate()
         .map(|(i, d)| {
-            let a = BenchFigure { energy_j: 1.0, temperature_c: Some(40.0) };
-            let b = BenchFigure { energy_j: (d / 100.0f64).exp(), temperature_c: Some(42.0) };
+            let a = BenchFigure { energy_j: 1.0, temperature_c: Some(40.0), within_run: None };
+            let b = BenchFigure { energy_j: (d / 100.0f64).exp(), temperature_c: Some(42.0), within_run: None };
             PairFigures::new(i + 1, "AB", a, b)
         })
         .collect();
@@ -106,8 +110,8 @@ fn degrees_of_freedom_and_detectable_change_come_from_the_pairs() {
     let one = vec![PairFigures::new(
         1,
         "AB",
-        BenchFigure { energy_j: 1.0, temperature_c: None },
-        BenchFigure { energy_j: 1.1, temperature_c: None },
+        BenchFigure { energy_j: 1.0, temperature_c: None, within_run: None },
+        BenchFigure { energy_j: 1.1, temperature_c: None, within_run: None },
     )];
     assert!(paired_change("k", one, 5.0).unwrap_err().message().contains("needs two pairs"));
 }

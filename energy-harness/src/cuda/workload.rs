@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{cuda_error, CudaGpu, Stream};
 use crate::error::Result;
-use crate::workload::{Batch, TimeBasis, Workload};
+use crate::workload::{Batch, TimeBasis, UnawaitedJudge, Workload};
 
 /// Two CUDA events around a stretch of the stream.
 pub struct EventTimer {
@@ -44,13 +44,14 @@ pub struct CudaWorkload<F: FnMut(&Stream) -> Result<()>> {
     gpu: Arc<CudaGpu>,
     timer: EventTimer,
     launch: F,
+    judge: UnawaitedJudge,
 }
 
 impl<F: FnMut(&Stream) -> Result<()>> CudaWorkload<F> {
     /// Wraps a launch closure.
     pub fn new(gpu: Arc<CudaGpu>, launch: F) -> Result<Self> {
         let timer = gpu.timer()?;
-        Ok(CudaWorkload { gpu, timer, launch })
+        Ok(CudaWorkload { gpu, timer, launch, judge: UnawaitedJudge::default() })
     }
 }
 
@@ -66,7 +67,7 @@ impl<F: FnMut(&Stream) -> Result<()>> Workload for CudaWorkload<F> {
         let waited = std::time::Instant::now();
         self.gpu.synchronize_context()?;
         let unawaited_s = waited.elapsed().as_secs_f64();
-        Ok(Batch { gpu_s: self.timer.elapsed_s()?, unawaited_s })
+        Ok(self.judge.judge(Batch { gpu_s: self.timer.elapsed_s()?, unawaited_s }))
     }
 }
 

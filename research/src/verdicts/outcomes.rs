@@ -79,7 +79,11 @@ pub(super) fn board_outcomes(uuid: &str, runs: &[Run]) -> Result<Vec<Outcome>> {
             outcomes.extend(two_run_outcomes([Mode::Plain, Mode::Normalized], uuid, block[a], block[b])?);
         }
         // Paired: the block's pairs in order, as `ab` would stop.
-        let figure = |r: &ResultFile| BenchFigure { energy_j: r.energy_j.mean, temperature_c: r.mean_temperature_c() };
+        let figure = |r: &ResultFile| BenchFigure {
+            energy_j: r.energy_j.mean,
+            temperature_c: r.mean_temperature_c(),
+            within_run: None,
+        };
         let pairs: Vec<PairFigures> = (0..4)
             .map(|p| {
                 let (first, second) = (2 * p, 2 * p + 1);
