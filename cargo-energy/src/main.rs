@@ -371,9 +371,11 @@ struct SequenceFlags {
     /// [default: the GPU ENERGY_DEVICE and CUDA_VISIBLE_DEVICES choose].
     #[arg(long)]
     gpu: Option<String>,
-    /// Pairs run before the sequence may stop (2 or more).
-    #[arg(long = "min-pairs", default_value_t = 3)]
-    min_pairs: usize,
+    /// Pairs run before the sequence may stop (2 or more) [default: 3 for ab, 4 for gate:
+    /// with 3 pairs the one-sided test on 2 degrees of freedom needs a change of 7 standard
+    /// errors, with 4 pairs 4.5].
+    #[arg(long = "min-pairs")]
+    min_pairs: Option<usize>,
     /// Pairs run at most.
     #[arg(long = "max-pairs", default_value_t = 12)]
     max_pairs: usize,
@@ -405,10 +407,10 @@ struct SequenceFlags {
 }
 
 impl SequenceFlags {
-    fn into_args(self, threshold_pct: f64, args: Vec<String>) -> ab::SequenceArgs {
+    fn into_args(self, threshold_pct: f64, min_pairs: usize, args: Vec<String>) -> ab::SequenceArgs {
         ab::SequenceArgs {
             gpu: self.gpu,
-            min_pairs: self.min_pairs,
+            min_pairs: self.min_pairs.unwrap_or(min_pairs),
             max_pairs: self.max_pairs,
             target_pct: self.target,
             threshold_pct: self.threshold.unwrap_or(threshold_pct),
@@ -530,7 +532,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Ab { baseline, candidate, sequence, format, args } => {
-            let asked = ab::AbArgs { baseline, candidate, sequence: sequence.into_args(5.0, args), format };
+            let asked = ab::AbArgs { baseline, candidate, sequence: sequence.into_args(5.0, 3, args), format };
             match ab::run(&asked) {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(1),
@@ -547,7 +549,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 build_only,
                 prebuilt,
                 markdown,
-                sequence: sequence.into_args(1.0, args),
+                sequence: sequence.into_args(1.0, 4, args),
             };
             match gate::run(&asked) {
                 Ok(false) => Ok(()),

@@ -105,9 +105,21 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
     for doc in ["README.md", "docs/GUIDE.md"] {
         assert!(read(doc).contains(&quoted), "{doc} quotes the stored repeats as `{quoted}`");
     }
+    // The GUIDE's figures of the GPU gates: three fixed pairs at +2 %, and the workflow's gate
+    // after its fourth pair.
+    let gpu = &pages[1].text;
+    let cell = |row_start: &str, index: usize| -> String {
+        let row = gpu.lines().find(|l| l.starts_with(row_start)).unwrap_or_else(|| panic!("`{row_start}` in the page"));
+        row.split('|').nth(index).unwrap().trim().to_string()
+    };
+    let fixed_pairs = cell("| +2 % (102 calls) | default |", 5);
+    let after_four = cell("| 4 | ", 2);
+    let of = number_after(gpu, "| caught (of ");
     for quoted in [
         format!("{false_alarms} false alarms in {with_controls} comparisons"),
         format!("+5 %: {caught_5} of {with_controls}"),
+        format!("three fixed pairs caught {fixed_pairs} changes of +2 %"),
+        format!("fourth pair, had caught {after_four} of {of}"),
     ] {
         assert!(read("docs/GUIDE.md").contains(&quoted), "docs/GUIDE.md quotes `{quoted}`");
     }
