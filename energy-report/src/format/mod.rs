@@ -21,7 +21,7 @@ pub mod table;
 
 use std::path::{Path, PathBuf};
 
-use super::compare::{compare, Comparison, ResultSet};
+use super::compare::{compare_runs, Comparison, DriftBasis, ResultSet};
 use energy_harness::unstable::error::echo;
 use energy_harness::unstable::report::PartialRun;
 use energy_harness::Estimate;
@@ -122,7 +122,12 @@ fn render_in<F: ReportFormat + ?Sized>(
     threshold_pct: f64,
 ) -> Result<String> {
     match baseline {
-        Some(b) => format.render(current, Some((b, &compare(b, current, threshold_pct)?))),
+        // One baseline run: a rise the unknown drift between the runs could explain is said
+        // to be inconclusive, as `compare` says it.
+        Some(b) => {
+            let comparison = compare_runs(std::slice::from_ref(b), current, threshold_pct, &DriftBasis::Unknown)?;
+            format.render(current, Some((b, &comparison)))
+        }
         None => format.render(current, None),
     }
 }
