@@ -52,10 +52,12 @@ impl ReportFormat for Html {
     }
 }
 
-/// The class of a row: `regression` (red), `improvement` (green), or none.
+/// The class of a row: `regression` (red), `inconclusive` (amber: a rise the unknown drift
+/// between runs could explain), `improvement` (green), or none.
 fn row_class(verdict: Option<Verdict>) -> &'static str {
     match verdict {
         Some(Verdict::Regression) => " class=\"regression\"",
+        Some(Verdict::Inconclusive) => " class=\"inconclusive\"",
         Some(Verdict::Improvement) => " class=\"improvement\"",
         _ => "",
     }
@@ -66,7 +68,7 @@ fn row_class(verdict: Option<Verdict>) -> &'static str {
 pub fn html(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>) -> String {
     let t = table.title(escape);
     let mut out = format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child{{text-align:left}}tr.regression td{{background:#fdd;color:#900}}tr.improvement td{{background:#dfd;color:#060}}</style></head><body><h2>{t}</h2>\n<table><tr>"
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child{{text-align:left}}tr.regression td{{background:#fdd;color:#900}}tr.inconclusive td{{background:#ffe9c4;color:#7a4a00}}tr.improvement td{{background:#dfd;color:#060}}</style></head><body><h2>{t}</h2>\n<table><tr>"
     );
     for h in HEADER {
         let _ = write!(out, "<th>{}</th>", escape(h));

@@ -50,6 +50,8 @@ while :; do
         last=$((SECONDS - t0))
         echo "$name exit $code ${last} s" >> "$OUT/study/index.txt"
         cp "/tmp/gate-runs/$name/ab.json" "$OUT/study/gates/$name.ab.json" 2>/dev/null
+        # Each run's bench log (per benchmark: windows, launches, seconds): where a gate's time goes.
+        tar czf "$OUT/study/gates/$name.logs.tgz" -C "/tmp/gate-runs/$name" $(cd "/tmp/gate-runs/$name" && ls -d run-*/bench.log 2>/dev/null) 2>/dev/null
         i=$((i + 1))
     done
 done
