@@ -172,6 +172,12 @@ pub fn current_command(started: &str) -> CommandRecord {
     }
 }
 
+/// The key of the command this bench process belongs to ([`CommandRecord::key`]), without
+/// asking cargo or git anything.
+pub fn current_command_key() -> String {
+    parent().key
+}
+
 fn expected_targets(parent: &Parent) -> (Option<Vec<String>>, String) {
     if let Ok(list) = std::env::var(EXPECTED_TARGETS_ENV) {
         let mut names: Vec<String> =

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::command::{current_command, CommandRecord, ExeRecord};
+use super::command::{current_command, current_command_key, CommandRecord, ExeRecord};
 use super::{
     Invocation, NotRunEntry, ResultEntry, RunManifest, TargetRecord, TargetStatus, LOCK_FILE, MANIFEST_FILE, RUN_SCHEMA,
 };
@@ -139,24 +139,43 @@ pub struct RunStart {
     pub invocation: Invocation,
     /// The command it belongs to, with the targets that command runs and the source they
     /// were built from; `None`: unknown (the run is then replaced by a new invocation, never
-    /// continued).
+    /// continued), unless [`RunStart::current`] made it (then it is found when needed).
     pub command: Option<CommandRecord>,
     /// Its executable.
     pub exe: Option<ExeRecord>,
+    /// Whether it describes this process, whose command is read when first needed: taken
+    /// from the run when an earlier bench binary of the same command recorded it, else asked
+    /// of cargo and git once per process.
+    this_process: bool,
 }
 
 impl RunStart {
     /// A start that knows only its invocation: a new invocation replaces the run.
     pub fn bare(invocation: &Invocation) -> RunStart {
-        RunStart { invocation: invocation.clone(), command: None, exe: None }
+        RunStart { invocation: invocation.clone(), command: None, exe: None, this_process: false }
     }
 
-    /// This process's start: its invocation, its command (asked of cargo and git once per
-    /// process) and its executable.
+    /// This process's start: its invocation and its executable; its command when needed.
     pub fn current() -> RunStart {
-        static COMMAND: std::sync::OnceLock<CommandRecord> = std::sync::OnceLock::new();
-        let command = COMMAND.get_or_init(|| current_command(&now_rfc3339())).clone();
-        RunStart { invocation: Invocation::current(), command: Some(command), exe: ExeRecord::current() }
+        RunStart { invocation: Invocation::current(), command: None, exe: ExeRecord::current(), this_process: true }
+    }
+
+    /// The start with this process's command filled in: the one the run in `existing`
+    /// recorded for it already (a later bench binary of the same `cargo bench`), else asked
+    /// of cargo and git (once per process).
+    fn resolved(&self, existing: Option<&RunManifest>) -> RunStart {
+        if !self.this_process || self.command.is_some() {
+            return self.clone();
+        }
+        let key = current_command_key();
+        let command = match existing.and_then(|m| m.commands.iter().find(|c| c.key == key)) {
+            Some(known) => known.clone(),
+            None => {
+                static COMMAND: std::sync::OnceLock<CommandRecord> = std::sync::OnceLock::new();
+                COMMAND.get_or_init(|| current_command(&now_rfc3339())).clone()
+            }
+        };
+        RunStart { command: Some(command), ..self.clone() }
     }
 }
 
@@ -237,6 +256,7 @@ impl RunWriter {
         remove_stale_temporaries(dir);
         let pid = std::process::id();
         let existing = RunManifest::read_manifest(dir).ok();
+        let start = &start.resolved(existing.as_ref());
         let how = match &existing {
             Some(m) => joining(m, start, target, dir),
             None => Joining::Replace("there is no run"),
