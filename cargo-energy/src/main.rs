@@ -256,8 +256,16 @@ enum Command {
         /// baseline code (CI artifacts of main, say; three or more): the baseline figure is
         /// their mean and the verdict's noise their spread, which holds the drift between
         /// runs that one run's interval does not.
-        #[arg(long, required = true)]
+        #[arg(long, required_unless_present = "history")]
         baseline: Vec<String>,
+        /// Folders holding saved runs of main (downloaded CI artifacts, `target/energy`): the
+        /// newest `--history-runs` complete runs there on the candidate's GPU are the
+        /// baseline runs, their spread the noise (instead of `--baseline`).
+        #[arg(long, value_name = "DIR", conflicts_with = "baseline")]
+        history: Vec<PathBuf>,
+        /// How many of the newest runs `--history` takes (2 or more).
+        #[arg(long = "history-runs", default_value_t = 5, requires = "history")]
+        history_runs: usize,
         /// The candidate run.
         #[arg(long, default_value = "new")]
         candidate: String,
@@ -564,6 +572,8 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             threshold,
             across_boards,
             removed,
+            history,
+            history_runs,
             within_run,
             drift,
             control,
@@ -577,7 +587,8 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             };
             let compared = run_pin(run_id).and_then(|pin| {
                 let runs = results::Runs { dirs: dirs_or_default(dir), pin };
-                let options = results::CompareOptions { threshold, across_boards, removed, drift };
+                let options =
+                    results::CompareOptions { threshold, across_boards, removed, drift, history, history_runs };
                 results::compare(&runs, &baseline, &candidate, &options)
             });
             match compared {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_harness::unstable::report::RunPin;
+use energy_harness::unstable::report::{RunManifest, RunPin};
 use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 use energy_report::{compare_across_boards, compare_runs, DriftBasis, ResultSet};
@@ -36,6 +36,11 @@ pub(super) struct CompareOptions {
     pub removed: Vec<String>,
     /// What the verdicts rest on as to the drift between runs.
     pub drift: DriftBasis,
+    /// Folders of saved runs of main: the baseline runs are the newest of them on the
+    /// candidate's GPU (instead of `--baseline`).
+    pub history: Vec<PathBuf>,
+    /// How many of them.
+    pub history_runs: usize,
 }
 
 /// What `compare` found over every directory.
@@ -141,6 +146,63 @@ pub(super) fn compare(runs: &Runs, baseline: &[String], candidate: &str, options
     Ok(found)
 }
 
+/// The newest `count` complete runs under `folders` measured on `candidate`'s GPU (the
+/// candidate itself excluded), newest first, with their names (their folders); an error
+/// naming what was found when fewer than two.
+fn history_baselines(
+    folders: &[PathBuf],
+    count: usize,
+    candidate: &ResultSet,
+) -> Result<(Vec<ResultSet>, Vec<String>)> {
+    if count < 2 {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("--history-runs {count}: the spread between runs needs two runs or more"),
+        ));
+    }
+    let Some(device) = candidate.results.values().next().map(|r| r.device.clone()) else {
+        return Err(Error::new(ErrorKind::InvalidInput, "the candidate holds no result"));
+    };
+    let own = std::fs::canonicalize(&candidate.dir).ok();
+    let mut found = Vec::new();
+    let mut skipped = 0;
+    for dir in energy_report::find_runs(folders)? {
+        if own.as_deref() == Some(dir.as_path()) {
+            continue;
+        }
+        let (Ok(set), Ok(manifest)) = (ResultSet::read_run(&dir), RunManifest::read_manifest(&dir)) else {
+            skipped += 1;
+            continue;
+        };
+        let same_gpu =
+            set.results.values().all(|r| r.device.uuid == device.uuid && r.device.simulated == device.simulated);
+        if same_gpu {
+            found.push((manifest.started, set));
+        }
+    }
+    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.truncate(count);
+    if found.len() < 2 {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "--history: {} complete run(s) of {} ({}) under {} ({skipped} run(s) there could not be read whole): the spread between runs needs two or more; save main's runs (`cargo bench -- --save-baseline main-<commit>`) and keep them",
+                found.len(),
+                device.name,
+                device.uuid,
+                folders.iter().map(|f| format!("`{}`", f.display())).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    if skipped > 0 {
+        eprintln!(
+            "note: --history: {skipped} run(s) under the folders given could not be read whole and were left out"
+        );
+    }
+    let names = found.iter().map(|(_, s)| s.dir.display().to_string()).collect();
+    Ok((found.into_iter().map(|(_, s)| s).collect(), names))
+}
+
 /// Compares one directory's runs and prints the text (headed by the directory when
 /// `heading`); what it found.
 fn compare_one(
@@ -152,7 +214,13 @@ fn compare_one(
     options: &CompareOptions,
 ) -> Result<Outcome> {
     let cand = ResultSet::read_run_pinned(&dir.join(candidate), pin)?;
-    let bases = baseline.iter().map(|b| ResultSet::read_run(&dir.join(b))).collect::<Result<Vec<_>>>()?;
+    let (bases, baseline): (Vec<ResultSet>, Vec<String>) = if options.history.is_empty() {
+        let bases = baseline.iter().map(|b| ResultSet::read_run(&dir.join(b))).collect::<Result<Vec<_>>>()?;
+        (bases, baseline.to_vec())
+    } else {
+        history_baselines(&options.history, options.history_runs, &cand)?
+    };
+    let baseline = baseline.as_slice();
     let Some(base) = bases.first() else {
         return Err(Error::new(ErrorKind::InvalidInput, "--baseline: name the saved baseline run"));
     };
@@ -173,10 +241,17 @@ fn compare_one(
     } else {
         compare_runs(&bases, &cand, options.threshold, &options.drift)?
     };
-    for set in &bases {
+    // Against saved history, what the newest run held is what the candidate must hold: an
+    // older run may hold benchmarks removed since.
+    let checked = if options.history.is_empty() { &bases[..] } else { &bases[..1] };
+    for set in checked {
         comparison.check_missing(set, &cand, &options.removed)?;
     }
-    let names = baseline.join(" + ");
+    let names = if options.history.is_empty() {
+        baseline.join(" + ")
+    } else {
+        format!("the {} newest saved runs (newest: {})", bases.len(), bases[0].dir.display())
+    };
     let asked = Compared {
         dir: heading,
         baseline: &names,

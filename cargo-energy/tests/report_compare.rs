@@ -3,55 +3,12 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+
+use common::result_sets::{estimate, result, write_set, GPU};
 use energy_harness::unstable::report::{Invocation, RunWriter};
 use energy_harness::ResultDevice;
 use serde_json::{json, Value};
-
-fn estimate(mean: f64, rel_half: f64) -> Value {
-    json!({"mean": mean, "ci_low": mean * (1.0 - rel_half), "ci_high": mean * (1.0 + rel_half), "n": 10, "std_dev": mean * rel_half})
-}
-
-fn result(id: &str, energy_j: f64, uuid: &str, simulated: bool) -> Value {
-    json!({
-        "schema": "energy-result/1",
-        "id": id,
-        "device": {"name": "NVIDIA H100 80GB HBM3", "uuid": uuid, "driver": "580.159.04", "simulated": simulated},
-        "energy_j": estimate(energy_j, 0.002),
-        "dynamic_j": estimate(energy_j * 0.6, 0.003),
-        "time_s": estimate(1e-3, 0.0005),
-        "power_w": estimate(energy_j / 1e-3, 0.002),
-        "idle_w": 120.0,
-        "source": "Counter",
-        "sensor_model": {"model": "counter", "period_s": 0.1},
-        "launches": 5000,
-        "launches_per_window": 500,
-        "warnings": [],
-        "timestamp": "2026-11-22T00:00:00Z",
-        "future_field": {"ignored": true}
-    })
-}
-
-/// A complete, succeeded run of `results`, written the way a bench run writes it.
-fn write_set(dir: &Path, run: &str, results: &[Value]) {
-    let invocation = Invocation { key: format!("test:{run}") };
-    let writer = RunWriter::begin(&dir.join(run), "synthetic", &invocation).unwrap();
-    let device: ResultDevice = serde_json::from_value(results.first().map_or(json!(null), |r| r["device"].clone()))
-        .unwrap_or(ResultDevice {
-            name: "x".into(),
-            uuid: "x".into(),
-            driver: None,
-            simulated: false,
-            power_limit_w: None,
-        });
-    for r in results {
-        let id = r["id"].as_str().unwrap();
-        let stem = id.replace('/', "_");
-        let plot = format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text>plot-{stem}</text></svg>");
-        let json = serde_json::to_string_pretty(r).unwrap();
-        writer.commit(id, &stem, &device, [json.as_bytes(), b"# energy-trace v1\n", plot.as_bytes()]).unwrap();
-    }
-    writer.finish(0).unwrap();
-}
 
 fn cargo_energy(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).env_remove("ENERGY_RUN_ID").output().unwrap()
@@ -66,8 +23,6 @@ fn compare(dir: &Path, extra: &[&str]) -> Output {
 fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
-
-const GPU: &str = "GPU-aaaa";
 
 #[test]
 fn no_regression_exits_0_and_reports_every_change() {
@@ -106,64 +61,6 @@ fn no_regression_exits_0_and_reports_every_change() {
     assert!(t.contains("rise within threshold"), "{t}");
     assert!(t.contains("fresh/energy") && t.contains("new in new"), "{t}");
     assert!(t.contains("gone/energy") && t.contains("removed on purpose (--removed): only in main"), "{t}");
-}
-
-#[test]
-fn a_significant_rise_above_the_threshold_exits_1_and_names_it() {
-    let dir = tempfile::tempdir().unwrap();
-    write_set(dir.path(), "main", &[result("a/energy", 1.0, GPU, false), result("b/energy", 1.0, GPU, false)]);
-    write_set(dir.path(), "new", &[result("a/energy", 1.10, GPU, false), result("b/energy", 1.0, GPU, false)]);
-    // One baseline run: the drift between the runs is unknown, so the rise is inconclusive
-    // (exit 3), said with what would decide it.
-    let out = compare(dir.path(), &[]);
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(3), "{t}");
-    assert!(t.contains("INCONCLUSIVE (between-run drift unknown)") && t.contains("1 inconclusive rise(s)"), "{t}");
-    assert!(t.contains("drift between runs: between-run drift unknown") && t.contains("cargo energy gate"), "{t}");
-    assert!(t.contains("no energy regression"), "{t}");
-    // On the within-run intervals alone, or with a stated drift of 1 %, it is a regression.
-    for flags in [&["--within-run"][..], &["--drift", "1"]] {
-        let out = compare(dir.path(), flags);
-        assert_eq!(out.status.code(), Some(1), "{flags:?}: {}", text(&out));
-        assert!(text(&out).contains("1 energy regression(s): a/energy"), "{}", text(&out));
-    }
-    // A drift of 5 % could explain +10 %: not significant, exit 0.
-    let out = compare(dir.path(), &["--drift", "5"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(text(&out).contains("the stated between-run drift (--drift)"), "{}", text(&out));
-    // A higher threshold lets the same rise through.
-    assert_eq!(compare(dir.path(), &["--threshold", "15"]).status.code(), Some(0));
-    assert_eq!(compare(dir.path(), &["--threshold", "15", "--within-run"]).status.code(), Some(0));
-    // Contradictory or impossible bases are refused.
-    for (flags, needle) in [
-        (&["--drift", "0"][..], "--drift 0"),
-        (&["--control", "b/energy"], "needs two or more"),
-        (&["--within-run", "--drift", "1"], "cannot be used with"),
-    ] {
-        let out = compare(dir.path(), flags);
-        assert_eq!(out.status.code(), Some(2), "{flags:?}: {}", text(&out));
-        assert!(text(&out).contains(needle), "{flags:?}: {}", text(&out));
-    }
-}
-
-#[test]
-fn control_benchmarks_take_the_drift_between_runs_out_of_every_change() {
-    let dir = tempfile::tempdir().unwrap();
-    let names = ["a/energy", "b/energy", "c/energy", "d/energy"];
-    write_set(dir.path(), "main", &names.map(|n| result(n, 1.0, GPU, false)));
-    // The board drifted +3 % between the runs (b, c and d are unchanged code); a rose +10 %.
-    let drifted = |n: &str| result(n, if n == "a/energy" { 1.10 * 1.03 } else { 1.03 }, GPU, false);
-    write_set(dir.path(), "new", &names.map(drifted));
-    let controls = ["--control", "c/energy", "--control", "d/energy"];
-    let out = compare(dir.path(), &controls);
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert!(t.contains("1 energy regression(s): a/energy"), "a's +10 % above the drift: {t}");
-    assert!(t.contains("between-run drift from 2 control benchmarks") && t.contains("+3.00 %"), "{t}");
-    assert!(t.contains("relative to the controls' drift +3.00 % (raw change +3.00 %)"), "b is drift alone: {t}");
-    // Without controls the same runs are inconclusive: +3 % of drift looks like a rise.
-    assert_eq!(compare(dir.path(), &["--threshold", "2"]).status.code(), Some(3));
-    assert_eq!(compare(dir.path(), &["--control", "nope", "--control", "c/energy"]).status.code(), Some(2));
 }
 
 #[test]

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // each test binary uses its own share
 
+pub mod result_sets;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
