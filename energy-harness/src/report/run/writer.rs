@@ -250,13 +250,15 @@ impl RunWriter {
         // The commit, branch and host every result of this process records, asked of git
         // once, now, before anything is measured.
         let _ = crate::report::Provenance::current();
+        // This process's command, asked of cargo and git (when the run does not know it
+        // yet) before the lock is taken: another bench process never waits on that.
+        let start = &start.resolved(RunManifest::read_manifest(dir).ok().as_ref());
         let _lock = DirLock::take(dir)?;
         // A temporary file of a write killed midway (the manifest's, a result's) goes now,
         // whether this process starts a run or joins one; a live writer's stays.
         remove_stale_temporaries(dir);
         let pid = std::process::id();
         let existing = RunManifest::read_manifest(dir).ok();
-        let start = &start.resolved(existing.as_ref());
         let how = match &existing {
             Some(m) => joining(m, start, target, dir),
             None => Joining::Replace("there is no run"),
