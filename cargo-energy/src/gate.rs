@@ -250,7 +250,10 @@ fn tree_of(dir: &Path) -> (Option<String>, String) {
 fn build_both(base: &str, cargo_args: &[String], dir: &Path) -> Result<GateBuild> {
     let here = std::env::current_dir().map_err(|e| Error::io(Path::new("."), "read the current folder", e))?;
     let root = PathBuf::from(git(&here, &["rev-parse", "--show-toplevel"])?);
-    let package_rel = here.strip_prefix(&root).unwrap_or(Path::new("")).to_path_buf();
+    // Both as the file system resolves them: a folder reached through a link still lies
+    // under the repository git names.
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let package_rel = canonical(&here).strip_prefix(canonical(&root)).unwrap_or(Path::new("")).to_path_buf();
     let commit = git(&here, &["rev-parse", "--verify", &format!("{base}^{{commit}}")])
         .map_err(|e| bad(format!("--base {base}: not a revision here ({e}); fetch it first (git fetch origin)")))?;
     let target = energy_dir().parent().map(Path::to_path_buf).unwrap_or_else(|| here.join("target"));
@@ -260,7 +263,13 @@ fn build_both(base: &str, cargo_args: &[String], dir: &Path) -> Result<GateBuild
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
-    let key = content_hash(format!("{}\n{toolchain}", cargo_args.join("\u{1f}")).as_bytes());
+    // The base's build depends on the arguments, the toolchain and the flags cargo passes on.
+    let flags: String = ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS"]
+        .iter()
+        .map(|v| std::env::var(v).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\u{1f}");
+    let key = content_hash(format!("{}\n{toolchain}\n{flags}", cargo_args.join("\u{1f}")).as_bytes());
     let gate = target.join("energy").join("gate");
     let cache = gate.join(format!("base-{}-{}", &commit[..12.min(commit.len())], &key[..8]));
     let short = &commit[..8.min(commit.len())];
