@@ -126,14 +126,14 @@ fn gate_heading(report: &energy_report::paired::AbReport) -> String {
     let regressions = report.regressions().len();
     let worst = report.changes.iter().map(|c| c.detectability.detectable_change_pct).fold(0.0_f64, f64::max);
     format!(
-        "## Energy gate: {}\n\n{} of {} benchmark(s) regressed beyond {:.2} %; the smallest change this gate could detect was {:.2} % (its least certain benchmark); base `{}`, candidate `{}`.{}\n\n",
+        "## Energy gate: {}\n\n{} of {} benchmark(s) regressed beyond {:.2} %; the smallest change this gate could detect was {:.2} % (its least certain benchmark). Compared: {} against {}.{}\n\n",
         if regressions == 0 { "pass" } else { "REGRESSION" },
         regressions,
         report.changes.len(),
         report.threshold_pct,
         worst,
-        report.baseline,
         report.candidate,
+        report.baseline,
         if report.device.simulated { " SIMULATED figures: no GPU was measured." } else { "" }
     )
 }
@@ -203,7 +203,8 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
 /// executables it built.
 fn cargo_build(dir: &Path, cargo_args: &[String], target: &Path, side: &str) -> Result<Vec<PathBuf>> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    eprintln!("energy gate: building the {side} (cargo bench --no-run {}) in {}", cargo_args.join(" "), dir.display());
+    let shown: String = cargo_args.iter().map(|a| format!(" {a}")).collect();
+    eprintln!("energy gate: building the {side} (cargo bench --no-run{shown}) in {}", dir.display());
     let built = Command::new(&cargo)
         .args(["bench", "--no-run", "--message-format=json"])
         .args(cargo_args)

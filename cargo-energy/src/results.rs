@@ -230,6 +230,9 @@ fn compare_one(
             "--across-boards compares one baseline run: the spread of several runs is measured on one board; give one --baseline",
         ));
     }
+    // `cargo bench -- --save-baseline main` writes `new` and `main` alike: a candidate that is
+    // its baseline's very run compares nothing (a forgotten `cargo bench`): said first.
+    let same_run = matches!(bases.as_slice(), [base] if base.results == cand.results);
     if options.across_boards && options.drift != DriftBasis::Unknown {
         return Err(Error::new(
             ErrorKind::InvalidInput,
@@ -260,6 +263,16 @@ fn compare_one(
         removed: &options.removed,
     };
     let mut text = compare_text(&comparison, &cand, &asked);
+    if same_run {
+        text.insert_str(
+            0,
+            &format!(
+                "note: `{}` and `{}` hold the very same results: one run, not two (`cargo bench -- --save-baseline NAME` writes `new` and NAME alike); run `cargo bench` for the candidate, then compare\n",
+                bases[0].dir.display(),
+                cand.dir.display()
+            ),
+        );
+    }
     // A sweep (`args = [...]`) whose least-energy or least-time argument moved is said.
     for (set, name) in bases.iter().zip(baseline) {
         for line in optimum_moves(set, &cand, name, candidate) {

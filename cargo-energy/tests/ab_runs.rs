@@ -125,7 +125,8 @@ fn a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment() {
     assert!(t.contains("1 regression(s) in 2 benchmark(s) (simulated)"), "{t}");
     let comment = std::fs::read_to_string(&md).unwrap();
     assert!(comment.starts_with("## Energy gate: REGRESSION"), "{comment}");
-    assert!(comment.contains("base `base main (00000000)`") && comment.contains("SIMULATED"), "{comment}");
+    assert!(comment.contains("Compared: candidate (11111111) against base main (00000000)."), "{comment}");
+    assert!(comment.contains("SIMULATED"), "{comment}");
     let r = report(dir.path());
     assert_eq!(r["runs"][0]["benchmarks"].as_object().unwrap().len(), 2, "both targets in one run: {r}");
     // A budget too small for two pairs is refused with what to do.

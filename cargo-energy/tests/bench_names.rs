@@ -103,6 +103,8 @@ fn awkward_names_run_report_and_compare() {
     let dir = energy.to_str().unwrap();
     let compared = cargo_energy(&["compare", "--baseline", "main", "--dir", dir]);
     assert_eq!(compared.status.code(), Some(0), "{}", text(&compared));
+    // `new` and `main` are one run (`--save-baseline` writes both): said first.
+    assert!(text(&compared).starts_with("note: ") && text(&compared).contains("hold the very same results"));
 
     let md = cargo_energy(&["report", "--dir", dir, "--baseline", "main"]);
     assert_eq!(md.status.code(), Some(0), "{}", text(&md));

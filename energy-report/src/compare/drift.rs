@@ -113,8 +113,9 @@ pub fn compare_runs(
             }
             c.drift = Some(DriftNote {
                 basis: "between-run drift unknown (one baseline run): a rise beyond the threshold that is significant \
-                        within the runs is INCONCLUSIVE, since the board's drift between two runs (up to +6.5 % seen on \
-                        an H100, same code) could explain it. To decide: gate with `cargo energy gate` or `cargo energy \
+                        within the runs is INCONCLUSIVE, whatever its size, since nothing here measures how far this \
+                        board drifts between two runs (unchanged code rose by up to +6.5 % in 12 minutes on an H100; \
+                        another board may drift more). To decide: gate with `cargo energy gate` or `cargo energy \
                         ab` (paired runs), or give several --baseline runs, two or more --control benchmarks, or \
                         --drift PCT; --within-run judges on the within-run intervals alone"
                     .into(),

@@ -117,7 +117,9 @@ pub fn compare_text(comparison: &Comparison, candidate: &ResultSet, asked: &Comp
             ids.join(", ")
         );
     }
-    if regressions.is_empty() {
+    if regressions.is_empty() && !inconclusive.is_empty() {
+        let _ = writeln!(out, "no regression decided: the verdict is inconclusive (exit 3)");
+    } else if regressions.is_empty() {
         let _ = writeln!(out, "no energy regression");
     } else {
         let mut ids: Vec<&str> = regressions.iter().map(|c| c.id.as_str()).collect();
