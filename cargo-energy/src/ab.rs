@@ -198,6 +198,8 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
     let start = Instant::now();
     let stamp =
         format!("energy-ab-{}-{}", std::process::id(), humantime::format_rfc3339_seconds(std::time::SystemTime::now()));
+    // Each side's expected targets, read from its executables once for the whole sequence.
+    let expected = (gpus::expected_targets(&sides.baseline), gpus::expected_targets(&sides.candidate));
     eprintln!(
         "energy ab: {} against {} in ABBA order, {}-{} pairs{}, on {}; runs in {}",
         sides.candidate_label,
@@ -213,9 +215,12 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
     let mut stop = None;
     for index in 0..2 * s.max_pairs {
         let side = sequence.next_side();
-        let exes = if side == Side::A { &sides.baseline } else { &sides.candidate };
+        let exes = match side {
+            Side::A => SideExes { exes: &sides.baseline, expected: &expected.0 },
+            Side::B => SideExes { exes: &sides.candidate, expected: &expected.1 },
+        };
         let started_s = start.elapsed().as_secs_f64();
-        let set = run_once(s, exes, side, index + 1, &out, &stamp, visible.as_deref())?;
+        let set = run_once(s, &exes, side, index + 1, &out, &stamp, visible.as_deref())?;
         let figures =
             RunFigures::from_set(&set, index + 1, side, started_s, start.elapsed().as_secs_f64() - started_s)?;
         sequence.add(figures)?;
@@ -284,11 +289,17 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
     Ok((report, out))
 }
 
-/// Runs the executables `exes` of one side in turn as run `number` of the sequence (one run
-/// id, one run) and reads the run they wrote.
+/// One side's executables and their `ENERGY_EXPECTED_TARGETS`.
+struct SideExes<'a> {
+    exes: &'a [BenchExe],
+    expected: &'a str,
+}
+
+/// Runs the executables of one side in turn as run `number` of the sequence (one run id,
+/// one run) and reads the run they wrote.
 fn run_once(
     a: &SequenceArgs,
-    exes: &[BenchExe],
+    side_exes: &SideExes<'_>,
     side: Side,
     number: usize,
     out: &Path,
@@ -300,9 +311,8 @@ fn run_once(
     let log_path = dir.join("bench.log");
     let log = std::fs::File::create(&log_path).map_err(|e| Error::io(&log_path, "create the log", e))?;
     let run_env = format!("{stamp}-{number}");
-    let expected = gpus::expected_targets(exes);
     let windows = a.windows.map(|n| n.to_string());
-    let mut env = vec![("ENERGY_RUN_ID", run_env.as_str()), (EXPECTED_TARGETS_ENV, expected.as_str())];
+    let mut env = vec![("ENERGY_RUN_ID", run_env.as_str()), (EXPECTED_TARGETS_ENV, side_exes.expected)];
     if let Some(n) = &windows {
         env.push((PAIRED_WINDOWS_ENV, n.as_str()));
     }
@@ -312,7 +322,7 @@ fn run_once(
     let label = format!("run {number} ({})", side.role());
     let failed =
         |why: String| bad(format!("{label}: {why}; its output is in {}; nothing is compared", log_path.display()));
-    for exe in exes {
+    for exe in side_exes.exes {
         let launch = Launch {
             exe,
             bench_args: &a.args,

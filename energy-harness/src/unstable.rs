@@ -88,9 +88,9 @@ pub mod report {
     pub use crate::report::provenance::{Provenance, TemperatureRange};
     pub use crate::report::run::MANIFEST_FILE;
     pub use crate::report::run::{
-        current_target_name, is_energy_bench, mark_energy_bench, source_state_of, target_name_of, CommandRecord,
-        ExeRecord, Invocation, PartialRun, RunManifest, RunPin, RunStart, RunWriter, SourceState, TargetStatus,
-        UnfinishedTarget, EXPECTED_TARGETS_ENV, RUN_SCHEMA,
+        bench_artifacts, current_target_name, is_energy_bench, mark_energy_bench, source_state_of, target_name_of,
+        BenchArtifact, CommandRecord, ExeRecord, Invocation, PartialRun, RunManifest, RunPin, RunStart, RunWriter,
+        SourceState, TargetStatus, UnfinishedTarget, EXPECTED_TARGETS_ENV, RUN_SCHEMA,
     };
     pub use crate::report::svg::{axis_label, nice_ceiling, power_plot};
     pub use crate::report::{

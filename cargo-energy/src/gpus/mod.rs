@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use energy_harness::unstable::bench::{QUEUE_ENV, QUEUE_WORKER_ENV};
 use energy_harness::unstable::device::NO_GPU_HINT;
 use energy_harness::unstable::report::{
-    is_energy_bench, target_name_of, RunManifest, EXPECTED_TARGETS_ENV, MANIFEST_FILE,
+    bench_artifacts, is_energy_bench, target_name_of, RunManifest, EXPECTED_TARGETS_ENV, MANIFEST_FILE,
 };
 use energy_harness::{Error, ErrorKind, Result};
 
@@ -198,22 +198,17 @@ pub(crate) fn expected_targets(exes: &[BenchExe]) -> String {
     names.join(",")
 }
 
-/// The bench executables in `cargo bench --no-run --message-format=json` output.
+/// The bench executables in `cargo bench --no-run --message-format=json` output, each with
+/// its package's folder (one whose manifest cargo does not name is passed over).
 pub(super) fn bench_executables(messages: &str) -> Vec<BenchExe> {
-    let mut out = Vec::new();
-    for line in messages.lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        if v["reason"] != "compiler-artifact" {
-            continue;
-        }
-        let is_bench = v["target"]["kind"].as_array().is_some_and(|k| k.iter().any(|x| x == "bench"));
-        let (Some(exe), Some(manifest)) = (v["executable"].as_str(), v["manifest_path"].as_str()) else { continue };
-        if is_bench {
-            let package_dir = Path::new(manifest).parent().unwrap_or(Path::new(".")).to_path_buf();
-            out.push(BenchExe { path: PathBuf::from(exe), package_dir });
-        }
-    }
-    out
+    bench_artifacts(messages)
+        .into_iter()
+        .filter_map(|a| {
+            let manifest = a.manifest_path?;
+            let package_dir = manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
+            Some(BenchExe { path: a.executable, package_dir })
+        })
+        .collect()
 }
 
 /// Builds the benches, runs them on every selected GPU in parallel, each executable for at

@@ -120,6 +120,44 @@ pub fn target_name_of(path: &Path) -> String {
     }
 }
 
+/// A bench executable cargo built, as `cargo bench --no-run --message-format=json` names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchArtifact {
+    /// The executable.
+    pub executable: PathBuf,
+    /// The manifest of its package, when cargo names it.
+    pub manifest_path: Option<PathBuf>,
+}
+
+/// The bench executables in cargo's JSON messages (`--message-format=json`): artifacts of
+/// targets of kind `bench` that have an executable; other lines are passed over.
+pub fn bench_artifacts(messages: &str) -> Vec<BenchArtifact> {
+    let mut out = Vec::new();
+    for line in messages.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if v["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let is_bench = v["target"]["kind"].as_array().is_some_and(|k| k.iter().any(|x| x == "bench"));
+        let Some(exe) = v["executable"].as_str().filter(|_| is_bench) else { continue };
+        out.push(BenchArtifact {
+            executable: PathBuf::from(exe),
+            manifest_path: v["manifest_path"].as_str().map(PathBuf::from),
+        });
+    }
+    out
+}
+
+/// The start time of process `pid` in clock ticks since boot (`/proc/PID/stat`, field 22):
+/// with the pid, it tells a process from a later one given the same pid. Empty when unknown.
+pub(super) fn process_start_ticks(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.to_string()))
+        .and_then(|rest| rest.split_whitespace().nth(19).map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// The process that started this one: its key (`cargo:PID@START` when it is cargo), its
 /// arguments after the program, and its working folder.
 struct Parent {
@@ -133,11 +171,7 @@ fn parent() -> Parent {
     #[cfg(unix)]
     {
         let ppid = std::os::unix::process::parent_id();
-        let start = std::fs::read_to_string(format!("/proc/{ppid}/stat"))
-            .ok()
-            .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.to_string()))
-            .and_then(|rest| rest.split_whitespace().nth(19).map(str::to_string))
-            .unwrap_or_default();
+        let start = process_start_ticks(ppid);
         let cmdline: Vec<String> = std::fs::read(format!("/proc/{ppid}/cmdline"))
             .map(|raw| {
                 raw.split(|b| *b == 0)
@@ -225,17 +259,12 @@ fn cargo_bench_targets(parent: &Parent) -> std::result::Result<Vec<String>, Stri
     }
     let out = run_with_limit(cmd, Duration::from_secs(120))?;
     let mut names = Vec::new();
-    for line in out.lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        if v["reason"] != "compiler-artifact" {
-            continue;
-        }
-        let is_bench = v["target"]["kind"].as_array().is_some_and(|k| k.iter().any(|x| x == "bench"));
-        let Some(exe) = v["executable"].as_str().filter(|_| is_bench) else { continue };
-        match is_energy_bench(Path::new(exe)) {
-            Some(true) => names.push(target_name_of(Path::new(exe))),
+    for artifact in bench_artifacts(&out) {
+        let exe = &artifact.executable;
+        match is_energy_bench(exe) {
+            Some(true) => names.push(target_name_of(exe)),
             Some(false) => {}
-            None => return Err(format!("cargo names the bench executable `{exe}`, which cannot be read")),
+            None => return Err(format!("cargo names the bench executable `{}`, which cannot be read", exe.display())),
         }
     }
     names.sort();

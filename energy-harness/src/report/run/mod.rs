@@ -33,8 +33,8 @@ use crate::hash::content_hash;
 mod command;
 mod writer;
 pub use command::{
-    is_energy_bench, mark_energy_bench, source_state_of, target_name_of, CommandRecord, ExeRecord, SourceState,
-    EXPECTED_TARGETS_ENV,
+    bench_artifacts, is_energy_bench, mark_energy_bench, source_state_of, target_name_of, BenchArtifact, CommandRecord,
+    ExeRecord, SourceState, EXPECTED_TARGETS_ENV,
 };
 pub(crate) use writer::DirLock;
 pub use writer::{current_target_name, RunStart, RunWriter};
@@ -63,11 +63,7 @@ impl Invocation {
         {
             let ppid = std::os::unix::process::parent_id();
             // The parent's start time (Linux) tells a reused PID apart.
-            let start = fs::read_to_string(format!("/proc/{ppid}/stat"))
-                .ok()
-                .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.to_string()))
-                .and_then(|rest| rest.split_whitespace().nth(19).map(str::to_string))
-                .unwrap_or_default();
+            let start = command::process_start_ticks(ppid);
             Invocation { key: format!("cargo:{ppid}@{start}") }
         }
         #[cfg(not(unix))]

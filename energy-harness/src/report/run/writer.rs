@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::command::{current_command, current_command_key, CommandRecord, ExeRecord};
+use super::command::{current_command, current_command_key, target_name_of, CommandRecord, ExeRecord};
 use super::{
     Invocation, NotRunEntry, ResultEntry, RunManifest, TargetRecord, TargetStatus, LOCK_FILE, MANIFEST_FILE, RUN_SCHEMA,
 };
@@ -122,14 +122,7 @@ impl Drop for DirLock {
 
 /// The bench target name of the current executable: `saxpy-0123456789abcdef` → `saxpy`.
 pub fn current_target_name() -> String {
-    let stem = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "bench".into());
-    match stem.rsplit_once('-') {
-        Some((name, hash)) if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) => name.to_string(),
-        _ => stem,
-    }
+    std::env::current_exe().map_or_else(|_| "bench".into(), |p| target_name_of(&p))
 }
 
 /// What a bench process says of itself when it starts or joins a run.
