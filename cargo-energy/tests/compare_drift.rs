@@ -4,20 +4,9 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::result_sets::{result, write_set, GPU};
-
-fn cargo_energy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).env_remove("ENERGY_RUN_ID").output().unwrap()
-}
-
-fn compare(dir: &Path, extra: &[&str]) -> Output {
-    let mut args = vec!["compare", "--baseline", "main", "--dir", dir.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    cargo_energy(&args)
-}
+use common::result_sets::{cargo_energy, compare, result, write_set, GPU};
 
 fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))

@@ -1,24 +1,14 @@
 //! `cargo energy compare` and `report` on synthetic result sets: every exit path.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
 
-use common::result_sets::{estimate, result, write_set, GPU};
+use common::result_sets::{cargo_energy, compare, estimate, result, write_set, write_set_with_not_run, GPU};
 use energy_harness::unstable::report::{Invocation, RunWriter};
 use energy_harness::ResultDevice;
 use serde_json::{json, Value};
-
-fn cargo_energy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).env_remove("ENERGY_RUN_ID").output().unwrap()
-}
-
-fn compare(dir: &Path, extra: &[&str]) -> Output {
-    let mut args = vec!["compare", "--baseline", "main", "--dir", dir.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    cargo_energy(&args)
-}
 
 fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
@@ -346,23 +336,6 @@ fn several_saved_baselines_put_the_drift_between_runs_into_the_verdict() {
 
 /// A complete run of `results` whose bench target also listed `not_run` benchmarks (id, why),
 /// as a bench binary does for `gpu_only` or raw cudarc benchmarks without a GPU.
-fn write_set_with_not_run(dir: &Path, run: &str, results: &[Value], not_run: &[(&str, &str)]) {
-    let invocation = Invocation { key: format!("test:{run}") };
-    let writer = RunWriter::begin(&dir.join(run), "synthetic", &invocation).unwrap();
-    let device: ResultDevice = serde_json::from_value(results[0]["device"].clone()).unwrap();
-    for r in results {
-        let id = r["id"].as_str().unwrap();
-        let stem = id.replace('/', "_");
-        let plot = format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text>plot-{stem}</text></svg>");
-        let json = serde_json::to_string_pretty(r).unwrap();
-        writer.commit(id, &stem, &device, [json.as_bytes(), b"# energy-trace v1\n", plot.as_bytes()]).unwrap();
-    }
-    for (id, why) in not_run {
-        writer.record_not_run(id, why).unwrap();
-    }
-    writer.finish(0).unwrap();
-}
-
 #[test]
 fn benchmarks_not_run_are_rows_of_the_report_and_never_a_silent_pass_of_compare() {
     let dir = tempfile::tempdir().unwrap();

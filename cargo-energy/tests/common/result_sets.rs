@@ -1,7 +1,8 @@
-//! Synthetic result sets written as a bench run writes them, for the tests of `report` and
-//! `compare` (`report_compare`, `compare_drift`).
+//! Synthetic result sets written as a bench run writes them, and the command line that
+//! reads them, for the tests of `report` and `compare` (`report_compare`, `compare_drift`).
 
 use std::path::Path;
+use std::process::{Command, Output};
 
 use energy_harness::unstable::report::{Invocation, RunWriter};
 use energy_harness::ResultDevice;
@@ -38,6 +39,11 @@ pub fn result(id: &str, energy_j: f64, uuid: &str, simulated: bool) -> Value {
 
 /// A complete, succeeded run of `results`, written the way a bench run writes it.
 pub fn write_set(dir: &Path, run: &str, results: &[Value]) {
+    write_set_with_not_run(dir, run, results, &[]);
+}
+
+/// [`write_set`], with benchmarks listed as not run, each with why.
+pub fn write_set_with_not_run(dir: &Path, run: &str, results: &[Value], not_run: &[(&str, &str)]) {
     let invocation = Invocation { key: format!("test:{run}") };
     let writer = RunWriter::begin(&dir.join(run), "synthetic", &invocation).unwrap();
     let device: ResultDevice = serde_json::from_value(results.first().map_or(json!(null), |r| r["device"].clone()))
@@ -55,5 +61,20 @@ pub fn write_set(dir: &Path, run: &str, results: &[Value]) {
         let json = serde_json::to_string_pretty(r).unwrap();
         writer.commit(id, &stem, &device, [json.as_bytes(), b"# energy-trace v1\n", plot.as_bytes()]).unwrap();
     }
+    for (id, why) in not_run {
+        writer.record_not_run(id, why).unwrap();
+    }
     writer.finish(0).unwrap();
+}
+
+/// `cargo-energy ARGS`, outside any pinned run (measured results: no ENERGY_DEVICE).
+pub fn cargo_energy(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-energy")).args(args).env_remove("ENERGY_RUN_ID").output().unwrap()
+}
+
+/// `cargo energy compare --baseline main --dir DIR EXTRA…`.
+pub fn compare(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["compare", "--baseline", "main", "--dir", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    cargo_energy(&args)
 }
