@@ -27,6 +27,9 @@ pub enum NoiseBasis {
     BetweenRuns,
     /// The spread of paired differences of interleaved runs.
     Pairs,
+    /// The spread of paired differences, moderated by the other benchmarks of the same runs
+    /// (`energy_report::paired::paired_changes`).
+    PooledPairs,
     /// The within-run intervals and a between-run drift the user stated (`--drift`).
     StatedDrift,
     /// The spread of control benchmarks' changes between the two runs (`--control`).
@@ -40,6 +43,7 @@ impl NoiseBasis {
             NoiseBasis::WithinRun => "within-run intervals only; between-run drift not included",
             NoiseBasis::BetweenRuns => "spread between saved baseline runs",
             NoiseBasis::Pairs => "spread of the paired differences",
+            NoiseBasis::PooledPairs => "spread of the paired differences, moderated by the other benchmarks' pairs",
             NoiseBasis::StatedDrift => "within-run intervals and the stated between-run drift (--drift)",
             NoiseBasis::Controls => "spread of the control benchmarks' changes (--control)",
         }

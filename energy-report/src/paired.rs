@@ -8,10 +8,16 @@
 //! `d_i = 100 · ln(E_B / E_A)` (energy per launch); a drift that is linear in time adds
 //! `+δ` to one pair and `−δ` to the next, so it cancels in the mean instead of posing as a
 //! change. The change is `exp(mean d / 100) − 1`; its standard error `sd(d) / √n` on
-//! `n − 1` degrees of freedom is the noise the verdict rests on
-//! ([`Detectability`] with [`NoiseBasis::Pairs`]): a regression when the change exceeds the
-//! threshold and the one-sided lower bound lies above zero, an improvement when the upper
-//! bound lies below zero, as `compare` rules ([`Verdict`]).
+//! `n − 1` degrees of freedom is the noise of one benchmark alone ([`paired_change`],
+//! [`NoiseBasis::Pairs`]). A sequence of several benchmarks judges each with a moderated
+//! variance ([`paired_changes`], [`NoiseBasis::PooledPairs`]): its own spread and, weighted
+//! as [`POOLED_PRIOR_DF`] degrees of freedom, the spread the other benchmarks of the same
+//! runs show, scaled to this benchmark by the runs' own intervals (Smyth's moderated t,
+//! 2004). Three pairs give a benchmark 2 degrees of freedom of its own, on which a 1 %
+//! one-sided test needs a change of 7 standard errors; with the others' it needs 3.
+//! A regression when the change exceeds the threshold and the one-sided lower bound lies
+//! above zero, an improvement when the upper bound lies below zero, as `compare` rules
+//! ([`Verdict`]).
 //!
 //! Figures in log units (`d`, the standard error, the detectable change) are percent as
 //! `100 · ln(ratio)`: within 1 % of themselves of the percent change for changes below 2 %.
@@ -74,6 +80,18 @@ pub struct BenchFigure {
     /// in reports of earlier versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub within_run: Option<WithinRun>,
+}
+
+impl BenchFigure {
+    /// The standard error of `100 · ln(energy)` the run's own 95 % interval gives (its
+    /// half-width over Student's t on `windows − 1` degrees of freedom), or `None` without a
+    /// finite positive interval on two windows or more.
+    pub fn within_run_se_pct(&self) -> Option<f64> {
+        let w = self.within_run?;
+        let half = 0.5 * (w.ci_high_j - w.ci_low_j);
+        let se = 100.0 * half / self.energy_j / student_t_quantile(0.975, (w.windows.max(2) - 1) as f64);
+        (w.windows >= 2 && se.is_finite() && se > 0.0).then_some(se)
+    }
 }
 
 /// A run's own interval of a benchmark's energy per launch.
@@ -153,6 +171,10 @@ pub struct PairFigures {
     pub candidate_temperature_c: Option<f64>,
     /// `100 · ln(candidate / baseline)`.
     pub difference_pct: f64,
+    /// The standard error of `difference_pct` the two runs' own intervals give (between-run
+    /// noise not in it), in the same units; absent when either run has no interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_run_se_pct: Option<f64>,
 }
 
 impl PairFigures {
@@ -166,6 +188,10 @@ impl PairFigures {
             baseline_temperature_c: a.temperature_c,
             candidate_temperature_c: b.temperature_c,
             difference_pct: 100.0 * (b.energy_j / a.energy_j).ln(),
+            within_run_se_pct: match (a.within_run_se_pct(), b.within_run_se_pct()) {
+                (Some(x), Some(y)) => Some(x.hypot(y)),
+                _ => None,
+            },
         }
     }
 
@@ -203,9 +229,26 @@ pub struct PairedChange {
     pub threshold_note: Option<String>,
 }
 
-/// The paired change of benchmark `id` over `pairs` (two or more), judged against
-/// `threshold_pct`.
-pub fn paired_change(id: &str, pairs: Vec<PairFigures>, threshold_pct: f64) -> Result<PairedChange> {
+/// The degrees of freedom the other benchmarks of a sequence lend each benchmark's noise
+/// ([`paired_changes`]): the weight of the prior in Smyth's moderated variance. Four: two
+/// pairs' worth beside three pairs' own two. Chosen on the first H200 gate study (issue 58:
+/// 0 of 54 false alarms on unchanged code, 36 of 36 +2 % changes caught at three pairs,
+/// against 27 of 36 on each benchmark's spread alone), then checked on new gates
+/// (`research/results/2026-12-01-ci-gate/`).
+pub const POOLED_PRIOR_DF: f64 = 4.0;
+
+/// One benchmark's paired differences, checked: their mean, variance and degrees of freedom.
+struct Spread {
+    id: String,
+    pairs: Vec<PairFigures>,
+    mean: f64,
+    variance: f64,
+    df: f64,
+    /// Mean over the pairs of the within-run variance of a difference, when every pair has one.
+    within_variance: Option<f64>,
+}
+
+fn spread(id: &str, pairs: Vec<PairFigures>) -> Result<Spread> {
     let n = pairs.len();
     if n < 2 {
         return Err(Error::new(
@@ -213,7 +256,6 @@ pub fn paired_change(id: &str, pairs: Vec<PairFigures>, threshold_pct: f64) -> R
             format!("`{}`: {n} pair(s): the spread of paired differences needs two pairs or more", echo(id)),
         ));
     }
-    let d: Vec<f64> = pairs.iter().map(|p| p.difference_pct).collect();
     if let Some(p) = pairs.iter().find(|p| !p.difference_pct.is_finite()) {
         return Err(Error::new(
             ErrorKind::InvalidInput,
@@ -226,26 +268,77 @@ pub fn paired_change(id: &str, pairs: Vec<PairFigures>, threshold_pct: f64) -> R
             ),
         ));
     }
+    let d: Vec<f64> = pairs.iter().map(|p| p.difference_pct).collect();
     let mean = d.iter().sum::<f64>() / n as f64;
-    let sd = (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
-    let se = sd / (n as f64).sqrt();
-    let df = (n - 1) as f64;
-    let detectability = Detectability::new(se, df, NoiseBasis::Pairs);
+    let variance = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let within: Option<Vec<f64>> = pairs.iter().map(|p| p.within_run_se_pct.map(|se| se * se)).collect();
+    let within_variance = within.map(|v| v.iter().sum::<f64>() / n as f64);
+    Ok(Spread { id: id.to_string(), pairs, mean, variance, df: (n - 1) as f64, within_variance })
+}
+
+/// Judges a spread with the noise `variance` of one difference on `df` degrees of freedom.
+fn judged(s: Spread, variance: f64, df: f64, basis: NoiseBasis, threshold_pct: f64) -> PairedChange {
+    let se = (variance / s.pairs.len() as f64).sqrt();
+    let detectability = Detectability::new(se, df, basis);
     let half = student_t_quantile(0.975, df) * se;
     let pct = |log_pct: f64| 100.0 * ((log_pct / 100.0).exp() - 1.0);
-    let change = pct(mean);
-    let verdict = verdict_of(&detectability, mean, change, threshold_pct);
-    Ok(PairedChange {
-        id: id.to_string(),
-        pairs,
-        mean_difference_pct: mean,
+    let change = pct(s.mean);
+    let verdict = verdict_of(&detectability, s.mean, change, threshold_pct);
+    PairedChange {
+        id: s.id,
+        pairs: s.pairs,
+        mean_difference_pct: s.mean,
         change_pct: change,
-        change_low_pct: pct(mean - half),
-        change_high_pct: pct(mean + half),
+        change_low_pct: pct(s.mean - half),
+        change_high_pct: pct(s.mean + half),
         threshold_note: detectability.threshold_note(threshold_pct),
         detectability,
         verdict,
-    })
+    }
+}
+
+/// The paired change of one benchmark `id` over `pairs` (two or more), on its own spread
+/// alone ([`NoiseBasis::Pairs`]), judged against `threshold_pct`.
+pub fn paired_change(id: &str, pairs: Vec<PairFigures>, threshold_pct: f64) -> Result<PairedChange> {
+    let s = spread(id, pairs)?;
+    let (variance, df) = (s.variance, s.df);
+    Ok(judged(s, variance, df, NoiseBasis::Pairs, threshold_pct))
+}
+
+/// The paired changes of every benchmark of one sequence (two pairs or more each), each on
+/// a moderated variance ([`NoiseBasis::PooledPairs`]):
+/// `(d₀ · s₀² + d · s²) / (d₀ + d)` on `d₀ + d` degrees of freedom, where `s²` is the
+/// benchmark's own variance of differences on `d = n − 1`, `d₀` is [`POOLED_PRIOR_DF`] (or the
+/// others' degrees of freedom, when fewer) and `s₀²` is what the other benchmarks predict
+/// for it: their mean ratio of spread to within-run variance times this benchmark's
+/// within-run variance when every pair has intervals (a noisy benchmark keeps its noise),
+/// their mean variance otherwise. A benchmark alone keeps its own spread.
+pub fn paired_changes(by_id: BTreeMap<String, Vec<PairFigures>>, threshold_pct: f64) -> Result<Vec<PairedChange>> {
+    let spreads: Vec<Spread> = by_id.into_iter().map(|(id, pairs)| spread(&id, pairs)).collect::<Result<_>>()?;
+    let scaled = spreads.iter().all(|s| s.within_variance.is_some_and(|w| w.is_finite() && w > 0.0));
+    // What one benchmark says of the others' noise: its variance, or its ratio to within-run.
+    let evidence: Vec<f64> = spreads
+        .iter()
+        .map(|s| if scaled { s.variance / s.within_variance.unwrap_or(1.0) } else { s.variance })
+        .collect();
+    let total_df: f64 = spreads.iter().map(|s| s.df).sum();
+    let weighted: f64 = spreads.iter().zip(&evidence).map(|(s, e)| s.df * e).sum();
+    let mut out = Vec::with_capacity(spreads.len());
+    for (s, e) in spreads.into_iter().zip(evidence) {
+        let others_df = total_df - s.df;
+        let prior_df = POOLED_PRIOR_DF.min(others_df);
+        if prior_df <= 0.0 {
+            let (variance, df) = (s.variance, s.df);
+            out.push(judged(s, variance, df, NoiseBasis::Pairs, threshold_pct));
+            continue;
+        }
+        let others = ((weighted - s.df * e) / others_df).max(0.0);
+        let prior = if scaled { others * s.within_variance.unwrap_or(0.0) } else { others };
+        let variance = (prior_df * prior + s.df * s.variance) / (prior_df + s.df);
+        let df = prior_df + s.df;
+        out.push(judged(s, variance, df, NoiseBasis::PooledPairs, threshold_pct));
+    }
+    Ok(out)
 }
 
 /// The runs of an A/B sequence so far, each checked as it comes: one GPU throughout, each
@@ -393,9 +486,10 @@ impl AbSequence {
         out
     }
 
-    /// Every common benchmark's paired change (two pairs or more needed).
+    /// Every common benchmark's paired change (two pairs or more needed), each on its
+    /// moderated noise ([`paired_changes`]).
     pub fn changes(&self, threshold_pct: f64) -> Result<Vec<PairedChange>> {
-        self.pair_figures().into_iter().map(|(id, pairs)| paired_change(&id, pairs, threshold_pct)).collect()
+        paired_changes(self.pair_figures(), threshold_pct)
     }
 }
 

@@ -203,3 +203,139 @@ fn a_report_round_trips_and_its_changes_are_recomputed() {
     v["schema"] = "energy-ab/9".into();
     assert!(AbReport::parse(&v.to_string()).unwrap_err().message().contains("is not energy-ab/1"));
 }
+
+/// Pairs of differences `d` (log-percent), each run with a within-run standard error of
+/// `within_se` (log-percent) when given.
+fn pairs_of(d: &[f64], within_se: Option<f64>) -> Vec<PairFigures> {
+    let figure = |energy_j: f64| {
+        let within_run = within_se.map(|se| {
+            // A 95 % interval on 9 windows whose half-width is t(0.975, 8) standard errors.
+            let half = energy_j * se / 100.0 * student_t_quantile(0.975, 8.0);
+            WithinRun { ci_low_j: energy_j - half, ci_high_j: energy_j + half, windows: 9 }
+        });
+        BenchFigure { energy_j, temperature_c: None, within_run }
+    };
+    d.iter()
+        .enumerate()
+        .map(|(i, d)| PairFigures::new(i + 1, "AB", figure(1.0), figure((d / 100.0f64).exp())))
+        .collect()
+}
+
+#[test]
+fn a_benchmark_alone_keeps_its_own_spread() {
+    let d = [1.0, 2.0, 3.0];
+    let alone = paired_changes(BTreeMap::from([("k".to_string(), pairs_of(&d, None))]), 1.0).unwrap();
+    let own = paired_change("k", pairs_of(&d, None), 1.0).unwrap();
+    assert_eq!(alone, vec![own]);
+    assert_eq!(alone[0].detectability.basis, NoiseBasis::Pairs);
+}
+
+#[test]
+fn the_moderated_variance_weighs_the_others_as_prior_degrees_of_freedom() {
+    // Own variance 1 on 2 df; the two others' variances 4 and 0.25 (mean 2.125 on 4 df).
+    let by_id = BTreeMap::from([
+        ("k".to_string(), pairs_of(&[1.0, 2.0, 3.0], None)),
+        ("x".to_string(), pairs_of(&[0.0, 2.0, 4.0], None)),
+        ("y".to_string(), pairs_of(&[0.5, 1.0, 1.5], None)),
+    ]);
+    let changes = paired_changes(by_id, 1.0).unwrap();
+    let k = &changes[0];
+    let variance = (POOLED_PRIOR_DF * 2.125 + 2.0 * 1.0) / (POOLED_PRIOR_DF + 2.0);
+    assert_eq!(k.detectability.basis, NoiseBasis::PooledPairs);
+    assert!((k.detectability.degrees_of_freedom - (POOLED_PRIOR_DF + 2.0)).abs() < 1e-12, "{k:?}");
+    assert!((k.detectability.standard_error_pct - (variance / 3.0).sqrt()).abs() < 1e-9, "{k:?}");
+    // Fewer degrees of freedom among the others than the prior's weight: theirs only.
+    let two = paired_changes(
+        BTreeMap::from([
+            ("k".to_string(), pairs_of(&[1.0, 2.0], None)),
+            ("x".to_string(), pairs_of(&[0.0, 2.0], None)),
+        ]),
+        1.0,
+    )
+    .unwrap();
+    assert_eq!(two[0].detectability.degrees_of_freedom, 2.0);
+}
+
+#[test]
+fn within_run_intervals_scale_the_others_evidence_to_each_benchmark() {
+    // Every benchmark's spread is twice its within-run variance; `noisy` has within-run
+    // noise ten times the others': its prior is ten times theirs, not their mean.
+    let quiet = [0.0, 0.2, 0.4]; // variance 0.04, within-run variance of a difference 0.02
+    let se_quiet = (0.01f64).sqrt(); // per run: 0.01, a difference 0.02
+    let noisy = [0.0, 2.0, 4.0]; // variance 4
+    let se_noisy = (1.0f64).sqrt(); // per run: 1, a difference 2
+    let by_id = BTreeMap::from([
+        ("a".to_string(), pairs_of(&quiet, Some(se_quiet))),
+        ("b".to_string(), pairs_of(&quiet, Some(se_quiet))),
+        ("noisy".to_string(), pairs_of(&noisy, Some(se_noisy))),
+    ]);
+    let changes = paired_changes(by_id, 1.0).unwrap();
+    let noisy = changes.iter().find(|c| c.id == "noisy").unwrap();
+    // Prior: ratio 2 (the others') × within 2 = 4, its own 4: the variance stays 4.
+    assert!((noisy.detectability.standard_error_pct - (4.0f64 / 3.0).sqrt()).abs() < 1e-6, "{noisy:?}");
+    // Without intervals the quiet ones' variance would have pulled it to (4·0.04 + 2·4) / 6.
+    let bare = BTreeMap::from([
+        ("a".to_string(), pairs_of(&quiet, None)),
+        ("b".to_string(), pairs_of(&quiet, None)),
+        ("noisy".to_string(), pairs_of(&[0.0, 2.0, 4.0], None)),
+    ]);
+    let bare = paired_changes(bare, 1.0).unwrap();
+    let pulled = ((4.0 * 0.04 + 2.0 * 4.0) / 6.0 / 3.0f64).sqrt();
+    assert!((bare[2].detectability.standard_error_pct - pulled).abs() < 1e-6, "{:?}", bare[2]);
+}
+
+/// A small deterministic generator of normal deviates (xorshift and Box-Muller): the
+/// statistical tests below are reproducible.
+struct Normal(u64);
+
+impl Normal {
+    fn uniform(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        ((self.0 >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+    fn next(&mut self) -> f64 {
+        (-2.0 * self.uniform().ln()).sqrt() * (std::f64::consts::TAU * self.uniform()).cos()
+    }
+}
+
+/// The gate's rule on simulated truth: nine benchmarks of unequal noise (sd per pair 0.1 …
+/// 0.5 %, each run's interval telling its noise), three pairs, threshold 1 %. Unchanged
+/// code: no benchmark of 2000 gates called a regression more than 0.5 % of the time; a 2 %
+/// rise caught at least 95 % of the time by the moderated variance, less often by each
+/// benchmark's spread alone.
+#[test]
+fn moderation_keeps_false_alarms_rare_and_catches_two_percent() {
+    let sds = [0.15, 0.1, 0.2, 0.5, 0.25, 0.5, 0.15, 0.5, 0.2];
+    let mut rng = Normal(0x9e37_79b9_7f4a_7c15);
+    let gates = 2000;
+    let mut judge = |change: f64, pooled: bool| -> Vec<usize> {
+        let mut hits = vec![0; sds.len()];
+        for _ in 0..gates {
+            let by_id: BTreeMap<String, Vec<PairFigures>> = sds
+                .iter()
+                .enumerate()
+                .map(|(k, sd)| {
+                    let d: Vec<f64> = (0..3).map(|_| change + sd * rng.next()).collect();
+                    (format!("b{k}"), pairs_of(&d, Some(sd / 2f64.sqrt() / 2f64.sqrt())))
+                })
+                .collect();
+            let changes = if pooled {
+                paired_changes(by_id, 1.0).unwrap()
+            } else {
+                by_id.into_iter().map(|(id, p)| paired_change(&id, p, 1.0).unwrap()).collect()
+            };
+            for (k, c) in changes.iter().enumerate() {
+                hits[k] += usize::from(c.verdict == Verdict::Regression);
+            }
+        }
+        hits
+    };
+    let unchanged = judge(0.0, true);
+    assert!(unchanged.iter().all(|&h| h * 200 <= gates), "false alarms per benchmark of {gates}: {unchanged:?}");
+    let caught = judge(2.0, true);
+    assert!(caught.iter().all(|&h| h * 100 >= 95 * gates), "+2 % caught per benchmark of {gates}: {caught:?}");
+    let alone = judge(2.0, false);
+    assert!(alone.iter().sum::<usize>() < caught.iter().sum::<usize>(), "{alone:?} against {caught:?}");
+}
