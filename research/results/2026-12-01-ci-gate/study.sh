@@ -2,7 +2,7 @@
 # The gate study's GPU phase (issue 58), on the GPU machine, in the repository's root:
 #   study.sh STATE OUT LIMIT_S WINDOWS FIRST [workflow]
 # (PLAN="p1:default p2:4 …" in the environment: the gates in that order, KIND:WINDOWS each,
-# instead of aa, p1 and p2 at WINDOWS.)
+# instead of aa, p1 and p2 at WINDOWS; PAIRS=N: N pairs per gate instead of three.)
 # STATE is run_workflow.py's folder, with study/{aa,p1,p2} built by `cargo energy gate
 # --build-only` (A/A: main against main; +1 %: 101 calls per launch against 100; +2 %: 102)
 # and study/cargo-energy. With `workflow`, the workflow's gate job runs first
@@ -42,7 +42,7 @@ while :; do
             break 2
         fi
         name=$(printf 'gate-%02d-%s-w%s' "$i" "$kind" "$WINDOWS")
-        args=(gate --prebuilt "$STATE/study/$kind" --min-pairs 3 --max-pairs 3 --threshold 1 --output-dir "/tmp/gate-runs/$name")
+        args=(gate --prebuilt "$STATE/study/$kind" --min-pairs "${PAIRS:-3}" --max-pairs "${PAIRS:-3}" --threshold 1 --output-dir "/tmp/gate-runs/$name")
         [ "$WINDOWS" != default ] && args+=(--windows "$WINDOWS")
         t0=$SECONDS
         (cd "$STATE/checkout" && ENERGY_REQUIRE_GPU=1 "$CE" "${args[@]}" > "$OUT/study/gates/$name.txt" 2> "$OUT/study/gates/$name.err")
@@ -51,7 +51,7 @@ while :; do
         echo "$name exit $code ${last} s" >> "$OUT/study/index.txt"
         cp "/tmp/gate-runs/$name/ab.json" "$OUT/study/gates/$name.ab.json" 2>/dev/null
         # Each run's bench log (per benchmark: windows, launches, seconds): where a gate's time goes.
-        tar czf "$OUT/study/gates/$name.logs.tgz" -C "/tmp/gate-runs/$name" $(cd "/tmp/gate-runs/$name" && ls -d run-*/bench.log 2>/dev/null) 2>/dev/null
+        (cd "/tmp/gate-runs/$name" && find . -name bench.log -print0 | tar czf "$OUT/study/gates/$name.logs.tgz" --null -T -)
         i=$((i + 1))
     done
 done

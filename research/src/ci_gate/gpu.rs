@@ -1,0 +1,343 @@
+//! The gate study on a GPU (`gpu-gates.md`): every gate's raw runs read from the call
+//! archives under `raw/`, judged again by today's rule and, pair by pair, by each
+//! benchmark's own spread and by the moderated variance.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use energy_harness::Result;
+use energy_report::paired::{paired_change, paired_changes, AbReport, PairFigures, PairedChange};
+use energy_report::Verdict;
+
+use super::CI_GATE_DIR;
+use crate::generated::Page;
+
+/// The files of a gzipped tar archive (regular files only), by path.
+pub fn read_tgz(path: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
+    use std::io::Read as _;
+    let bad = |why: String| {
+        energy_harness::Error::new(energy_harness::ErrorKind::Format, format!("{}: {why}", path.display()))
+    };
+    let file = std::fs::File::open(path).map_err(|e| energy_harness::Error::io(path, "open the archive", e))?;
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(file).read_to_end(&mut bytes).map_err(|e| bad(format!("not gzip ({e})")))?;
+    let mut files = BTreeMap::new();
+    let mut at = 0;
+    while at + 512 <= bytes.len() {
+        let header = &bytes[at..at + 512];
+        if header.iter().all(|b| *b == 0) {
+            break;
+        }
+        let field = |from: usize, len: usize| {
+            let raw = &header[from..from + len];
+            String::from_utf8_lossy(&raw[..raw.iter().position(|b| *b == 0).unwrap_or(len)]).trim().to_string()
+        };
+        let size = usize::from_str_radix(&field(124, 12), 8).map_err(|_| bad(format!("a bad size at byte {at}")))?;
+        let name = match field(345, 155) {
+            prefix if !prefix.is_empty() => format!("{prefix}/{}", field(0, 100)),
+            _ => field(0, 100),
+        };
+        let body = at + 512;
+        if body + size > bytes.len() {
+            return Err(bad(format!("`{name}` runs past the end")));
+        }
+        if matches!(header[156], b'0' | 0) {
+            files.insert(name.trim_start_matches("./").to_string(), bytes[body..body + size].to_vec());
+        }
+        at = body + size.div_ceil(512) * 512;
+    }
+    Ok(files)
+}
+
+/// One gate of the GPU study: what it was and what it found.
+struct StudyGate {
+    call: usize,
+    name: String,
+    /// `aa`, `p1` or `p2`.
+    kind: String,
+    windows: String,
+    exit: i32,
+    seconds: f64,
+    report: Option<AbReport>,
+    failure: Option<String>,
+}
+
+fn kind_label(kind: &str) -> &'static str {
+    match kind {
+        "aa" => "A/A (unchanged)",
+        "p1" => "+1 % (101 calls)",
+        "p2" => "+2 % (102 calls)",
+        _ => "?",
+    }
+}
+
+/// Every gate of the study's archives under `raw` (`call1.tgz`, …).
+fn study_gates(raw: &Path) -> Result<Vec<StudyGate>> {
+    let mut gates = Vec::new();
+    for call in 1.. {
+        let path = raw.join(format!("call{call}.tgz"));
+        if !path.exists() {
+            break;
+        }
+        let files = read_tgz(&path)?;
+        let text = |name: &str| files.get(name).map(|b| String::from_utf8_lossy(b).into_owned());
+        for line in text("study/index.txt").unwrap_or_default().lines() {
+            // "gate-01-aa-wdefault exit 0 102 s", or the workflow's gate.
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if let Some(name) = words.first().filter(|n| n.starts_with("gate-")) {
+                let parts: Vec<&str> = name.splitn(4, '-').collect();
+                let report = text(&format!("study/gates/{name}.ab.json")).map(|t| AbReport::parse(&t)).transpose()?;
+                let failure = text(&format!("study/gates/{name}.err")).and_then(|e| {
+                    e.lines().find(|l| l.trim_start().starts_with("error:")).map(|l| l.trim().to_string())
+                });
+                gates.push(StudyGate {
+                    call,
+                    name: name.to_string(),
+                    kind: parts[2].to_string(),
+                    windows: parts[3].trim_start_matches('w').to_string(),
+                    exit: words.get(2).and_then(|c| c.parse().ok()).unwrap_or(-1),
+                    seconds: words.get(3).and_then(|s| s.parse().ok()).unwrap_or(f64::NAN),
+                    report,
+                    failure,
+                });
+            } else if line.starts_with("workflow gate job exit") {
+                let report = text("study/workflow-ab.json").map(|t| AbReport::parse(&t)).transpose()?;
+                gates.push(StudyGate {
+                    call,
+                    name: "workflow".into(),
+                    kind: "p2".into(),
+                    windows: "default".into(),
+                    exit: words.get(4).and_then(|c| c.parse().ok()).unwrap_or(-1),
+                    seconds: report.as_ref().map_or(f64::NAN, |r| r.wall_s),
+                    report,
+                    failure: None,
+                });
+            }
+        }
+    }
+    Ok(gates)
+}
+
+/// The benchmark's kind from its name: `compute_…`, `memory_…`, `library_…`.
+fn bench_kind(id: &str) -> &str {
+    id.split('_').next().unwrap_or("")
+}
+
+/// `2026-12-01-ci-gate/gpu-gates.md`: the study's gates on a GPU, from the archives under
+/// `raw/` (each gate's `ab.json`: every run's raw figures, the changes computed again).
+pub fn gpu_gates_page(results: &Path) -> Result<Page> {
+    let dir = results.join(CI_GATE_DIR);
+    let gates = study_gates(&dir.join("raw"))?;
+    let files = read_tgz(&dir.join("raw").join("call1.tgz"))?;
+    let gpu = files.get("study/gpu-before.csv").map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+    let gpu_line = gpu.lines().nth(1).unwrap_or("").to_string();
+    let started: Vec<String> = (1..=3)
+        .filter_map(|c| read_tgz(&dir.join("raw").join(format!("call{c}.tgz"))).ok())
+        .filter_map(|f| f.get("study/started.txt").map(|b| String::from_utf8_lossy(b).trim().to_string()))
+        .collect();
+    let mut t = String::new();
+    let _ = writeln!(t, "# The CI gate on a GPU: false alarms, power and cost (issue 58)\n");
+    let _ = writeln!(
+        t,
+        "Generated by `energy_suites::ci_gate::gpu_gates_page` from `raw/call1.tgz` … (`cargo run -p energy-suites \
+         --example republish`). Measured, each figure on the board's own sensor (its gain error is systematic and \
+         cancels in a ratio of two builds on it). GPU, as `nvidia-smi` read it before the first call (clocks read, \
+         never set): `{gpu_line}`. Calls started {}.\n",
+        started.join(", ")
+    );
+    let _ = writeln!(
+        t,
+        "The crate: `gate-study/` (nine benchmarks, three kinds: compute-bound FMA loops, memory-bound saxpy, cuBLAS \
+         GEMMs), each launch making `CALLS` calls. Built by `run_workflow.py build` (the README's workflow, its build \
+         job: `raw/workflow-build.log`) from a repository whose `main` has 100 calls and whose pull request has 102; \
+         the A/A (main against itself) and +1 % (101 calls) builds by `cargo energy gate --base origin/main \
+         --build-only` in the same clone. Every gate `cargo energy gate --prebuilt DIR --min-pairs 3 --max-pairs 3 \
+         --threshold 1` (`study.sh`), executables stripped for transport; `--windows 4` where said. The workflow's own \
+         gate (`raw/workflow-gate.log`, the gate job's steps as a runner runs them) is listed apart: its stop rule is \
+         the workflow's (3 to 12 pairs, `--max-minutes 5`).\n"
+    );
+    let _ = writeln!(
+        t,
+        "| condition | windows | gates | benchmark-gates (N) | regressions | change: mean (sd) | detectable: median [max] | GPU time per gate | per 10 benchmarks |"
+    );
+    let _ = writeln!(t, "|---|---|---|---|---|---|---|---|---|");
+    let mut summary = Vec::new();
+    for windows in ["default", "4"] {
+        for kind in ["aa", "p1", "p2"] {
+            let chosen: Vec<&StudyGate> = gates
+                .iter()
+                .filter(|g| g.kind == kind && g.windows == windows && g.name != "workflow" && g.report.is_some())
+                .collect();
+            if chosen.is_empty() {
+                continue;
+            }
+            let changes: Vec<&PairedChange> =
+                chosen.iter().flat_map(|g| g.report.as_ref().map(|r| r.changes.iter()).into_iter().flatten()).collect();
+            let n = changes.len();
+            let regressions = changes.iter().filter(|c| c.verdict == Verdict::Regression).count();
+            let mean = changes.iter().map(|c| c.change_pct).sum::<f64>() / n as f64;
+            let sd = (changes.iter().map(|c| (c.change_pct - mean).powi(2)).sum::<f64>() / (n as f64 - 1.0)).sqrt();
+            let mut detectable: Vec<f64> = changes.iter().map(|c| c.detectability.detectable_change_pct).collect();
+            detectable.sort_by(f64::total_cmp);
+            let wall: Vec<f64> = chosen.iter().filter_map(|g| g.report.as_ref().map(|r| r.wall_s)).collect();
+            let per_gate = wall.iter().sum::<f64>() / wall.len() as f64;
+            let per_bench = per_gate / (n as f64 / chosen.len() as f64);
+            let _ = writeln!(
+                t,
+                "| {} | {} | {} | {n} | {regressions} of {n} | {mean:+.2} % ({sd:.2} %) | {:.2} % [{:.2} %] | {per_gate:.0} s | {:.0} s |",
+                kind_label(kind),
+                windows,
+                chosen.len(),
+                detectable[n / 2],
+                detectable[n - 1],
+                10.0 * per_bench
+            );
+            summary.push((kind, windows, regressions, n));
+        }
+    }
+    by_pairs_table(&mut t, &gates)?;
+    let _ = writeln!(t, "\nBy kind of benchmark (windows as found, all gates above):\n");
+    let _ = writeln!(t, "| condition | compute-bound | memory-bound | library call |");
+    let _ = writeln!(t, "|---|---|---|---|");
+    for kind in ["aa", "p1", "p2"] {
+        let mut cells = Vec::new();
+        for bench in ["compute", "memory", "library"] {
+            let changes: Vec<&PairedChange> = gates
+                .iter()
+                .filter(|g| g.kind == kind && g.name != "workflow")
+                .filter_map(|g| g.report.as_ref())
+                .flat_map(|r| r.changes.iter())
+                .filter(|c| bench_kind(&c.id) == bench)
+                .collect();
+            let hit = changes.iter().filter(|c| c.verdict == Verdict::Regression).count();
+            let mean = changes.iter().map(|c| c.change_pct).sum::<f64>() / changes.len().max(1) as f64;
+            cells.push(format!("{hit} of {} regressions, mean {mean:+.2} %", changes.len()));
+        }
+        let _ = writeln!(t, "| {} | {} |", kind_label(kind), cells.join(" | "));
+    }
+    // The workflow's gate ran pairs until every benchmark's detectable change was at most
+    // 1 %: judged again after each of its pairs, how many it would have caught then.
+    if let Some(report) = gates.iter().find(|g| g.name == "workflow").and_then(|g| g.report.as_ref()) {
+        let _ = writeln!(
+            t,
+            "\nThe workflow's gate (+2 %, default windows) judged again after each of its pairs (from its runs' raw \
+             figures; pairs cost {:.0} s each on average):\n",
+            report.wall_s / report.pairs.max(1) as f64
+        );
+        let _ = writeln!(
+            t,
+            "| pairs | caught (of {n}), own spread | caught, moderated | detectable (moderated): median [max] |",
+            n = report.changes.len()
+        );
+        let _ = writeln!(t, "|---|---|---|---|");
+        for k in 2..=report.pairs {
+            let own = judged_after(report, k, Rule::OwnSpread)?;
+            let moderated = judged_after(report, k, Rule::Moderated)?;
+            let mut detectable: Vec<f64> = moderated.iter().map(|c| c.detectability.detectable_change_pct).collect();
+            detectable.sort_by(f64::total_cmp);
+            let _ = writeln!(
+                t,
+                "| {k} | {} | {} | {:.2} % [{:.2} %] |",
+                regressions(&own),
+                regressions(&moderated),
+                detectable[detectable.len() / 2],
+                detectable[detectable.len() - 1]
+            );
+        }
+    }
+    let _ = writeln!(t, "\nEvery gate:\n");
+    let _ = writeln!(t, "| call | gate | condition | windows | exit | pairs | regressions | wall | stopped |");
+    let _ = writeln!(t, "|---|---|---|---|---|---|---|---|---|");
+    for g in &gates {
+        let (pairs, regressions, stop) = match &g.report {
+            Some(r) => {
+                (r.pairs.to_string(), format!("{} of {}", r.regressions().len(), r.changes.len()), r.stop.clone())
+            }
+            None => ("—".into(), "—".into(), g.failure.clone().unwrap_or_else(|| "no report".into())),
+        };
+        let _ = writeln!(
+            t,
+            "| {} | `{}` | {} | {} | {} | {pairs} | {regressions} | {:.0} s | {} |",
+            g.call,
+            g.name,
+            kind_label(&g.kind),
+            g.windows,
+            g.exit,
+            g.seconds,
+            stop.replace('|', "\\|")
+        );
+    }
+    Ok(Page { path: PathBuf::from(CI_GATE_DIR).join("gpu-gates.md"), text: t })
+}
+
+/// How a benchmark's noise is estimated when a gate is judged again.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    /// Its own pairs' spread alone, `n − 1` degrees of freedom (the rule until 2026-12-01).
+    OwnSpread,
+    /// The moderated variance `cargo energy gate` judges by ([`paired_changes`]).
+    Moderated,
+}
+
+/// A gate judged again after its first `pairs` pairs, by `rule`.
+fn judged_after(report: &AbReport, pairs: usize, rule: Rule) -> Result<Vec<PairedChange>> {
+    let by_id: BTreeMap<String, Vec<PairFigures>> =
+        report.changes.iter().map(|c| (c.id.clone(), c.pairs.iter().take(pairs).cloned().collect())).collect();
+    match rule {
+        Rule::Moderated => paired_changes(by_id, report.threshold_pct),
+        Rule::OwnSpread => by_id.into_iter().map(|(id, p)| paired_change(&id, p, report.threshold_pct)).collect(),
+    }
+}
+
+fn regressions(changes: &[PairedChange]) -> usize {
+    changes.iter().filter(|c| c.verdict == Verdict::Regression).count()
+}
+
+/// The table of false alarms and power by pairs run: every study gate of one window
+/// setting judged after 2, 3, … pairs by both rules, and what that many pairs cost.
+fn by_pairs_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
+    let _ = writeln!(
+        t,
+        "\nBy pairs run: every gate judged again after its first k pairs (from its runs' raw figures), by each \
+         benchmark's own spread (2 degrees of freedom at three pairs; the rule before 2026-12-01) and by the \
+         moderated variance `cargo energy gate` judges by today (`energy_report::paired::paired_changes`); the GPU \
+         time is the first 2k runs' wall time, per 10 benchmarks.\n"
+    );
+    let _ = writeln!(
+        t,
+        "| windows | condition | pairs | benchmark-gates (N) | regressions, own spread | regressions, moderated | GPU time per 10 benchmarks |"
+    );
+    let _ = writeln!(t, "|---|---|---|---|---|---|---|");
+    let mut windows: Vec<&str> = gates.iter().map(|g| g.windows.as_str()).collect();
+    windows.sort_unstable();
+    windows.dedup();
+    for w in windows {
+        for kind in ["aa", "p1", "p2"] {
+            let chosen: Vec<&AbReport> = gates
+                .iter()
+                .filter(|g| g.kind == kind && g.windows == w && g.name != "workflow")
+                .filter_map(|g| g.report.as_ref())
+                .collect();
+            let Some(most) = chosen.iter().map(|r| r.pairs).min() else { continue };
+            for k in 2..=most {
+                let (mut n, mut own, mut moderated, mut wall, mut benches) = (0, 0, 0, 0.0, 0);
+                for r in &chosen {
+                    let o = judged_after(r, k, Rule::OwnSpread)?;
+                    n += o.len();
+                    own += regressions(&o);
+                    moderated += regressions(&judged_after(r, k, Rule::Moderated)?);
+                    wall += r.runs.iter().take(2 * k).map(|run| run.wall_s).sum::<f64>();
+                    benches += r.changes.len();
+                }
+                let _ = writeln!(
+                    t,
+                    "| {w} | {} | {k} | {n} | {own} of {n} | {moderated} of {n} | {:.0} s |",
+                    kind_label(kind),
+                    10.0 * wall / benches as f64
+                );
+            }
+        }
+    }
+    Ok(())
+}
