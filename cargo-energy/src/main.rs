@@ -379,17 +379,19 @@ struct SequenceFlags {
     /// [default: the GPU ENERGY_DEVICE and CUDA_VISIBLE_DEVICES choose].
     #[arg(long)]
     gpu: Option<String>,
-    /// Pairs run before the sequence may stop (2 or more) [default: 3 for ab, 4 for gate:
-    /// with 3 pairs the one-sided test on 2 degrees of freedom needs a change of 7 standard
-    /// errors, with 4 pairs 4.5].
+    /// Pairs run before the sequence may stop (2 or more) [default: 3 for ab, 2 for gate:
+    /// each benchmark is judged on its own pairs and, as 4 degrees of freedom, the other
+    /// benchmarks' (a moderated variance)].
     #[arg(long = "min-pairs")]
     min_pairs: Option<usize>,
     /// Pairs run at most.
     #[arg(long = "max-pairs", default_value_t = 12)]
     max_pairs: usize,
-    /// Stop once every benchmark's detectable change is at most this, percent.
-    #[arg(long, default_value_t = 1.0)]
-    target: f64,
+    /// Stop once every benchmark's detectable change is at most this, percent [default: 1
+    /// for ab; for gate twice the threshold: a rise of twice the threshold caught 95 % of
+    /// the time].
+    #[arg(long)]
+    target: Option<f64>,
     /// Regression threshold, percent [default: 5 for ab, 1 for gate].
     #[arg(long)]
     threshold: Option<f64>,
@@ -408,23 +410,45 @@ struct SequenceFlags {
     #[arg(long = "max-minutes", value_parser = gate::parse_minutes)]
     max_minutes: Option<std::time::Duration>,
     /// Windows per benchmark in each run (3-40; a benchmark that fixes its own keeps them)
-    /// [default: as each benchmark's precision needs, 10 at least]: the pairs' spread is
-    /// the verdict's noise, so each run needs no interval of its own.
+    /// [default: for ab as each benchmark's precision needs, 10 at least; 8 for gate]: the
+    /// pairs' spread is the verdict's noise, so each run needs no interval of its own.
     #[arg(long)]
     windows: Option<usize>,
 }
 
+/// What a paired command runs by default where its flags are silent.
+struct SequenceDefaults {
+    threshold_pct: f64,
+    min_pairs: usize,
+    /// `None`: the target is twice the threshold.
+    target_pct: Option<f64>,
+    windows: Option<usize>,
+}
+
+/// `cargo energy ab`: a 5 % threshold, 3 pairs at least, a 1 % target, the benchmarks' own
+/// windows.
+const AB_DEFAULTS: SequenceDefaults =
+    SequenceDefaults { threshold_pct: 5.0, min_pairs: 3, target_pct: Some(1.0), windows: None };
+
+/// `cargo energy gate`: a 1 % threshold, 2 pairs at least, a target of twice the threshold,
+/// 8 windows per benchmark and run. On an H200 (research/results/2026-12-01-ci-gate) a
+/// gate's noise fell with each run's busy time, and its fixed cost is ~0.7 s per benchmark
+/// and run: two pairs of 8 windows cost about as much as three of 3 and catch more.
+const GATE_DEFAULTS: SequenceDefaults =
+    SequenceDefaults { threshold_pct: 1.0, min_pairs: 2, target_pct: None, windows: Some(8) };
+
 impl SequenceFlags {
-    fn into_args(self, threshold_pct: f64, min_pairs: usize, args: Vec<String>) -> ab::SequenceArgs {
+    fn into_args(self, defaults: &SequenceDefaults, args: Vec<String>) -> ab::SequenceArgs {
+        let threshold_pct = self.threshold.unwrap_or(defaults.threshold_pct);
         ab::SequenceArgs {
             gpu: self.gpu,
-            min_pairs: self.min_pairs.unwrap_or(min_pairs),
+            min_pairs: self.min_pairs.unwrap_or(defaults.min_pairs),
             max_pairs: self.max_pairs,
-            target_pct: self.target,
-            threshold_pct: self.threshold.unwrap_or(threshold_pct),
+            target_pct: self.target.or(defaults.target_pct).unwrap_or(2.0 * threshold_pct),
+            threshold_pct,
             timeout: self.timeout.0,
             budget: self.max_minutes,
-            windows: self.windows,
+            windows: self.windows.or(defaults.windows),
             output_dir: self.output_dir,
             removed: self.removed,
             args,
@@ -540,7 +564,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Ab { baseline, candidate, sequence, format, args } => {
-            let asked = ab::AbArgs { baseline, candidate, sequence: sequence.into_args(5.0, 3, args), format };
+            let asked = ab::AbArgs { baseline, candidate, sequence: sequence.into_args(&AB_DEFAULTS, args), format };
             match ab::run(&asked) {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(1),
@@ -557,7 +581,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 build_only,
                 prebuilt,
                 markdown,
-                sequence: sequence.into_args(1.0, 4, args),
+                sequence: sequence.into_args(&GATE_DEFAULTS, args),
             };
             match gate::run(&asked) {
                 Ok(false) => Ok(()),

@@ -2,7 +2,8 @@
 # The gate study's GPU phase (issue 58), on the GPU machine, in the repository's root:
 #   study.sh STATE OUT LIMIT_S WINDOWS FIRST [workflow]
 # (PLAN="p1:default p2:4 …" in the environment: the gates in that order, KIND:WINDOWS each,
-# instead of aa, p1 and p2 at WINDOWS; PAIRS=N: N pairs per gate instead of three.)
+# instead of aa, p1 and p2 at WINDOWS; PAIRS=N: N pairs per gate instead of three; PAIRS=auto:
+# the gate's own stop rule, at most MAX_PAIRS (4) pairs. WINDOWS `gate`: the gate's default.)
 # STATE is run_workflow.py's folder, with study/{aa,p1,p2} built by `cargo energy gate
 # --build-only` (A/A: main against main; +1 %: 101 calls per launch against 100; +2 %: 102)
 # and study/cargo-energy. With `workflow`, the workflow's gate job runs first
@@ -42,8 +43,13 @@ while :; do
             break 2
         fi
         name=$(printf 'gate-%02d-%s-w%s' "$i" "$kind" "$WINDOWS")
-        args=(gate --prebuilt "$STATE/study/$kind" --min-pairs "${PAIRS:-3}" --max-pairs "${PAIRS:-3}" --threshold 1 --output-dir "/tmp/gate-runs/$name")
-        [ "$WINDOWS" != default ] && args+=(--windows "$WINDOWS")
+        args=(gate --prebuilt "$STATE/study/$kind" --threshold 1 --output-dir "/tmp/gate-runs/$name")
+        if [ "${PAIRS:-3}" = auto ]; then
+            args+=(--max-pairs "${MAX_PAIRS:-4}")
+        else
+            args+=(--min-pairs "${PAIRS:-3}" --max-pairs "${PAIRS:-3}")
+        fi
+        case $WINDOWS in default | gate) ;; *) args+=(--windows "$WINDOWS") ;; esac
         t0=$SECONDS
         (cd "$STATE/checkout" && ENERGY_REQUIRE_GPU=1 "$CE" "${args[@]}" > "$OUT/study/gates/$name.txt" 2> "$OUT/study/gates/$name.err")
         code=$?
