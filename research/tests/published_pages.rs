@@ -105,21 +105,24 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
     for doc in ["README.md", "docs/GUIDE.md"] {
         assert!(read(doc).contains(&quoted), "{doc} quotes the stored repeats as `{quoted}`");
     }
-    // The GUIDE's figures of the GPU gates: three fixed pairs at +2 %, and the workflow's gate
-    // after its fourth pair.
+    // The GUIDE's figures of the GPU gates: the two rules at three pairs, and the gate's
+    // defaults as they ran.
     let gpu = &pages[1].text;
-    let cell = |row_start: &str, index: usize| -> String {
-        let row = gpu.lines().find(|l| l.starts_with(row_start)).unwrap_or_else(|| panic!("`{row_start}` in the page"));
-        row.split('|').nth(index).unwrap().trim().to_string()
-    };
-    let fixed_pairs = cell("| +2 % (102 calls) | default |", 5);
-    let after_four = cell("| 4 | ", 2);
-    let of = number_after(gpu, "| caught (of ");
+    let line = |start: &str| gpu.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("`{start}`"));
+    let rules = line("**At three pairs");
+    let defaults = line("**The gate's defaults");
+    let p2 = &rules[rules.find("+2 % (102 calls): ").unwrap()..];
+    let moderated = number_after(p2, ": ");
+    let n = number_after(p2, " of ");
+    let own = number_after(p2, "moderated, ");
+    let aa_n = number_after(rules, "moderated, 0 of ");
     for quoted in [
         format!("{false_alarms} false alarms in {with_controls} comparisons"),
         format!("+5 %: {caught_5} of {with_controls}"),
-        format!("three fixed pairs caught {fixed_pairs} changes of +2 %"),
-        format!("fourth pair, had caught {after_four} of {of}"),
+        format!("the moderated variance caught {moderated} of {n} changes of +2 % where each benchmark's own spread caught {own} of {n}"),
+        format!("(0 of {aa_n})"),
+        defaults[defaults.find("A/A ").unwrap()..defaults.find("; GPU time").unwrap()].to_string(),
+        format!("GPU time per 10 benchmarks {} s on average", number_after(defaults, "per 10 benchmarks ")),
     ] {
         assert!(read("docs/GUIDE.md").contains(&quoted), "docs/GUIDE.md quotes `{quoted}`");
     }

@@ -70,7 +70,7 @@ pub fn ab_text(report: &AbReport) -> String {
     let _ = writeln!(out, "  A: {}\n  B: {}", visible(&report.baseline), visible(&report.candidate));
     let _ = writeln!(
         out,
-        "regression: a rise above {:.2} % whose one-sided lower bound (1 % false alarms, t on pairs − 1 df) lies above zero",
+        "regression: a rise above {:.2} % whose one-sided lower bound (1 % false alarms; Student t on the degrees of freedom each benchmark's line gives) lies above zero",
         report.threshold_pct
     );
     for c in &report.changes {
@@ -85,7 +85,13 @@ pub fn ab_text(report: &AbReport) -> String {
             c.change_high_pct,
             verdict_label(c.verdict)
         );
-        let _ = writeln!(out, "      {} pairs; {}", c.pairs.len(), c.detectability.describe());
+        let _ = writeln!(
+            out,
+            "      {} pairs, {:.0} degrees of freedom; {}",
+            c.pairs.len(),
+            c.detectability.degrees_of_freedom,
+            c.detectability.describe()
+        );
         if let Some(note) = &c.threshold_note {
             let _ = writeln!(out, "      note: {note}");
         }
