@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use energy_suites::costs::fit_compute;
-use energy_suites::instructions::suite::read_table;
+use kernel_energy::instructions::suite::read_table;
 
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

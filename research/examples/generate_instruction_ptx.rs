@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use energy_suites::generated::sync_dir;
-use energy_suites::instructions::{catalog, file_name, generate};
+use kernel_energy::generated::sync_dir;
+use kernel_energy::instructions::{catalog, file_name, generate};
 
 fn main() -> std::process::ExitCode {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("ptx").join("instructions");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("ptx").join("instructions");
     let list = catalog();
     let files: Vec<(String, String)> = list.iter().map(|i| (file_name(i), generate(i))).collect();
     match sync_dir(&dir, ".ptx", &files) {

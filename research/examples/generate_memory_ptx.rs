@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use energy_suites::generated::sync_dir;
-use energy_suites::memory::{generate, MemoryKernel};
+use kernel_energy::generated::sync_dir;
+use kernel_energy::memory::{generate, MemoryKernel};
 
 fn main() -> std::process::ExitCode {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("ptx").join("memory");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("ptx").join("memory");
     let files: Vec<(String, String)> = MemoryKernel::ALL.iter().map(|k| (k.file_name(), generate(*k))).collect();
     match sync_dir(&dir, ".ptx", &files) {
         Ok(changes) => {

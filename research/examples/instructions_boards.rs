@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use energy_suites::instructions::suite::{board_ratios, read_table, render_board_ratios};
+use kernel_energy::instructions::suite::{board_ratios, read_table, render_board_ratios};
 
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,7 +31,7 @@ fn main() -> std::process::ExitCode {
             }
         }
     }
-    let name = |t: &energy_suites::instructions::suite::InstructionTable| {
+    let name = |t: &kernel_energy::instructions::suite::InstructionTable| {
         t.device.as_ref().map(|d| d.name.clone()).unwrap_or_else(|| "?".into())
     };
     let list = board_ratios(&references, &other, &args[0]);

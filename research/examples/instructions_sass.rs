@@ -3,11 +3,11 @@
 //! sm_80 at ptxas -O3 and -O0 (Arafa's SASS inspection, made reviewable).
 //!
 //! `cargo run --release --example instructions_sass [OUT.md]` (default
-//! `research/results/instructions-sass.md`). Needs ptxas and cuobjdump (see `energy_suites::sass`).
+//! `research/results/instructions-sass.md`). Needs ptxas and cuobjdump (see `kernel_energy::sass`).
 
-use energy_suites::instructions::check_chain;
-use energy_suites::instructions::{catalog, file_name};
-use energy_suites::sass::{assemble, disassemble, find_tool, PtxasOpt, Tool};
+use kernel_energy::instructions::check_chain;
+use kernel_energy::instructions::{catalog, file_name};
+use kernel_energy::sass::{assemble, disassemble, find_tool, PtxasOpt, Tool};
 use std::path::PathBuf;
 
 const TARGETS: [(&str, PtxasOpt); 3] = [("sm_90", PtxasOpt::O3), ("sm_90", PtxasOpt::O0), ("sm_80", PtxasOpt::O3)];
@@ -30,7 +30,7 @@ fn run() -> Result<PathBuf, String> {
          Residual: what the measured (K) loop holds per iteration beyond its baseline's loop and \
          the K steps (ptxas's moves at the loop's edges); the check allows at most {} instructions. \
          `cargo test --test instruction_ptx` checks the same for every kernel.\n\n",
-        energy_suites::instructions::MAX_RESIDUAL_PER_ITERATION
+        kernel_energy::instructions::MAX_RESIDUAL_PER_ITERATION
     ));
     text.push_str("| instruction |");
     for (arch, opt) in TARGETS {

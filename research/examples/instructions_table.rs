@@ -3,7 +3,7 @@
 //! choose the GPU (`cargo run --example instructions_table -- GPU-uuid`). The same
 //! `ENERGY_INSTRUCTIONS_LEVELS` / `ENERGY_INSTRUCTIONS_THREADS` as the run apply.
 
-use energy_suites::instructions::suite::{publish_table, suite_dir, SuiteOptions};
+use kernel_energy::instructions::suite::{publish_table, suite_dir, SuiteOptions};
 
 fn main() -> std::process::ExitCode {
     let uuid = std::env::args().nth(1);

@@ -10,15 +10,15 @@
 //!
 //! MEMORY_JSON is the suite's `memory.json` (same GPU model), RESULT_JSON the kernel's
 //! result file (`target/energy/<bench>/<id>.json`), KERNEL the launch's name in the export
-//! (default: the first launch's name); the counts are the mean over its profiled launches. The metrics: `energy_suites::memory::BREAKDOWN_METRICS`.
+//! (default: the first launch's name); the counts are the mean over its profiled launches. The metrics: `kernel_energy::memory::BREAKDOWN_METRICS`.
 
 use std::path::PathBuf;
 
 use energy_harness::ResultFile;
 use energy_report::read_ncu_csv;
-use energy_suites::memory::model::BREAKDOWN_METRICS;
-use energy_suites::memory::suite::load_table;
-use energy_suites::memory::{breakdown, AccessCounts, Level, SectorEnergies};
+use kernel_energy::memory::model::BREAKDOWN_METRICS;
+use kernel_energy::memory::suite::load_table;
+use kernel_energy::memory::{breakdown, AccessCounts, Level, SectorEnergies};
 
 fn run() -> Result<String, String> {
     let args: Vec<String> = std::env::args().skip(1).collect();

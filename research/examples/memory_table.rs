@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use energy_suites::memory::suite::{publish_table, suite_dir};
+use kernel_energy::memory::suite::{publish_table, suite_dir};
 
 fn main() -> std::process::ExitCode {
     let dir = std::env::args().nth(1).map(PathBuf::from).unwrap_or_else(suite_dir);

@@ -18,7 +18,7 @@ use energy_harness::unstable::report::{read_archived, RunManifest, TargetStatus}
 use energy_harness::{Estimate, Result, ResultFile};
 use energy_report::{compare_runs, compare_with_controls, DriftBasis, ResultSet, Verdict};
 
-use crate::generated::Page;
+use kernel_energy::generated::Page;
 
 mod gpu;
 pub use gpu::{gpu_gates_page, read_tgz};

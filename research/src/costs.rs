@@ -11,7 +11,7 @@ use energy_harness::{Error, ErrorKind, Result};
 use energy_report::nnls;
 use serde::Serialize;
 
-use crate::instructions::suite::InstructionTable;
+use kernel_energy::instructions::suite::InstructionTable;
 
 /// The classes and the SASS opcodes (as the suite's machine-code reader names them) in each.
 pub const COMPUTE_CLASSES: [(&str, &[&str]); 8] = [

@@ -18,7 +18,7 @@ use energy_harness::unstable::trace::{read_trace, WindowEdge, AUXILIARY_WINDOW};
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use energy_report::{sort_natural, sweep_svg, sweeps, sweeps_markdown, ResultSet};
 
-use crate::generated::Page;
+use kernel_energy::generated::Page;
 
 /// The folder under `research/results/`.
 pub const PARAMETERIZED_DIR: &str = "2026-11-29-parameterized";

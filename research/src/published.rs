@@ -17,14 +17,14 @@ use energy_harness::{Error, ErrorKind, Result};
 use energy_report::{render_markdown as render_explanation, EnergyModel};
 
 use crate::heldout::{board_report, render_board, render_repeat, report_stem};
-use crate::instructions::suite::{board_ratios, read_table, rebuild_table, render_board_ratios, render_markdown};
-use crate::memory::suite::{
+use kernel_energy::instructions::suite::{board_ratios, read_table, rebuild_table, render_board_ratios, render_markdown};
+use kernel_energy::memory::suite::{
     attach_hit_rates, build_table, div_reference, load_points, load_table, read_hit_rates, render_block_svg,
     render_markdown as render_memory, render_thread_svg,
 };
 use crate::model::{SuiteRun, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS};
 
-pub use crate::generated::Page;
+pub use kernel_energy::generated::Page;
 
 /// The instruction tables (JSON and markdown), rebuilt from their kernels.
 pub const INSTRUCTION_TABLES: [&str; 7] = [
@@ -107,7 +107,7 @@ pub fn instruction_pages(results: &Path) -> Result<Vec<Page>> {
     let [b1, b2, _, _, b3, _, h200] = &tables[..] else {
         return Err(Error::new(ErrorKind::Analysis, "the instruction tables changed in number"));
     };
-    let name = |t: &crate::instructions::suite::InstructionTable| t.device.as_ref().map(|d| d.name.clone());
+    let name = |t: &kernel_energy::instructions::suite::InstructionTable| t.device.as_ref().map(|d| d.name.clone());
     let (h100_name, h200_name) = (name(b1).unwrap_or_default(), name(h200).unwrap_or_default());
     let dir = "2026-11-24-instructions-v2-h100-h200";
     let all = board_ratios(&[b1.clone(), b2.clone(), b3.clone()], h200, "O4");

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use energy_suites::costs::{class_of, fit_compute, COMPUTE_CLASSES};
-use energy_suites::instructions::suite::read_table;
+use kernel_energy::instructions::suite::read_table;
 
 #[test]
 fn every_class_is_fitted_non_negative_from_three_h100_boards() {

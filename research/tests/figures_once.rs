@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use energy_harness::units::format_si;
 use energy_harness::unstable::engine::{difference, net_per_op, per_unit};
 use energy_harness::{Estimate, ResultFile};
-use energy_suites::instructions::suite::{read_table, KernelRun};
+use kernel_energy::instructions::suite::{read_table, KernelRun};
 
 fn results() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("results")

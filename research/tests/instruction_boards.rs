@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_suites::instructions::suite::{board_ratios, read_table, render_board_ratios};
+use kernel_energy::instructions::suite::{board_ratios, read_table, render_board_ratios};
 
 fn results() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("results")

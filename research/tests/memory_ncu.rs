@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use energy_report::{parse_ncu_csv, read_ncu_csv};
-use energy_suites::memory::suite::{hit_rates, load_profile};
-use energy_suites::memory::{AccessCounts, Level};
+use kernel_energy::memory::suite::{hit_rates, load_profile};
+use kernel_energy::memory::{AccessCounts, Level};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("results/2026-11-24-memory-h100-h200")

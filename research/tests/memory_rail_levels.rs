@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use energy_harness::Estimate;
-use energy_suites::memory::suite::{build_table, fit_configs, load_points, render_markdown};
+use kernel_energy::memory::suite::{build_table, fit_configs, load_points, render_markdown};
 
 #[test]
 fn every_level_shows_board_and_rail_per_sector_when_the_rail_was_recorded() {

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_suites::sass::{assemble, disassemble, instruction_class, tools_for_tests, PtxasOpt, SassInstruction};
+use kernel_energy::sass::{assemble, disassemble, instruction_class, tools_for_tests, PtxasOpt, SassInstruction};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()

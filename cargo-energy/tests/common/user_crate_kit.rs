@@ -1,7 +1,7 @@
 //! A GPU crate outside the workspace, as a user has it: the library crates packaged (`cargo
 //! package`, what a registry would serve), unpacked under `<workspace>/target/user-crate/vendor`,
 //! and a crate in a temporary folder depending on `energy-harness = "0.1"` patched to them.
-//! Shared by `energy-examples/tests/user_crate.rs` and `cargo-energy/tests/newcomer_mistakes.rs`;
+//! Shared by `tests/user_crate.rs` and `cargo-energy/tests/newcomer_mistakes.rs`;
 //! both build in `target/user-crate/`, so the harness is compiled once for both.
 #![allow(dead_code)]
 

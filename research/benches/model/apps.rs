@@ -4,11 +4,11 @@
 use energy_harness::prelude::*;
 use energy_harness::unstable::bench::BenchSpec;
 use energy_harness::{Error, ErrorKind, KernelCode};
-use energy_suites::common::suite_measure_options;
+use kernel_energy::common::suite_measure_options;
 use half::f16;
 
 const APPS_PTX: &str = include_str!("../../ptx/apps/apps.ptx");
-const SAXPY_PTX: &str = include_str!("../../../energy-examples/ptx/examples/saxpy.ptx");
+const SAXPY_PTX: &str = include_str!("../../../ptx/examples/saxpy.ptx");
 
 /// Deterministic pseudo-random numbers (splitmix64) for the applications' inputs.
 struct Rng(u64);

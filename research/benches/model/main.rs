@@ -25,7 +25,7 @@ use std::sync::Arc;
 use energy_harness::prelude::*;
 use energy_harness::unstable::bench::BenchSpec;
 use energy_harness::{KernelCode, Launcher};
-use energy_suites::common::{run_benchmarks, suite_measure_options};
+use kernel_energy::common::{run_benchmarks, suite_measure_options};
 
 mod apps;
 

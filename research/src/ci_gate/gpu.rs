@@ -11,7 +11,7 @@ use energy_report::paired::{paired_change, paired_changes, AbReport, PairFigures
 use energy_report::Verdict;
 
 use super::CI_GATE_DIR;
-use crate::generated::Page;
+use kernel_energy::generated::Page;
 
 /// The files of a gzipped tar archive (regular files only), by path.
 pub fn read_tgz(path: &Path) -> Result<BTreeMap<String, Vec<u8>>> {

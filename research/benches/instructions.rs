@@ -1,8 +1,0 @@
-//! The instruction suite (Arafa et al. 2020 on today's GPUs): energy per PTX instruction,
-//! `cargo bench --bench instructions`. See `energy_suites::instructions::suite` and the
-//! README; `ENERGY_INSTRUCTIONS_LEVELS=O4,O0` and `ENERGY_INSTRUCTIONS_THREADS=full|one`
-//! choose what runs, criterion filters (`-- div_`) select instructions.
-
-fn main() -> std::process::ExitCode {
-    energy_suites::instructions::suite::main()
-}
