@@ -17,12 +17,14 @@ use energy_harness::{Error, ErrorKind, Result};
 use energy_report::{render_markdown as render_explanation, EnergyModel};
 
 use crate::heldout::{board_report, render_board, render_repeat, report_stem};
-use kernel_energy::instructions::suite::{board_ratios, read_table, rebuild_table, render_board_ratios, render_markdown};
+use crate::model::{SuiteRun, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS};
+use kernel_energy::instructions::suite::{
+    board_ratios, read_table, rebuild_table, render_board_ratios, render_markdown,
+};
 use kernel_energy::memory::suite::{
     attach_hit_rates, build_table, div_reference, load_points, load_table, read_hit_rates, render_block_svg,
     render_markdown as render_memory, render_thread_svg,
 };
-use crate::model::{SuiteRun, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS};
 
 pub use kernel_energy::generated::Page;
 

@@ -4,8 +4,8 @@
 use energy_harness::prelude::*;
 use energy_harness::unstable::bench::BenchSpec;
 use energy_harness::{Error, ErrorKind, KernelCode};
-use kernel_energy::common::suite_measure_options;
 use half::f16;
+use kernel_energy::common::suite_measure_options;
 
 const APPS_PTX: &str = include_str!("../../ptx/apps/apps.ptx");
 const SAXPY_PTX: &str = include_str!("../../../ptx/examples/saxpy.ptx");
