@@ -23,6 +23,7 @@ pub const NO_GPU_HINT: &str =
 
 /// A process using the GPU.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GpuProcess {
     /// Process id.
     pub pid: u32,
@@ -41,6 +42,7 @@ pub fn gpu_required() -> bool {
 
 /// Facts about a GPU at one moment. Fields the GPU does not report are `None`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviceFacts {
     /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
     pub name: String,
@@ -299,6 +301,7 @@ pub fn nvml_index_for_cuda_ordinal(ordinal: u32) -> Result<u32> {
 
 /// One GPU of the machine, as `cargo energy info` lists it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GpuListing {
     /// NVML index.
     pub nvml_index: u32,

@@ -46,6 +46,7 @@ impl UnawaitedJudge {
 
 /// What a batch's time was read from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TimeBasis {
     /// CUDA events around the launches on the harness's stream (the GPU's own clock).

@@ -19,6 +19,7 @@ pub const DETECTION_POWER: f64 = 0.95;
 
 /// What the standard error of a change was estimated from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum NoiseBasis {
     /// The two runs' within-run intervals: between-run drift is not in it.
@@ -52,6 +53,7 @@ impl NoiseBasis {
 
 /// The noise of a relative change and what it lets a comparison detect.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Detectability {
     /// Standard error of the change, percent.
     pub standard_error_pct: f64,

@@ -30,6 +30,8 @@ mod history;
 mod natural;
 mod ncu;
 pub mod paired;
+#[cfg(feature = "schema")]
+pub mod schemas;
 mod sweep;
 
 pub use compare::{

@@ -37,6 +37,7 @@ pub const AB_SCHEMA: &str = "energy-ab/1";
 
 /// Which executable a run is of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Side {
     /// The baseline's executable.
     A,
@@ -70,6 +71,7 @@ pub fn abba_order(runs: usize) -> Vec<Side> {
 
 /// One benchmark's figures in one run.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BenchFigure {
     /// Energy per launch (`energy_j.mean`), J.
     pub energy_j: f64,
@@ -96,6 +98,7 @@ impl BenchFigure {
 
 /// A run's own interval of a benchmark's energy per launch.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WithinRun {
     /// Lower end of the 95 % interval, J.
     pub ci_low_j: f64,
@@ -107,6 +110,7 @@ pub struct WithinRun {
 
 /// One run of one executable: where it wrote its results and what they hold.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RunFigures {
     /// Its number in the sequence, from 1.
     pub run: usize,
@@ -156,6 +160,7 @@ impl RunFigures {
 
 /// One pair's figures of one benchmark.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PairFigures {
     /// The pair's number, from 1.
     pub pair: usize,
@@ -207,6 +212,7 @@ impl PairFigures {
 /// One benchmark's paired change (written, never read: [`AbReport::parse`] computes it
 /// again from the runs' figures).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PairedChange {
     /// Benchmark id.
     pub id: String,
@@ -527,6 +533,7 @@ pub fn stop_reason(
 /// What `cargo energy ab` found: every run's raw figures and each benchmark's paired change
 /// (`ab.json`, schema [`AB_SCHEMA`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AbReport {
     /// Always [`AB_SCHEMA`].
     pub schema: String,

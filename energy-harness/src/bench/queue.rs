@@ -38,6 +38,7 @@ pub const DURATIONS_SCHEMA: &str = "energy-durations/1";
 
 /// Where a benchmark of the queue stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ItemStatus {
     /// Nobody has taken it yet.
@@ -52,6 +53,7 @@ pub enum ItemStatus {
 
 /// One benchmark of the queue.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct QueueItem {
     /// The bench executable's file name (`instructions-0123456789abcdef`): the processes
     /// that may claim it.
@@ -95,6 +97,7 @@ pub fn duration_key(target: &str, name: &str) -> String {
 
 /// `queue.json`: the queue of one `cargo energy run`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct QueueState {
     /// Always [`QUEUE_SCHEMA`].
     pub schema: String,
@@ -287,6 +290,7 @@ fn write_state(dir: &Path, state: &QueueState) -> Result<()> {
 
 /// The durations file: each benchmark's last duration, seconds, by [`duration_key`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Durations {
     /// Always [`DURATIONS_SCHEMA`].
     pub schema: String,

@@ -37,6 +37,7 @@ use crate::error::{Error, ErrorKind, Result};
 /// # Ok::<(), Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum JitOptLevel {
     /// No optimization ("non-optimized" in Arafa et al.).
     O0,

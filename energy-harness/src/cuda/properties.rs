@@ -8,6 +8,7 @@ use crate::error::Result;
 
 /// Facts the suites size their kernels by.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GpuProperties {
     /// Name from the driver.
     pub name: String,

@@ -87,6 +87,7 @@ impl EnergyCurve {
 
 /// The counter's ticks and the grid fitted through them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TickFit {
     /// Fitted tick period, s.
     pub period_s: f64,

@@ -42,6 +42,7 @@ use crate::sensors::{SensorModel, SourceKind};
 /// # Ok::<(), Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MeasureOptions {
     /// Operations per launch (energy per op; criterion throughput in elements).
     pub ops: Option<f64>,
@@ -201,6 +202,7 @@ impl MeasureOptions {
 /// Options after [`MeasureOptions::resolve`]: every value decided and checked. Written
 /// into each result as `options`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ResolvedOptions {
     /// Operations per launch, when given.
     pub ops: Option<f64>,

@@ -11,6 +11,7 @@ use crate::sensors::{SensorModel, SourceKind};
 
 /// One measured window: its energy split plus what ran in it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WindowResult {
     /// Energy, idle and edge details.
     #[serde(flatten)]
@@ -27,6 +28,7 @@ pub struct WindowResult {
 
 /// Energy per unit of work (operation or byte) when the caller says how much work a launch does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PerUnit {
     /// What a unit is ("op", "byte", "instruction", ...).
     pub unit: String,
@@ -41,6 +43,7 @@ pub struct PerUnit {
 /// Net energy per operation against a baseline kernel (Arafa et al.: the same loop
 /// without the work under test), as [`super::summary::net_energy`] computes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NetEnergy {
     /// The baseline benchmark's id.
     pub baseline_id: String,
@@ -52,6 +55,7 @@ pub struct NetEnergy {
 
 /// The same windows measured by a second source, as a check on the first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CrossCheck {
     /// The second source.
     pub source: SourceKind,
@@ -66,6 +70,7 @@ pub struct CrossCheck {
 /// A rail's energy over the same windows as the board's (the GPU's memory, say): reported
 /// beside the board's figures, never subtracted from them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RailEnergy {
     /// The rail.
     pub source: SourceKind,
@@ -83,6 +88,7 @@ pub struct RailEnergy {
 
 /// A complete measurement of one kernel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Measurement {
     /// Benchmark id.
     pub id: String,
@@ -149,6 +155,7 @@ pub struct Measurement {
 
 /// How a measurement's windows moved from the first to the last.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Drift {
     /// Change of the energy per launch over the windows (least-squares trend), percent.
     pub energy_change_pct: f64,
@@ -175,6 +182,7 @@ impl Measurement {
 
 /// A measurement's energy per launch moved to the reference temperature (50 °C).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThermalNormalized {
     /// The reference temperature, °C.
     pub reference_c: f64,

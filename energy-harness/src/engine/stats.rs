@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// A mean over repeated observations with its 95 % confidence interval (Student t).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Estimate {
     /// Sample mean.
     pub mean: f64,
@@ -288,6 +289,7 @@ impl BandedSpd {
 
 /// A least-squares line.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LinearFit {
     /// Slope.
     pub slope: f64,

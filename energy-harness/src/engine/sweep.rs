@@ -13,6 +13,7 @@ use energy_units::format_si;
 /// argument), the parameter's name (the launch function's, e.g. `block`) and the argument
 /// as its id shows it (`256`). Written into the result file (`sweep`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SweepPoint {
     /// The sweep: the benchmark's name without the argument.
     pub sweep: String,

@@ -47,6 +47,7 @@ pub const MAX_WATTS_PER_C: f64 = 20.0;
 
 /// A board's load power against die temperature, at one SM clock.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThermalCalibration {
     /// Always [`THERMAL_SCHEMA`].
     pub schema: String,

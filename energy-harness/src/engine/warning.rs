@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a warning is about, for code that must react (a budget test fails on throttling).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum WarningKind {
@@ -44,6 +45,7 @@ pub enum WarningKind {
 
 /// A warning: its kind and a sentence for people.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Warning {
     /// The kind.
     pub kind: WarningKind,

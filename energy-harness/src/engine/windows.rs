@@ -39,6 +39,7 @@ impl Default for SplitOptions {
 
 /// The energy of one window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WindowEnergy {
     /// Window index.
     pub index: u32,

@@ -32,6 +32,7 @@ pub const RESULT_SCHEMA: &str = "energy-result/1";
 
 /// The device as a result file names it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ResultDevice {
     /// GPU name.
     pub name: String,
@@ -51,6 +52,7 @@ pub struct ResultDevice {
 /// One benchmark's result, as written to `target/energy/<run>/<id>.json`. Unknown fields
 /// are ignored on read, so later versions may add more.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ResultFile {
     /// Always [`RESULT_SCHEMA`].
     pub schema: String,

@@ -22,6 +22,7 @@ use crate::error::echo;
 
 /// Where a result came from (see the module's documentation).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Provenance {
     /// The commit checked out (full hash), when known.
     #[serde(default)]
@@ -42,6 +43,7 @@ pub struct Provenance {
 
 /// The lowest and highest die temperature of a result's windows, °C.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TemperatureRange {
     /// The coolest window's temperature, °C.
     pub min_c: u32,

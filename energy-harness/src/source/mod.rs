@@ -426,6 +426,25 @@ impl Serialize for SourceKind {
     }
 }
 
+/// A source is written as its name, one of [`SourceKind::ALL`]'s; older names are read too.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for SourceKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SourceKind".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // What is read: today's names, and the names files of earlier versions carry.
+        let mut names: Vec<&str> = SourceKind::ALL.iter().map(|k| k.name()).collect();
+        names.extend(SOURCE_TABLE.iter().filter_map(|f| f.legacy_name));
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A sensor source, by its name (files of earlier versions spell it as the Rust variant: read, never written).",
+            "enum": names,
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for SourceKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Name;

@@ -12,6 +12,7 @@ use crate::error::echo;
 
 /// A model of how a sensor turns true power into readings.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "model", rename_all = "kebab-case")]
 pub enum SensorModel {
     /// The reading is the true power at its update instant.

@@ -17,6 +17,7 @@ use crate::source::{Quantity, SourceKind};
 /// in mW), or anything else a trace holds (the sampler's clock and temperature, a channel
 /// of a later version), kept and never analyzed.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Channel {
     /// A sensor source's readings.
     Source(SourceKind),
@@ -91,6 +92,7 @@ impl fmt::Display for Channel {
 
 /// One reading: the time it describes on the trace clock, and its value in the channel's unit.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Reading {
     /// Seconds on the trace clock.
     pub time_s: f64,
@@ -100,6 +102,7 @@ pub struct Reading {
 
 /// Which edge of a kernel window a mark is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum WindowEdge {
     /// The launching thread is about to enqueue the window's first launch.
     Start,
@@ -109,6 +112,7 @@ pub enum WindowEdge {
 
 /// A window marker set by the launching thread.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WindowMark {
     /// Seconds on the trace clock.
     pub time_s: f64,
@@ -124,6 +128,7 @@ pub const AUXILIARY_WINDOW: u32 = u32::MAX;
 
 /// A kernel window: the span from a start mark to the end mark of the same index.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Window {
     /// 0-based window index.
     pub index: u32,

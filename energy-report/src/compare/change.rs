@@ -14,6 +14,7 @@ use energy_harness::{Error, ErrorKind, Result};
 
 /// The change of one benchmark between two runs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Change {
     /// Benchmark id.
     pub id: String,
@@ -66,6 +67,7 @@ pub(super) fn temperature_note(baseline_c: Option<f64>, candidate_c: Option<f64>
 
 /// What a change amounts to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Rose by more than the threshold, significantly: fails `compare`.

@@ -64,6 +64,7 @@ impl DriftBasis {
 
 /// The drift two runs were judged with, as a line of the comparison says it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DriftNote {
     /// What the verdicts rest on, in words.
     pub basis: String,

@@ -36,6 +36,7 @@ use thermal::{normalized_change, normalized_pair, raw_note};
 
 /// The comparison of two runs.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Comparison {
     /// The threshold, percent.
     pub threshold_pct: f64,

@@ -9,6 +9,7 @@ use energy_units::format_si;
 /// Where a measured kernel lies between the model's two data regimes: the prediction on
 /// constant data (operands that never switch) and on switching data (random operands).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OperandBracket {
     /// Predicted dynamic energy on constant data, J, and its interval.
     pub constant_j: f64,

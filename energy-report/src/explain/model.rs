@@ -22,6 +22,7 @@ pub const MAX_SM_CLOCK_MHZ: f64 = 10_000.0;
 
 /// One term of a model: a class of instructions or of memory accesses.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ModelClass {
     /// `fp32`, `int`, `dram loads`, ...
     pub name: String,
@@ -52,6 +53,7 @@ pub struct ModelClass {
 /// A class's cost in one data regime: dynamic energy per unit, J, and its 95 % interval
 /// (`None`: held at zero by the fit).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RegimeCost {
     /// Dynamic energy per unit, J.
     pub j_per_unit: f64,
@@ -115,6 +117,7 @@ impl ModelClass {
 
 /// A fitted model, one per GPU model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EnergyModel {
     /// [`MODEL_SCHEMA`].
     pub format: String,

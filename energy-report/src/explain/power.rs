@@ -16,6 +16,7 @@ pub const MAX_POWER_LIMIT_TOLERANCE: f64 = 0.5;
 /// model's clock above that bound is of a kernel the limit held back (lower clock and voltage:
 /// every operation cheaper than the model's cost); the prediction is then the bound.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PowerBound {
     /// The board's enforced power limit during the run, W (the result's).
     pub limit_w: f64,

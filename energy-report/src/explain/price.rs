@@ -16,6 +16,7 @@ use energy_units::format_si;
 
 /// One line of an explanation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExplainedTerm {
     /// The class.
     pub name: String,
@@ -38,6 +39,7 @@ pub struct ExplainedTerm {
 
 /// A kernel's energy, predicted by class and measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Explanation {
     /// Benchmark id.
     pub id: String,

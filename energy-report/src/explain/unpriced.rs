@@ -37,6 +37,7 @@ pub const PRICED_BY: [(&str, &[&str]); 2] = [
 
 /// Work of a kernel that the model has no term for ([`UNPRICED_WORK`]), as counted.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UnpricedWork {
     /// The candidate term's name.
     pub name: String,

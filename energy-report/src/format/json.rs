@@ -79,17 +79,19 @@ impl ReportFormat for Json {
 pub const REPORT_SCHEMA: &str = "energy-report/1";
 
 #[derive(Serialize)]
-struct JsonReport<'a> {
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub(crate) struct JsonReport<'a> {
     schema: &'static str,
     dir: String,
     benchmarks: Vec<&'a ResultFile>,
     /// Benchmarks the run did not run, with why; left out when none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     not_run: Vec<NotRun<'a>>,
     comparison: Option<&'a Comparison>,
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct NotRun<'a> {
     id: &'a str,
     reason: &'a str,

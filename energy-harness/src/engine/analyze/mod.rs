@@ -52,6 +52,7 @@ pub struct AnalysisOptions {
 
 /// The analysis of a trace.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TraceAnalysis {
     /// The source the energies come from.
     pub source: SourceKind,

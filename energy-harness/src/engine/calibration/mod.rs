@@ -28,6 +28,7 @@ pub const CALIBRATION_SCHEMA: &str = "energy-calibration/1";
 
 /// The fitted model of one power source.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SourceCalibration {
     /// The model that fit best, with its parameter.
     pub model: SensorModel,
@@ -43,6 +44,7 @@ pub struct SourceCalibration {
 
 /// The energy counter's fitted ticks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CounterCalibration {
     /// Tick period, s.
     pub period_s: f64,
@@ -61,6 +63,7 @@ pub struct CounterCalibration {
 
 /// Everything fitted for one GPU.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Calibration {
     /// Always [`CALIBRATION_SCHEMA`].
     pub schema: String,

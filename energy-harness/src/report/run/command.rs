@@ -27,6 +27,7 @@ pub const EXPECTED_TARGETS_ENV: &str = "ENERGY_EXPECTED_TARGETS";
 
 /// One command (a `cargo bench`, or an orchestrator's sequence) that wrote to a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CommandRecord {
     /// The parent process that ran the bench targets: `cargo:PID@START` (START is its start
     /// time in clock ticks since boot: a reused PID is told apart), `process:PID@START` for
@@ -52,6 +53,7 @@ pub struct CommandRecord {
 /// The source a command's executables were built from: the commit and the state of the
 /// tracked files.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SourceState {
     /// The commit checked out (full hash).
     pub commit: String,
@@ -61,6 +63,7 @@ pub struct SourceState {
 
 /// A bench target's executable: where it was and the hash of its bytes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExeRecord {
     /// Its absolute path.
     pub path: String,

@@ -47,6 +47,7 @@ const LOCK_FILE: &str = ".run.lock";
 
 /// How the bench processes of one `cargo bench` recognise each other.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Invocation {
     /// `ENERGY_RUN_ID` when set (several cargo commands make one run), else `cargo:PID@START`
     /// of the parent process (the `cargo` that runs every bench binary in turn).
@@ -75,6 +76,7 @@ impl Invocation {
 
 /// How a bench target ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum TargetStatus {
     /// Started and not finished: still running, or interrupted.
@@ -90,6 +92,7 @@ pub enum TargetStatus {
 
 /// The files of one result and their hashes (FNV-1a 64, hex).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ResultEntry {
     /// Benchmark id.
     pub id: String,
@@ -109,6 +112,7 @@ pub struct ResultEntry {
 
 /// One bench binary's part of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TargetRecord {
     /// Bench target name (the binary's name without cargo's hash).
     pub name: String,
@@ -143,6 +147,7 @@ pub struct TargetRecord {
 
 /// A benchmark a run did not run, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NotRunEntry {
     /// Benchmark id, as its result would have had it (`saxpy_cudarc/energy (simulated)`).
     pub id: String,
@@ -152,6 +157,7 @@ pub struct NotRunEntry {
 
 /// A run directory's manifest (`run.json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RunManifest {
     /// Always [`RUN_SCHEMA`].
     pub schema: String,
@@ -335,6 +341,7 @@ impl RunManifest {
 
 /// A bench target of a run that never recorded its end.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UnfinishedTarget {
     /// Its name.
     pub name: String,
