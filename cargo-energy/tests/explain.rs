@@ -1,15 +1,26 @@
-//! `cargo energy explain` on a real saxpy result and its real ncu export (H100,
-//! research/results/2026-11-24-memory-h100-h200/saxpy-h100), priced with a **test fixture**
-//! model written here (two data-movement classes; not a fitted model): the arithmetic, the
-//! outputs and every refusal.
+//! `cargo energy explain` on a real saxpy result and its real ncu export (H100), priced with
+//! a **test fixture** model written here (two data-movement classes; not a fitted model): the
+//! arithmetic, the outputs and every refusal; and on real held-out calls of cuBLAS ISAMAX
+//! (H100, H200) with the models that ship. The files are copies under `tests/data/` (their
+//! READMEs say from where). The published models on the research's own stored runs:
+//! `research/tests/explain_stored_runs.rs`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use energy_harness::unstable::report::read_archived;
 use serde_json::json;
 
-fn saxpy() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-24-memory-h100-h200")
+/// The fixtures: real saxpy results of an H100 and an H200 and the H100's ncu export
+/// (`saxpy-h100/`, `saxpy-h200/`), and the held-out ISAMAX calls (`isamax-*/`), each stored
+/// gzipped and read as written (`<file>.gz` where `<file>` is absent).
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// The text of a fixture, stored gzipped as `<path>.gz`.
+fn fixture_text(path: &Path) -> String {
+    String::from_utf8(read_archived(path).unwrap()).unwrap()
 }
 
 fn fixture_model(dir: &Path, gpu: &str) -> PathBuf {
@@ -43,8 +54,8 @@ fn text(o: &Output) -> String {
 fn a_kernel_is_priced_term_by_term_beside_its_measurement() {
     let dir = tempfile::tempdir().unwrap();
     let model = fixture_model(dir.path(), "NVIDIA H100 80GB HBM3");
-    let result = saxpy().join("saxpy-h100/saxpy_energy.json");
-    let ncu = saxpy().join("saxpy-h100/saxpy-ncu.csv");
+    let result = data().join("saxpy-h100/saxpy_energy.json");
+    let ncu = data().join("saxpy-h100/saxpy-ncu.csv");
     let out_dir = dir.path().join("out");
     let o = explain(&[
         "--result",
@@ -78,9 +89,9 @@ fn a_kernel_is_priced_term_by_term_beside_its_measurement() {
 fn explain_refuses_what_it_cannot_price() {
     let dir = tempfile::tempdir().unwrap();
     let h100_model = fixture_model(dir.path(), "NVIDIA H100 80GB HBM3");
-    let h200 = saxpy().join("saxpy-h200/saxpy_energy.json");
-    let h100 = saxpy().join("saxpy-h100/saxpy_energy.json");
-    let ncu = saxpy().join("saxpy-h100/saxpy-ncu.csv");
+    let h200 = data().join("saxpy-h200/saxpy_energy.json");
+    let h100 = data().join("saxpy-h100/saxpy_energy.json");
+    let ncu = data().join("saxpy-h100/saxpy-ncu.csv");
     // Another GPU model: no borrowed model.
     let o = explain(&[
         "--result",
@@ -122,12 +133,14 @@ fn explain_refuses_what_it_cannot_price() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("sm__inst_executed_pipe_fma.sum") && text(&o).contains("profile with"), "{}", text(&o));
-    // A file that is not a model.
+    // A file that is not a model: the result itself (models are read plain, not gzipped).
+    let not_a_model = dir.path().join("saxpy_energy.json");
+    std::fs::write(&not_a_model, fixture_text(&h100)).unwrap();
     let o = explain(&[
         "--result",
         h100.to_str().unwrap(),
         "--model",
-        h100.to_str().unwrap(),
+        not_a_model.to_str().unwrap(),
         "--ncu",
         ncu.to_str().unwrap(),
     ]);
@@ -148,48 +161,6 @@ fn explain_refuses_what_it_cannot_price() {
     assert!(text(&o).contains("no launch of `gemm`") && text(&o).contains("saxpy"), "{}", text(&o));
 }
 
-/// The published H100 model (research/results/model-h100.json) explains an application kernel
-/// outside its fit, from the committed run: SGEMV on board 1, as research/results/model-h100.md
-/// reports it (predicted 154.4 mJ against 146.0 mJ measured), with the model's notes.
-#[test]
-fn the_published_h100_model_explains_a_held_out_kernel() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results");
-    let board = root.join("2026-11-24-model-h100-h200/h100-board1");
-    let dir = tempfile::tempdir().unwrap();
-    let o = explain(&[
-        "--result",
-        board.join("run/app_sgemv_energy.json").to_str().unwrap(),
-        "--model",
-        root.join("model-h100.json").to_str().unwrap(),
-        "--ncu",
-        board.join("ncu/app_sgemv.csv").to_str().unwrap(),
-        "--kernel",
-        "sgemv",
-        "--output",
-        dir.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let md = text(&o);
-    assert!(md.contains("DRAM reads") && md.contains("kernel time") && md.contains("Note: fitted on kernels"), "{md}");
-    let e: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("explain.json")).unwrap()).unwrap();
-    let (predicted, measured) =
-        (e["predicted_dynamic_j"].as_f64().unwrap(), e["measured_dynamic_j"][0].as_f64().unwrap());
-    assert!((predicted * 1e3 - 154.4).abs() < 0.5 && (measured * 1e3 - 146.0).abs() < 0.05, "{predicted} {measured}");
-    // The H200's run with the H100's model: refused, not borrowed.
-    let h200 = root.join("2026-11-24-model-h100-h200/h200");
-    let o = explain(&[
-        "--result",
-        h200.join("run/app_sgemv_energy.json").to_str().unwrap(),
-        "--model",
-        root.join("model-h100.json").to_str().unwrap(),
-        "--ncu",
-        h200.join("ncu/app_sgemv.csv").to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("no fitted model for the NVIDIA H200"), "{}", text(&o));
-}
-
 /// docs/RELIABILITY.md, "Explain: models and ncu exports": a model or an export with an
 /// impossible figure is refused (exit 2) with the file, the field and what to do, never
 /// priced into a table of negative or infinite µJ.
@@ -197,8 +168,8 @@ fn the_published_h100_model_explains_a_held_out_kernel() {
 fn impossible_models_and_exports_are_refused_with_the_field() {
     let dir = tempfile::tempdir().unwrap();
     let model_path = fixture_model(dir.path(), "NVIDIA H100 80GB HBM3");
-    let h100 = saxpy().join("saxpy-h100/saxpy_energy.json");
-    let ncu = saxpy().join("saxpy-h100/saxpy-ncu.csv");
+    let h100 = data().join("saxpy-h100/saxpy_energy.json");
+    let ncu = data().join("saxpy-h100/saxpy-ncu.csv");
     let run = |model: &Path, ncu: &Path| {
         explain(&[
             "--result",
@@ -266,7 +237,7 @@ fn impossible_models_and_exports_are_refused_with_the_field() {
     );
     // A result whose dynamic energy is more than its total: static energy would be negative.
     // The result reader refuses it first (explain's own check stays for results made in memory).
-    let mut result: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&h100).unwrap()).unwrap();
+    let mut result: serde_json::Value = serde_json::from_str(&fixture_text(&h100)).unwrap();
     result["dynamic_j"] = json!({"mean": 0.04, "ci_low": 0.039, "ci_high": 0.041, "n": 10, "std_dev": 0.001});
     let more = dir.path().join("more.json");
     std::fs::write(&more, result.to_string()).unwrap();
@@ -280,7 +251,7 @@ fn impossible_models_and_exports_are_refused_with_the_field() {
     ]);
     expect(&o, &["`saxpy/energy` dynamic_j: mean 0.04 is above the total energy 0.0320415636"]);
     // A negative count in the export.
-    let export = std::fs::read_to_string(&ncu).unwrap().replace("\"134,228,736\"", "\"-134,228,736\"");
+    let export = fixture_text(&ncu).replace("\"134,228,736\"", "\"-134,228,736\"");
     let bad_ncu = dir.path().join("negative-ncu.csv");
     std::fs::write(&bad_ncu, export).unwrap();
     expect(
@@ -299,7 +270,7 @@ fn a_result_id_is_escaped_in_the_svg() {
     let dir = tempfile::tempdir().unwrap();
     let model = fixture_model(dir.path(), "NVIDIA H100 80GB HBM3");
     let mut result: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(saxpy().join("saxpy-h100/saxpy_energy.json")).unwrap()).unwrap();
+        serde_json::from_str(&fixture_text(&data().join("saxpy-h100/saxpy_energy.json"))).unwrap();
     result["id"] = json!("saxpy<f32> & co/energy");
     let result_path = dir.path().join("result.json");
     std::fs::write(&result_path, result.to_string()).unwrap();
@@ -310,7 +281,7 @@ fn a_result_id_is_escaped_in_the_svg() {
         "--model",
         model.to_str().unwrap(),
         "--ncu",
-        saxpy().join("saxpy-h100/saxpy-ncu.csv").to_str().unwrap(),
+        data().join("saxpy-h100/saxpy-ncu.csv").to_str().unwrap(),
         "--output",
         out.to_str().unwrap(),
     ]);
@@ -339,7 +310,7 @@ fn an_absent_kernel_among_thousands_names_the_closest() {
     std::fs::write(&ncu, export).unwrap();
     let o = explain(&[
         "--result",
-        saxpy().join("saxpy-h100/saxpy_energy.json").to_str().unwrap(),
+        data().join("saxpy-h100/saxpy_energy.json").to_str().unwrap(),
         "--model",
         model.to_str().unwrap(),
         "--ncu",
@@ -357,61 +328,10 @@ fn an_absent_kernel_among_thousands_names_the_closest() {
     assert!(t.contains("(4992 more)"), "{t}");
 }
 
-/// A held-out run of issue 35 (research/results/2026-11-26-model-protocol-h100-h200, board 1)
-/// with its board's two-regime model, as a user runs it without `--kernel`: a library call
-/// of two kernels (cuBLAS SASUM) is explained as one call, its counts summed, and agrees with
-/// the published held-out table; a call whose profile counts warpgroup MMA, TMA and atomics
-/// (cuBLAS HGEMM) names that work and lies above the bracket; cuRAND's seeding launch is not
-/// taken for the call.
-#[test]
-fn a_library_call_is_explained_whole_with_the_work_it_has_no_term_for() {
-    let board = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../research/results/2026-11-26-model-protocol-h100-h200/h100-board1");
-    let run = |name: &str| {
-        let dir = tempfile::tempdir().unwrap();
-        let o = explain(&[
-            "--result",
-            board.join(format!("run-heldout/{name}_energy.json")).to_str().unwrap(),
-            "--model",
-            board.join("fit/model.json").to_str().unwrap(),
-            "--ncu",
-            board.join(format!("ncu-heldout/{name}.csv")).to_str().unwrap(),
-            "--output",
-            dir.path().to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{name}: {}", text(&o));
-        let e: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.path().join("explain.json")).unwrap()).unwrap();
-        (text(&o), e)
-    };
-    let table: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(board.join("heldout.json")).unwrap()).unwrap();
-    let row = |name: &str| {
-        table["analysis"]["rows"].as_array().unwrap().iter().find(|r| r["case"]["benchmark"] == name).unwrap()["case"]
-            .clone()
-    };
-    let (out, e) = run("heldout_cublas_sasum_own");
-    assert!(out.contains("explaining one call: 2 launch(es) of asum_kernel"), "{out}");
-    let (predicted, published) =
-        (e["predicted_dynamic_j"].as_f64().unwrap(), row("heldout_cublas_sasum_own")["predicted_j"].as_f64().unwrap());
-    assert!((predicted / published - 1.0).abs() < 1e-9, "{predicted} against the table's {published}");
-    assert_eq!(e["bracket"]["placement"], "inside");
-
-    let (out, e) = run("heldout_cublas_hgemm_own");
-    assert_eq!(e["bracket"]["placement"], "above", "{out}");
-    let unpriced: Vec<&str> = e["unpriced"].as_array().unwrap().iter().map(|w| w["name"].as_str().unwrap()).collect();
-    assert_eq!(unpriced, ["wgmma", "tma", "atomics"], "{out}");
-    assert!(out.contains("Work the model has no term for: **wgmma**"), "{out}");
-
-    let (out, e) = run("heldout_curand_uniform_own");
-    assert!(out.contains("1 launch(es) of gen_sequenced"), "{out}");
-    let published = row("heldout_curand_uniform_own")["predicted_j"].as_f64().unwrap();
-    assert!((e["predicted_dynamic_j"].as_f64().unwrap() / published - 1.0).abs() < 1e-9);
-}
-
-/// Protocol v3's board 6: its held-out ISAMAX on its own data, as measured and profiled there.
+/// Protocol v3's board 6: its held-out ISAMAX on its own data, as measured and profiled there
+/// (`tests/data/isamax-h100-board6/`).
 fn board6() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-26-model-protocol-v3/h100-board6")
+    data().join("isamax-h100-board6")
 }
 
 /// `cargo energy explain NAME`: the benchmark's result found in the run, the model that ships
@@ -423,13 +343,12 @@ fn a_benchmark_is_explained_by_name_with_the_shipped_model_and_ncu_run_for_it() 
     let dir = tempfile::tempdir().unwrap();
     let energy = dir.path().join("energy");
     let result =
-        energy_harness::ResultFile::read_json(&board6().join("run-heldout/heldout_cublas_isamax_own_energy.json"))
-            .unwrap();
+        energy_harness::ResultFile::read_json(&board6().join("heldout_cublas_isamax_own_energy.json")).unwrap();
     let w = RunWriter::begin(&energy.join("new"), "heldout", &Invocation { key: "test:explain".into() }).unwrap();
     let json = serde_json::to_string_pretty(&result).unwrap();
     w.commit(&result.id, "isamax", &result.device, [json.as_bytes(), b"# energy-trace v1\n", b"<svg/>"]).unwrap();
     w.finish(0).unwrap();
-    let export = board6().join("ncu-heldout/heldout_cublas_isamax_own.csv.gz");
+    let export = board6().join("heldout_cublas_isamax_own.csv.gz");
     let ncu = dir.path().join("ncu");
     let seen = dir.path().join("ncu-args.txt");
     std::fs::write(&ncu, format!("#!/bin/sh\necho \"$@\" > '{}'\ngzip -dc '{}'\n", seen.display(), export.display()))
@@ -492,11 +411,9 @@ fn a_benchmark_is_explained_by_name_with_the_shipped_model_and_ncu_run_for_it() 
 #[test]
 fn a_gpu_without_a_shipped_model_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let h200 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-24-model-h100-h200/h200");
-    let archived = energy_harness::unstable::report::read_archived(&h200.join("run/app_sgemv_energy.json")).unwrap();
-    let result = String::from_utf8(archived).unwrap();
+    let result = fixture_text(&data().join("saxpy-h200/saxpy_energy.json"));
     assert!(result.contains("\"name\": \"NVIDIA H200\""));
-    let a100 = dir.path().join("app_sgemv_energy.json");
+    let a100 = dir.path().join("saxpy_energy.json");
     std::fs::write(&a100, result.replace("\"name\": \"NVIDIA H200\"", "\"name\": \"NVIDIA A100-SXM4-80GB\"")).unwrap();
     let o = explain(&["--result", a100.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
@@ -506,39 +423,22 @@ fn a_gpu_without_a_shipped_model_is_refused() {
 }
 
 /// An H200 result is explained with the H200 model that ships, and prices the call as the
-/// board's held-out page does (the same model, the same ncu export).
+/// board's held-out page does (the same model, the same ncu export): protocol v3's H200 board 1,
+/// its held-out ISAMAX (`tests/data/isamax-h200-board1/`).
 #[test]
 fn an_h200_result_takes_the_h200_model_that_ships() {
-    let board =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../research/results/2026-11-26-model-protocol-v3/h200-board1");
+    let board = data().join("isamax-h200-board1");
     // Both archived gzipped, read as written (`<file>.gz` where `<file>` is absent).
-    let result = board.join("run-heldout/heldout_cublas_isamax_own_energy.json");
-    let ncu = board.join("ncu-heldout/heldout_cublas_isamax_own.csv");
+    let result = board.join("heldout_cublas_isamax_own_energy.json");
+    let ncu = board.join("heldout_cublas_isamax_own.csv");
     let o = explain(&["--result", result.to_str().unwrap(), "--ncu", ncu.to_str().unwrap(), "--json"]);
     assert!(o.status.success(), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("model: the one that ships for the NVIDIA H200: protocol v3"), "{err}");
     let e: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let page: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(board.join("heldout.json")).unwrap()).unwrap();
-    let row = page["analysis"]["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["case"]["benchmark"] == "heldout_cublas_isamax_own")
-        .unwrap();
-    let (predicted, published) =
-        (e["predicted_dynamic_j"].as_f64().unwrap(), row["case"]["predicted_j"].as_f64().unwrap());
+    // The call's `predicted_j` on the board's page, as stored
+    // (research/results/2026-11-26-model-protocol-v3/h200-board1/heldout.json).
+    let published = 0.0751424256849784;
+    let predicted = e["predicted_dynamic_j"].as_f64().unwrap();
     assert!((predicted / published - 1.0).abs() < 1e-9, "{predicted} J against the page's {published} J");
-}
-
-/// Each shipped model is its published fit, byte for byte.
-#[test]
-fn the_shipped_models_are_the_published_fits_byte_for_byte() {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for m in energy_report::SHIPPED_MODELS {
-        let published = std::fs::read_to_string(repo.join(m.published)).unwrap();
-        assert_eq!(m.text, published, "{} differs from {}", m.gpu, m.published);
-        assert!(m.text.contains(&format!("\"gpu\": \"{}\"", m.gpu)), "{}", m.gpu);
-    }
 }

@@ -14,6 +14,8 @@ mod memory;
 pub mod nvrtc;
 mod properties;
 pub mod ptx_interface;
+#[cfg(test)]
+mod testdata;
 mod workload;
 
 pub use fma::{fma_busy_workload, FmaLoop, FMA_LOOP_PTX};

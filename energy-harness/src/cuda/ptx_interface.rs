@@ -326,6 +326,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cuda::testdata::{NVCC_SM80_DEBUG_PTX, NVCC_SM90_PTX, SUITE_SHAPED_ENTRIES, SUITE_SHAPED_PTX};
 
     const SAXPY: &str = include_str!("saxpy.ptx");
 
@@ -344,23 +345,22 @@ mod tests {
     }
 
     #[test]
-    fn reads_every_generated_module() {
-        // The README's PTX and the research suites' generated modules: real PTX of every shape.
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut seen = 0;
-        for dir in ["research/ptx/instructions", "research/ptx/memory", "energy-examples/ptx/examples"] {
-            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
-                let path = entry.unwrap().path();
-                if path.extension().is_some_and(|x| x == "ptx") {
-                    let text = std::fs::read_to_string(&path).unwrap();
-                    let i = parse_interface(&text, &path.display().to_string()).unwrap();
-                    assert!(!i.entries.is_empty(), "{}", path.display());
-                    assert!(i.entries.iter().all(|e| !e.params.is_empty()), "{}", path.display());
-                    seen += 1;
-                }
-            }
+    fn reads_modules_of_each_suite_shape() {
+        // The README's PTX and modules of the research suites' shapes (fixtures in `testdata/`).
+        // Every module of the suites is read by their own run on the checked device (their
+        // benches' `--test` run in CI), which generates and loads each.
+        let mut entries = Vec::new();
+        for (name, text) in SUITE_SHAPED_PTX {
+            let i = parse_interface(text, name).unwrap();
+            assert!(i.version.is_some() && i.target.is_some() && i.address_size == Some(64), "{name}");
+            assert!(!i.entries.is_empty(), "{name}");
+            assert!(i.entries.iter().all(|e| !e.params.is_empty()), "{name}");
+            entries.extend(i.entries.iter().map(|e| (e.name.clone(), e.params.len())));
         }
-        assert!(seen > 60, "{seen}");
+        let expected = [("saxpy", 4), ("init", 4), ("load_cg", 6), ("add_f16_k8", 6), ("add_f16_base", 6)];
+        let expected: Vec<(String, usize)> = expected.iter().map(|(n, p)| (n.to_string(), *p)).collect();
+        assert_eq!(entries, expected);
+        assert_eq!(entries.len(), SUITE_SHAPED_ENTRIES);
     }
 
     #[test]
@@ -419,16 +419,14 @@ mod tests {
         }
     }
 
-    /// PTX that nvcc 13.0 wrote for kernels of a CUDA crate (tests/data/nvcc, generated on
+    /// PTX that nvcc 13.0 wrote for kernels of a CUDA crate (`testdata/nvcc`, generated on
     /// the H100 machine from a source file under a path with braces): templates, structs by
     /// value, half, char, `__launch_bounds__`, a kernel without parameters, `-G` debug output.
     #[test]
     fn reads_what_nvcc_writes() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nvcc");
-        for file in ["kernels_sm90.ptx", "kernels_sm80_debug.ptx"] {
-            let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        for (file, text) in [("kernels_sm90.ptx", NVCC_SM90_PTX), ("kernels_sm80_debug.ptx", NVCC_SM80_DEBUG_PTX)] {
             assert!(text.contains("src{1}"), "the fixture has a brace in a .file path");
-            let i = parse_interface(&text, file).unwrap();
+            let i = parse_interface(text, file).unwrap();
             assert_eq!(i.version.as_deref(), Some("9.0"), "{file}");
             let names: Vec<&str> = i.entries.iter().map(|e| e.name.as_str()).collect();
             assert_eq!(names, ["_Z5scaleIfEvPKT_PS0_6Params", "_Z5scaleIdEvPKT_PS0_6Params", "mixed", "no_params"]);

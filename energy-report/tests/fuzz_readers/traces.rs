@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use energy_harness::unstable::device::SensorModel;
 use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice};
+use energy_harness::unstable::report::read_archived;
 use energy_harness::unstable::trace::parse_trace;
 use energy_harness::ResultFile;
 use energy_harness::SourceKind;
@@ -60,11 +61,12 @@ pub(crate) fn trace_seeds() -> Vec<String> {
     }
     power.push_str("2.0,window_start,0\n3.0,window_end,0\n3.2,window_start,1\n4.0,window_end,1\n");
     seeds.push(power);
-    let recorded = Path::new(env!("CARGO_MANIFEST_DIR")).join("../energy-harness/tests/data/h100/trace_short.csv");
-    if let Ok(text) = std::fs::read_to_string(recorded) {
-        let excerpt: Vec<&str> = text.lines().take(400).collect();
-        seeds.push(format!("{}\n0.1,window_start,0\n0.3,window_end,0\n", excerpt.join("\n")));
-    }
+    // A recorded H100 trace's first 400 lines (tests/data/, stored gzipped).
+    let recorded = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/trace_short_head.csv");
+    let text = String::from_utf8(read_archived(&recorded).unwrap()).unwrap();
+    let excerpt: Vec<&str> = text.lines().take(400).collect();
+    assert_eq!(excerpt.len(), 400, "{}", recorded.display());
+    seeds.push(format!("{}\n0.1,window_start,0\n0.3,window_end,0\n", excerpt.join("\n")));
     seeds
 }
 
