@@ -156,7 +156,7 @@
 //! command are in its `docs/GUIDE.md`.
 #![deny(missing_docs)]
 
-mod archive;
+use energy_results::archive;
 mod bench;
 mod budget;
 mod clock;
@@ -165,16 +165,16 @@ mod device;
 mod dirs;
 mod dl;
 mod engine;
-mod error;
+use energy_results::error;
 mod gpu;
-mod hash;
+use energy_results::hash;
 mod kernel;
 mod report;
 mod sampling;
 mod selftest;
 mod sensors;
 mod sim;
-mod source;
+use energy_results::source;
 mod trace;
 mod workload;
 

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use cudarc::nvrtc::{CompileError, CompileOptions};
+use cudarc::nvrtc::CompileOptions;
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -111,7 +111,7 @@ pub fn compile_cuda_c(source: &str, name: &str, options: &[&str], arch: &str) ->
         source,
         CompileOptions { options: all_options.clone(), name: Some(name.to_string()), ..Default::default() },
     )
-    .map_err(|e| compile_error(name, e))?;
+    .map_err(|e| crate::error::nvrtc_compile_error(name, e))?;
     let ptx = compiled.to_src();
     // The cache only saves time: a target directory that cannot be written costs a
     // compile per process, nothing else.
@@ -119,30 +119,3 @@ pub fn compile_cuda_c(source: &str, name: &str, options: &[&str], arch: &str) ->
     Ok(ptx)
 }
 
-/// NVRTC's error, with its log (the compiler's messages with line numbers).
-fn compile_error(name: &str, e: CompileError) -> Error {
-    match e {
-        CompileError::CompileError { nvrtc, options, log } => Error::new(
-            ErrorKind::InvalidInput,
-            format!(
-                "NVRTC could not compile CUDA C `{name}` ({:?}, options {}):\n{}",
-                nvrtc.0,
-                options.join(" "),
-                log.to_string_lossy().trim_end()
-            ),
-        ),
-        other => Error::new(ErrorKind::Cuda, format!("NVRTC failed on CUDA C `{name}`: {other}")),
-    }
-}
-
-impl From<CompileError> for Error {
-    fn from(e: CompileError) -> Self {
-        compile_error("(a cudarc::nvrtc compilation)", e)
-    }
-}
-
-impl From<cudarc::driver::DriverError> for Error {
-    fn from(e: cudarc::driver::DriverError) -> Self {
-        Error::new(ErrorKind::Cuda, format!("a CUDA driver call failed: {e}"))
-    }
-}

@@ -16,11 +16,11 @@ pub mod options;
 pub mod result;
 pub mod run;
 pub mod session;
-pub mod stats;
+pub use energy_results::stats;
 mod summary;
-pub mod sweep;
+pub use energy_results::sweep;
 pub mod thermal;
-pub mod warning;
+pub use energy_results::warning;
 pub mod windows;
 
 pub use analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};

@@ -1,7 +1,8 @@
 //! What a measurement leaves behind: the `energy-result/1` JSON file, the trace, the
 //! SVG plot, and the summary printed under criterion's lines.
 
-pub mod escape;
+pub use energy_results::escape;
+pub use energy_results::escape::{file_stem, MAX_STEM_BYTES};
 pub mod provenance;
 pub mod run;
 mod summary;
@@ -417,34 +418,6 @@ fn validate_window(w: &crate::engine::result::WindowResult) -> std::result::Resu
         ));
     }
     Ok(())
-}
-
-/// The longest stem [`file_stem`] returns, in bytes: with `.trace.csv` and the temporary
-/// name of an atomic write it stays far below the 255 bytes a file name may have.
-pub const MAX_STEM_BYTES: usize = 80;
-
-/// A benchmark id as a file name inside the run directory (`<stem>.json`, `.trace.csv`,
-/// `.svg`). Letters, digits, `-`, `_` and `.` are kept, every other character becomes `_`.
-/// An id of only those and the separators criterion ids use (`/`, space, parentheses) keeps
-/// that readable stem (`saxpy/energy (simulated)` → `saxpy_energy__simulated_`). Any other
-/// id (other punctuation, non-ASCII or control characters), one whose stem would start with
-/// `.` (`../../tmp/x`) or be longer than [`MAX_STEM_BYTES`] gets a readable prefix and the
-/// FNV-1a hash of the whole id: `_.._tmp_x_energy-0123456789abcdef`. A stem is never empty,
-/// never starts with `.` or `-`, and holds no path separator, so `dir.join(stem + ext)` is
-/// always a file directly inside `dir`. (Two ordinary ids with one stem, `a/b` and `a b`,
-/// are refused when the second is committed to a run.)
-pub fn file_stem(id: &str) -> String {
-    let kept = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-    let mapped: String = id.chars().map(|c| if kept(c) { c } else { '_' }).collect();
-    let ordinary = id.chars().all(|c| kept(c) || matches!(c, '/' | ' ' | '(' | ')'));
-    if ordinary && !mapped.is_empty() && !mapped.starts_with(['.', '-']) && mapped.len() <= MAX_STEM_BYTES {
-        return mapped;
-    }
-    // `mapped` is ASCII: any byte index is a character boundary.
-    let prefix = mapped.trim_start_matches(['.', '-']);
-    let prefix = &prefix[..prefix.len().min(MAX_STEM_BYTES - 17)];
-    let prefix = if prefix.is_empty() { "id" } else { prefix };
-    format!("{prefix}-{:016x}", crate::hash::fnv1a(id.as_bytes()))
 }
 
 /// The files written for one benchmark.

@@ -34,7 +34,7 @@ pub enum ErrorKind {
     /// A kernel stored a result that disagrees with the host's reference computation.
     WrongResult,
     /// The code needs a real GPU and was asked to run on the checked device (no GPU): raw
-    /// cudarc objects ([`crate::Stream::cuda`], [`crate::CudaGpu::cuda_context`]) exist only on
+    /// cudarc objects (`energy_harness::Stream::cuda`, `energy_harness::CudaGpu::cuda_context`) exist only on
     /// a GPU. A benchmark or budget stopped by this is *not run* without a GPU, not failed.
     NeedsGpu,
     /// A batch of launches left GPU work running after its wait returned (work enqueued on
@@ -164,6 +164,39 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+// cudarc's errors, where the harness compiles cudarc (feature `cudarc`).
+
+/// NVRTC's error, with its log (the compiler's messages with line numbers).
+#[cfg(feature = "cudarc")]
+pub fn nvrtc_compile_error(name: &str, e: cudarc::nvrtc::CompileError) -> Error {
+    match e {
+        cudarc::nvrtc::CompileError::CompileError { nvrtc, options, log } => Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "NVRTC could not compile CUDA C `{name}` ({:?}, options {}):\n{}",
+                nvrtc.0,
+                options.join(" "),
+                log.to_string_lossy().trim_end()
+            ),
+        ),
+        other => Error::new(ErrorKind::Cuda, format!("NVRTC failed on CUDA C `{name}`: {other}")),
+    }
+}
+
+#[cfg(feature = "cudarc")]
+impl From<cudarc::nvrtc::CompileError> for Error {
+    fn from(e: cudarc::nvrtc::CompileError) -> Self {
+        nvrtc_compile_error("(a cudarc::nvrtc compilation)", e)
+    }
+}
+
+#[cfg(feature = "cudarc")]
+impl From<cudarc::driver::DriverError> for Error {
+    fn from(e: cudarc::driver::DriverError) -> Self {
+        Error::new(ErrorKind::Cuda, format!("a CUDA driver call failed: {e}"))
     }
 }
 

@@ -1,0 +1,18 @@
+//! The contract between `energy-harness`, which measures GPU kernels' energy and writes
+//! result files, and whatever reads them (`energy-report`, `cargo energy`, tools in other
+//! languages through the JSON Schemas of `docs/schemas/`): the types of those files, the
+//! error type, and what reading needs. No CUDA, NVML or criterion: a reader compiles this
+//! crate alone. `energy-harness` re-exports every item under its old path.
+
+pub mod archive;
+pub mod error;
+pub mod escape;
+pub mod hash;
+pub mod source;
+pub mod stats;
+pub mod sweep;
+pub mod warning;
+
+pub use error::{Error, ErrorKind, Result};
+pub use source::{SensorModel, SourceKind};
+pub use stats::Estimate;
