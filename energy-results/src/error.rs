@@ -61,19 +61,17 @@ pub enum ErrorKind {
 /// # Examples
 ///
 /// ```
-/// use energy_harness::prelude::*;
-/// use energy_harness::ErrorKind;
+/// use energy_results::{Error, ErrorKind, Result};
 ///
 /// // A library call inside a setup, launch or wait function:
 /// fn matmul() -> std::result::Result<(), String> {
 ///     Err("out of memory".into())
 /// }
-/// fn launch(_stream: &Stream) -> Result<()> {
+/// fn launch() -> Result<()> {
 ///     matmul().map_err(|e| Error::library("mylib matmul", e))
 /// }
 ///
-/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
-/// let err = launch(gpu.stream()).unwrap_err().context("benchmark gemm");
+/// let err = launch().unwrap_err().context("benchmark gemm");
 /// assert_eq!(err.kind(), ErrorKind::Library);
 /// assert_eq!(err.to_string(), "benchmark gemm: mylib matmul failed: out of memory");
 /// ```
@@ -84,18 +82,22 @@ pub struct Error {
     source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
-/// Result with the harness [`Error`]: what setup, launch and wait functions return.
+/// Result with the harness [`Error`]: what setup, launch and wait functions return, and
+/// what reading a result file returns.
 ///
 /// # Examples
 ///
 /// ```
-/// use energy_harness::prelude::*;
+/// use energy_results::{Error, ErrorKind, Result};
 ///
-/// fn setup(gpu: &CudaGpu) -> Result<DeviceBuffer<f32>> {
-///     gpu.alloc_zeros::<f32>(1 << 20)
+/// fn windows(n: usize) -> Result<usize> {
+///     if n < 3 {
+///         return Err(Error::new(ErrorKind::InvalidInput, format!("{n} windows: give 3 or more")));
+///     }
+///     Ok(n)
 /// }
-/// # let gpu = energy_harness::CudaGpu::checked(energy_harness::unstable::device::SimPreset::h100().gpu_properties());
-/// assert_eq!(setup(&gpu)?.len(), 1 << 20);
+/// assert_eq!(windows(10)?, 10);
+/// assert_eq!(windows(1).unwrap_err().kind(), ErrorKind::InvalidInput);
 /// # Ok::<(), Error>(())
 /// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
