@@ -23,7 +23,7 @@ use crate::engine::stats::{student_t_975, Estimate};
 use crate::engine::warning::WarningKind;
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernel::{open_device, options_on, KernelUnderTest, Part, Readiness, Rig, Role, Subject};
-use crate::report::{energy_dir, file_stem, ResultFile};
+use crate::report::{energy_dir, file_stem};
 use crate::trace::format::write_trace;
 use energy_units::{format_si, Joules, Watts};
 
@@ -351,7 +351,7 @@ fn save(m: &Measurement, trace: &crate::trace::Trace) -> Result<PathBuf> {
     let stem = file_stem(&m.id);
     let trace_path = dir.join(format!("{stem}.trace.csv"));
     write_trace(trace, &trace_path)?;
-    ResultFile::new(m, None).write(&dir.join(format!("{stem}.json")))?;
+    m.result_file(None).write(&dir.join(format!("{stem}.json")))?;
     Ok(trace_path)
 }
 

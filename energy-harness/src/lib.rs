@@ -175,7 +175,7 @@ mod selftest;
 mod sensors;
 mod sim;
 use energy_results::source;
-mod trace;
+use energy_results::trace;
 mod workload;
 
 /// cudarc (with its `driver` and `nvrtc` features, loaded at run time), for a crate's own

@@ -44,33 +44,7 @@ impl UnawaitedJudge {
     }
 }
 
-/// What a batch's time was read from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum TimeBasis {
-    /// CUDA events around the launches on the harness's stream (the GPU's own clock).
-    #[default]
-    CudaEvents,
-    /// The host clock, from a batch's first call to the end of its wait and the
-    /// context-wide synchronize: work the harness does not launch (a library's).
-    HostClock,
-}
-
-impl TimeBasis {
-    /// Whether this is the default, CUDA events (left out of a result file).
-    pub fn is_cuda_events(&self) -> bool {
-        *self == TimeBasis::CudaEvents
-    }
-
-    /// A few words for the summary's time line.
-    pub fn describe(self) -> &'static str {
-        match self {
-            TimeBasis::CudaEvents => "CUDA events",
-            TimeBasis::HostClock => "host clock: first call to the end of the library's wait",
-        }
-    }
-}
+pub use energy_results::measured::TimeBasis;
 
 /// One batch of launches as it ran: its time, and how long the GPU was still busy with
 /// work the batch's own wait did not cover.

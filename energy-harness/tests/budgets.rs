@@ -108,7 +108,7 @@ fn a_result_file_carries_every_figure_of_its_measurement() {
         other => panic!("expected a pass, got {other:?}"),
     };
     let m = &report.measurement;
-    let file = ResultFile::new(m, None);
+    let file = m.result_file(None);
     let measured = serde_json::to_value(m).unwrap();
     let written = serde_json::to_value(&file).unwrap();
     let (measured, written) = (measured.as_object().unwrap(), written.as_object().unwrap());

@@ -76,7 +76,7 @@ fn a_simulated_run_reports_the_memory_rail_within_its_interval_of_the_truth() {
 #[test]
 fn the_summary_shows_the_rail_beside_the_board() {
     let (m, _, _) = measured(SimPreset::h100(), 400.0);
-    let summary = render_summary(&ResultFile::new(&m, None), None);
+    let summary = render_summary(&m.result_file(None), None);
     let board = summary.lines().position(|l| l.starts_with("  energy per launch")).expect(&summary);
     let rail = summary.lines().position(|l| l.starts_with("  memory rail")).expect(&summary);
     assert!(rail > board && rail <= board + 2, "{summary}");
@@ -91,15 +91,15 @@ fn without_the_rail_nothing_changes_and_the_file_has_no_rails() {
     let (m, trace, _) = measured(preset, 400.0);
     assert!(m.rails.is_empty());
     assert!(trace.series(&Channel::Source(SourceKind::MemoryRail)).is_empty());
-    let json = ResultFile::new(&m, None).to_json().unwrap();
+    let json = m.result_file(None).to_json().unwrap();
     assert!(!json.contains("\"rails\""), "no empty field in the file");
-    assert!(!render_summary(&ResultFile::new(&m, None), None).contains("memory rail"));
+    assert!(!render_summary(&m.result_file(None), None).contains("memory rail"));
 }
 
 #[test]
 fn result_files_with_and_without_rails_read_back_and_old_spellings_read() {
     let (m, _, _) = measured(SimPreset::h100(), 400.0);
-    let file = ResultFile::new(&m, None);
+    let file = m.result_file(None);
     let json = file.to_json().unwrap();
     assert!(json.contains("\"rails\"") && json.contains("\"source\": \"memory\""), "{json}");
     let path = std::path::Path::new("r.json");

@@ -40,7 +40,7 @@ fn measured(device: &mut Device, gpu: &SimGpu, launch_s: f64, cal: &ThermalCalib
 }
 
 fn set(dir: &str, m: &Measurement) -> ResultSet {
-    let r = ResultFile::new(m, None);
+    let r = m.result_file(None);
     ResultSet { dir: dir.into(), results: [(r.id.clone(), r)].into(), not_run: Default::default() }
 }
 
@@ -96,7 +96,7 @@ fn normalized_energy_holds_from_a_cold_board_to_a_hot_one() {
         assert_eq!(n.reference_c, REFERENCE_TEMPERATURE_C);
     }
     // The result file keeps both figures.
-    let file = ResultFile::new(&hot, None);
+    let file = hot.result_file(None);
     let text = serde_json::to_string(&file).unwrap();
     let back = ResultFile::parse(&text, "k.json".as_ref()).unwrap();
     assert_eq!(back.thermal, hot.thermal);

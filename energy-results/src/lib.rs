@@ -8,11 +8,18 @@ pub mod archive;
 pub mod error;
 pub mod escape;
 pub mod hash;
+pub mod measured;
+pub mod options;
+pub mod provenance;
+pub mod result;
+pub mod run;
 pub mod source;
 pub mod stats;
 pub mod sweep;
+pub mod trace;
 pub mod warning;
 
 pub use error::{Error, ErrorKind, Result};
+pub use result::{ResultDevice, ResultFile};
 pub use source::{SensorModel, SourceKind};
 pub use stats::Estimate;

@@ -197,5 +197,5 @@ fn a_budget_and_the_summary_give_one_per_op_figure() {
     // One round: the budget's pooled windows are the summary's, so its figure is the same.
     assert!(same_bits(&report.estimate, &per_op.energy_j), "{:?} against {:?}", report.estimate, per_op.energy_j);
     // The result file carries what the summary computed.
-    assert_eq!(ResultFile::new(m, None).per_op.as_ref(), Some(per_op));
+    assert_eq!(m.result_file(None).per_op.as_ref(), Some(per_op));
 }

@@ -22,7 +22,7 @@ use crate::engine::WindowResult;
 use crate::error::{Error, Result};
 use crate::kernel::{note_missing_ptxas, options_on, CodeCheck, KernelUnderTest, Readiness, Rig};
 use crate::report::run::RunWriter;
-use crate::report::{render_summary, write_outputs, NetEnergy, ResultFile};
+use crate::report::{render_summary, write_outputs, NetEnergy};
 use crate::trace::Trace;
 use crate::workload::Workload;
 
@@ -377,7 +377,7 @@ fn summarize(
 /// baseline's first, so the kernel's, with the net figure, ends the block).
 fn write(runs: &[RunWriter], summaries: [Option<&Summary>; 2], sweep: Option<&SweepPoint>) -> Result<()> {
     for (i, s) in summaries.into_iter().enumerate().filter_map(|(i, s)| s.map(|s| (i, s))) {
-        let mut result = ResultFile::new(&s.measured.measurement, s.net.clone());
+        let mut result = s.measured.measurement.result_file(s.net.clone());
         // The kernel's result (the second) is the sweep's point; its baseline's is not.
         if i == 1 {
             result.sweep = sweep.cloned();

@@ -118,4 +118,3 @@ pub fn compile_cuda_c(source: &str, name: &str, options: &[&str], arch: &str) ->
     let _ = crate::trace::format::write_atomically(&cached, ptx.as_bytes());
     Ok(ptx)
 }
-

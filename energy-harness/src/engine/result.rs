@@ -5,86 +5,13 @@ use serde::{Deserialize, Serialize};
 use super::options::ResolvedOptions;
 use super::stats::Estimate;
 use super::warning::{Warning, WarningKind};
-use super::windows::WindowEnergy;
 use crate::gpu::DeviceFacts;
 use crate::sensors::{SensorModel, SourceKind};
-
-/// One measured window: its energy split plus what ran in it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct WindowResult {
-    /// Energy, idle and edge details.
-    #[serde(flatten)]
-    pub energy: WindowEnergy,
-    /// Launches in the window.
-    pub launches: u64,
-    /// GPU time of those launches (CUDA events; exact on the simulator), s.
-    pub gpu_time_s: f64,
-    /// SM clock during the window (the sampler's last reading in it), MHz.
-    pub sm_clock_mhz: Option<u32>,
-    /// Temperature during the window (the sampler's last reading in it), °C.
-    pub temperature_c: Option<u32>,
-}
-
-/// Energy per unit of work (operation or byte) when the caller says how much work a launch does.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct PerUnit {
-    /// What a unit is ("op", "byte", "instruction", ...).
-    pub unit: String,
-    /// Units per launch.
-    pub units_per_launch: f64,
-    /// Total energy per unit, J.
-    pub energy_j: Estimate,
-    /// Dynamic energy per unit, J.
-    pub dynamic_j: Estimate,
-}
-
-/// Net energy per operation against a baseline kernel (Arafa et al.: the same loop
-/// without the work under test), as [`super::summary::net_energy`] computes it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct NetEnergy {
-    /// The baseline benchmark's id.
-    pub baseline_id: String,
-    /// Operations per launch the difference is divided by (1 when none were given).
-    pub ops_per_launch: f64,
-    /// (E_with − E_without) / ops, J.
-    pub energy_j: Estimate,
-}
-
-/// The same windows measured by a second source, as a check on the first.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct CrossCheck {
-    /// The second source.
-    pub source: SourceKind,
-    /// Its sensor model.
-    pub sensor_model: SensorModel,
-    /// Its energy per launch, J.
-    pub energy_j: Estimate,
-    /// (second − first) / first, percent.
-    pub difference_pct: f64,
-}
-
-/// A rail's energy over the same windows as the board's (the GPU's memory, say): reported
-/// beside the board's figures, never subtracted from them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct RailEnergy {
-    /// The rail.
-    pub source: SourceKind,
-    /// Its sensor model.
-    pub sensor_model: SensorModel,
-    /// Its energy per launch, J.
-    pub energy_j: Estimate,
-    /// Its energy per launch above its own active idle, J.
-    #[serde(default)]
-    pub dynamic_j: Option<Estimate>,
-    /// Its active idle around the windows, W.
-    #[serde(default)]
-    pub idle_w: Option<f64>,
-}
+pub use energy_results::measured::{
+    CrossCheck, Drift, NetEnergy, PerUnit, RailEnergy, ThermalNormalized, WindowResult,
+};
+use energy_results::provenance::{Provenance, TemperatureRange};
+use energy_results::result::{ResultDevice, ResultFile, RESULT_SCHEMA};
 
 /// A complete measurement of one kernel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -153,60 +80,54 @@ pub struct Measurement {
     pub time_basis: crate::workload::TimeBasis,
 }
 
-/// How a measurement's windows moved from the first to the last.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Drift {
-    /// Change of the energy per launch over the windows (least-squares trend), percent.
-    pub energy_change_pct: f64,
-    /// Half-width of its 95 % interval, percent.
-    pub energy_change_half_width_pct: f64,
-    /// Whether the interval excludes zero.
-    pub energy_significant: bool,
-    /// Temperature in the first window, °C.
-    pub temperature_first_c: Option<u32>,
-    /// Temperature in the last window, °C.
-    pub temperature_last_c: Option<u32>,
-    /// Lowest SM clock seen in a window, MHz.
-    pub sm_clock_min_mhz: Option<u32>,
-    /// Highest SM clock seen in a window, MHz.
-    pub sm_clock_max_mhz: Option<u32>,
-}
-
 impl Measurement {
     /// Whether a warning of this kind was raised.
     pub fn has_warning(&self, kind: WarningKind) -> bool {
         self.warnings.iter().any(|w| w.kind == kind)
     }
-}
 
-/// A measurement's energy per launch moved to the reference temperature (50 °C).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct ThermalNormalized {
-    /// The reference temperature, °C.
-    pub reference_c: f64,
-    /// Energy per launch at the reference temperature, J (interval widened by the
-    /// coefficient's uncertainty).
-    pub energy_j: Estimate,
-    /// The same figure with the windows' spread alone in its interval: what a comparison of
-    /// two runs with one coefficient combines (their shared coefficient error enters once,
-    /// through their temperature difference).
-    pub statistical_j: Estimate,
-    /// Mean window length per launch, s: what turns dP/dT into joules per launch.
-    pub seconds_per_launch: f64,
-    /// Mean temperature of the windows, °C.
-    pub mean_temperature_c: f64,
-    /// dP/dT used, W/°C.
-    pub watts_per_c: f64,
-    /// Its standard error, W/°C.
-    pub std_error_w_per_c: f64,
-    /// The UUID of the board the coefficient was fitted on.
-    pub calibration_uuid: String,
-    /// The temperatures the coefficient was fitted over, °C: a run outside them is moved
-    /// by extrapolation.
-    #[serde(default)]
-    pub fitted_range_c: Option<(f64, f64)>,
-    /// Where the coefficient came from.
-    pub origin: String,
+    /// The result file of this measurement (`net`: its net energy against a baseline
+    /// kernel, when one was measured).
+    pub fn result_file(&self, net: Option<NetEnergy>) -> ResultFile {
+        let m = self;
+        ResultFile {
+            schema: RESULT_SCHEMA.into(),
+            id: m.id.clone(),
+            device: ResultDevice {
+                name: m.device.name.clone(),
+                uuid: m.device.uuid.clone(),
+                driver: m.device.driver_version.clone(),
+                simulated: m.simulated,
+                power_limit_w: m.device.power_limit_w,
+            },
+            energy_j: m.energy_j,
+            dynamic_j: m.dynamic_j,
+            time_s: m.time_s,
+            power_w: m.power_w,
+            idle_w: m.idle_w,
+            source: m.source,
+            sensor_model: m.sensor_model,
+            launches: m.windows.iter().map(|w| w.launches).sum(),
+            launches_per_window: m.launches_per_window,
+            warnings: m.warnings.clone(),
+            timestamp: m.timestamp.clone(),
+            per_op: m.per_op.clone(),
+            per_byte: m.per_byte.clone(),
+            net,
+            model_origin: m.model_origin.clone(),
+            ticks_per_window: m.ticks_per_window,
+            cross_check: m.cross_check.clone(),
+            rails: m.rails.clone(),
+            wall_time_s: m.wall_time_s,
+            windows: m.windows.clone(),
+            options: m.options,
+            stop: m.stop.clone(),
+            drift: m.drift.clone(),
+            provenance: Some(Provenance::current().clone()),
+            temperature_range_c: TemperatureRange::of_windows(&m.windows),
+            thermal: m.thermal.clone(),
+            time_basis: m.time_basis,
+            sweep: None,
+        }
+    }
 }

@@ -41,9 +41,7 @@ pub const MIN_FIT_WINDOWS: usize = 8;
 /// b1c1): a wider demand would refuse every calibration there; the fit's standard error,
 /// carried into every normalized interval, says what a narrow span costs.
 pub const MIN_FIT_SPAN_C: f64 = 3.0;
-/// The largest |dP/dT| accepted, W/°C: ten times the H100's measured ~1.5 W/°C; beyond it
-/// the windows moved for another reason (a clock change, another process).
-pub const MAX_WATTS_PER_C: f64 = 20.0;
+pub use energy_results::measured::{extrapolation_note, validate_normalized, MAX_WATTS_PER_C};
 
 /// A board's load power against die temperature, at one SM clock.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -321,45 +319,6 @@ pub fn calibrate_thermal(
             format!("{} (the board warmed over {} windows in {round} rounds)", e.message(), points.len()),
         )
     })
-}
-
-/// Said when `n`'s windows ran outside the temperatures its coefficient was fitted over
-/// (by more than 1 °C): the move to the reference is then an extrapolation.
-pub fn extrapolation_note(n: &ThermalNormalized) -> Option<String> {
-    let (low, high) = n.fitted_range_c?;
-    (n.mean_temperature_c < low - 1.0 || n.mean_temperature_c > high + 1.0).then(|| {
-        format!(
-            "the windows ran at {:.1} °C, outside the {low:.0}-{high:.0} °C dP/dT was fitted over: moved to {:.0} °C by extrapolation",
-            n.mean_temperature_c, n.reference_c
-        )
-    })
-}
-
-/// Checks every figure of a normalized energy (read from a file, it is not trusted): both
-/// estimates positive and sound, the interval with the coefficient's error no narrower than
-/// the windows' alone, a window length, a temperature and a coefficient that are physical.
-pub fn validate_normalized(n: &ThermalNormalized) -> std::result::Result<(), String> {
-    n.energy_j.validate(true).map_err(|e| format!("thermal.energy_j: {e}"))?;
-    n.statistical_j.validate(true).map_err(|e| format!("thermal.statistical_j: {e}"))?;
-    if n.energy_j.ci_high - n.energy_j.ci_low < 0.999 * (n.statistical_j.ci_high - n.statistical_j.ci_low) {
-        return Err("thermal.energy_j: its interval is narrower than the windows' alone".into());
-    }
-    if !(n.seconds_per_launch.is_finite() && n.seconds_per_launch > 0.0) {
-        return Err(format!("thermal.seconds_per_launch: {} is not a duration", n.seconds_per_launch));
-    }
-    if !(n.mean_temperature_c.is_finite() && (-40.0..=150.0).contains(&n.mean_temperature_c)) {
-        return Err(format!("thermal.mean_temperature_c: {} is not a die's", n.mean_temperature_c));
-    }
-    if !(n.reference_c.is_finite() && (-40.0..=150.0).contains(&n.reference_c)) {
-        return Err(format!("thermal.reference_c: {} is not a die's", n.reference_c));
-    }
-    if !(n.watts_per_c.is_finite() && n.watts_per_c.abs() <= MAX_WATTS_PER_C) {
-        return Err(format!("thermal.watts_per_c: {} is not a board's", n.watts_per_c));
-    }
-    if !(n.std_error_w_per_c.is_finite() && n.std_error_w_per_c >= 0.0) {
-        return Err(format!("thermal.std_error_w_per_c: {} is not one", n.std_error_w_per_c));
-    }
-    Ok(())
 }
 
 /// The windows' energy per launch moved to the reference temperature with `calibration`;

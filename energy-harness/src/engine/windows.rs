@@ -14,8 +14,6 @@
 //! to) and after it; dynamic energy is the window's energy
 //! minus that idle power times the window's length (Delestrac's static/dynamic split).
 
-use serde::{Deserialize, Serialize};
-
 use super::curve::EnergyCurve;
 use crate::error::{Error, ErrorKind, Result};
 use crate::trace::Window;
@@ -37,40 +35,7 @@ impl Default for SplitOptions {
     }
 }
 
-/// The energy of one window.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct WindowEnergy {
-    /// Window index.
-    pub index: u32,
-    /// Start, s.
-    pub start_s: f64,
-    /// End, s.
-    pub end_s: f64,
-    /// What the board drew in the window, J.
-    pub energy_j: f64,
-    /// Energy above active idle, J.
-    pub dynamic_j: f64,
-    /// Active idle before the window, W (None when no idle interval was found there).
-    pub idle_before_w: Option<f64>,
-    /// Active idle after the window, W.
-    pub idle_after_w: Option<f64>,
-    /// The idle power subtracted for the dynamic energy, W.
-    pub idle_w: f64,
-    /// Mean power of the curve intervals wholly inside the window, W.
-    pub busy_w: Option<f64>,
-    /// Curve points (counter ticks, sensor updates) strictly inside the window.
-    pub points_inside: usize,
-    /// The part of `energy_j` that came from splitting edge intervals, J.
-    pub edge_energy_j: f64,
-}
-
-impl WindowEnergy {
-    /// Length in seconds.
-    pub fn duration_s(&self) -> f64 {
-        self.end_s - self.start_s
-    }
-}
+pub use energy_results::measured::WindowEnergy;
 
 struct Interval {
     t0: f64,

@@ -1,6 +1,7 @@
 //! Unit tests of `report`.
 
 use super::*;
+use std::path::Path;
 
 #[test]
 fn stems_are_safe_file_names() {

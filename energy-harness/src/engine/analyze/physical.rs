@@ -12,9 +12,7 @@ use energy_units::format_si;
 /// boards exceed the limit briefly, never by 2× over a 100 ms tick.
 pub const POWER_CEILING_FACTOR: f64 = 2.0;
 
-/// The most any single GPU board draws, W, used when its limit is unknown (the largest
-/// boards are rated ~1.2 kW).
-pub const GENERIC_POWER_CEILING_W: f64 = 5000.0;
+pub use energy_results::result::GENERIC_POWER_CEILING_W;
 
 /// How far below the active idle around it a window's mean power may read before it is
 /// refused, as a fraction of that idle (beyond the idle's own shift across the window and

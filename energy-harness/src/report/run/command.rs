@@ -19,75 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-/// The environment variable an orchestrator sets to the bench targets it will run, by
-/// name, comma-separated (`alpha,beta`).
-pub const EXPECTED_TARGETS_ENV: &str = "ENERGY_EXPECTED_TARGETS";
-
-/// One command (a `cargo bench`, or an orchestrator's sequence) that wrote to a run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct CommandRecord {
-    /// The parent process that ran the bench targets: `cargo:PID@START` (START is its start
-    /// time in clock ticks since boot: a reused PID is told apart), `process:PID@START` for
-    /// another parent.
-    pub key: String,
-    /// Its command line after the program (`bench --bench alpha`), when it could be read.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// When its first bench target joined the run (RFC 3339).
-    pub started: String,
-    /// The bench targets it runs that write to a run (energy benches), by target name;
-    /// `None` when unknown ([`CommandRecord::expected_from`] says why).
-    #[serde(default)]
-    pub expected_targets: Option<Vec<String>>,
-    /// Where the expected targets came from, or why they are unknown.
-    #[serde(default)]
-    pub expected_from: String,
-    /// The source its executables were built from, when git knows it.
-    #[serde(default)]
-    pub source: Option<SourceState>,
-}
-
-/// The source a command's executables were built from: the commit and the state of the
-/// tracked files.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct SourceState {
-    /// The commit checked out (full hash).
-    pub commit: String,
-    /// `clean`, or `dirty:<hash>` with the hash of `git diff HEAD` (tracked files).
-    pub tree: String,
-}
-
-/// A bench target's executable: where it was and the hash of its bytes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct ExeRecord {
-    /// Its absolute path.
-    pub path: String,
-    /// FNV-1a 64 of its contents (hex).
-    pub hash: String,
-}
-
-impl ExeRecord {
-    /// The record of the executable at `path`, or `None` when it cannot be read.
-    pub fn of(path: &Path) -> Option<ExeRecord> {
-        let bytes = std::fs::read(path).ok()?;
-        Some(ExeRecord { path: path.display().to_string(), hash: crate::hash::content_hash(&bytes) })
-    }
-
-    /// This process's executable.
-    pub fn current() -> Option<ExeRecord> {
-        ExeRecord::of(&std::env::current_exe().ok()?)
-    }
-
-    /// Whether the file at the recorded path still has the recorded contents.
-    pub fn unchanged(&self) -> bool {
-        ExeRecord::of(Path::new(&self.path)).is_some_and(|now| now.hash == self.hash)
-    }
-}
+pub use energy_results::run::{CommandRecord, ExeRecord, SourceState, EXPECTED_TARGETS_ENV};
 
 /// The marker every energy bench executable carries (split so that the code that looks
 /// for it does not carry it whole).
@@ -151,15 +83,7 @@ pub fn bench_artifacts(messages: &str) -> Vec<BenchArtifact> {
     out
 }
 
-/// The start time of process `pid` in clock ticks since boot (`/proc/PID/stat`, field 22):
-/// with the pid, it tells a process from a later one given the same pid. Empty when unknown.
-pub(super) fn process_start_ticks(pid: u32) -> String {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.to_string()))
-        .and_then(|rest| rest.split_whitespace().nth(19).map(str::to_string))
-        .unwrap_or_default()
-}
+use energy_results::run::process_start_ticks;
 
 /// The process that started this one: its key (`cargo:PID@START` when it is cargo), its
 /// arguments after the program, and its working folder.

@@ -2,6 +2,12 @@
 
 use super::writer::DirLock;
 use super::*;
+use crate::report::ResultDevice;
+use energy_results::archive::read_archived;
+use energy_results::hash::content_hash;
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn device() -> ResultDevice {

@@ -207,14 +207,14 @@ fn temporaries() -> MutexGuard<'static, Temporaries> {
 
 /// The temporary file of one write of this process, `.<file name>.tmp-<pid>-<n>` beside
 /// the file: under way (never removed by [`remove_stale_temporaries`]) until dropped.
-pub(crate) struct Temporary {
+pub struct Temporary {
     path: PathBuf,
     counter: u64,
 }
 
 impl Temporary {
     /// A fresh temporary name for a write of `path` (nothing is created).
-    pub(crate) fn new(path: &Path) -> Temporary {
+    pub fn new(path: &Path) -> Temporary {
         let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
         let counter = {
             let mut t = temporaries();
@@ -228,7 +228,7 @@ impl Temporary {
     }
 
     /// Its path.
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.path
     }
 }
@@ -241,7 +241,7 @@ impl Drop for Temporary {
 
 /// The writer of a temporary file named as [`write_atomically`] names them
 /// (`.<file name>.tmp-<pid>-<n>`): its process id and counter; `None` for any other name.
-pub(crate) fn temporary_writer(name: &str) -> Option<(u32, u64)> {
+pub fn temporary_writer(name: &str) -> Option<(u32, u64)> {
     let (file, tail) = name.strip_prefix('.')?.rsplit_once(".tmp-")?;
     let (pid, counter) = tail.split_once('-')?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
@@ -279,7 +279,7 @@ fn process_may_be_running(pid: u32) -> bool {
 /// write of this process under way under that counter (a file of an earlier process that
 /// had the same id). A temporary of a process that runs is kept, whatever it is: it may be
 /// mid-write. Best effort: a file that cannot be removed stays (no reader lists it).
-pub(crate) fn remove_stale_temporaries(dir: &Path) {
+pub fn remove_stale_temporaries(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else { return };
     let me = std::process::id();
     for entry in entries.flatten() {

@@ -17,8 +17,8 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::result::WindowResult;
 use crate::error::echo;
+use crate::measured::WindowResult;
 
 /// Where a result came from (see the module's documentation).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
