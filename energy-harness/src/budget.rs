@@ -21,10 +21,10 @@ use crate::engine::result::Measurement;
 use crate::engine::session::{measure, MeasureRequest};
 use crate::engine::stats::{student_t_975, Estimate};
 use crate::engine::warning::WarningKind;
-use crate::error::{Error, ErrorKind, Result};
 use crate::kernel::{open_device, options_on, KernelUnderTest, Part, Readiness, Rig, Role, Subject};
 use crate::report::{energy_dir, file_stem};
-use crate::trace::format::write_trace;
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::format::write_trace;
 use energy_units::{format_si, Joules, Watts};
 
 /// What the budget limits. Each is what one `#[energy_test]` option writes: `max`,
@@ -346,7 +346,7 @@ fn untrustworthy(m: &Measurement) -> Vec<String> {
         .collect()
 }
 
-fn save(m: &Measurement, trace: &crate::trace::Trace) -> Result<PathBuf> {
+fn save(m: &Measurement, trace: &energy_results::trace::Trace) -> Result<PathBuf> {
     let dir = energy_dir().join("tests");
     let stem = file_stem(&m.id);
     let trace_path = dir.join(format!("{stem}.trace.csv"));

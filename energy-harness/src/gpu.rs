@@ -15,7 +15,7 @@ use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device as NvmlDevice, Nvml};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorKind, Result};
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// What to do when no GPU can be used: the sentence every "no GPU" message ends with.
 pub const NO_GPU_HINT: &str =
@@ -91,7 +91,7 @@ impl DeviceFacts {
 
     /// Records the facts as `key: value` comments of a trace; `when` tells the moment
     /// (`start`, `end`) for the facts that change during a recording.
-    pub fn annotate(&self, trace: &mut crate::trace::Trace, when: &str) {
+    pub fn annotate(&self, trace: &mut energy_results::trace::Trace, when: &str) {
         if when == "start" {
             trace.set_metadata("device", &self.name);
             trace.set_metadata("uuid", &self.uuid);

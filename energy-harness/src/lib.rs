@@ -156,26 +156,21 @@
 //! command are in its `docs/GUIDE.md`.
 #![deny(missing_docs)]
 
-use energy_results::archive;
 mod bench;
 mod budget;
 mod clock;
 mod cuda;
 mod device;
-mod dirs;
+
 mod dl;
 mod engine;
-use energy_results::error;
 mod gpu;
-use energy_results::hash;
 mod kernel;
 mod report;
 mod sampling;
 mod selftest;
 mod sensors;
 mod sim;
-use energy_results::source;
-use energy_results::trace;
 mod workload;
 
 /// cudarc (with its `driver` and `nvrtc` features, loaded at run time), for a crate's own
@@ -314,7 +309,7 @@ pub use energy_units as units;
 pub use units::{Joules, Watts};
 
 // Errors.
-pub use error::{Error, ErrorKind, Result};
+pub use energy_results::{Error, ErrorKind, Result};
 
 // A kernel under test: the CUDA layer (a real GPU, or the checked device without one).
 pub use cuda::{
@@ -365,9 +360,9 @@ pub mod prelude {
     pub use crate::budget::{EnergyBudget, Limit};
     pub use crate::cuda::{CudaGpu, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, PtxModule, Stream};
     pub use crate::engine::options::MeasureOptions;
-    pub use crate::error::{Error, Result};
     pub use crate::kernel::{KernelCode, KernelUnderTest};
     pub use crate::units::{Joules, Watts};
+    pub use energy_results::error::{Error, Result};
     // Through the crate root, whose re-exports carry their examples.
     #[doc(inline)]
     pub use crate::SourceKind;
@@ -553,8 +548,8 @@ pub mod __private {
     }
 
     pub use crate::budget::assert_budgets;
-    pub use crate::error::{Error, Result};
     pub use crate::sensors::SourceKind;
+    pub use energy_results::error::{Error, Result};
 
     /// Stops a binary built with the test harness that holds `#[energy_bench]` functions
     /// (see [`__refuse_libtest`](crate::__refuse_libtest)), saying what to change.

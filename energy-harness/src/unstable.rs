@@ -72,9 +72,9 @@ pub mod device {
     pub use crate::sim::{
         ActiveIdleTail, RailTruth, SensorFault, SimGpu, SimKernel, SimPreset, SimThermal, ThermalState,
     };
-    pub use crate::source::model::MAX_MODEL_SECONDS;
+    pub use energy_results::source::model::MAX_MODEL_SECONDS;
 
-    pub use crate::source::{
+    pub use energy_results::source::{
         Delivery, NvmlCall, Quantity, Role, SourceFacts, FIELD_POWER_AVERAGE, FIELD_POWER_INSTANT, SCOPE_GPU,
         SCOPE_MEMORY, SOURCE_TABLE,
     };
@@ -82,8 +82,6 @@ pub mod device {
 /// Result files, run manifests and their writer, what the reading side
 /// (`energy-report`) takes from them.
 pub mod report {
-    pub use crate::archive::{open_archived, read_archived};
-    pub use crate::hash::content_hash;
     pub use crate::report::escape;
     pub use crate::report::provenance::{Provenance, TemperatureRange};
     pub use crate::report::run::MANIFEST_FILE;
@@ -96,10 +94,12 @@ pub mod report {
     pub use crate::report::{
         energy_dir, file_stem, render_summary, MAX_ENERGY_PER_LAUNCH_J, MAX_STEM_BYTES, RESULT_SCHEMA,
     };
+    pub use energy_results::archive::{open_archived, read_archived};
+    pub use energy_results::hash::content_hash;
 }
 /// The harness's errors: what a message quotes from a file or a name, made visible.
 pub mod error {
-    pub use crate::error::echo;
+    pub use energy_results::error::echo;
 }
 /// The selftest: does this GPU's sensor deliver what the harness assumes?
 pub mod selftest {
@@ -111,7 +111,7 @@ pub mod selftest {
 }
 /// Sensor traces: the `energy-trace v1` format, atomic writes, the recorded H100 format.
 pub mod trace {
-    pub use crate::trace::format::{parse_trace, read_trace, render_trace, write_atomically, write_trace};
-    pub use crate::trace::legacy::convert_h100_file;
-    pub use crate::trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark, AUXILIARY_WINDOW};
+    pub use energy_results::trace::format::{parse_trace, read_trace, render_trace, write_atomically, write_trace};
+    pub use energy_results::trace::legacy::convert_h100_file;
+    pub use energy_results::trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark, AUXILIARY_WINDOW};
 }

@@ -3,7 +3,7 @@
 //! ([`crate::engine::run::SimWorkload`]) and test doubles implement it; the engine
 //! ([`crate::engine`]) runs it.
 
-use crate::error::{Error, ErrorKind, Result};
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// Below this a context-wide synchronize's wait is its own cost, not work left running, s
 /// (an idle `cuCtxSynchronize` returns in microseconds).

@@ -2,13 +2,13 @@
 //! optional 95 % interval and an optional regression mark), joined within the series and
 //! never across series; a legend. What `cargo energy history` draws per benchmark (x = run)
 //! and what the HTML report overlays per benchmark (x = window). Every text goes through
-//! [`energy_harness::unstable::report::escape::xml`]; a point that is not a finite number is left out, so no
+//! [`energy_results::escape::xml`]; a point that is not a finite number is left out, so no
 //! coordinate is ever `NaN` or `inf`.
 
 use std::fmt::Write as _;
 
-use energy_harness::unstable::report::escape::xml as escape;
-use energy_harness::unstable::report::{axis_label as label, nice_ceiling};
+use energy_results::escape::xml as escape;
+use energy_results::{axis_label as label, nice_ceiling};
 
 const WIDTH: f64 = 960.0;
 const HEIGHT: f64 = 360.0;

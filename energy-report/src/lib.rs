@@ -3,8 +3,8 @@
 //! `cargo energy` is built on it; a crate that only measures (`#[energy_bench]`,
 //! `#[energy_test]`) depends on `energy-harness` alone and never compiles this. What it
 //! takes from the harness is the on-disk contract (the result file
-//! [`energy_harness::ResultFile`], run manifests, the escaping of text from files) and the
-//! statistics the harness computes with (`energy_harness::unstable`).
+//! [`energy_results::ResultFile`], run manifests, the escaping of text from files) and the
+//! statistics the harness computes with (`energy_results::unstable`).
 //!
 //! - [`compare()`]: two sets of results figure by figure, the change with its interval and a
 //!   [`Verdict`] (a one-sided test at [`FALSE_ALARM_RATE`]; [`detect`]: the smallest change

@@ -28,9 +28,9 @@ use serde::{Deserialize, Serialize};
 
 use super::compare::{check_comparable_figure, verdict_of, Figure, ResultSet, Verdict};
 use super::detect::{student_t_quantile, Detectability, NoiseBasis};
-use energy_harness::unstable::error::echo;
-use energy_harness::ResultDevice;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::echo;
+use energy_results::ResultDevice;
+use energy_results::{Error, ErrorKind, Result};
 
 /// The schema tag of `cargo energy ab`'s report (`ab.json`).
 pub const AB_SCHEMA: &str = "energy-ab/1";

@@ -5,8 +5,8 @@
 
 use schemars::{JsonSchema, Schema};
 
-use energy_harness::unstable::report::{RunManifest, RESULT_SCHEMA, RUN_SCHEMA};
-use energy_harness::ResultFile;
+use energy_results::ResultFile;
+use energy_results::{RunManifest, RESULT_SCHEMA, RUN_SCHEMA};
 
 use crate::format::json::{JsonReport, REPORT_SCHEMA};
 use crate::paired::{AbReport, AB_SCHEMA};

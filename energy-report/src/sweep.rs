@@ -9,11 +9,9 @@ use std::fmt::Write as _;
 use super::chart::{energy_unit, render_chart, si_unit, Chart, ChartPoint, ChartSeries, PALETTE};
 use super::compare::ResultSet;
 use super::natural::natural_cmp;
-use energy_harness::unstable::engine::{
-    render_sweep, sweep_cells, sweep_verdict, verdict_line, SweepRow, SweepVerdict,
-};
-use energy_harness::unstable::report::escape::{html, markdown_text, xml as escape};
-use energy_harness::Estimate;
+use energy_results::escape::{html, markdown_text, xml as escape};
+use energy_results::Estimate;
+use energy_results::{render_sweep, sweep_cells, sweep_verdict, verdict_line, SweepRow, SweepVerdict};
 
 /// One sweep of a run: its name, the parameter, one row per argument in natural order of the
 /// arguments (`64` < `128`), and whether its figures are simulated.

@@ -5,6 +5,8 @@
 //! crate alone. `energy-harness` re-exports every item under its old path.
 
 pub mod archive;
+pub mod axis;
+pub mod dirs;
 pub mod error;
 pub mod escape;
 pub mod hash;
@@ -19,7 +21,21 @@ pub mod sweep;
 pub mod trace;
 pub mod warning;
 
-pub use error::{Error, ErrorKind, Result};
-pub use result::{ResultDevice, ResultFile};
+pub use archive::{open_archived, read_archived};
+pub use axis::{axis_label, nice_ceiling};
+pub use dirs::{energy_dir, target_dir};
+pub use error::{echo, Error, ErrorKind, Result};
+pub use escape::{file_stem, MAX_STEM_BYTES};
+pub use measured::{
+    extrapolation_note, validate_normalized, CrossCheck, Drift, NetEnergy, PerUnit, RailEnergy, ThermalNormalized,
+    TimeBasis, WindowEnergy, WindowResult,
+};
+pub use options::ResolvedOptions;
+pub use provenance::{Provenance, TemperatureRange};
+pub use result::{ResultDevice, ResultFile, GENERIC_POWER_CEILING_W, MAX_ENERGY_PER_LAUNCH_J, RESULT_SCHEMA};
+pub use run::{PartialRun, RunManifest, RunPin, MANIFEST_FILE, RUN_SCHEMA};
 pub use source::{SensorModel, SourceKind};
-pub use stats::Estimate;
+pub use stats::{solve_linear, student_t_975, Estimate};
+pub use sweep::{render_sweep, sweep_cells, sweep_verdict, verdict_line, SweepPoint, SweepRow, SweepVerdict};
+pub use trace::format::write_atomically;
+pub use warning::{Warning, WarningKind};

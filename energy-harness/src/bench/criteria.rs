@@ -10,8 +10,8 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use super::criterion_energy::Energy;
 use super::quiet;
 use super::RunSettings;
-use crate::error::{Error, ErrorKind, Result};
 use crate::workload::Workload;
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// The samples criterion needs at least (it refuses fewer).
 pub const CRITERION_MIN_SAMPLES: usize = energy_units::bounds::BENCH_WINDOWS_MIN;

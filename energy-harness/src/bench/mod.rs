@@ -50,11 +50,11 @@ pub use criterion_energy::{Energy, EnergyFormatter};
 
 use crate::engine::result::Measurement;
 use crate::engine::sweep::{render_sweep, SweepPoint, SweepRow};
-use crate::error::Error;
-use crate::error::Result;
 use crate::kernel::{open_device, CodeCheck, Rig};
 use crate::report::run::RunWriter;
 use criteria::Criteria;
+use energy_results::error::Error;
+use energy_results::error::Result;
 use pipeline::{run_spec, SpecOutcome, Station};
 use queue::WorkQueue;
 
@@ -195,7 +195,7 @@ pub fn run_collect(
             eprintln!(
                 "error: benchmark at {file}:{line}: the name `{}` is taken by the benchmark at {first_file}:{first_line}; \
                  each benchmark needs its own name (with `args`, give values that print differently)",
-                crate::error::echo(spec.name())
+                energy_results::error::echo(spec.name())
             );
             bench.collected.failures += 1;
             continue;
@@ -326,7 +326,7 @@ impl Bench {
                 eprintln!(
                     "error: the queue gave `{}`, which this process does not run: its processes on the other GPUs \
                      were given another filter or shard",
-                    crate::error::echo(&key)
+                    energy_results::error::echo(&key)
                 );
                 self.collected.failures += 1;
                 if let Err(e) = queue.finish(&key, false) {

@@ -19,12 +19,12 @@ use crate::engine::result::Measurement;
 use crate::engine::session::{IdleHandover, MeasureRequest, Session};
 use crate::engine::sweep::SweepPoint;
 use crate::engine::WindowResult;
-use crate::error::{Error, Result};
 use crate::kernel::{note_missing_ptxas, options_on, CodeCheck, KernelUnderTest, Readiness, Rig};
 use crate::report::run::RunWriter;
 use crate::report::{render_summary, write_outputs, NetEnergy};
-use crate::trace::Trace;
 use crate::workload::Workload;
+use energy_results::error::{Error, Result};
+use energy_results::trace::Trace;
 
 /// A device the benchmarks run on, with what running kernels there takes.
 pub(super) struct Station {
@@ -251,8 +251,11 @@ fn paired_windows() -> Result<Option<usize>> {
     match text.trim().parse::<usize>() {
         Ok(n) if (min..=max).contains(&n) => Ok(Some(n)),
         _ => Err(Error::new(
-            crate::error::ErrorKind::InvalidInput,
-            format!("{PAIRED_WINDOWS_ENV}=`{}`: give a window count from {min} to {max}", crate::error::echo(&text)),
+            energy_results::error::ErrorKind::InvalidInput,
+            format!(
+                "{PAIRED_WINDOWS_ENV}=`{}`: give a window count from {min} to {max}",
+                energy_results::error::echo(&text)
+            ),
         )),
     }
 }

@@ -20,9 +20,9 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{echo, Error, ErrorKind, Result};
 use crate::report::run::DirLock;
-use crate::trace::format::write_atomically;
+use energy_results::error::{echo, Error, ErrorKind, Result};
+use energy_results::trace::format::write_atomically;
 
 /// The environment variable that points a bench process at its node's queue (a folder).
 pub const QUEUE_ENV: &str = "ENERGY_QUEUE";

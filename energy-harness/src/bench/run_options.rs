@@ -1,9 +1,9 @@
 //! What a bench binary's command line asks of the run: criterion's filter as criterion
 //! reads it, `--save-baseline`, and whether anything runs at all (`--list`, `--help`).
 
-use crate::error::{Error, ErrorKind, Result};
 use crate::report::energy_dir;
 use crate::report::run::{current_target_name, RunStart, RunWriter};
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// Options of a run taken from the bench binary's command line.
 #[derive(Clone, Debug, Default)]
@@ -41,7 +41,7 @@ impl Shard {
         let bad = || {
             Error::new(
                 ErrorKind::InvalidInput,
-                format!("{SHARD_ENV}=`{}`: expected I/N with 1 <= I <= N, e.g. 2/4", crate::error::echo(text)),
+                format!("{SHARD_ENV}=`{}`: expected I/N with 1 <= I <= N, e.g. 2/4", energy_results::error::echo(text)),
             )
         };
         let (i, n) = text.trim().split_once('/').ok_or_else(bad)?;
@@ -63,7 +63,7 @@ impl Shard {
 
     /// The shard (1-based) of the benchmark `name` among `count`.
     pub fn of(name: &str, count: u32) -> u32 {
-        (crate::hash::fnv1a(name.as_bytes()) % u64::from(count.max(1))) as u32 + 1
+        (energy_results::hash::fnv1a(name.as_bytes()) % u64::from(count.max(1))) as u32 + 1
     }
 
     /// Whether this shard runs the benchmark `name`.
@@ -177,7 +177,7 @@ impl RunOptions {
                     ErrorKind::InvalidInput,
                     format!(
                         "--save-baseline `{}`: a baseline name is a plain folder name other than `new`",
-                        crate::error::echo(name)
+                        energy_results::error::echo(name)
                     ),
                 ));
             }

@@ -30,7 +30,7 @@ pub fn benchmark_name_problem(name: &str) -> Option<String> {
     if let Some(c) = name.chars().find(|&c| is_invisible(c)) {
         return Some(format!(
             "the benchmark name `{}` holds the control or invisible character U+{:04X}: a name is printed, tabled, plotted and made a file name; write it without",
-            crate::error::echo(&visible(name)),
+            energy_results::error::echo(&visible(name)),
             u32::from(c)
         ));
     }

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use super::ptx_interface::{PtxEntry, PtxParam};
 use super::{GpuProperties, JitOptLevel, LaunchConfig};
-use crate::error::{Error, ErrorKind, Result};
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// The environment variable naming the `ptxas` the checked device assembles PTX with.
 pub const PTXAS_ENV: &str = "PTXAS";
@@ -144,7 +144,7 @@ static ASSEMBLED: Mutex<Option<HashMap<AssemblyKey, Arc<Vec<u8>>>>> = Mutex::new
 
 /// The cubin ptxas made of `ptx` for `arch` at `level` in this process, if it did.
 pub(crate) fn assembled_cubin(ptx: &str, arch: &str, level: JitOptLevel) -> Option<Arc<Vec<u8>>> {
-    let key = (crate::hash::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
+    let key = (energy_results::hash::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
     ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).as_ref().and_then(|m| m.get(&key).cloned())
 }
 
@@ -168,7 +168,7 @@ pub(crate) fn assemble(ptx: &str, name: &str, arch: &str, level: JitOptLevel) ->
     let Some(ptxas) = find_ptxas() else {
         return Ok(Assembly::NotAssembled(format!("{NO_PTXAS}: {PTXAS_HOWTO}")));
     };
-    let key = (crate::hash::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
+    let key = (energy_results::hash::content_hash(ptx.as_bytes()), arch.to_string(), level.value());
     if ASSEMBLED.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|s| s.contains_key(&key)) {
         return Ok(Assembly::Assembled);
     }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::{CudaGpu, CudaWorkload, DeviceBuffer, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Stream};
-use crate::error::Result;
+use energy_results::error::Result;
 
 /// The busy kernel of calibration: independent FMA chains on every thread, sized by
 /// the iteration count (`ptx/busy` holds the source; it is embedded here).

@@ -8,7 +8,7 @@ use cudarc::driver::{sys, CudaContext, DriverError};
 
 use super::cuda_error;
 use super::kernel::ModuleInner;
-use crate::error::{Error, ErrorKind, Result};
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// The driver JIT's optimization level for PTX (`CU_JIT_OPTIMIZATION_LEVEL`, 0-4; 4 is the default).
 ///

@@ -10,7 +10,7 @@ use super::cuda_c_scan::GlobalFunction;
 use super::memory::{DeviceBuffer, Stream, StreamInner};
 use super::ptx_interface::{PtxEntry, PtxInterface};
 use super::{cuda_error, GpuProperties, LaunchConfig};
-use crate::error::{Error, ErrorKind, Result};
+use energy_results::error::{Error, ErrorKind, Result};
 
 pub(super) struct ModuleInner {
     pub(super) module: sys::CUmodule,

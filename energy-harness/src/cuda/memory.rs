@@ -6,7 +6,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
 
 use super::checked::CheckedGpu;
 use super::{cuda_error, no_raw_cuda};
-use crate::error::Result;
+use energy_results::error::Result;
 
 /// The stream a launch function is given: a real CUDA stream, or the checked device's.
 /// Code that needs the raw cudarc stream on a real GPU takes it from [`Stream::cuda`].

@@ -38,8 +38,8 @@ pub use checked::CheckedActivity;
 use checked::CheckedGpu;
 use ptx_interface::parse_interface;
 
-use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::{cuda_library_present, NO_GPU_HINT};
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// Whether two PCI bus ids name the same device, whatever their case and the width of their
 /// domain (`00000000:41:00.0`, NVML's, and `0000:41:00.0`, the CUDA driver's and wgpu's,

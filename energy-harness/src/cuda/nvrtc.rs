@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use cudarc::nvrtc::CompileOptions;
 
-use crate::error::{Error, ErrorKind, Result};
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// The environment variable naming the NVRTC library to load (a file path).
 pub const NVRTC_LIBRARY_ENV: &str = "NVRTC_LIBRARY";
@@ -77,7 +77,7 @@ fn nvrtc_version() -> Result<(i32, i32)> {
 
 /// Where compiled PTX is cached.
 pub fn nvrtc_cache_dir() -> PathBuf {
-    crate::dirs::energy_dir().join("cache").join("nvrtc")
+    energy_results::dirs::energy_dir().join("cache").join("nvrtc")
 }
 
 /// Compiles CUDA C `source` (labelled `name` in messages) to PTX for `arch` (`sm_90`) with
@@ -99,7 +99,7 @@ pub fn compile_cuda_c(source: &str, name: &str, options: &[&str], arch: &str) ->
     let key = {
         let mut keyed = format!("nvrtc {}.{}\n{}\n", version.0, version.1, all_options.join("\n"));
         keyed.push_str(source);
-        crate::hash::content_hash(keyed.as_bytes())
+        energy_results::hash::content_hash(keyed.as_bytes())
     };
     let cached = nvrtc_cache_dir().join(format!("{key}.ptx"));
     if let Ok(ptx) = std::fs::read_to_string(&cached) {
@@ -111,10 +111,10 @@ pub fn compile_cuda_c(source: &str, name: &str, options: &[&str], arch: &str) ->
         source,
         CompileOptions { options: all_options.clone(), name: Some(name.to_string()), ..Default::default() },
     )
-    .map_err(|e| crate::error::nvrtc_compile_error(name, e))?;
+    .map_err(|e| energy_results::error::nvrtc_compile_error(name, e))?;
     let ptx = compiled.to_src();
     // The cache only saves time: a target directory that cannot be written costs a
     // compile per process, nothing else.
-    let _ = crate::trace::format::write_atomically(&cached, ptx.as_bytes());
+    let _ = energy_results::trace::format::write_atomically(&cached, ptx.as_bytes());
     Ok(ptx)
 }

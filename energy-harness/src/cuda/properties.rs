@@ -4,7 +4,7 @@
 use cudarc::driver::{sys, CudaContext};
 
 use super::cuda_error;
-use crate::error::Result;
+use energy_results::error::Result;
 
 /// Facts the suites size their kernels by.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

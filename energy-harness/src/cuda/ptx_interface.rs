@@ -6,7 +6,7 @@
 //! Only the module's directives and `.entry` headers are read; bodies are skipped. A
 //! header this reader cannot make sense of is an error naming the line.
 
-use crate::error::{echo, Error, ErrorKind, Result};
+use energy_results::error::{echo, Error, ErrorKind, Result};
 
 /// One parameter of a kernel entry.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use cudarc::driver::CudaEvent;
 use std::sync::Arc;
 
 use super::{cuda_error, CudaGpu, Stream};
-use crate::error::Result;
 use crate::workload::{Batch, TimeBasis, UnawaitedJudge, Workload};
+use energy_results::error::Result;
 
 /// Two CUDA events around a stretch of the stream.
 pub struct EventTimer {

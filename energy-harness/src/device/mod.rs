@@ -4,11 +4,11 @@
 pub mod select;
 
 use crate::clock::{MonotonicClock, SharedClock};
-use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::{gpu_required, refresh_device_state, DeviceFacts, REQUIRE_GPU_ENV};
 use crate::sensors::nvml::NvmlSource;
 use crate::sensors::{SensorSource, SourceError, SourceKind};
 use crate::sim::SimGpu;
+use energy_results::error::{Error, ErrorKind, Result};
 pub use select::{DeviceRequest, GpuChoice, Target};
 
 /// A GPU ready to measure on: the clock everything is stamped on, its facts, and for

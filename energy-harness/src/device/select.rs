@@ -8,9 +8,9 @@
 //! - a CUDA device ordinal (`1`) or a GPU's UUID (`GPU-…`): that real GPU, for every
 //!   measurement that names no device of its own (`device =`, `--device` win).
 
-use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::{device_facts, nvml_index_for_cuda_ordinal, DeviceFacts, NO_GPU_HINT};
 use crate::sim::SimPreset;
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// The environment variable that chooses the device.
 pub const DEVICE_ENV: &str = "ENERGY_DEVICE";

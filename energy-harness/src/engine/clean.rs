@@ -9,7 +9,7 @@
 //! the read spacing). Sampling intervals vary by orders of magnitude, so nothing
 //! downstream assumes they are equal.
 
-use crate::trace::Reading;
+use energy_results::trace::Reading;
 
 /// Burtscher's rule: the minimum spacing for two identical consecutive readings to
 /// count as two updates.

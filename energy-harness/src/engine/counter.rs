@@ -5,8 +5,8 @@
 //! back to back locates each tick between the last read that still showed the old
 //! value and the first read showing the new one.
 
-use crate::error::{Error, ErrorKind, Result};
-use crate::trace::Reading;
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::Reading;
 
 /// One counter update: the cumulative energy and when it happened.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -19,9 +19,9 @@ use serde::{Deserialize, Serialize};
 
 use super::counter::{counter_ticks, CounterTick};
 use super::stats::{linear_fit, BandedSpd};
-use crate::error::{Error, ErrorKind, Result};
 use crate::sensors::SensorModel;
-use crate::trace::Reading;
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::Reading;
 
 /// Cumulative energy (J) at increasing times (s); linear in between, except across
 /// its gaps, where the energy is unknown (a counter reset).

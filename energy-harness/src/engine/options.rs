@@ -9,8 +9,8 @@ use energy_units::bounds::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorKind, Result};
 use crate::sensors::SourceKind;
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// What a measurement is asked to do. Every field is optional: `None` takes the engine's
 /// default, decided in [`MeasureOptions::resolve`] and nowhere else.
@@ -127,7 +127,7 @@ impl MeasureOptions {
                 ErrorKind::InvalidInput,
                 format!(
                     "measurement option `device_uuid`: `{}` is not a GPU UUID (`GPU-…`, as `cargo energy info` prints it)",
-                    crate::error::echo(uuid)
+                    energy_results::error::echo(uuid)
                 ),
             )),
             None => Ok(()),

@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use crate::clock::VirtualClock;
 use crate::device::Device;
-use crate::error::{Error, ErrorKind, Result};
 use crate::sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::SourceKind;
 use crate::sim::{SimGpu, SimKernel};
-use crate::trace::Trace;
 use crate::workload::{Batch, TimeBasis, Workload};
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::Trace;
 
 /// A kernel on the simulated GPU: a duration and a power.
 pub struct SimWorkload {

@@ -40,12 +40,12 @@ use super::stats::Estimate;
 use super::summary::{summarize, Summary};
 use crate::clock::SharedClock;
 use crate::device::Device;
-use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::DeviceFacts;
 use crate::sampling::{Recorder, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
-use crate::trace::{Channel, Trace, Window, WindowEdge, AUXILIARY_WINDOW};
 use crate::workload::{TimeBasis, Workload};
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::{Channel, Trace, Window, WindowEdge, AUXILIARY_WINDOW};
 
 mod checks;
 mod plan;

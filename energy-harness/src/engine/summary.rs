@@ -11,11 +11,11 @@ use super::options::ResolvedOptions;
 use super::result::{CrossCheck, Drift, Measurement, NetEnergy, PerUnit, RailEnergy, WindowResult};
 use super::stats::{linear_fit, student_t_975, Estimate};
 use super::warning::{Warning, WarningKind};
-use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::DeviceFacts;
 use crate::sampling::{RAIL_FAILED, STATE_SM_CLOCK, STATE_TEMPERATURE};
 use crate::sensors::SourceKind;
-use crate::trace::{Channel, Trace, Window, AUXILIARY_WINDOW};
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::{Channel, Trace, Window, AUXILIARY_WINDOW};
 
 /// Everything a finished session consists of.
 pub(super) struct Summary<'a> {

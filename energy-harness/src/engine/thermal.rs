@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use super::result::{Measurement, ThermalNormalized, WindowResult};
 use super::stats::{linear_fit, Estimate};
-use crate::error::{echo, Error, ErrorKind, Result};
-use crate::trace::format::write_atomically;
+use energy_results::error::{echo, Error, ErrorKind, Result};
+use energy_results::trace::format::write_atomically;
 
 /// The temperature every normalized figure is stated at, °C: inside the range H100s and
 /// H200s run kernels at (40-65 °C), so corrections stay short.

@@ -15,8 +15,8 @@
 //! minus that idle power times the window's length (Delestrac's static/dynamic split).
 
 use super::curve::EnergyCurve;
-use crate::error::{Error, ErrorKind, Result};
-use crate::trace::Window;
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::Window;
 
 /// Windows closer than this are one busy stretch (back to back), s: they share the idle
 /// measured around the stretch.

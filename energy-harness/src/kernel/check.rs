@@ -11,7 +11,7 @@ use super::subject::{Part, Role, Subject};
 use crate::cuda::checked::PTXAS_HOWTO;
 use crate::cuda::checked::{NOT_COMPILED, NO_PTXAS};
 use crate::device::Device;
-use crate::error::{Error, ErrorKind, Result};
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// What becomes of a [`Subject`] on a device, before anything is measured.
 #[derive(Clone, Debug)]

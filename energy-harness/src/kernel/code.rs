@@ -35,8 +35,8 @@ use std::sync::Arc;
 
 use crate::cuda::checked::NO_PTXAS;
 use crate::cuda::{CheckedActivity, CudaGpu, CudaWorkload, LibraryWorkload, Stream};
-use crate::error::Result;
 use crate::workload::Workload;
+use energy_results::error::Result;
 
 /// Launches the checked device runs of each kernel's code (after its setup).
 pub const CHECK_LAUNCHES: u32 = 3;

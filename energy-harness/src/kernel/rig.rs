@@ -11,9 +11,9 @@ use crate::device::{Device, DeviceRequest};
 use crate::engine::calibration::{default_calibration_dir, Calibration};
 use crate::engine::options::MeasureOptions;
 use crate::engine::run::SimWorkload;
-use crate::error::{Error, ErrorKind, Result};
 use crate::sim::SimGpu;
 use crate::workload::Workload;
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// Opens the device that `ENERGY_DEVICE` and a kernel's own CUDA device `ordinal`
 /// ([`MeasureOptions::cuda_device`](crate::MeasureOptions::cuda_device)) select: a real

@@ -8,16 +8,16 @@ pub mod run;
 mod summary;
 pub mod svg;
 
-pub use crate::dirs::energy_dir;
+pub use energy_results::dirs::energy_dir;
 pub use summary::render_summary;
 
 use std::path::PathBuf;
 
 use crate::engine::analyze::AnalysisOptions;
 pub use crate::engine::result::NetEnergy;
-use crate::error::{Error, ErrorKind, Result};
-use crate::trace::format::render_trace;
-use crate::trace::Trace;
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::format::render_trace;
+use energy_results::trace::Trace;
 use energy_units::format_si;
 pub use provenance::Provenance;
 

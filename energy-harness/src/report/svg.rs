@@ -9,7 +9,7 @@ use crate::engine::clean::{clean_buffered, clean_polled, sorted_finite};
 use crate::engine::counter::counter_ticks;
 use crate::engine::curve::power_profile;
 use crate::sensors::{Delivery, SourceKind};
-use crate::trace::{Channel, Trace, Window};
+use energy_results::trace::{Channel, Trace, Window};
 
 const WIDTH: f64 = 1040.0;
 const HEIGHT: f64 = 380.0;
@@ -219,30 +219,12 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
     svg
 }
 
-/// An axis label: `decimals` places, or an exponent past 10⁷ (a corrupt time is not 300 digits).
-pub fn axis_label(v: f64, decimals: usize) -> String {
-    if v.abs() < 1e7 {
-        format!("{v:.decimals$}")
-    } else {
-        format!("{v:.3e}")
-    }
-}
-
-/// The smallest of 1, 2, 2.5, 5 and 10 times a power of ten at or above `v`: an axis's top.
-pub fn nice_ceiling(v: f64) -> f64 {
-    let magnitude = 10f64.powf(v.log10().floor());
-    for step in [1.0, 2.0, 2.5, 5.0, 10.0] {
-        if step * magnitude >= v {
-            return step * magnitude;
-        }
-    }
-    10.0 * magnitude
-}
+pub use energy_results::axis::{axis_label, nice_ceiling};
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{Channel, Reading, WindowEdge, WindowMark};
+    use energy_results::trace::{Channel, Reading, WindowEdge, WindowMark};
 
     #[test]
     fn plots_windows_idle_and_series() {

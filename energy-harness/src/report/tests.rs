@@ -26,7 +26,7 @@ fn long_unsafe_and_dotted_ids_get_a_short_hashed_stem_inside_the_directory() {
     }
     assert_eq!(
         file_stem(escape),
-        format!("_.._.._.._tmp_escape_energy-{:016x}", crate::hash::fnv1a(escape.as_bytes()))
+        format!("_.._.._.._tmp_escape_energy-{:016x}", energy_results::hash::fnv1a(escape.as_bytes()))
     );
     assert!(file_stem(&long).starts_with("xxxxxxxx"));
     assert_eq!(file_stem(&long).len(), MAX_STEM_BYTES);

@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use crate::clock::{Clock, SharedClock};
-use crate::error::{Error, ErrorKind, Result};
 use crate::sensors::{SensorSource, SourceKind};
-use crate::trace::{Reading, Trace, WindowEdge, WindowMark};
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::{Reading, Trace, WindowEdge, WindowMark};
 
 /// Sampler settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,7 +102,7 @@ impl PollLoop {
                 {
                     if let Some(v) = value {
                         sink.append(
-                            &crate::trace::Channel::Other(channel.into()),
+                            &energy_results::trace::Channel::Other(channel.into()),
                             &[Reading { time_s: stamp, value: f64::from(v) }],
                         );
                     }
@@ -186,7 +186,7 @@ impl Recording {
         }
     }
 
-    fn append(&self, channel: &crate::trace::Channel, readings: &[Reading]) {
+    fn append(&self, channel: &energy_results::trace::Channel, readings: &[Reading]) {
         if readings.is_empty() {
             return;
         }
@@ -230,7 +230,7 @@ impl Recording {
             let series = trace.series(&c);
             let first = series.partition_point(|r| r.time_s < from_s);
             let cut = match c {
-                crate::trace::Channel::Source(_) => (first.max(1)..series.len())
+                energy_results::trace::Channel::Source(_) => (first.max(1)..series.len())
                     .find(|&i| series[i].value != series[i - 1].value)
                     .unwrap_or(series.len()),
                 _ => first,
@@ -517,7 +517,7 @@ impl Recorder {
     /// error.
     pub fn updates_after(&mut self, kind: SourceKind, after_s: f64) -> Result<usize> {
         let trace = lock(&self.current()?.trace);
-        let series = trace.series(&crate::trace::Channel::Source(kind));
+        let series = trace.series(&energy_results::trace::Channel::Source(kind));
         Ok(series.windows(2).rev().take_while(|p| p[1].time_s > after_s).filter(|p| p[1].value != p[0].value).count())
     }
 

@@ -4,7 +4,7 @@ use super::*;
 use crate::clock::{MonotonicClock, VirtualClock};
 use crate::sensors::{SourceError, SourceKind};
 use crate::sim::{SimGpu, SimPreset};
-use crate::trace::Channel;
+use energy_results::trace::Channel;
 
 #[test]
 fn dropping_readings_keeps_the_recordings_notes() {

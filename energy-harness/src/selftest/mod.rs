@@ -35,12 +35,12 @@ use crate::engine::calibration::Calibration;
 use crate::engine::clean::{median_change_interval_s, sorted_finite};
 use crate::engine::run::record;
 use crate::engine::{measure, MeasureOptions, MeasureRequest};
-use crate::error::{Error, ErrorKind, Result};
 use crate::report::ResultDevice;
 use crate::sensors::{Quantity, SensorModel, SourceKind};
-use crate::trace::{Channel, Window, AUXILIARY_WINDOW};
 use crate::workload::Workload;
 use checks::{Agreement, CountWindow, DutyLine, DutyWindow, Linearity};
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::{Channel, Window, AUXILIARY_WINDOW};
 
 pub use render::render;
 

@@ -1,17 +1,17 @@
 //! Reading sensor sources: one interface ([`SensorSource`]) over NVML, the simulated GPU
 //! and replayed trace files. What each source is (its table, [`SourceKind`]) and what a
-//! reading means ([`SensorModel`]) live on the ground floor, in [`crate::source`].
+//! reading means ([`SensorModel`]) live on the ground floor, in [`energy_results::source`].
 
 pub mod nvml;
 pub mod replay;
 
 use std::fmt;
 
-pub use crate::source::{Delivery, NvmlCall, Quantity, SensorModel, SourceKind};
+pub use energy_results::source::{Delivery, NvmlCall, Quantity, SensorModel, SourceKind};
 
 use crate::clock::Clock;
-use crate::error::{Error, ErrorKind};
-use crate::trace::{Channel, Reading};
+use energy_results::error::{Error, ErrorKind};
+use energy_results::trace::{Channel, Reading};
 
 /// Why a source could not be read.
 #[derive(Clone, Debug, PartialEq)]

@@ -15,9 +15,9 @@ use nvml_wrapper_sys::bindings::nvmlFieldValue_t;
 
 use super::{Delivery, NvmlCall, SensorSource, SourceError, SourceKind};
 use crate::clock::Clock;
-use crate::error::Result;
 use crate::gpu::nvml_device;
-use crate::trace::Reading;
+use energy_results::error::Result;
+use energy_results::trace::Reading;
 
 /// A sensor source on an NVML device.
 pub struct NvmlSource {

@@ -4,8 +4,8 @@
 
 use super::{SensorSource, SourceError, SourceKind};
 use crate::clock::Clock;
-use crate::error::{Error, ErrorKind, Result};
-use crate::trace::{Channel, Reading, Trace};
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::{Channel, Reading, Trace};
 
 /// Plays one channel of a trace back in (clock) time.
 pub struct ReplaySource {
@@ -64,7 +64,7 @@ impl SensorSource for ReplaySource {
 mod tests {
     use super::*;
     use crate::clock::VirtualClock;
-    use crate::trace::Channel;
+    use energy_results::trace::Channel;
 
     #[test]
     fn hands_over_readings_as_their_time_comes() {

@@ -26,7 +26,7 @@ pub use truth::{ActiveIdleTail, PowerTimeline, RailTruth, SimKernel};
 use crate::clock::{Clock, SharedClock};
 use crate::gpu::DeviceFacts;
 use crate::sensors::{Delivery, SensorModel, SensorSource, SourceError, SourceKind};
-use crate::trace::Reading;
+use energy_results::trace::Reading;
 
 struct SimState {
     truth: PowerTimeline,

@@ -2,8 +2,8 @@
 //! threshold no smaller than the board-to-board spread ([`compare_across_boards`]).
 
 use super::{pair, Comparison, Figure, ResultSet};
-use energy_harness::ResultFile;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::ResultFile;
+use energy_results::{Error, ErrorKind, Result};
 
 /// The least threshold across boards of one model, percent: dynamic energy per
 /// instruction differed by up to 12 % (median 5 %) between two H100s, and by 0.96-1.14

@@ -5,10 +5,10 @@ use super::change::{judge, standard_error};
 use super::thermal::normalized_pair;
 use super::{check_comparable_figure, compare, Comparison, Figure, ResultSet};
 use crate::detect::{Detectability, NoiseBasis};
-use energy_harness::unstable::report::RunManifest;
-use energy_harness::Estimate;
-use energy_harness::ResultFile;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::Estimate;
+use energy_results::ResultFile;
+use energy_results::RunManifest;
+use energy_results::{Error, ErrorKind, Result};
 
 /// Compares `candidate` with several saved runs of the baseline code (`baselines`, at least
 /// two; CI artifacts of earlier runs of main, say): the baseline figure is their mean and

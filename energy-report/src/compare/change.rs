@@ -6,11 +6,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::detect::{combine, student_t_quantile, Detectability, NoiseBasis};
-use energy_harness::unstable::engine::student_t_975;
-use energy_harness::unstable::error::echo;
-use energy_harness::Estimate;
-use energy_harness::ResultFile;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::echo;
+use energy_results::student_t_975;
+use energy_results::Estimate;
+use energy_results::ResultFile;
+use energy_results::{Error, ErrorKind, Result};
 
 /// The change of one benchmark between two runs.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -18,8 +18,8 @@
 use super::change::{judge, standard_error};
 use super::{compare, compare_with_baselines, Change, Comparison, ResultSet, Verdict};
 use crate::detect::{Detectability, NoiseBasis};
-use energy_harness::unstable::error::echo;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::echo;
+use energy_results::{Error, ErrorKind, Result};
 
 /// What `compare` knows of the drift between the baseline's and the candidate's runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -196,7 +196,7 @@ pub fn compare_with_controls(
     let mut changes = Vec::new();
     for c in plain.changes.iter().filter(|c| !controls.contains(&c.id)) {
         let log = (1.0 + c.change_pct / 100.0).ln() - mean;
-        let rel = |e: &energy_harness::Estimate| standard_error(e) / e.mean;
+        let rel = |e: &energy_results::Estimate| standard_error(e) / e.mean;
         let own = (rel(&c.baseline_j).powi(2) + rel(&c.candidate_j).powi(2)).sqrt();
         let se = sd.max(own) * (1.0 + 1.0 / k).sqrt();
         let detect = Detectability::new(100.0 * se, k - 1.0, NoiseBasis::Controls);

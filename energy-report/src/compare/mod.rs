@@ -14,9 +14,9 @@
 
 use serde::Serialize;
 
-use energy_harness::unstable::error::echo;
-use energy_harness::unstable::report::RunManifest;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::echo;
+use energy_results::RunManifest;
+use energy_results::{Error, ErrorKind, Result};
 
 mod across_boards;
 mod baselines;

@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use energy_harness::unstable::error::echo;
-use energy_harness::unstable::report::{PartialRun, RunManifest, RunPin};
-use energy_harness::ResultFile;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::echo;
+use energy_results::ResultFile;
+use energy_results::{Error, ErrorKind, Result};
+use energy_results::{PartialRun, RunManifest, RunPin};
 
 /// The results of one run, by benchmark id.
 #[derive(Clone, Debug)]

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use energy_harness::{Estimate, ResultFile};
+use energy_results::{Estimate, ResultFile};
 
 fn est(mean: f64, half: f64) -> Estimate {
     Estimate { mean, ci_low: mean - half, ci_high: mean + half, n: 10, std_dev: half }

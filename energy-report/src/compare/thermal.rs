@@ -3,10 +3,10 @@
 
 use super::change::{judge, within_run};
 use super::Change;
-use energy_harness::unstable::engine::ThermalNormalized;
-use energy_harness::unstable::engine::{extrapolation_note, validate_normalized};
-use energy_harness::Result;
-use energy_harness::ResultFile;
+use energy_results::Result;
+use energy_results::ResultFile;
+use energy_results::ThermalNormalized;
+use energy_results::{extrapolation_note, validate_normalized};
 
 /// Both results' energies at the reference temperature and what they rest on, when both
 /// carry one from the same board's coefficient at the same reference and both are sound.

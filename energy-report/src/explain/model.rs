@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{num, MAX_POWER_LIMIT_TOLERANCE, UNPRICED_WORK};
 use crate::ncu::NcuKernel;
-use energy_harness::unstable::engine::GENERIC_POWER_CEILING_W;
-use energy_harness::unstable::error::echo;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::echo;
+use energy_results::GENERIC_POWER_CEILING_W;
+use energy_results::{Error, ErrorKind, Result};
 
 /// The schema tag of a model file.
 pub const MODEL_SCHEMA: &str = "energy-model/1";
@@ -70,12 +70,12 @@ fn check_cost(class: &str, what: &str, j: f64, ci: Option<(f64, f64)>) -> std::r
         ));
     }
     let largest = ci.map_or(j, |(lo, hi)| j.max(lo.abs()).max(hi.abs()));
-    if largest > energy_harness::unstable::report::MAX_ENERGY_PER_LAUNCH_J {
+    if largest > energy_results::MAX_ENERGY_PER_LAUNCH_J {
         return Err(format!(
             "{class}: {what}j_per_unit or its interval reaches {} J per unit, beyond any GPU (a unit cannot cost more \
              than the most a launch can draw, {} J)",
             num(largest),
-            num(energy_harness::unstable::report::MAX_ENERGY_PER_LAUNCH_J)
+            num(energy_results::MAX_ENERGY_PER_LAUNCH_J)
         ));
     }
     if let Some((lo, hi)) = ci {

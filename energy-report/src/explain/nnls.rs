@@ -1,8 +1,8 @@
 //! Non-negative least squares (Lawson and Hanson, 1974), with the intervals of the
 //! coefficients that the fit leaves free.
 
-use energy_harness::unstable::engine::{solve_linear, student_t_975};
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::{solve_linear, student_t_975};
+use energy_results::{Error, ErrorKind, Result};
 
 /// The fit of `A x ≈ b` with `x ≥ 0`.
 #[derive(Clone, Debug, PartialEq)]

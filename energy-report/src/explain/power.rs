@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Priced;
-use energy_harness::ResultFile;
+use energy_results::ResultFile;
 use energy_units::format_si;
 
 /// The largest power-controller tolerance a model may state (a fraction of the limit).

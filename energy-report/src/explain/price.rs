@@ -7,11 +7,11 @@ use super::{
     num, operand_bracket, regime_totals, unpriced_work, EnergyModel, OperandBracket, PowerBound, UnpricedWork,
 };
 use crate::ncu::NcuKernel;
-use energy_harness::unstable::engine::WarningKind;
-use energy_harness::unstable::engine::GENERIC_POWER_CEILING_W;
-use energy_harness::unstable::error::echo;
-use energy_harness::ResultFile;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::echo;
+use energy_results::ResultFile;
+use energy_results::WarningKind;
+use energy_results::GENERIC_POWER_CEILING_W;
+use energy_results::{Error, ErrorKind, Result};
 use energy_units::format_si;
 
 /// One line of an explanation.

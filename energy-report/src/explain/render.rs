@@ -2,7 +2,7 @@
 //! fitted in both data regimes) and as an SVG bar chart.
 
 use super::{EnergyModel, ExplainedTerm, Explanation, OperandBracket};
-use energy_harness::unstable::report::escape::{markdown_code_span, markdown_text, xml};
+use energy_results::escape::{markdown_code_span, markdown_text, xml};
 use energy_units::format_si;
 
 /// The markdown line of `e`'s clock note, empty when it has none.
@@ -80,7 +80,7 @@ fn markdown_heading(e: &Explanation, model: &EnergyModel) -> String {
 }
 
 /// The explanation as markdown. Ids, names and notes from the result, the model and the
-/// ncu export are escaped ([`energy_harness::unstable::report::escape`]).
+/// ncu export are escaped ([`energy_results::escape`]).
 pub fn render_markdown(e: &Explanation, model: &EnergyModel) -> String {
     if let Some(b) = &e.bracket {
         return render_bracket_markdown(e, b, model);
@@ -248,7 +248,7 @@ fn largest_terms(e: &Explanation) -> String {
 
 /// The explanation as a horizontal bar chart (SVG): each term, the static part and the
 /// unexplained rest, against the measured total. The id and the class names are escaped
-/// ([`energy_harness::unstable::report::escape::xml`]): a well-formed document whatever they hold.
+/// ([`energy_results::escape::xml`]): a well-formed document whatever they hold.
 pub fn render_svg(e: &Explanation) -> String {
     let mut bars: Vec<(String, f64, &str)> = e
         .terms

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use super::EnergyModel;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::{Error, ErrorKind, Result};
 
 /// A model that ships: the GPU model it holds for, where it was published, its text.
 #[derive(Clone, Copy, Debug)]

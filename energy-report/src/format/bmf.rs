@@ -3,8 +3,8 @@
 use super::super::compare::{Comparison, ResultSet};
 use super::merge::merge_tracker_objects;
 use super::{encode_json, tracker_name, ReportFormat};
-use energy_harness::unstable::report::PartialRun;
-use energy_harness::{Estimate, Result};
+use energy_results::PartialRun;
+use energy_results::{Estimate, Result};
 
 /// Bencher Metric Format (`--format bmf`).
 pub struct Bmf;

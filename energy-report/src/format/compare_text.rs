@@ -7,7 +7,7 @@ use std::path::Path;
 use super::super::compare::{Comparison, ResultSet, Verdict};
 use super::super::detect::FALSE_ALARM_RATE;
 use super::super::natural::sort_natural;
-use energy_harness::unstable::report::escape::visible;
+use energy_results::escape::visible;
 use energy_units::format_si;
 
 /// What was compared, as the command line named it.

@@ -4,8 +4,8 @@
 use super::super::compare::{Comparison, ResultSet};
 use super::merge::merge_tracker_lists;
 use super::{encode_json, tracker_name, ReportFormat};
-use energy_harness::unstable::report::PartialRun;
-use energy_harness::Result;
+use energy_results::PartialRun;
+use energy_results::Result;
 
 /// github-action-benchmark's `customSmallerIsBetter` (`--format github-action-benchmark`).
 pub struct GithubActionBenchmark;

@@ -10,9 +10,9 @@ use super::partial::partial_line;
 use super::shown_dir;
 use super::table::{Cells, Table, HEADER};
 use super::ReportFormat;
-use energy_harness::unstable::report::escape::html as escape;
-use energy_harness::unstable::report::{file_stem, PartialRun};
-use energy_harness::Result;
+use energy_results::escape::html as escape;
+use energy_results::Result;
+use energy_results::{file_stem, PartialRun};
 
 /// The standalone HTML page (`--format html`).
 pub struct Html;

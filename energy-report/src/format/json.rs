@@ -8,8 +8,8 @@ use super::super::compare::{Comparison, ResultSet};
 use super::merge::REPORT_SET_SCHEMA;
 use super::partial::partial_json;
 use super::{encode_json, render_in, shown_dir, ReportFormat};
-use energy_harness::unstable::report::PartialRun;
-use energy_harness::{Error, ErrorKind, Result, ResultFile};
+use energy_results::PartialRun;
+use energy_results::{Error, ErrorKind, Result, ResultFile};
 
 /// One JSON object (`--format json`): `energy-report/1`, or `energy-report-set/1` over
 /// several directories.

@@ -6,9 +6,9 @@ use super::super::compare::{Comparison, ResultSet};
 use super::partial::partial_line;
 use super::table::{Cells, Table, HEADER};
 use super::ReportFormat;
-use energy_harness::unstable::report::escape::markdown_text;
-use energy_harness::unstable::report::PartialRun;
-use energy_harness::Result;
+use energy_results::escape::markdown_text;
+use energy_results::PartialRun;
+use energy_results::Result;
 
 /// The markdown table (`--format markdown`, or `md`).
 pub struct Markdown;

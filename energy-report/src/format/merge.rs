@@ -5,7 +5,7 @@
 
 use super::super::compare::ResultSet;
 use super::{encode_json, render, Format};
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::{Error, ErrorKind, Result};
 
 /// The schema tag of a JSON report over several directories.
 pub const REPORT_SET_SCHEMA: &str = "energy-report-set/1";

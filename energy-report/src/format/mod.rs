@@ -4,7 +4,7 @@
 //! line in [`FORMATS`]. Beside them
 //! [`compare_text`] (what `cargo energy compare` prints), [`merge`] (several
 //! directories, one per GPU, in one report) and [`partial`] (the line of a partial run).
-//! Every text taken from a file or a bench is escaped by [`energy_harness::unstable::report::escape`], the one
+//! Every text taken from a file or a bench is escaped by [`energy_results::escape`], the one
 //! escaping module.
 
 pub mod bmf;
@@ -22,11 +22,11 @@ pub mod table;
 use std::path::{Path, PathBuf};
 
 use super::compare::{compare_runs, Comparison, DriftBasis, ResultSet};
-use energy_harness::unstable::error::echo;
-use energy_harness::unstable::report::PartialRun;
-use energy_harness::Estimate;
-use energy_harness::ResultFile;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::echo;
+use energy_results::Estimate;
+use energy_results::PartialRun;
+use energy_results::ResultFile;
+use energy_results::{Error, ErrorKind, Result};
 
 /// One output format of a report, as criterion's `Report` is one of its outputs: each format
 /// is a unit struct in a file of this module implementing it, named once in [`FORMATS`].

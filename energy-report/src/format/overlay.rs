@@ -3,7 +3,7 @@
 //! ([`super::super::chart`]).
 
 use super::super::chart::{energy_unit, render_chart, Chart, ChartPoint, ChartSeries, PALETTE};
-use energy_harness::ResultFile;
+use energy_results::ResultFile;
 
 /// Each window's energy per launch, J (windows without launches left out).
 pub fn window_energies(result: &ResultFile) -> Vec<f64> {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::super::compare::Verdict;
 use super::super::paired::{AbReport, PairedChange};
 use super::compare_text::verdict_label;
-use energy_harness::unstable::report::escape::{markdown_cell_code, visible};
+use energy_results::escape::{markdown_cell_code, visible};
 use energy_units::format_si;
 
 /// "NVIDIA H100 (GPU-…)", with "SIMULATED" said when it is.

@@ -5,9 +5,9 @@
 //! partial run for them.
 
 use super::{shown_dir, Format};
-use energy_harness::unstable::error::echo;
-use energy_harness::unstable::report::PartialRun;
-use energy_harness::Result;
+use energy_results::echo;
+use energy_results::PartialRun;
+use energy_results::Result;
 
 /// The line a report of a partial run carries: that it is partial, what never finished,
 /// and what the report holds.

@@ -7,12 +7,12 @@
 use super::super::compare::{Change, Comparison, ResultSet, Verdict};
 use super::super::natural::sort_natural;
 use super::{interval_pct, shown_dir};
-use energy_harness::unstable::report::escape::{html, markdown_cell_code, markdown_code_span};
-use energy_harness::ResultFile;
+use energy_results::escape::{html, markdown_cell_code, markdown_code_span};
+use energy_results::ResultFile;
 use energy_units::format_si;
 
 /// How a table's cells are written: each writes code and emphasis its own way and escapes
-/// the text it did not write itself ([`energy_harness::unstable::report::escape`]).
+/// the text it did not write itself ([`energy_results::escape`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Cells {
     /// GitHub-flavoured markdown.
@@ -157,7 +157,7 @@ impl<'a> Table<'a> {
 /// Text from a file (a not-run reason) in a cell: escaped for the format.
 fn escape_text(cells: Cells, text: &str) -> String {
     match cells {
-        Cells::Markdown => energy_harness::unstable::report::escape::markdown_text(text),
+        Cells::Markdown => energy_results::escape::markdown_text(text),
         Cells::Html => html(text),
     }
 }

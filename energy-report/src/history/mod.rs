@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 
 use super::compare::{change, check_comparable_figure, Change, Figure, ResultSet, Verdict};
 use super::natural::sort_natural;
-use energy_harness::unstable::error::echo;
-use energy_harness::unstable::report::{Provenance, TemperatureRange};
-use energy_harness::unstable::report::{RunManifest, MANIFEST_FILE};
-use energy_harness::Estimate;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::echo;
+use energy_results::Estimate;
+use energy_results::{Error, ErrorKind, Result};
+use energy_results::{Provenance, TemperatureRange};
+use energy_results::{RunManifest, MANIFEST_FILE};
 
 /// How deep below a given directory runs are looked for.
 pub const MAX_DEPTH: usize = 12;

@@ -10,10 +10,10 @@ use super::{BenchHistory, History, HistoryPoint};
 use crate::chart::{energy_unit, render_chart, Chart, ChartPoint, ChartSeries, PALETTE};
 use crate::format::compare_text::verdict_label;
 use crate::format::shown_dir;
-use energy_harness::unstable::report::escape::{html, visible};
-use energy_harness::unstable::report::file_stem;
-use energy_harness::unstable::trace::write_atomically;
-use energy_harness::Result;
+use energy_results::escape::{html, visible};
+use energy_results::file_stem;
+use energy_results::write_atomically;
+use energy_results::Result;
 use energy_units::format_si;
 
 /// The short form of a UUID: `GPU-xxxxxxxx`.

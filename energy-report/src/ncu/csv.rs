@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::names::no_launch_of;
 use super::{KernelChoice, NcuKernel};
-use energy_harness::unstable::error::echo;
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::echo;
+use energy_results::{Error, ErrorKind, Result};
 
 /// The header of an export: where each launch column is.
 struct Header {

@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::Path;
 
-use energy_harness::{Error, ErrorKind, Result};
+use energy_results::{Error, ErrorKind, Result};
 
 mod csv;
 mod names;
@@ -278,8 +278,7 @@ pub fn parse_ncu_csv(text: &str) -> Result<Vec<NcuKernel>> {
 /// [`NcuKernel::metric`] to name). The whole file is still checked.
 pub fn read_ncu_launches(path: &Path, kernel: KernelChoice, metrics: Option<&[&str]>) -> Result<Vec<NcuKernel>> {
     // An export archived gzipped (`<export>.gz`) reads as written.
-    let file = energy_harness::unstable::report::open_archived(path)
-        .map_err(|e| Error::io(path, "read the ncu CSV export", e))?;
+    let file = energy_results::open_archived(path).map_err(|e| Error::io(path, "read the ncu CSV export", e))?;
     let mut input = std::io::BufReader::with_capacity(1 << 16, file);
     let mut reader = Reader::new(kernel, metrics);
     let mut line = String::new();

@@ -1,7 +1,7 @@
 //! The kernel names an export holds, for the error when the one asked for is absent: all
 //! of them when there are a few, else the closest.
 
-use energy_harness::unstable::error::echo;
+use energy_results::echo;
 
 /// How many kernel names an error lists in full; past it, the closest few and the count.
 const NAMES_LISTED: usize = 8;

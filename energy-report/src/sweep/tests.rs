@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use energy_harness::unstable::engine::SweepPoint;
-use energy_harness::ResultFile;
+use energy_results::ResultFile;
+use energy_results::SweepPoint;
 
 fn est(mean: f64, rel_half: f64) -> Estimate {
     let half = mean * rel_half;

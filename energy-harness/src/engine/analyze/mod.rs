@@ -8,9 +8,9 @@ use super::clean::{clean_buffered, clean_polled, median_change_interval_s, sorte
 use super::curve::{counter_curve, power_curve, EnergyCurve, TickFit};
 use super::warning::{Warning, WarningKind};
 use super::windows::{window_energies, SplitOptions, WindowEnergy, BACK_TO_BACK_GAP_S};
-use crate::error::{Error, ErrorKind, Result};
 use crate::sensors::{Delivery, Quantity, SensorModel, SourceKind};
-use crate::trace::{Channel, Reading, Trace, Window, AUXILIARY_WINDOW};
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::{Channel, Reading, Trace, Window, AUXILIARY_WINDOW};
 
 mod physical;
 

@@ -3,9 +3,9 @@
 //! clock inside a window; what fails them is refused, never reported.
 
 use crate::engine::windows::WindowEnergy;
-use crate::error::{Error, ErrorKind, Result};
 use crate::sensors::SourceKind;
-use crate::trace::{Reading, Window, AUXILIARY_WINDOW};
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::{Reading, Window, AUXILIARY_WINDOW};
 use energy_units::format_si;
 
 /// How far above its power limit a window's mean power may read before it is rejected:

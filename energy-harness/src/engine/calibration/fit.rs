@@ -17,10 +17,10 @@ use crate::engine::clean::{clean_buffered, clean_polled, median_change_interval_
 use crate::engine::counter::counter_ticks;
 use crate::engine::curve::fit_tick_grid;
 use crate::engine::stats::solve_linear;
-use crate::error::{Error, ErrorKind, Result};
 use crate::gpu::DeviceFacts;
 use crate::sensors::{Delivery, Quantity, SensorModel, SourceKind};
-use crate::trace::{Channel, Reading, Trace, Window};
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::trace::{Channel, Reading, Trace, Window};
 
 /// The kernels' true busy intervals in a step-response trace: each window from its start
 /// mark for the GPU time recorded as `window I gpu_time_s` (or `window I cuda_event_ms`),

@@ -15,9 +15,9 @@ mod step;
 pub use fit::{busy_intervals, fit_calibration};
 pub use step::{calibrate, StepPlan};
 
-use crate::error::{echo, Error, ErrorKind, Result};
 use crate::sensors::{Quantity, SensorModel, SourceKind};
-use crate::trace::format::write_atomically;
+use energy_results::error::{echo, Error, ErrorKind, Result};
+use energy_results::trace::format::write_atomically;
 
 /// The largest reporting delay a calibration may hold, s: sensors report within tens of
 /// milliseconds (DESIGN.md §1); a second or more is a failed fit.

@@ -5,10 +5,10 @@ use super::fit::fit_calibration;
 use super::Calibration;
 use crate::device::Device;
 use crate::engine::run::record;
-use crate::error::Result;
 use crate::sensors::SourceKind;
-use crate::trace::Trace;
 use crate::workload::Workload;
+use energy_results::error::Result;
+use energy_results::trace::Trace;
 
 /// The shape of a calibration step response.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -3,9 +3,9 @@
 //! windows (nothing left running into the idle tail).
 
 use crate::engine::result::Measurement;
-use crate::error::{Error, ErrorKind, Result};
 use crate::sensors::SourceKind;
 use crate::workload::TimeBasis;
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// A window whose time lies beyond this factor of the mean window's (either
 /// way) did not hold its own work (host-clock windows only).

@@ -256,8 +256,11 @@ pub fn source_state_of(dir: &Path) -> Option<SourceState> {
         return None;
     }
     let diff = git(&["diff", "HEAD", "--no-ext-diff", "--binary"])?;
-    let tree =
-        if diff.is_empty() { "clean".to_string() } else { format!("dirty:{}", crate::hash::content_hash(&diff)) };
+    let tree = if diff.is_empty() {
+        "clean".to_string()
+    } else {
+        format!("dirty:{}", energy_results::hash::content_hash(&diff))
+    };
     Some(SourceState { commit, tree })
 }
 

@@ -200,7 +200,7 @@ fn names_in(dir: &Path) -> BTreeSet<String> {
 #[cfg(unix)]
 #[test]
 fn temporaries_of_killed_writers_go_with_the_next_run_and_live_ones_stay() {
-    use crate::trace::format::Temporary;
+    use energy_results::trace::format::Temporary;
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("new");
     let inv = Invocation { key: "test:temps".into() };

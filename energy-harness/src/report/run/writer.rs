@@ -10,10 +10,10 @@ use super::command::{current_command, current_command_key, target_name_of, Comma
 use super::{
     Invocation, NotRunEntry, ResultEntry, RunManifest, TargetRecord, TargetStatus, LOCK_FILE, MANIFEST_FILE, RUN_SCHEMA,
 };
-use crate::error::{Error, ErrorKind, Result};
-use crate::hash::content_hash;
 use crate::report::ResultDevice;
-use crate::trace::format::{remove_stale_temporaries, temporary_writer, write_atomically};
+use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::hash::content_hash;
+use energy_results::trace::format::{remove_stale_temporaries, temporary_writer, write_atomically};
 
 fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
