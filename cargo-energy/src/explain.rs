@@ -4,16 +4,12 @@
 //! latest result and, where `ncu` is installed, profiles its `--test` run itself.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use energy_harness::unstable::report::escape::visible;
-use energy_harness::unstable::report::{file_stem, RunManifest};
-use energy_harness::unstable::trace::write_atomically;
-use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use energy_report::{
     explain, one_call_of, read_ncu_launches, render_markdown as render_explanation, render_svg as explanation_svg,
     shipped_model_for, EnergyModel, KernelChoice, NcuKernel,
 };
+use energy_results::{write_atomically, Error, ErrorKind, Result, ResultFile, RunManifest};
 
 /// What `cargo energy explain` was asked.
 pub(super) struct Asked<'a> {
@@ -71,13 +67,18 @@ pub(super) fn run(asked: &Asked<'_>) -> Result<()> {
             (model, format!("the shipped {} model", shipped.gpu))
         }
     };
-    let profiled;
+    // Without `measure` nothing is profiled: the bench target and `--exe` go unused.
+    #[cfg(not(feature = "measure"))]
+    let _ = (&target, asked.exe);
+    #[cfg(feature = "measure")]
+    let profiled: PathBuf;
     let ncu = match (asked.ncu, asked.name, ncu_program()) {
         (Some(ncu), _, _) => ncu,
+        #[cfg(feature = "measure")]
         (None, Some(_), Some(program)) => {
-            let csv = asked.dir.join("explain").join(format!("{}-ncu.csv", file_stem(&result.id)));
-            let exe = bench_exe(asked.exe, target.as_deref(), &result.id)?;
-            profile(&program, &exe, &result.id, &model.metrics_with_unpriced(), &csv)?;
+            let csv = asked.dir.join("explain").join(format!("{}-ncu.csv", energy_results::file_stem(&result.id)));
+            let exe = profiling::bench_exe(asked.exe, target.as_deref(), &result.id)?;
+            profiling::profile(&program, &exe, &result.id, &model.metrics_with_unpriced(), &csv)?;
             profiled = csv;
             &profiled
         }
@@ -86,7 +87,13 @@ pub(super) fn run(asked: &Asked<'_>) -> Result<()> {
                 Some(name) => model.ncu_command(name),
                 None => model.ncu_test_command(&result.id),
             };
-            let why = if asked.name.is_some() { "ncu is not installed (nor NCU set)" } else { "no --ncu FILE.csv" };
+            let why = match (asked.name.is_some(), ncu_program().is_some()) {
+                (true, true) => {
+                    "this cargo-energy was built without the `measure` feature, so it cannot run the benchmark under ncu"
+                }
+                (true, false) => "ncu is not installed (nor NCU set)",
+                (false, _) => "no --ncu FILE.csv",
+            };
             return Err(Error::new(
                 ErrorKind::InvalidInput,
                 format!(
@@ -167,68 +174,91 @@ fn ncu_program() -> Option<PathBuf> {
 
 /// The bench executable that runs `id`: `exe` when given, else the one `cargo bench
 /// --no-run` builds for `target`.
-fn bench_exe(exe: Option<&Path>, target: Option<&str>, id: &str) -> Result<crate::gpus::BenchExe> {
-    let here = std::env::current_dir().map_err(|e| Error::io(Path::new("."), "read the current folder", e))?;
-    if let Some(exe) = exe {
-        return crate::gpus::check_executable("--exe", exe, &here);
-    }
-    let Some(target) = target else {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!("the run does not say which bench target measured `{id}`: give its executable with --exe PATH"),
-        ));
-    };
-    let built = crate::gpus::build(&["--bench".to_string(), target.to_string()])?;
-    let wanted = format!("{}-", target.replace('-', "_"));
-    built.into_iter().find(|e| e.path.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&wanted))).ok_or_else(
-        || Error::new(ErrorKind::InvalidInput, format!("cargo built no executable of the bench target `{target}`")),
-    )
-}
+/// Running the benchmark under ncu: the runtime's part of `explain` (feature `measure`).
+#[cfg(feature = "measure")]
+mod profiling {
+    use std::path::Path;
+    use std::process::Command;
 
-/// Profiles the `--test` run of `id` (three calls) under `ncu` with `metrics`, clocks and
-/// caches left alone, into `csv`; a failed or partial profile (`==ERROR==`) is refused with
-/// what ncu said.
-fn profile(ncu: &Path, exe: &crate::gpus::BenchExe, id: &str, metrics: &str, csv: &Path) -> Result<()> {
-    // The --test run's own files go to a scratch target beside the export, not over the
-    // measured run; removed afterwards.
-    let scratch = csv.with_extension("target");
-    eprintln!("explain: profiling `{id}` under {} (its --test run: three calls; clocks left alone)", ncu.display());
-    let out = Command::new(ncu)
-        .args(["--clock-control", "none", "--cache-control", "none", "--csv", "--page", "raw", "--print-units", "base"])
-        .args(["--metrics", metrics])
-        .arg(&exe.path)
-        .args(["--bench", "--test", "--exact", id])
-        .current_dir(&exe.package_dir)
-        .env("CARGO_TARGET_DIR", &scratch)
-        .output()
-        .map_err(|e| Error::new(ErrorKind::Io, format!("could not run {}: {e}", ncu.display())));
-    let _ = std::fs::remove_dir_all(&scratch);
-    let out = out?;
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    if !out.status.success() || stdout.contains("==ERROR==") || stderr.contains("==ERROR==") {
-        // ncu's own error lines when it wrote some (a partial profile exits 0), else the end
-        // of its stderr, as `cargo energy run` shows a failed executable's.
-        let errors: Vec<String> = stderr
-            .lines()
-            .chain(stdout.lines())
-            .filter(|l| l.contains("==ERROR=="))
-            .take(5)
-            .map(|l| visible(l).into_owned())
-            .collect();
-        let said = if errors.is_empty() {
-            crate::gpus::process::stderr_tail(&out.stderr)
-        } else {
-            format!("; it reported:\n        {}", errors.join("\n        "))
+    use energy_results::escape::visible;
+    use energy_results::{write_atomically, Error, ErrorKind, Result};
+
+    pub(super) fn bench_exe(exe: Option<&Path>, target: Option<&str>, id: &str) -> Result<crate::gpus::BenchExe> {
+        let here = std::env::current_dir().map_err(|e| Error::io(Path::new("."), "read the current folder", e))?;
+        if let Some(exe) = exe {
+            return crate::gpus::check_executable("--exe", exe, &here);
+        }
+        let Some(target) = target else {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("the run does not say which bench target measured `{id}`: give its executable with --exe PATH"),
+            ));
         };
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!("ncu could not profile `{id}`: it {}{said}", crate::gpus::process::exit_reason(out.status)),
-        ));
+        let built = crate::gpus::build(&["--bench".to_string(), target.to_string()])?;
+        let wanted = format!("{}-", target.replace('-', "_"));
+        built
+            .into_iter()
+            .find(|e| e.path.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&wanted)))
+            .ok_or_else(|| {
+                Error::new(ErrorKind::InvalidInput, format!("cargo built no executable of the bench target `{target}`"))
+            })
     }
-    if let Some(dir) = csv.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the folder of the ncu export", e))?;
+
+    /// Profiles the `--test` run of `id` (three calls) under `ncu` with `metrics`, clocks and
+    /// caches left alone, into `csv`; a failed or partial profile (`==ERROR==`) is refused with
+    /// what ncu said.
+    pub(super) fn profile(ncu: &Path, exe: &crate::gpus::BenchExe, id: &str, metrics: &str, csv: &Path) -> Result<()> {
+        // The --test run's own files go to a scratch target beside the export, not over the
+        // measured run; removed afterwards.
+        let scratch = csv.with_extension("target");
+        eprintln!("explain: profiling `{id}` under {} (its --test run: three calls; clocks left alone)", ncu.display());
+        let out = Command::new(ncu)
+            .args([
+                "--clock-control",
+                "none",
+                "--cache-control",
+                "none",
+                "--csv",
+                "--page",
+                "raw",
+                "--print-units",
+                "base",
+            ])
+            .args(["--metrics", metrics])
+            .arg(&exe.path)
+            .args(["--bench", "--test", "--exact", id])
+            .current_dir(&exe.package_dir)
+            .env("CARGO_TARGET_DIR", &scratch)
+            .output()
+            .map_err(|e| Error::new(ErrorKind::Io, format!("could not run {}: {e}", ncu.display())));
+        let _ = std::fs::remove_dir_all(&scratch);
+        let out = out?;
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        if !out.status.success() || stdout.contains("==ERROR==") || stderr.contains("==ERROR==") {
+            // ncu's own error lines when it wrote some (a partial profile exits 0), else the end
+            // of its stderr, as `cargo energy run` shows a failed executable's.
+            let errors: Vec<String> = stderr
+                .lines()
+                .chain(stdout.lines())
+                .filter(|l| l.contains("==ERROR=="))
+                .take(5)
+                .map(|l| visible(l).into_owned())
+                .collect();
+            let said = if errors.is_empty() {
+                crate::gpus::process::stderr_tail(&out.stderr)
+            } else {
+                format!("; it reported:\n        {}", errors.join("\n        "))
+            };
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("ncu could not profile `{id}`: it {}{said}", crate::gpus::process::exit_reason(out.status)),
+            ));
+        }
+        if let Some(dir) = csv.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the folder of the ncu export", e))?;
+        }
+        write_atomically(csv, out.stdout.as_slice())?;
+        eprintln!("explain: ncu's export is {} (pass it with --ncu to explain again without profiling)", csv.display());
+        Ok(())
     }
-    write_atomically(csv, out.stdout.as_slice())?;
-    eprintln!("explain: ncu's export is {} (pass it with --ncu to explain again without profiling)", csv.display());
-    Ok(())
 }

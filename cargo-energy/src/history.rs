@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_harness::Result;
 use energy_report::{read_history, text_table, write_history};
+use energy_results::Result;
 
 /// Reads the runs under `dirs`, writes one SVG per benchmark and `index.html` into
 /// `output` (atomically), and prints the text table.

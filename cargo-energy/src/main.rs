@@ -9,19 +9,29 @@
 // placeholder, not HTML.
 #![allow(rustdoc::invalid_html_tags)]
 
+#[cfg(feature = "measure")]
 mod ab;
+#[cfg(feature = "measure")]
 mod analyze;
+#[cfg(feature = "measure")]
 mod busy;
+#[cfg(feature = "measure")]
 mod calibrate;
 mod explain;
+#[cfg(feature = "measure")]
 mod gate;
+#[cfg(feature = "measure")]
 mod gpus;
 mod history;
+#[cfg(feature = "measure")]
 mod info;
 mod output;
 mod results;
+#[cfg(feature = "measure")]
 mod selftest;
+#[cfg(feature = "measure")]
 mod thermal;
+#[cfg(feature = "measure")]
 mod trace;
 
 use std::ffi::OsString;
@@ -31,7 +41,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use energy_harness::{Error, ErrorKind};
+use energy_results::{Error, ErrorKind};
 
 /// Measure the energy of GPU kernels.
 #[derive(Debug, Parser)]
@@ -43,6 +53,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    #[cfg(feature = "measure")]
     /// Show the GPU's facts and which power/energy sources work on it.
     Info {
         /// The GPU: a CUDA device ordinal, counted as this process sees devices (after
@@ -54,6 +65,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    #[cfg(feature = "measure")]
     /// Record a live sensor trace (energy-trace v1 CSV).
     Trace {
         /// How long to record, seconds.
@@ -68,6 +80,7 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
     },
+    #[cfg(feature = "measure")]
     /// Energy of each kernel window of a trace file (energy-trace v1).
     Analyze {
         /// The trace file.
@@ -124,6 +137,7 @@ enum Command {
         #[arg(long = "run-id", value_name = "ID")]
         run_id: Option<String>,
     },
+    #[cfg(feature = "measure")]
     /// Run the benches on several GPUs of this node at once, one process per GPU taking
     /// benchmarks from one queue: `cargo energy run --gpus all -- --bench fma -- FILTER`. Results per GPU under
     /// <target>/energy-gpus/; exit 1 when a GPU's run failed (an executable's exit code or
@@ -194,6 +208,7 @@ enum Command {
         #[arg(long)]
         output: Option<PathBuf>,
     },
+    #[cfg(feature = "measure")]
     /// Run a baseline's and a candidate's bench executables interleaved on one GPU (A B B A
     /// A B B A …) and judge each benchmark's change from the paired differences, which cancel
     /// the GPU's drift. Exit 1 on a regression, 0 otherwise, 2 when nothing could be decided.
@@ -213,6 +228,7 @@ enum Command {
         #[arg(last = true)]
         args: Vec<String>,
     },
+    #[cfg(feature = "measure")]
     /// A pull request's energy gate in one step: build the base revision (a git worktree,
     /// cached per commit) and the checkout, run every bench target of both interleaved on one
     /// GPU (ABBA, as `ab`), print the verdict and the smallest change it could detect, and
@@ -325,6 +341,7 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
     },
+    #[cfg(feature = "measure")]
     /// Check this GPU's sensors against physics (linearity in launch count and in duty,
     /// agreement of independent sources): a verdict per source, in under a minute. Exit 1
     /// when the source the harness measures with fails a check.
@@ -341,6 +358,7 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
     },
+    #[cfg(feature = "measure")]
     /// Run a step response on the GPU and fit each source's sensor model; cached per GPU UUID.
     Calibrate {
         /// The GPU: a CUDA device ordinal, counted as this process sees devices (after
@@ -372,6 +390,7 @@ enum Command {
     },
 }
 
+#[cfg(feature = "measure")]
 /// How a paired sequence runs and judges: the flags `ab` and `gate` share.
 #[derive(Debug, clap::Args)]
 struct SequenceFlags {
@@ -416,6 +435,7 @@ struct SequenceFlags {
     windows: Option<usize>,
 }
 
+#[cfg(feature = "measure")]
 /// What a paired command runs by default where its flags are silent.
 struct SequenceDefaults {
     threshold_pct: f64,
@@ -425,11 +445,13 @@ struct SequenceDefaults {
     windows: Option<usize>,
 }
 
+#[cfg(feature = "measure")]
 /// `cargo energy ab`: a 5 % threshold, 3 pairs at least, a 1 % target, the benchmarks' own
 /// windows.
 const AB_DEFAULTS: SequenceDefaults =
     SequenceDefaults { threshold_pct: 5.0, min_pairs: 3, target_pct: Some(1.0), windows: None };
 
+#[cfg(feature = "measure")]
 /// `cargo energy gate`: a 1 % threshold, 2 pairs at least, a target of twice the threshold,
 /// 8 windows per benchmark and run. On an H200 (research/results/2026-12-01-ci-gate) a
 /// gate's noise fell with each run's busy time, and its fixed cost is ~0.7 s per benchmark
@@ -437,6 +459,7 @@ const AB_DEFAULTS: SequenceDefaults =
 const GATE_DEFAULTS: SequenceDefaults =
     SequenceDefaults { threshold_pct: 1.0, min_pairs: 2, target_pct: None, windows: Some(8) };
 
+#[cfg(feature = "measure")]
 impl SequenceFlags {
     fn into_args(self, defaults: &SequenceDefaults, args: Vec<String>) -> ab::SequenceArgs {
         let threshold_pct = self.threshold.unwrap_or(defaults.threshold_pct);
@@ -456,6 +479,7 @@ impl SequenceFlags {
     }
 }
 
+#[cfg(feature = "measure")]
 fn parse_seconds(text: &str) -> Result<f64, String> {
     text.parse::<f64>()
         .ok()
@@ -465,8 +489,8 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 
 /// The run a reader must find: `--run-id`, else `ENERGY_RUN_ID` from the environment
 /// (unset or empty: any run).
-fn run_pin(flag: Option<String>) -> energy_harness::Result<Option<energy_harness::unstable::report::RunPin>> {
-    use energy_harness::unstable::report::RunPin;
+fn run_pin(flag: Option<String>) -> energy_results::Result<Option<energy_results::RunPin>> {
+    use energy_results::RunPin;
     match flag {
         Some(id) if id.trim().is_empty() => Err(Error::new(
             ErrorKind::InvalidInput,
@@ -483,7 +507,7 @@ fn run_pin(flag: Option<String>) -> energy_harness::Result<Option<energy_harness
 /// The `--dir` values, or the one directory found as cargo finds it.
 fn dirs_or_default(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
     if dirs.is_empty() {
-        vec![energy_harness::unstable::report::energy_dir()]
+        vec![energy_results::energy_dir()]
     } else {
         dirs
     }
@@ -491,6 +515,22 @@ fn dirs_or_default(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
 
 fn main() -> ExitCode {
     run(std::env::args_os())
+}
+
+impl Command {
+    /// Whether everything the command can fail on is its input (files, their contents, the
+    /// options): exit 2, not 1.
+    fn reads_input_only(&self) -> bool {
+        #[allow(unreachable_patterns)]
+        match self {
+            Command::Report { .. } | Command::Compare { .. } | Command::Explain { .. } | Command::History { .. } => {
+                true
+            }
+            #[cfg(feature = "measure")]
+            Command::Analyze { .. } | Command::Ab { .. } | Command::Gate { .. } => true,
+            _ => false,
+        }
+    }
 }
 
 /// Runs the command line `args` (the program name first).
@@ -508,28 +548,25 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     // Everything `analyze` can fail on is its input (the file, its contents, the options).
-    let input_only = matches!(
-        cli.command,
-        Command::Analyze { .. }
-            | Command::Report { .. }
-            | Command::Compare { .. }
-            | Command::Explain { .. }
-            | Command::History { .. }
-            | Command::Ab { .. }
-            | Command::Gate { .. }
-    );
+    let input_only = cli.command.reads_input_only();
     let result = match cli.command {
+        #[cfg(feature = "measure")]
         Command::Info { device, json } => info::run(device, json),
+        #[cfg(feature = "measure")]
         Command::Trace { seconds, device, output } => trace::run(seconds, device, output.as_deref()),
+        #[cfg(feature = "measure")]
         Command::Analyze { trace, source, sensor_model, json, plot } => {
             analyze::run(&trace, source.0, sensor_model, json, plot.as_deref())
         }
+        #[cfg(feature = "measure")]
         Command::Calibrate { device, thermal: true, thermal_seconds, json, no_save, .. } => {
             thermal::run(device, thermal_seconds, json, !no_save)
         }
+        #[cfg(feature = "measure")]
         Command::Calibrate { device, busy_seconds, json, trace, no_save, .. } => {
             calibrate::run(device, busy_seconds, json, trace.as_deref(), !no_save)
         }
+        #[cfg(feature = "measure")]
         Command::Selftest { device, json, output } => match selftest::run(device, json, output.as_deref()) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
@@ -540,11 +577,11 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             results::report(&runs, &run, baseline.as_deref(), format, threshold, output.as_deref())
         }),
         Command::History { dirs, threshold, output } => {
-            let output = output.unwrap_or_else(|| energy_harness::unstable::report::energy_dir().join("history"));
+            let output = output.unwrap_or_else(|| energy_results::energy_dir().join("history"));
             history::run(&dirs, threshold, &output)
         }
         Command::Explain { name, result, dir, run, model, ncu, exe, kernel, json, output } => {
-            let dir = dir.unwrap_or_else(energy_harness::unstable::report::energy_dir);
+            let dir = dir.unwrap_or_else(energy_results::energy_dir);
             explain::run(&explain::Asked {
                 name: name.as_deref(),
                 result: result.as_deref(),
@@ -558,11 +595,13 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 output: output.as_deref(),
             })
         }
+        #[cfg(feature = "measure")]
         Command::Run { gpus, exes, timeout, split, args } => match gpus::run(&gpus, &exes, timeout.0, split, &args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
+        #[cfg(feature = "measure")]
         Command::Ab { baseline, candidate, sequence, format, args } => {
             let asked = ab::AbArgs { baseline, candidate, sequence: sequence.into_args(&AB_DEFAULTS, args), format };
             match ab::run(&asked) {
@@ -571,6 +610,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 Err(e) => Err(e),
             }
         }
+        #[cfg(feature = "measure")]
         Command::Gate { base, benches, package, features, build_only, prebuilt, markdown, sequence, args } => {
             let mut cargo_args: Vec<String> = benches.iter().flat_map(|b| ["--bench".to_string(), b.clone()]).collect();
             cargo_args.extend(package.into_iter().flat_map(|p| ["--package".to_string(), p]));

@@ -3,13 +3,13 @@
 
 use std::io::Write;
 
-use energy_harness::{Error, ErrorKind};
+use energy_results::{Error, ErrorKind};
 
 /// Writes a command's output to standard output. A reader that went away (`| head`)
 /// ends the output quietly, as `rg … | head` does: the command still finishes and keeps
 /// its exit code. Any other failure (a full disk, a closed descriptor) is an error naming
 /// it, so the command exits 2 and CI sees it.
-pub fn emit(text: &str) -> energy_harness::Result<()> {
+pub fn emit(text: &str) -> energy_results::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Ok(()) => Ok(()),

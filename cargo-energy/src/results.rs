@@ -2,12 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use energy_harness::unstable::report::{RunManifest, RunPin};
-use energy_harness::unstable::trace::write_atomically;
-use energy_harness::{Error, ErrorKind, Result};
 use energy_report::{compare_across_boards, compare_runs, DriftBasis, ResultSet};
 use energy_report::{compare_text, measured_nothing_line, render_with_empty, Compared, Format};
 use energy_report::{mark_partial, optimum_moves, partial_line};
+use energy_results::write_atomically;
+use energy_results::{Error, ErrorKind, Result};
+use energy_results::{RunManifest, RunPin};
 
 pub(super) fn check_threshold(threshold: f64) -> Result<()> {
     if threshold.is_finite() && threshold >= 0.0 {
