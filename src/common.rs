@@ -8,11 +8,12 @@ use std::process::ExitCode;
 
 use energy_harness::unstable::bench::{run_collect, BenchSpec, Collected, CollectedBench, RunSettings};
 use energy_harness::unstable::device::DeviceRequest;
-use energy_harness::unstable::engine::{linear_fit, student_t_975};
 use energy_harness::unstable::kernel::open_device;
-use energy_harness::unstable::report::energy_dir;
-use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
+use energy_results::dirs::energy_dir;
+use energy_results::stats::linear_fit;
+use energy_results::stats::student_t_975;
+use energy_results::trace::format::write_atomically;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 

@@ -23,11 +23,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use energy_harness::unstable::bench::PAIRED_WINDOWS_ENV;
-use energy_harness::unstable::report::EXPECTED_TARGETS_ENV;
-use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
 use energy_report::paired::{stop_reason, AbReport, AbSequence, RunFigures, Side, AB_SCHEMA};
 use energy_report::{ab_markdown, ab_text, progress_line, ResultSet};
+use energy_results::run::EXPECTED_TARGETS_ENV;
+use energy_results::trace::format::write_atomically;
 
 use crate::gpus::{self, BenchExe, ExeEnd, Launch};
 
@@ -129,7 +129,7 @@ fn output_dir(given: Option<&Path>) -> Result<PathBuf> {
         Some(d) => d.to_path_buf(),
         None => {
             let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string().replace(':', "");
-            let base = energy_harness::unstable::report::energy_dir().join("ab");
+            let base = energy_results::dirs::energy_dir().join("ab");
             let mut dir = base.join(&stamp);
             let mut n = 2;
             while dir.exists() {

@@ -6,13 +6,14 @@ use std::path::Path;
 use serde::Serialize;
 
 use energy_harness::units::format_si;
-use energy_harness::unstable::device::SensorModel;
 use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
 use energy_harness::unstable::engine::{default_calibration_dir, Calibration};
 use energy_harness::unstable::report::power_plot;
-use energy_harness::unstable::trace::{read_trace, write_atomically};
 use energy_harness::SourceKind;
 use energy_harness::{Error, ErrorKind, Result};
+use energy_results::source::model::SensorModel;
+use energy_results::trace::format::read_trace;
+use energy_results::trace::format::write_atomically;
 
 /// A `--source` value: a source, or `auto` (none given).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -7,8 +7,8 @@ use std::path::Path;
 use energy_harness::unstable::device::{Device, DeviceRequest};
 use energy_harness::unstable::engine::{calibrate, StepPlan};
 use energy_harness::unstable::engine::{default_calibration_dir, Calibration};
-use energy_harness::unstable::trace::write_trace;
 use energy_harness::{Error, ErrorKind, Result};
+use energy_results::trace::format::write_trace;
 
 /// Launch length of the busy kernel: short enough for 40 ms pulses, long enough that
 /// launch gaps do not matter.

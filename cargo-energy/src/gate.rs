@@ -24,10 +24,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use energy_harness::unstable::report::{content_hash, energy_dir, source_state_of};
-use energy_harness::unstable::trace::write_atomically;
+use energy_harness::unstable::report::source_state_of;
 use energy_harness::{Error, ErrorKind, Result};
 use energy_report::{ab_markdown, ab_text};
+use energy_results::dirs::energy_dir;
+use energy_results::hash::content_hash;
+use energy_results::trace::format::write_atomically;
 
 use crate::ab::{run_sequence, SequenceArgs, Sides};
 use crate::gpus::{self, BenchExe};

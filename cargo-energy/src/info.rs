@@ -4,11 +4,13 @@ use serde::Serialize;
 
 use energy_harness::units::format_si;
 use energy_harness::unstable::device::DeviceFacts;
-use energy_harness::unstable::device::{Delivery, Quantity, SourceError};
+use energy_harness::unstable::device::SourceError;
 use energy_harness::unstable::device::{Device, DeviceRequest};
-use energy_harness::unstable::trace::Reading;
 use energy_harness::SourceKind;
 use energy_harness::{Error, ErrorKind, Result};
+use energy_results::source::Delivery;
+use energy_results::source::Quantity;
+use energy_results::trace::Reading;
 
 /// What one read of a source gave.
 #[derive(Debug, Serialize)]

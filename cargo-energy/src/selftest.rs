@@ -7,8 +7,8 @@ use energy_harness::unstable::device::{Device, DeviceRequest};
 use energy_harness::unstable::engine::virtual_sim_device;
 use energy_harness::unstable::engine::{default_calibration_dir, Calibration};
 use energy_harness::unstable::selftest::{render as render_selftest, run_selftest, SelftestPlan};
-use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
+use energy_results::trace::format::write_atomically;
 
 /// Launch length of the test kernel: a thousand launches make a 0.1 s window.
 const TEST_LAUNCH_S: f64 = 100e-6;

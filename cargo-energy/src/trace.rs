@@ -5,9 +5,10 @@ use std::path::Path;
 
 use energy_harness::unstable::device::{Device, DeviceRequest};
 use energy_harness::unstable::device::{Sampler, SamplerConfig};
-use energy_harness::unstable::trace::{render_trace, write_trace};
 use energy_harness::SourceKind;
 use energy_harness::{Error, ErrorKind, Result};
+use energy_results::trace::format::render_trace;
+use energy_results::trace::format::write_trace;
 
 pub(super) fn run(seconds: f64, device: Option<u32>, output: Option<&Path>) -> Result<()> {
     let request = match DeviceRequest::from_env()? {
@@ -31,7 +32,7 @@ pub(super) fn run(seconds: f64, device: Option<u32>, output: Option<&Path>) -> R
         let _ = writeln!(stderr, "  not recorded: {missing}");
     }
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let mut trace_header = energy_harness::unstable::trace::Trace::new();
+    let mut trace_header = energy_results::trace::Trace::new();
     device.facts().annotate(&mut trace_header, "start");
     let clock = device.clock().clone();
     let sampler = Sampler::start(sources, clock.clone(), SamplerConfig::default())?;

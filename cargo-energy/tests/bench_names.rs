@@ -15,8 +15,10 @@ use std::process::{Command, Output, Stdio};
 
 use common::{cargo_energy, text};
 use energy_harness::unstable::bench::{run_collect, BenchSpec, RunSettings};
-use energy_harness::unstable::report::{Invocation, RunWriter, MAX_STEM_BYTES};
+use energy_harness::unstable::report::RunWriter;
 use energy_harness::{MeasureOptions, ResultDevice};
+use energy_results::escape::MAX_STEM_BYTES;
+use energy_results::run::Invocation;
 use serde_json::{json, Value};
 
 const MARKUP: &str = "pipe|tick`quote\"<b>&amp; - dash @ at *em*";
@@ -153,7 +155,7 @@ fn write_run(dir: &Path, r: &Value) {
     let device: ResultDevice = serde_json::from_value(r["device"].clone()).unwrap();
     let id = r["id"].as_str().unwrap();
     let json = serde_json::to_string_pretty(r).unwrap();
-    let stem = energy_harness::unstable::report::file_stem(id);
+    let stem = energy_results::escape::file_stem(id);
     writer.commit(id, &stem, &device, [json.as_bytes(), b"# energy-trace v1\n", b"<svg/>"]).unwrap();
     writer.finish(0).unwrap();
 }

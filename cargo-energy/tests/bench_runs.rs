@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 
 use common::{bench_targets, cargo_energy, text};
 use energy_harness::unstable::bench::{run_collect, BenchSpec, RunSettings};
-use energy_harness::unstable::report::{RunManifest, TargetStatus};
 use energy_harness::MeasureOptions;
+use energy_results::run::RunManifest;
+use energy_results::run::TargetStatus;
 
 fn child_specs() -> Vec<BenchSpec> {
     ["alpha", "beta"]
@@ -244,7 +245,9 @@ fn a_baseline_has_its_own_ops_not_the_kernels() {
 /// the run (its manifest entry is missing), `abort` aborts right after (its entry stays
 /// `running`); any other name measures one simulated benchmark of that name.
 fn multi_target_child() -> ! {
-    use energy_harness::unstable::report::{current_target_name, energy_dir, Invocation, RunWriter};
+    use energy_harness::unstable::report::{current_target_name, RunWriter};
+    use energy_results::dirs::energy_dir;
+    use energy_results::run::Invocation;
     let target = current_target_name();
     match target.as_str() {
         "crash" => panic!("crash: the bench target dies at start"),

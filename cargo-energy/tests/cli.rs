@@ -2,8 +2,8 @@
 
 use std::process::{Command, Output};
 
-use energy_harness::unstable::trace::read_trace;
-use energy_harness::unstable::trace::Channel;
+use energy_results::trace::format::read_trace;
+use energy_results::trace::Channel;
 
 fn cargo_energy(args: &[&str], device: Option<&str>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-energy"));

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use energy_harness::unstable::report::read_archived;
+use energy_results::archive::read_archived;
 use serde_json::json;
 
 /// The fixtures: real saxpy results of an H100 and an H200 and the H100's ncu export
@@ -339,7 +339,8 @@ fn board6() -> PathBuf {
 /// real export and records how it was called), and a page that opens with the bracket.
 #[test]
 fn a_benchmark_is_explained_by_name_with_the_shipped_model_and_ncu_run_for_it() {
-    use energy_harness::unstable::report::{Invocation, RunWriter};
+    use energy_harness::unstable::report::RunWriter;
+    use energy_results::run::Invocation;
     let dir = tempfile::tempdir().unwrap();
     let energy = dir.path().join("energy");
     let result =

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use energy_harness::unstable::report::{Invocation, RunWriter};
+use energy_harness::unstable::report::RunWriter;
 use energy_harness::ResultDevice;
+use energy_results::run::Invocation;
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------------------------------

@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use energy_harness::unstable::report::{Invocation, RunWriter};
+use energy_harness::unstable::report::RunWriter;
 use energy_harness::ResultDevice;
+use energy_results::run::Invocation;
 
 fn script(path: &Path, body: &str) {
     std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();

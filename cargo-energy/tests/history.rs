@@ -5,8 +5,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use energy_harness::unstable::report::{Invocation, RunWriter};
+use energy_harness::unstable::report::RunWriter;
 use energy_harness::ResultDevice;
+use energy_results::run::Invocation;
 use serde_json::{json, Value};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/h100-fma");
@@ -74,7 +75,7 @@ fn write_run(dir: &Path, results: &[Value]) {
     let device: ResultDevice = serde_json::from_value(results[0]["device"].clone()).unwrap();
     for r in results {
         let id = r["id"].as_str().unwrap();
-        let stem = energy_harness::unstable::report::file_stem(id);
+        let stem = energy_results::escape::file_stem(id);
         let plot = format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text>plot-{stem}</text></svg>");
         let text = serde_json::to_string_pretty(r).unwrap();
         writer.commit(id, &stem, &device, [text.as_bytes(), b"# energy-trace v1\n", plot.as_bytes()]).unwrap();
@@ -158,13 +159,13 @@ fn simulated_runs_without_provenance_are_ordered_by_start_and_escaped() {
     assert!(t.contains("(simulated)"), "{t}");
     assert!(t.find("    first ").unwrap() < t.find("    second ").unwrap(), "{t}");
     assert!(t.find("n=2").unwrap() < t.find("n=10").unwrap(), "natural order: {t}");
-    let stem = energy_harness::unstable::report::file_stem(id);
+    let stem = energy_results::escape::file_stem(id);
     let svg = std::fs::read_to_string(out.join(format!("{stem}.svg"))).unwrap();
     assert!(svg.contains("a&lt;b&gt;&amp;&quot;c/energy (simulated)"), "{svg}");
     assert!(!svg.contains("a<b>"), "{svg}");
     assert_eq!(svg.matches("class=\"regression\"").count(), 1, "+20 %: {svg}");
     // A benchmark of a few µJ gets µJ.
-    let small_stem = energy_harness::unstable::report::file_stem("n=2");
+    let small_stem = energy_results::escape::file_stem("n=2");
     let small = std::fs::read_to_string(out.join(format!("{small_stem}.svg"))).unwrap();
     assert!(small.contains("(µJ)"), "{small}");
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();

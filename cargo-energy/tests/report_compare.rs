@@ -6,8 +6,9 @@ use std::process::Output;
 mod common;
 
 use common::result_sets::{cargo_energy, compare, estimate, result, write_set, write_set_with_not_run, GPU};
-use energy_harness::unstable::report::{Invocation, RunWriter};
+use energy_harness::unstable::report::RunWriter;
 use energy_harness::ResultDevice;
+use energy_results::run::Invocation;
 use serde_json::{json, Value};
 
 fn text(o: &Output) -> String {

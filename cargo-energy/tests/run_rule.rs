@@ -19,8 +19,10 @@ use std::time::{Duration, Instant};
 
 use common::{bench_targets, cargo_energy, text};
 use energy_harness::unstable::bench::{run_collect, BenchSpec, RunSettings};
-use energy_harness::unstable::report::{current_target_name, mark_energy_bench, RunManifest, TargetStatus};
+use energy_harness::unstable::report::{current_target_name, mark_energy_bench};
 use energy_harness::MeasureOptions;
+use energy_results::run::RunManifest;
+use energy_results::run::TargetStatus;
 
 /// The stand-in for cargo: lists or runs the targets in `RUN_RULE_TARGETS`.
 fn fake_cargo() -> ! {

@@ -1,6 +1,6 @@
 //! Building blocks of `cargo energy`, the suites and the harness's own tests: the engine,
-//! sensors and sampler, the simulated GPU, traces, result files and runs (what the reading
-//! side, the `energy-report` crate, builds on). **Not part of the stable API:** any release
+//! sensors and sampler, the simulated GPU, the runs' writer. What the files hold and what
+//! reading needs is the contract crate `energy-results`, not here. **Not part of the stable API:** any release
 //! may change them. A bench or test file needs only the crate root and
 //! [`prelude`](crate::prelude).
 
@@ -32,9 +32,7 @@ pub mod kernel {
 }
 /// The measurement engine: sessions, analysis, statistics, calibration.
 pub mod engine {
-    pub use crate::engine::analyze::{
-        analyze_windows, ENERGY_RESOLUTION_J, GENERIC_POWER_CEILING_W, IDLE_NOISE_FRACTION, POWER_CEILING_FACTOR,
-    };
+    pub use crate::engine::analyze::{analyze_windows, ENERGY_RESOLUTION_J, IDLE_NOISE_FRACTION, POWER_CEILING_FACTOR};
     pub use crate::engine::calibration::{
         busy_intervals, calibrate, default_calibration_dir, fit_calibration, Calibration, StepPlan, CALIBRATION_SCHEMA,
         MAX_DELAY_S,
@@ -42,24 +40,18 @@ pub mod engine {
     pub use crate::engine::clean::{clean_buffered, clean_polled, sorted_finite};
     pub use crate::engine::counter::{counter_ticks, interpolated_energy_j};
     pub use crate::engine::curve::{counter_curve, power_curve};
-    pub use crate::engine::options::default_window_s;
 
     pub use crate::engine::run::{record, virtual_sim_device};
-    pub use crate::engine::stats::{linear_fit, solve_linear, student_t_975};
-    pub use crate::engine::sweep::{
-        render_sweep, sweep_cells, sweep_verdict, verdict_line, RelativeChange, SweepPoint, SweepRow, SweepVerdict,
-    };
+
     pub use crate::engine::thermal::{
-        calibrate_thermal, extrapolation_note, fit_thermal, normalize, validate_normalized, ThermalCalibration,
-        ThermalFit, ThermalPoint, MIN_FIT_SPAN_C, MIN_FIT_WINDOWS, REFERENCE_TEMPERATURE_C, THERMAL_SCHEMA,
+        calibrate_thermal, fit_thermal, normalize, ThermalCalibration, ThermalFit, ThermalPoint, MIN_FIT_SPAN_C,
+        MIN_FIT_WINDOWS, REFERENCE_TEMPERATURE_C, THERMAL_SCHEMA,
     };
     pub use crate::engine::{
-        analyze_trace, difference, measure, net_energy, net_per_op, per_unit, AnalysisOptions, Drift, MeasureRequest,
-        Measurement, ModelChoice, NetEnergy, PerUnit, RailEnergy, ResolvedOptions, Session, SimLibraryWait,
-        SimLibraryWorkload, SimWorkload, ThermalNormalized, TraceAnalysis, Warning, WarningKind, WindowEnergy,
-        WindowResult,
+        analyze_trace, difference, measure, net_energy, net_per_op, per_unit, AnalysisOptions, MeasureRequest,
+        Measurement, ModelChoice, Session, SimLibraryWait, SimLibraryWorkload, SimWorkload, TraceAnalysis,
     };
-    pub use crate::workload::{Batch, TimeBasis, Workload, UNAWAITED_FLOOR_S, UNAWAITED_SHARE};
+    pub use crate::workload::{Batch, Workload, UNAWAITED_FLOOR_S, UNAWAITED_SHARE};
 }
 /// Devices, clocks, sensors, the sampler and the simulated GPU.
 pub mod device {
@@ -68,38 +60,23 @@ pub mod device {
     pub use crate::gpu::{gpu_count, list_gpus, DeviceFacts, GpuListing, NO_GPU_HINT, REQUIRE_GPU_ENV};
     pub use crate::sampling::{record_until, Sampler, SamplerConfig, WindowMarker, STATE_TEMPERATURE};
     pub use crate::sensors::replay::ReplaySource;
-    pub use crate::sensors::{SensorModel, SensorSource, SourceError};
+    pub use crate::sensors::{SensorSource, SourceError};
     pub use crate::sim::{
         ActiveIdleTail, RailTruth, SensorFault, SimGpu, SimKernel, SimPreset, SimThermal, ThermalState,
     };
-    pub use energy_results::source::model::MAX_MODEL_SECONDS;
 
-    pub use energy_results::source::{
-        Delivery, NvmlCall, Quantity, Role, SourceFacts, FIELD_POWER_AVERAGE, FIELD_POWER_INSTANT, SCOPE_GPU,
-        SCOPE_MEMORY, SOURCE_TABLE,
-    };
+    pub use energy_results::source::Role;
 }
 /// Result files, run manifests and their writer, what the reading side
 /// (`energy-report`) takes from them.
 pub mod report {
-    pub use crate::report::escape;
-    pub use crate::report::provenance::{Provenance, TemperatureRange};
-    pub use crate::report::run::MANIFEST_FILE;
+
+    pub use crate::report::render_summary;
     pub use crate::report::run::{
         bench_artifacts, current_target_name, is_energy_bench, mark_energy_bench, source_state_of, target_name_of,
-        BenchArtifact, CommandRecord, ExeRecord, Invocation, PartialRun, RunManifest, RunPin, RunStart, RunWriter,
-        SourceState, TargetStatus, UnfinishedTarget, EXPECTED_TARGETS_ENV, RUN_SCHEMA,
+        BenchArtifact, RunStart, RunWriter,
     };
-    pub use crate::report::svg::{axis_label, nice_ceiling, power_plot};
-    pub use crate::report::{
-        energy_dir, file_stem, render_summary, MAX_ENERGY_PER_LAUNCH_J, MAX_STEM_BYTES, RESULT_SCHEMA,
-    };
-    pub use energy_results::archive::{open_archived, read_archived};
-    pub use energy_results::hash::content_hash;
-}
-/// The harness's errors: what a message quotes from a file or a name, made visible.
-pub mod error {
-    pub use energy_results::error::echo;
+    pub use crate::report::svg::power_plot;
 }
 /// The selftest: does this GPU's sensor deliver what the harness assumes?
 pub mod selftest {
@@ -108,10 +85,4 @@ pub mod selftest {
         render, run_selftest, HarnessFigure, SelftestPlan, SelftestReport, SelftestWindow, SourceVerdict,
         SELFTEST_SCHEMA,
     };
-}
-/// Sensor traces: the `energy-trace v1` format, atomic writes, the recorded H100 format.
-pub mod trace {
-    pub use energy_results::trace::format::{parse_trace, read_trace, render_trace, write_atomically, write_trace};
-    pub use energy_results::trace::legacy::convert_h100_file;
-    pub use energy_results::trace::{Channel, Reading, Trace, Window, WindowEdge, WindowMark, AUXILIARY_WINDOW};
 }

@@ -1,14 +1,15 @@
 //! Calibration recovers the simulator's sensor parameters; measurements on the simulated
 //! GPU land on the truth. Simulated (virtual clock), and one check on the recorded H100 step.
 
-use energy_harness::unstable::device::{DeviceFacts, SensorModel};
+use energy_harness::unstable::device::DeviceFacts;
 use energy_harness::unstable::device::{SimKernel, SimPreset};
 use energy_harness::unstable::engine::{calibrate, fit_calibration, StepPlan};
 use energy_harness::unstable::engine::{measure, MeasureRequest};
 use energy_harness::unstable::engine::{virtual_sim_device, SimWorkload};
-use energy_harness::unstable::trace::read_trace;
 use energy_harness::MeasureOptions;
 use energy_harness::SourceKind;
+use energy_results::source::model::SensorModel;
+use energy_results::trace::format::read_trace;
 
 fn within(value: f64, expected: f64, relative: f64) -> bool {
     (value - expected).abs() <= relative * expected.abs()
@@ -180,7 +181,7 @@ fn doubling_the_work_doubles_the_energy_and_back_to_back_windows_are_not_inflate
 
 #[test]
 fn a_tighter_precision_takes_more_windows_and_a_miss_is_a_warning() {
-    use energy_harness::unstable::engine::WarningKind;
+    use energy_results::warning::WarningKind;
     let preset = SimPreset::h100().with_seed(31);
     let busy = preset.busy_kernel_w;
     let (mut device, gpu) = virtual_sim_device(preset);

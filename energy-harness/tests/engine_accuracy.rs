@@ -5,12 +5,15 @@
 use std::sync::Arc;
 
 use energy_harness::unstable::device::record_until;
-use energy_harness::unstable::device::{SamplerConfig, SensorModel, SensorSource, VirtualClock};
+use energy_harness::unstable::device::{SamplerConfig, SensorSource, VirtualClock};
 use energy_harness::unstable::device::{SimGpu, SimKernel, SimPreset};
-use energy_harness::unstable::engine::WindowEnergy;
 use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice};
-use energy_harness::unstable::trace::{Trace, WindowEdge, WindowMark};
 use energy_harness::SourceKind;
+use energy_results::measured::WindowEnergy;
+use energy_results::source::model::SensorModel;
+use energy_results::trace::Trace;
+use energy_results::trace::WindowEdge;
+use energy_results::trace::WindowMark;
 
 /// A simulated run: kernels placed at given times, each one window, the sources read
 /// throughout on a virtual clock.

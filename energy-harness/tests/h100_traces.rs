@@ -10,10 +10,13 @@ use energy_harness::unstable::device::record_until;
 use energy_harness::unstable::device::ReplaySource;
 use energy_harness::unstable::device::{SamplerConfig, SensorSource, VirtualClock};
 use energy_harness::unstable::engine::{counter_ticks, interpolated_energy_j};
-use energy_harness::unstable::trace::convert_h100_file;
-use energy_harness::unstable::trace::{read_trace, render_trace, write_trace};
-use energy_harness::unstable::trace::{Channel, Trace};
 use energy_harness::SourceKind;
+use energy_results::trace::format::read_trace;
+use energy_results::trace::format::render_trace;
+use energy_results::trace::format::write_trace;
+use energy_results::trace::legacy::convert_h100_file;
+use energy_results::trace::Channel;
+use energy_results::trace::Trace;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -133,8 +136,8 @@ fn replaying_gives_each_kernel_windows_counter_energy() {
 /// within 3 % over every kernel window; integrated raw, it misses by up to ~27 %.
 #[test]
 fn corrected_power_agrees_with_the_counter_on_every_recorded_window() {
-    use energy_harness::unstable::device::SensorModel;
     use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice};
+    use energy_results::source::model::SensorModel;
     let boxcar = ModelChoice::Explicit(SensorModel::Boxcar { width_s: 1.0 });
     let raw = ModelChoice::Explicit(SensorModel::Identity);
     for name in ["trace_step3s.csv", "trace_b2b.csv"] {

@@ -4,11 +4,11 @@
 //! Simulated: a library whose queue drains behind the host ([`SimLibraryWorkload`]).
 
 use energy_harness::unstable::device::{SimKernel, SimPreset};
-use energy_harness::unstable::engine::TimeBasis;
 use energy_harness::unstable::engine::{
     measure, virtual_sim_device, MeasureRequest, Measurement, SimLibraryWait, SimLibraryWorkload, SimWorkload,
 };
 use energy_harness::{ErrorKind, MeasureOptions, Result};
+use energy_results::measured::TimeBasis;
 
 /// CUDA's launch queue holds about a thousand pending launches.
 const CUDA_QUEUE: usize = 1024;

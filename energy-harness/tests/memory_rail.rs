@@ -4,14 +4,18 @@
 //! H100 (virtual clock): the rail's truth is its own idle level plus a share of the board's
 //! power above idle; and a real H100's rail, recorded (`tests/data/h100-rail`).
 
-use energy_harness::unstable::device::{DeviceFacts, SensorModel, SimGpu, SimKernel, SimPreset};
+use energy_harness::unstable::device::{DeviceFacts, SimGpu, SimKernel, SimPreset};
 use energy_harness::unstable::engine::{
     analyze_trace, calibrate, fit_calibration, measure, virtual_sim_device, AnalysisOptions, MeasureRequest,
     Measurement, SimWorkload, StepPlan,
 };
 use energy_harness::unstable::report::render_summary;
-use energy_harness::unstable::trace::{read_trace, Channel, Trace, AUXILIARY_WINDOW};
 use energy_harness::{ErrorKind, MeasureOptions, ResultFile, SourceKind};
+use energy_results::source::model::SensorModel;
+use energy_results::trace::format::read_trace;
+use energy_results::trace::Channel;
+use energy_results::trace::Trace;
+use energy_results::trace::AUXILIARY_WINDOW;
 
 const LAUNCH_S: f64 = 1e-3;
 

@@ -3,13 +3,17 @@
 
 use std::path::Path;
 
-use energy_harness::unstable::device::SensorModel;
 use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice};
 use energy_harness::unstable::engine::{clean_buffered, clean_polled};
 use energy_harness::unstable::engine::{counter_curve, power_curve};
-use energy_harness::unstable::trace::parse_trace;
-use energy_harness::unstable::trace::{Channel, Reading, Trace, WindowEdge, WindowMark};
 use energy_harness::SourceKind;
+use energy_results::source::model::SensorModel;
+use energy_results::trace::format::parse_trace;
+use energy_results::trace::Channel;
+use energy_results::trace::Reading;
+use energy_results::trace::Trace;
+use energy_results::trace::WindowEdge;
+use energy_results::trace::WindowMark;
 use proptest::prelude::*;
 
 fn reading() -> impl Strategy<Value = Reading> {

@@ -8,8 +8,9 @@ use energy_harness::unstable::device::record_until;
 use energy_harness::unstable::device::{SamplerConfig, SensorSource, VirtualClock};
 use energy_harness::unstable::device::{SimGpu, SimKernel, SimPreset};
 use energy_harness::unstable::engine::counter_ticks;
-use energy_harness::unstable::trace::{Channel, Reading};
 use energy_harness::SourceKind;
+use energy_results::trace::Channel;
+use energy_results::trace::Reading;
 
 fn open(gpu: &SimGpu, kinds: &[SourceKind]) -> Vec<Box<dyn SensorSource>> {
     kinds.iter().map(|&k| Box::new(gpu.open_source(k).unwrap()) as Box<dyn SensorSource>).collect()

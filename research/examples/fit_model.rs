@@ -24,9 +24,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use energy_harness::unstable::trace::write_atomically;
 use energy_harness::Result;
 use energy_report::{render_markdown as render_explanation, render_svg as explanation_svg, EnergyModel, Explanation};
+use energy_results::trace::format::write_atomically;
 use energy_suites::model::{
     clock_range, fit_regimes, mape_pct, SuiteRun, HELD_OUT_APPS, SELECTION_APPS, ZERO_OPERAND_APPS,
 };

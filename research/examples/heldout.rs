@@ -19,8 +19,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use energy_harness::unstable::trace::write_atomically;
 use energy_harness::{Error, ErrorKind, Result};
+use energy_results::trace::format::write_atomically;
 use energy_suites::heldout::{board_report, render_board, report_stem};
 
 fn main() -> ExitCode {

@@ -21,7 +21,7 @@ fn main() -> ExitCode {
         if std::fs::read_to_string(&path).ok().as_deref() == Some(page.text.as_str()) {
             continue;
         }
-        if let Err(e) = energy_harness::unstable::trace::write_atomically(&path, page.text.as_bytes()) {
+        if let Err(e) = energy_results::trace::format::write_atomically(&path, page.text.as_bytes()) {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }

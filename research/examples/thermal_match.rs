@@ -18,10 +18,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use energy_harness::unstable::device::{Device, DeviceRequest};
-use energy_harness::unstable::engine::{default_calibration_dir, linear_fit, Calibration};
+use energy_harness::unstable::engine::{default_calibration_dir, Calibration};
 use energy_harness::unstable::engine::{measure, MeasureRequest};
 use energy_harness::MeasureOptions;
 use energy_harness::Result;
+use energy_results::stats::linear_fit;
 use serde::Serialize;
 
 #[path = "support/output.rs"]
@@ -117,7 +118,7 @@ fn run(cycles: usize, reference_s: f64) -> Result<Report> {
                 .collect();
             let mean_j = points.iter().map(|p| p.1).sum::<f64>() / points.len().max(1) as f64;
             let mean_t = points.iter().map(|p| p.0).sum::<f64>() / points.len().max(1) as f64;
-            let t = energy_harness::unstable::engine::student_t_975(points.len().saturating_sub(2));
+            let t = energy_results::stats::student_t_975(points.len().saturating_sub(2));
             let (slope, half, at) = match linear_fit(&points) {
                 Some(f) => (f.slope, t * f.slope_std_err, f.intercept + f.slope * common),
                 None => (0.0, f64::INFINITY, mean_j),

@@ -26,10 +26,11 @@ use energy_harness::unstable::engine::sorted_finite;
 use energy_harness::unstable::engine::{analyze_windows, AnalysisOptions, ModelChoice};
 use energy_harness::unstable::engine::{busy_intervals, calibrate, StepPlan};
 use energy_harness::unstable::engine::{measure, MeasureRequest};
-use energy_harness::unstable::trace::{Channel, Trace};
 use energy_harness::Estimate;
 use energy_harness::MeasureOptions;
 use energy_harness::{Result, SourceKind};
+use energy_results::trace::Channel;
+use energy_results::trace::Trace;
 use serde::Serialize;
 
 #[path = "support/output.rs"]
@@ -113,8 +114,7 @@ fn figures(method: &'static str, values: Vec<f64>, reference: f64, wall_s: f64) 
 /// (b), (c), (d) on the windows of a harness trace: per window, joules per launch.
 fn naive_methods(trace: &Trace, launches: u64) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
     // The measured windows (not the auxiliary warm-up stretch), marked and GPU-timed.
-    let measured =
-        |w: &energy_harness::unstable::trace::Window| w.index != energy_harness::unstable::trace::AUXILIARY_WINDOW;
+    let measured = |w: &energy_results::trace::Window| w.index != energy_results::trace::AUXILIARY_WINDOW;
     let windows: Vec<_> = busy_intervals(trace)?.into_iter().filter(measured).collect();
     let marks: Vec<_> = trace.windows()?.into_iter().filter(measured).collect();
     let counter = sorted_finite(trace.series(&Channel::CounterMj));

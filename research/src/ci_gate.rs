@@ -14,9 +14,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use energy_harness::unstable::report::{read_archived, RunManifest, TargetStatus};
 use energy_harness::{Estimate, Result, ResultFile};
 use energy_report::{compare_runs, compare_with_controls, DriftBasis, ResultSet, Verdict};
+use energy_results::archive::read_archived;
+use energy_results::run::RunManifest;
+use energy_results::run::TargetStatus;
 
 use kernel_energy::generated::Page;
 

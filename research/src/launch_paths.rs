@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use energy_harness::unstable::engine::student_t_975;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
+use energy_results::stats::student_t_975;
 
 /// The launch paths, the reference first.
 pub const PATHS: [&str; 3] = ["ptx", "cuda_c", "cudarc"];

@@ -147,7 +147,7 @@ pub fn table(dir: &Path) -> Result<String> {
                 "| {process}-{cycle} | {benchmark} | {:.2} µs ({}) | {} | {} | {:.4}, {:.4} {u} | {:+.2} % | {} | {:.4} {u} | {:+.2} % |",
                 r.time_s.mean * 1e6,
                 match r.time_basis {
-                    energy_harness::unstable::engine::TimeBasis::HostClock => "host",
+                    energy_results::measured::TimeBasis::HostClock => "host",
                     _ => "events",
                 },
                 joules(&r.energy_j),

@@ -14,9 +14,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use energy_harness::units::format_si;
-use energy_harness::unstable::trace::{read_trace, WindowEdge, AUXILIARY_WINDOW};
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use energy_report::{sort_natural, sweep_svg, sweeps, sweeps_markdown, ResultSet};
+use energy_results::trace::format::read_trace;
+use energy_results::trace::WindowEdge;
+use energy_results::trace::AUXILIARY_WINDOW;
 
 use kernel_energy::generated::Page;
 

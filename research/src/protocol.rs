@@ -5,8 +5,8 @@
 //! a file whose content no longer matches it, so the protocol cannot change silently, and
 //! `fit_model` records the hash in every model it writes (`protocol_hash`).
 
-use energy_harness::unstable::report::content_hash;
 use energy_harness::{Error, ErrorKind, Result};
+use energy_results::hash::content_hash;
 use serde::{Deserialize, Serialize};
 
 /// The schema tag of a protocol file.

@@ -20,7 +20,7 @@ fn board3() -> PathBuf {
 fn with_traced_limit(run: &SuiteRun, name: &str) -> ResultFile {
     let mut result = run.results[name].clone();
     let trace = board3().join(format!("run-heldout/{name}_energy.trace.csv.gz"));
-    let bytes = energy_harness::unstable::report::read_archived(&trace.with_extension("")).unwrap();
+    let bytes = energy_results::archive::read_archived(&trace.with_extension("")).unwrap();
     let text = String::from_utf8(bytes).unwrap();
     let limit = text.lines().find_map(|l| l.strip_prefix("# power_limit_w: ")).unwrap();
     result.device.power_limit_w = Some(limit.trim().parse().unwrap());

@@ -214,7 +214,7 @@ fn a_partial_ncu_export_is_named_not_read() {
 #[test]
 fn the_analysis_warns_when_the_measured_windows_lie_between_two_ticks() {
     use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions};
-    use energy_harness::unstable::trace::read_trace;
+    use energy_results::trace::format::read_trace;
     let run = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("results/2026-11-26-model-protocol-h100-h200/h100-board1/run-heldout");
     let warned = |name: &str| {

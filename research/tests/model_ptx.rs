@@ -25,7 +25,7 @@ fn each_ptx_file_was_generated_from_its_source_as_it_stands() {
     for (cu, ptx) in FILES.into_iter().chain([SM90_FILE]) {
         let source = std::fs::read(root().join(cu)).unwrap();
         let text = std::fs::read_to_string(root().join(ptx)).unwrap();
-        let want = format!("// Source FNV-1a: {}", energy_harness::unstable::report::content_hash(&source));
+        let want = format!("// Source FNV-1a: {}", energy_results::hash::content_hash(&source));
         assert!(
             text.lines().take(3).any(|l| l == want),
             "{ptx} was not generated from the current {cu}: run `python3 ptx/nvrtc.py {cu} {ptx}` (NVRTC from the \

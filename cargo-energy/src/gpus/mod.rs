@@ -31,10 +31,11 @@ use std::time::{Duration, Instant};
 
 use energy_harness::unstable::bench::{QUEUE_ENV, QUEUE_WORKER_ENV};
 use energy_harness::unstable::device::NO_GPU_HINT;
-use energy_harness::unstable::report::{
-    bench_artifacts, is_energy_bench, target_name_of, RunManifest, EXPECTED_TARGETS_ENV, MANIFEST_FILE,
-};
+use energy_harness::unstable::report::{bench_artifacts, is_energy_bench, target_name_of};
 use energy_harness::{Error, ErrorKind, Result};
+use energy_results::run::RunManifest;
+use energy_results::run::EXPECTED_TARGETS_ENV;
+use energy_results::run::MANIFEST_FILE;
 
 pub(crate) mod process;
 mod queue;
@@ -309,10 +310,7 @@ fn run_executables(
     timeout: Option<Duration>,
     split: Split,
 ) -> Result<bool> {
-    let target = energy_harness::unstable::report::energy_dir()
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| "target".into());
+    let target = energy_results::dirs::energy_dir().parent().map(Path::to_path_buf).unwrap_or_else(|| "target".into());
     let target = std::path::absolute(&target).unwrap_or(target);
     let runs = plan(uuids, &target);
     let run_id = format!(

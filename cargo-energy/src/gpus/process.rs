@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use energy_harness::unstable::report::escape::visible;
 use energy_harness::{Error, Result};
+use energy_results::escape::visible;
 
 use super::BenchExe;
 

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use energy_harness::unstable::bench::{Durations, ItemStatus, QueueState, WorkQueue};
-use energy_harness::unstable::report::escape::visible;
 use energy_harness::Result;
+use energy_results::escape::visible;
 
 /// The queue's folder under `<target>/energy-gpus/`.
 pub(super) const QUEUE_DIR: &str = "queue";

@@ -4,8 +4,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use energy_harness::unstable::report::{Invocation, RunWriter};
+use energy_harness::unstable::report::RunWriter;
 use energy_harness::ResultDevice;
+use energy_results::run::Invocation;
 use serde_json::{json, Value};
 
 /// The GPU of the sets' results.

@@ -24,11 +24,9 @@ pub use energy_results::warning;
 pub mod windows;
 
 pub use analyze::{analyze_trace, AnalysisOptions, ModelChoice, TraceAnalysis};
-pub use options::{MeasureOptions, ResolvedOptions};
-pub use result::{Drift, Measurement, NetEnergy, PerUnit, RailEnergy, ThermalNormalized, WindowResult};
+pub use options::MeasureOptions;
+pub use result::{Measurement, WindowResult};
 pub use run::{SimLibraryWait, SimLibraryWorkload, SimWorkload};
 pub use session::{measure, MeasureRequest, Session};
 pub use stats::Estimate;
 pub use summary::{difference, net_energy, net_per_op, per_unit};
-pub use warning::{Warning, WarningKind};
-pub use windows::WindowEnergy;

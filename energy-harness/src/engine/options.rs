@@ -199,7 +199,7 @@ impl MeasureOptions {
     }
 }
 
-pub use energy_results::options::{default_window_s, ResolvedOptions};
+pub use energy_results::options::ResolvedOptions;
 
 #[cfg(test)]
 mod tests {

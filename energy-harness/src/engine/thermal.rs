@@ -41,7 +41,7 @@ pub const MIN_FIT_WINDOWS: usize = 8;
 /// b1c1): a wider demand would refuse every calibration there; the fit's standard error,
 /// carried into every normalized interval, says what a narrow span costs.
 pub const MIN_FIT_SPAN_C: f64 = 3.0;
-pub use energy_results::measured::{extrapolation_note, validate_normalized, MAX_WATTS_PER_C};
+pub use energy_results::measured::{extrapolation_note, MAX_WATTS_PER_C};
 
 /// A board's load power against die temperature, at one SM clock.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 //! SVG plot, and the summary printed under criterion's lines.
 
 pub use energy_results::escape;
-pub use energy_results::escape::{file_stem, MAX_STEM_BYTES};
+pub use energy_results::escape::file_stem;
 pub use energy_results::provenance;
 pub mod run;
 mod summary;
@@ -21,7 +21,7 @@ use energy_results::trace::Trace;
 use energy_units::format_si;
 pub use provenance::Provenance;
 
-pub use energy_results::result::{ResultDevice, ResultFile, MAX_ENERGY_PER_LAUNCH_J, RESULT_SCHEMA};
+pub use energy_results::result::{ResultDevice, ResultFile};
 
 /// The files written for one benchmark.
 #[derive(Clone, Debug)]

@@ -1,6 +1,8 @@
 //! Unit tests of `report`.
 
 use super::*;
+use energy_results::escape::{file_stem, MAX_STEM_BYTES};
+use energy_results::result::RESULT_SCHEMA;
 use std::path::Path;
 
 #[test]

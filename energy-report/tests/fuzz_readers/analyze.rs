@@ -2,13 +2,14 @@
 
 use std::path::Path;
 
-use energy_harness::unstable::device::SensorModel;
 use energy_harness::unstable::engine::{
-    analyze_trace, AnalysisOptions, ModelChoice, ENERGY_RESOLUTION_J, GENERIC_POWER_CEILING_W, IDLE_NOISE_FRACTION,
+    analyze_trace, AnalysisOptions, ModelChoice, ENERGY_RESOLUTION_J, IDLE_NOISE_FRACTION,
 };
 use energy_harness::unstable::report::power_plot;
-use energy_harness::unstable::trace::parse_trace;
 use energy_harness::SourceKind;
+use energy_results::result::GENERIC_POWER_CEILING_W;
+use energy_results::source::model::SensorModel;
+use energy_results::trace::format::parse_trace;
 
 use super::{campaign, cases, mutate_lines, trace_seeds, Rng};
 

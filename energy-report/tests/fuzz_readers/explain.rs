@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use energy_harness::unstable::engine::GENERIC_POWER_CEILING_W;
 use energy_harness::ResultFile;
 use energy_report::{explain, parse_ncu_launches, render_markdown, render_svg, EnergyModel, KernelChoice};
+use energy_results::result::GENERIC_POWER_CEILING_W;
 
 use super::{campaign, cases, mutate_json, mutate_lines, result_seed, Rng};
 

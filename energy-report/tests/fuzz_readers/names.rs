@@ -13,12 +13,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use energy_harness::unstable::engine::AnalysisOptions;
-use energy_harness::unstable::report::escape::visible;
-use energy_harness::unstable::report::{file_stem, power_plot, render_summary, MAX_STEM_BYTES};
-use energy_harness::unstable::trace::Trace;
+use energy_harness::unstable::report::{power_plot, render_summary};
 use energy_harness::ResultFile;
 use energy_report::{github_action_benchmark_on, render, Format, ResultSet, GITHUB_ACTION_BENCHMARK_MEASURES};
 use energy_report::{render_markdown, render_svg, EnergyModel, Explanation};
+use energy_results::escape::file_stem;
+use energy_results::escape::visible;
+use energy_results::escape::MAX_STEM_BYTES;
+use energy_results::trace::Trace;
 
 use super::{result_seed, Rng};
 

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use energy_harness::unstable::device::SensorModel;
 use energy_harness::unstable::engine::{analyze_trace, AnalysisOptions, ModelChoice};
-use energy_harness::unstable::report::read_archived;
-use energy_harness::unstable::trace::parse_trace;
 use energy_harness::ResultFile;
 use energy_harness::SourceKind;
 use energy_report::{compare, ResultSet};
+use energy_results::archive::read_archived;
+use energy_results::source::model::SensorModel;
+use energy_results::trace::format::parse_trace;
 
 use super::{cases, seed, Rng};
 

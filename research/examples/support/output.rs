@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use energy_harness::unstable::trace::write_atomically;
 use energy_harness::Result;
+use energy_results::trace::format::write_atomically;
 use serde::Serialize;
 
 /// Prints and writes `report` (with its markdown `text`) as `out/NAME.json` and `.md`.

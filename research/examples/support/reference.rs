@@ -8,9 +8,9 @@ use energy_harness::unstable::device::{Device, SimKernel};
 use energy_harness::unstable::device::{Sampler, SamplerConfig, WindowMarker, STATE_TEMPERATURE};
 use energy_harness::unstable::engine::{counter_curve, record, sorted_finite};
 use energy_harness::unstable::engine::{SimWorkload, Workload};
-use energy_harness::unstable::trace::Channel;
 use energy_harness::CudaGpu;
 use energy_harness::{Error, ErrorKind, Result, SourceKind};
+use energy_results::trace::Channel;
 
 /// What makes workloads of a given launch length.
 pub enum Kernels {

@@ -73,11 +73,11 @@ pub struct ColdHot {
 /// of their mean, with the half-width of its 95 % interval.
 fn trend_pct(times_s: &[f64], values: &[f64]) -> (f64, f64) {
     let points: Vec<(f64, f64)> = times_s.iter().copied().zip(values.iter().copied()).collect();
-    let Some(fit) = energy_harness::unstable::engine::linear_fit(&points) else { return (f64::NAN, f64::NAN) };
+    let Some(fit) = energy_results::stats::linear_fit(&points) else { return (f64::NAN, f64::NAN) };
     let span = times_s.iter().copied().fold(f64::NEG_INFINITY, f64::max)
         - times_s.iter().copied().fold(f64::INFINITY, f64::min);
     let mean = values.iter().sum::<f64>() / values.len() as f64;
-    let t = energy_harness::unstable::engine::student_t_975(values.len().saturating_sub(2));
+    let t = energy_results::stats::student_t_975(values.len().saturating_sub(2));
     (100.0 * fit.slope * span / mean, 100.0 * t * fit.slope_std_err * span / mean)
 }
 

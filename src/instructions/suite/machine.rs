@@ -48,7 +48,7 @@ pub(super) fn read_machine_code(
     let Some(cubin) = cubin else {
         return MachineCode { not_read: Some("the module gave no machine code".into()), ..MachineCode::default() };
     };
-    let hash = energy_harness::unstable::report::content_hash(cubin);
+    let hash = energy_results::hash::content_hash(cubin);
     let mut code = MachineCode { source: source.to_string(), cubin_hash: Some(hash.clone()), ..MachineCode::default() };
     if let Some(path) = &keep_as {
         if !path.exists() {
@@ -106,10 +106,7 @@ mod tests {
         let issued = |variant: Variant| {
             let code = read_machine_code(Some(&cubin), "ptxas", &entry_name(&instruction, variant), Some(kept.clone()));
             assert!(code.loop_was_read(), "{variant:?}: {:?}", code.not_read);
-            assert_eq!(
-                code.cubin_hash.as_deref(),
-                Some(energy_harness::unstable::report::content_hash(&cubin).as_str())
-            );
+            assert_eq!(code.cubin_hash.as_deref(), Some(energy_results::hash::content_hash(&cubin).as_str()));
             code.loop_pipes["issue"]
         };
         let (base, short, long) = (issued(Variant::Base), issued(Variant::Chain(8)), issued(Variant::Chain(16)));

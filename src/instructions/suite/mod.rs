@@ -30,12 +30,12 @@ use std::sync::{Arc, Mutex};
 use energy_harness::unstable::bench::BenchSpec;
 use energy_harness::unstable::device::DeviceFacts;
 use energy_harness::unstable::engine::Measurement;
-use energy_harness::unstable::report::file_stem;
-use energy_harness::unstable::trace::write_atomically;
 use energy_harness::Estimate;
 use energy_harness::MeasureOptions;
 use energy_harness::{CudaGpu, Error, ErrorKind, JitOptLevel, KernelArgs, LaunchConfig, Result, Stream};
 use energy_harness::{KernelCode, Launcher};
+use energy_results::escape::file_stem;
+use energy_results::trace::format::write_atomically;
 use serde::{Deserialize, Serialize};
 
 pub use crate::common::suite_dir;

@@ -30,7 +30,7 @@ pub(super) fn records_dir(dir: &Path) -> PathBuf {
 
 /// FNV-1a of an instruction's generated PTX, in hex.
 pub fn ptx_hash(instruction: &Instruction) -> String {
-    energy_harness::unstable::report::content_hash(generate(instruction).as_bytes())
+    energy_results::hash::content_hash(generate(instruction).as_bytes())
 }
 
 /// Saves a record under `dir` (written whole or not at all).

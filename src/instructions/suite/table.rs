@@ -112,7 +112,7 @@ pub fn slope_of(points: &[(f64, Estimate)]) -> Option<(Estimate, f64)> {
         ci_low: fit.slope - half,
         ci_high: fit.slope + half,
         n: points.len(),
-        std_dev: half / energy_harness::unstable::engine::student_t_975(points.len().saturating_sub(2).max(1)),
+        std_dev: half / energy_results::stats::student_t_975(points.len().saturating_sub(2).max(1)),
     };
     Some((estimate, fit.r2))
 }

@@ -26,7 +26,6 @@ use std::sync::{Arc, Mutex};
 use energy_harness::unstable::bench::BenchSpec;
 use energy_harness::unstable::device::DeviceFacts;
 use energy_harness::unstable::engine::Measurement;
-use energy_harness::unstable::trace::write_atomically;
 use energy_harness::Estimate;
 use energy_harness::GpuProperties;
 use energy_harness::MeasureOptions;
@@ -34,6 +33,7 @@ use energy_harness::{
     CudaGpu, DeviceBuffer, Error, ErrorKind, JitOptLevel, Kernel, KernelArgs, LaunchConfig, Result, Stream,
 };
 use energy_harness::{KernelCode, Launcher};
+use energy_results::trace::format::write_atomically;
 use serde::{Deserialize, Serialize};
 
 pub use crate::common::suite_dir;

@@ -7,7 +7,7 @@ use super::*;
 use energy_harness::SourceKind;
 
 /// The memory rail of a measurement, when recorded.
-pub(super) fn memory_rail(m: &Measurement) -> Option<&energy_harness::unstable::engine::RailEnergy> {
+pub(super) fn memory_rail(m: &Measurement) -> Option<&energy_results::measured::RailEnergy> {
     m.rails.iter().find(|r| r.source == SourceKind::MemoryRail)
 }
 

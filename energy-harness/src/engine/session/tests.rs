@@ -170,7 +170,7 @@ mod handover {
             let before = second.windows[0].energy.idle_before_w.unwrap();
             assert!((before - SimPreset::h100().idle_w).abs() < 3.0, "seed {seed}: idle before {before:.1} W");
             assert!(
-                second.warnings.iter().all(|w| w.kind != crate::engine::WarningKind::IdleShift),
+                second.warnings.iter().all(|w| w.kind != energy_results::warning::WarningKind::IdleShift),
                 "{:?}",
                 second.warnings
             );

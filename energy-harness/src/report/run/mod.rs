@@ -24,8 +24,7 @@ pub use energy_results::run::*;
 mod command;
 mod writer;
 pub use command::{
-    bench_artifacts, is_energy_bench, mark_energy_bench, source_state_of, target_name_of, BenchArtifact, CommandRecord,
-    ExeRecord, SourceState, EXPECTED_TARGETS_ENV,
+    bench_artifacts, is_energy_bench, mark_energy_bench, source_state_of, target_name_of, BenchArtifact,
 };
 pub(crate) use writer::DirLock;
 pub use writer::{current_target_name, RunStart, RunWriter};
