@@ -30,6 +30,8 @@ mod results;
 #[cfg(feature = "measure")]
 mod selftest;
 #[cfg(feature = "measure")]
+mod sequence_flags;
+#[cfg(feature = "measure")]
 mod thermal;
 #[cfg(feature = "measure")]
 mod trace;
@@ -42,6 +44,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use energy_results::{Error, ErrorKind};
+#[cfg(feature = "measure")]
+use sequence_flags::{parse_seconds, SequenceFlags, AB_DEFAULTS, GATE_DEFAULTS};
 
 /// Measure the energy of GPU kernels.
 #[derive(Debug, Parser)]
@@ -388,103 +392,6 @@ enum Command {
         #[arg(long = "thermal-seconds", default_value_t = 90.0, value_parser = parse_seconds)]
         thermal_seconds: f64,
     },
-}
-
-#[cfg(feature = "measure")]
-/// How a paired sequence runs and judges: the flags `ab` and `gate` share.
-#[derive(Debug, clap::Args)]
-struct SequenceFlags {
-    /// The one GPU both run on: a CUDA ordinal or a UUID (passed as CUDA_VISIBLE_DEVICES)
-    /// [default: the GPU ENERGY_DEVICE and CUDA_VISIBLE_DEVICES choose].
-    #[arg(long)]
-    gpu: Option<String>,
-    /// Pairs run before the sequence may stop (2 or more) [default: 3 for ab, 2 for gate:
-    /// each benchmark is judged on its own pairs and, as 4 degrees of freedom, the other
-    /// benchmarks' (a moderated variance)].
-    #[arg(long = "min-pairs")]
-    min_pairs: Option<usize>,
-    /// Pairs run at most.
-    #[arg(long = "max-pairs", default_value_t = 12)]
-    max_pairs: usize,
-    /// Stop once every benchmark's detectable change is at most this, percent [default: 1
-    /// for ab; for gate twice the threshold: a rise of twice the threshold caught 95 % of
-    /// the time].
-    #[arg(long)]
-    target: Option<f64>,
-    /// Regression threshold, percent [default: 5 for ab, 1 for gate].
-    #[arg(long)]
-    threshold: Option<f64>,
-    /// The longest one run of an executable may take: seconds, or `90m`, `2h`; 0 for no limit.
-    #[arg(long, default_value = gpus::DEFAULT_TIMEOUT, value_parser = gpus::parse_timeout)]
-    timeout: gpus::TimeLimit,
-    /// Where the runs and ab.json go [default: <target>/energy/ab/<UTC time>].
-    #[arg(long = "output-dir")]
-    output_dir: Option<PathBuf>,
-    /// A benchmark of the baseline removed on purpose (repeat for several); any other the
-    /// candidate lacks is refused.
-    #[arg(long = "removed", value_name = "ID")]
-    removed: Vec<String>,
-    /// The longest the paired runs may take, minutes: no pair starts that would end after
-    /// it (at least two pairs are needed for a verdict).
-    #[arg(long = "max-minutes", value_parser = gate::parse_minutes)]
-    max_minutes: Option<std::time::Duration>,
-    /// Windows per benchmark in each run (3-40; a benchmark that fixes its own keeps them)
-    /// [default: for ab as each benchmark's precision needs, 10 at least; 8 for gate]: the
-    /// pairs' spread is the verdict's noise, so each run needs no interval of its own.
-    #[arg(long)]
-    windows: Option<usize>,
-}
-
-#[cfg(feature = "measure")]
-/// What a paired command runs by default where its flags are silent.
-struct SequenceDefaults {
-    threshold_pct: f64,
-    min_pairs: usize,
-    /// `None`: the target is twice the threshold.
-    target_pct: Option<f64>,
-    windows: Option<usize>,
-}
-
-#[cfg(feature = "measure")]
-/// `cargo energy ab`: a 5 % threshold, 3 pairs at least, a 1 % target, the benchmarks' own
-/// windows.
-const AB_DEFAULTS: SequenceDefaults =
-    SequenceDefaults { threshold_pct: 5.0, min_pairs: 3, target_pct: Some(1.0), windows: None };
-
-#[cfg(feature = "measure")]
-/// `cargo energy gate`: a 1 % threshold, 2 pairs at least, a target of twice the threshold,
-/// 8 windows per benchmark and run. On an H200 (research/results/2026-12-01-ci-gate) a
-/// gate's noise fell with each run's busy time, and its fixed cost is ~0.7 s per benchmark
-/// and run: two pairs of 8 windows cost about as much as three of 3 and catch more.
-const GATE_DEFAULTS: SequenceDefaults =
-    SequenceDefaults { threshold_pct: 1.0, min_pairs: 2, target_pct: None, windows: Some(8) };
-
-#[cfg(feature = "measure")]
-impl SequenceFlags {
-    fn into_args(self, defaults: &SequenceDefaults, args: Vec<String>) -> ab::SequenceArgs {
-        let threshold_pct = self.threshold.unwrap_or(defaults.threshold_pct);
-        ab::SequenceArgs {
-            gpu: self.gpu,
-            min_pairs: self.min_pairs.unwrap_or(defaults.min_pairs),
-            max_pairs: self.max_pairs,
-            target_pct: self.target.or(defaults.target_pct).unwrap_or(2.0 * threshold_pct),
-            threshold_pct,
-            timeout: self.timeout.0,
-            budget: self.max_minutes,
-            windows: self.windows.or(defaults.windows),
-            output_dir: self.output_dir,
-            removed: self.removed,
-            args,
-        }
-    }
-}
-
-#[cfg(feature = "measure")]
-fn parse_seconds(text: &str) -> Result<f64, String> {
-    text.parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
-        .ok_or_else(|| format!("`{text}` is not a duration in seconds (0 < S <= 86400)"))
 }
 
 /// The run a reader must find: `--run-id`, else `ENERGY_RUN_ID` from the environment
