@@ -130,3 +130,42 @@ fn an_independent_reader_accepts_every_stored_file_and_rejects_a_broken_one() {
         assert!(accepted(&text, tag) >= at_least, "{tag}: fewer than {at_least} accepted:\n{text}");
     }
 }
+
+/// The wire format of `energy-result/1` and `energy-run/1`, frozen: every result file and
+/// every run manifest stored under `research/results/` (gzipped ones included) still reads
+/// with today's readers, each figure checked on read.
+#[test]
+fn every_stored_result_and_run_file_still_reads() {
+    use energy_results::{ResultFile, RunManifest, RESULT_SCHEMA, RUN_SCHEMA};
+    let results = repo().join("research/results");
+    let (mut read_results, mut read_runs, mut failures) = (0, 0, Vec::new());
+    let mut stack = vec![results];
+    while let Some(dir) = stack.pop() {
+        for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let Some(stem) = name.strip_suffix(".json.gz").or_else(|| name.strip_suffix(".json")) else { continue };
+            let Ok(bytes) = energy_results::read_archived(&path.with_file_name(format!("{stem}.json"))) else {
+                continue;
+            };
+            let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else { continue };
+            match value.get("schema").and_then(|s| s.as_str()) {
+                Some(RESULT_SCHEMA) => match ResultFile::read_json(&path.with_file_name(format!("{stem}.json"))) {
+                    Ok(_) => read_results += 1,
+                    Err(e) => failures.push(format!("{}: {e}", path.display())),
+                },
+                Some(RUN_SCHEMA) if stem == "run" => match RunManifest::read_manifest(&dir) {
+                    Ok(_) => read_runs += 1,
+                    Err(e) => failures.push(format!("{}: {e}", path.display())),
+                },
+                _ => {}
+            }
+        }
+    }
+    assert!(failures.is_empty(), "stored files that no longer read:\n{}", failures.join("\n"));
+    println!("{read_results} result files and {read_runs} run manifests read");
+    assert!(read_results >= 1000 && read_runs >= 50, "{read_results} results, {read_runs} runs");
+}
