@@ -99,7 +99,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// The three library crates, packaged and unpacked under `vendor`: a file whose content is
+/// The four library crates, packaged and unpacked under `vendor`: a file whose content is
 /// unchanged keeps its time, so cargo rebuilds a package only when its sources changed (the
 /// two tests that share `target/user-crate/` then build the harness once).
 pub fn package_into(vendor: &Path, target: &Path) {
@@ -109,11 +109,11 @@ pub fn package_into(vendor: &Path, target: &Path) {
             .current_dir(repo())
             .args(["package", "--offline", "--no-verify", "--allow-dirty", "--target-dir"])
             .arg(target)
-            .args(["-p", "energy-units", "-p", "energy-macros", "-p", "energy-harness"]),
+            .args(["-p", "energy-units", "-p", "energy-macros", "-p", "energy-results", "-p", "energy-harness"]),
     );
     assert_eq!(code, Some(0), "cargo package failed:\n{out}");
     let staging = tempfile::tempdir().unwrap();
-    for name in ["energy-units", "energy-macros", "energy-harness"] {
+    for name in ["energy-units", "energy-macros", "energy-results", "energy-harness"] {
         let krate = target.join("package").join(format!("{name}-0.1.0.crate"));
         let status = Command::new("tar").arg("xzf").arg(&krate).arg("-C").arg(staging.path()).status().unwrap();
         assert!(status.success(), "could not unpack {}", krate.display());
@@ -165,7 +165,7 @@ pub fn write_user_crate(template: &Path, dir: &Path, vendor: &Path, extra_manife
     std::fs::remove_file(dir.join("Cargo.toml.in")).unwrap();
     let mut manifest = std::fs::read_to_string(template.join("Cargo.toml.in")).unwrap();
     manifest.push_str("\n[patch.crates-io]\n");
-    for name in ["energy-harness", "energy-macros", "energy-units"] {
+    for name in ["energy-harness", "energy-macros", "energy-results", "energy-units"] {
         let path = vendor.join(format!("{name}-0.1.0"));
         manifest.push_str(&format!("{name} = {{ path = {:?} }}\n", path.display().to_string()));
     }
