@@ -50,6 +50,11 @@ use sequence_flags::{parse_seconds, SequenceFlags, AB_DEFAULTS, GATE_DEFAULTS};
 /// Measure the energy of GPU kernels.
 #[derive(Debug, Parser)]
 #[command(name = "cargo energy", version, about, long_about = None)]
+#[cfg_attr(
+    not(feature = "measure"),
+    command(after_help = "Built without the feature `measure` (--no-default-features): info, trace, calibrate, \
+                          selftest, analyze, run, ab and gate are not in this build.")
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -440,12 +445,25 @@ impl Command {
     }
 }
 
+/// The commands a build without the feature `measure` lacks.
+#[cfg(not(feature = "measure"))]
+const MEASURING_COMMANDS: &[&str] = &["info", "trace", "analyze", "run", "ab", "gate", "selftest", "calibrate"];
+
 /// Runs the command line `args` (the program name first).
 fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let mut args: Vec<OsString> = args.into_iter().collect();
     // `cargo energy info` runs `cargo-energy energy info`.
     if args.get(1).is_some_and(|a| a == "energy") {
         args.remove(1);
+    }
+    #[cfg(not(feature = "measure"))]
+    if let Some(name) = args.get(1).and_then(|a| a.to_str()).filter(|a| MEASURING_COMMANDS.contains(a)) {
+        eprintln!(
+            "error: `cargo energy {name}` needs the feature `measure`: this cargo-energy was built with \
+             --no-default-features and reads results only (report, compare, history, explain); install it \
+             again without --no-default-features"
+        );
+        return ExitCode::from(2);
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,

@@ -3,6 +3,22 @@
 //! languages through the JSON Schemas of `docs/schemas/`): the types of those files, the
 //! error type, and what reading needs. No CUDA, NVML or criterion: a reader compiles this
 //! crate alone. `energy-harness` re-exports every item under its old path.
+//!
+//! Reading a result file (`target/energy/new/<stem>.json`, the stem the benchmark's id
+//! made a file name), its schema and every figure checked:
+//!
+//! ```no_run
+//! use energy_results::ResultFile;
+//!
+//! let r = ResultFile::read_json("target/energy/new/saxpy_energy__simulated_.json".as_ref())?;
+//! let e = &r.energy_j; // energy per launch, J: mean and 95 % interval over the windows
+//! println!("{}: {:.4e} J [{:.4e} … {:.4e}] on {}", r.id, e.mean, e.ci_low, e.ci_high, r.device.name);
+//! # Ok::<(), energy_results::Error>(())
+//! ```
+//!
+//! A run's manifest (`run.json`) reads with [`RunManifest::read_manifest`], a trace with
+//! [`trace::format::read_trace`]; the files' JSON Schemas are in the repository's
+//! `docs/schemas/`.
 
 pub mod archive;
 pub mod axis;
