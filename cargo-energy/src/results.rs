@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use energy_report::{compare_across_boards, compare_runs, DriftBasis, ResultSet};
-use energy_report::{compare_text, measured_nothing_line, render_with_empty, Compared, Format};
-use energy_report::{mark_partial, optimum_moves, partial_line};
+use energy_report::{compare_text, measured_nothing_line, render_report, Compared, Format, Report};
+use energy_report::{optimum_moves, partial_line};
 use energy_results::write_atomically;
 use energy_results::{Error, ErrorKind, Result};
 use energy_results::{RunManifest, RunPin};
@@ -103,7 +103,7 @@ pub(super) fn report(
             ),
         ));
     }
-    let text = mark_partial(render_with_empty(&sets, &empty, threshold, format)?, &partial, format)?;
+    let text = render_report(&Report::new(&sets, &empty, &partial, threshold)?, format)?;
     match output {
         Some(path) => write_atomically(path, text.as_bytes())?,
         None => crate::output::emit(&text)?,

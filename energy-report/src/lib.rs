@@ -54,10 +54,10 @@ pub use format::compare_text::{compare_text, Compared};
 pub use format::github_action_benchmark::{
     github_action_benchmark, github_action_benchmark_on, GITHUB_ACTION_BENCHMARK_MEASURES,
 };
-pub use format::merge::{measured_nothing_line, render_several, render_with_empty};
+pub use format::merge::measured_nothing_line;
 pub use format::paired_text::{ab_markdown, ab_text, progress_line};
-pub use format::partial::{mark_partial, partial_line};
-pub use format::{render, shown_dir, Format, ReportFormat, FORMATS};
+pub use format::partial::partial_line;
+pub use format::{render, render_report, shown_dir, Format, Report, ReportFormat, RunReport, FORMATS};
 pub use history::render::{text_table, write_history};
 pub use history::{find_runs, read_history, History};
 pub use natural::{natural_cmp, sort_natural};

@@ -1,10 +1,9 @@
 //! github-action-benchmark's `customSmallerIsBetter` input
 //! (<https://github.com/benchmark-action/github-action-benchmark>).
 
-use super::super::compare::{Comparison, ResultSet};
+use super::super::compare::ResultSet;
 use super::merge::merge_tracker_lists;
-use super::{encode_json, tracker_name, ReportFormat};
-use energy_results::PartialRun;
+use super::{encode_json, tracker_name, Report, ReportFormat};
 use energy_results::Result;
 
 /// github-action-benchmark's `customSmallerIsBetter` (`--format github-action-benchmark`).
@@ -19,23 +18,21 @@ impl ReportFormat for GithubActionBenchmark {
         true
     }
 
-    fn render(&self, current: &ResultSet, _baseline: Option<(&ResultSet, &Comparison)>) -> Result<String> {
-        encode_json(&github_action_benchmark(current))
-    }
-
-    /// One list, each name with its GPU (`id @ GPU-xxxxxxxx - measure`).
-    fn render_several(&self, sets: &[(ResultSet, Option<ResultSet>)], _threshold_pct: f64) -> Result<String> {
-        merge_tracker_lists(sets, github_action_benchmark_on)
-    }
-
-    /// Nothing: a tracker's file has no place for lines (the caller says them on stderr).
-    fn add_measured_nothing(&self, report: String, _empty: &[std::path::PathBuf], _lines: &[String]) -> Result<String> {
-        Ok(report)
-    }
-
-    /// Refused: a tracker would file a partial run as a complete one.
-    fn mark_partial(&self, _report: String, partial: &[PartialRun]) -> Result<String> {
-        Err(partial[0].refusal())
+    /// One run: its series. Several: one list, each benchmark named with its GPU
+    /// (`id @ GPU-xxxxxxxx`). Directories that measured nothing add nothing (a tracker's file
+    /// has no place for lines: the caller says them on stderr); a partial run is refused (a
+    /// tracker would file it as a complete one).
+    fn render(&self, report: &Report<'_>) -> Result<String> {
+        if let Some(p) = report.partial.first() {
+            return Err(p.refusal());
+        }
+        match report.runs.as_slice() {
+            [run] => {
+                let current = run.current;
+                encode_json(&github_action_benchmark(current))
+            }
+            runs => merge_tracker_lists(runs.iter().map(|r| r.current), github_action_benchmark_on),
+        }
     }
 }
 

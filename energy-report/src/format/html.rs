@@ -4,15 +4,15 @@
 
 use std::fmt::Write as _;
 
-use super::super::compare::{Comparison, ResultSet, Verdict};
+use super::super::compare::{ResultSet, Verdict};
 use super::overlay::overlay;
 use super::partial::partial_line;
 use super::shown_dir;
 use super::table::{Cells, Table, HEADER};
-use super::ReportFormat;
+use super::{Report, ReportFormat};
 use energy_results::escape::html as escape;
+use energy_results::file_stem;
 use energy_results::Result;
-use energy_results::{file_stem, PartialRun};
 
 /// The standalone HTML page (`--format html`).
 pub struct Html;
@@ -22,33 +22,29 @@ impl ReportFormat for Html {
         "html"
     }
 
-    fn render(&self, current: &ResultSet, baseline: Option<(&ResultSet, &Comparison)>) -> Result<String> {
-        let table = Table::new(Cells::Html, current, baseline.map(|b| b.0), baseline.map(|b| b.1));
-        Ok(html(&table, current, baseline.map(|b| b.0)))
-    }
-
-    fn add_measured_nothing(
-        &self,
-        mut report: String,
-        _empty: &[std::path::PathBuf],
-        lines: &[String],
-    ) -> Result<String> {
-        for line in lines {
-            let _ = writeln!(report, "<p>{}</p>", escape(line));
-        }
-        Ok(report)
-    }
-
-    /// The line of each partial run after the first page's `<body>`, before every table.
-    fn mark_partial(&self, report: String, partial: &[PartialRun]) -> Result<String> {
-        let lines: String = partial
+    /// Each run's page, one after the other; the line of each partial run after the first
+    /// page's `<body>`, before every table; a paragraph per directory that measured nothing
+    /// at the end.
+    fn render(&self, report: &Report<'_>) -> Result<String> {
+        let partial: String = report
+            .partial
             .iter()
             .map(|p| format!("<p class=\"partial\" style=\"background:#fdd;color:#900;padding:4px 8px\"><strong>PARTIAL RUN:</strong> {}</p>\n", escape(&partial_line(p))))
             .collect();
-        Ok(match report.find("<body>") {
-            Some(at) => format!("{}{lines}{}", &report[..at + "<body>".len()], &report[at + "<body>".len()..]),
-            None => format!("{lines}{report}"),
-        })
+        let several = report.runs.len() > 1;
+        let mut out = String::new();
+        for (i, run) in report.runs.iter().enumerate() {
+            let baseline = run.baseline.as_ref().map(|(b, c)| (*b, c));
+            let table = Table::new(Cells::Html, run.current, baseline.map(|b| b.0), baseline.map(|b| b.1));
+            out.push_str(&html(&table, run.current, baseline.map(|b| b.0), if i == 0 { &partial } else { "" }));
+            if several {
+                out.push('\n');
+            }
+        }
+        for (_, line) in &report.measured_nothing {
+            let _ = writeln!(out, "<p>{}</p>", escape(line));
+        }
+        Ok(out)
     }
 }
 
@@ -64,11 +60,12 @@ fn row_class(verdict: Option<Verdict>) -> &'static str {
 }
 
 /// The page of `table`, with the plots of `current`'s benchmarks (in the table's order)
-/// and, when `baseline` is given, each compared benchmark's overlay.
-pub fn html(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>) -> String {
+/// and, when `baseline` is given, each compared benchmark's overlay; `after_body` (HTML)
+/// opens the body, above the title.
+pub fn html(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>, after_body: &str) -> String {
     let t = table.title(escape);
     let mut out = format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child{{text-align:left}}tr.regression td{{background:#fdd;color:#900}}tr.inconclusive td{{background:#ffe9c4;color:#7a4a00}}tr.improvement td{{background:#dfd;color:#060}}</style></head><body><h2>{t}</h2>\n<table><tr>"
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child{{text-align:left}}tr.regression td{{background:#fdd;color:#900}}tr.inconclusive td{{background:#ffe9c4;color:#7a4a00}}tr.improvement td{{background:#dfd;color:#060}}</style></head><body>{after_body}<h2>{t}</h2>\n<table><tr>"
     );
     for h in HEADER {
         let _ = write!(out, "<th>{}</th>", escape(h));

@@ -7,70 +7,56 @@ use serde::Serialize;
 use super::super::compare::{Comparison, ResultSet};
 use super::merge::REPORT_SET_SCHEMA;
 use super::partial::partial_json;
-use super::{encode_json, render_in, shown_dir, ReportFormat};
-use energy_results::PartialRun;
+use super::{encode_json, shown_dir, Report, ReportFormat};
 use energy_results::{Error, ErrorKind, Result, ResultFile};
 
 /// One JSON object (`--format json`): `energy-report/1`, or `energy-report-set/1` over
 /// several directories.
 pub struct Json;
 
-/// `text`, a report this format wrote, read back.
-fn reread(text: &str) -> Result<serde_json::Value> {
-    serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::Io, format!("could not re-read the report: {e}")))
-}
-
 impl ReportFormat for Json {
     fn name(&self) -> &'static str {
         "json"
     }
 
-    fn render(&self, current: &ResultSet, baseline: Option<(&ResultSet, &Comparison)>) -> Result<String> {
-        json(current, baseline.map(|b| b.1))
-    }
-
-    /// One `energy-report-set/1` object holding each directory's report.
-    fn render_several(&self, sets: &[(ResultSet, Option<ResultSet>)], threshold_pct: f64) -> Result<String> {
+    /// One run alone: its report (`energy-report/1`). Several runs, or a directory that
+    /// measured nothing: a report set (`energy-report-set/1`) of each run's report, with
+    /// `measured_nothing`. A partial run's report carries `partial`.
+    fn render(&self, report: &Report<'_>) -> Result<String> {
+        if report.is_single() {
+            let run = &report.runs[0];
+            return encode_json(&json_report(run.current, run.baseline.as_ref().map(|b| &b.1)));
+        }
         let mut reports = Vec::new();
-        for (current, base) in sets {
-            reports.push(reread(&render_in(self, current, base.as_ref(), threshold_pct)?)?);
-        }
-        encode_json(&serde_json::json!({ "schema": REPORT_SET_SCHEMA, "reports": reports }))
-    }
-
-    /// `measured_nothing` of an `energy-report-set/1` object (a single report is put in one).
-    fn add_measured_nothing(&self, report: String, empty: &[std::path::PathBuf], lines: &[String]) -> Result<String> {
-        let mut value = reread(&report)?;
-        if value["schema"] != REPORT_SET_SCHEMA {
-            value = serde_json::json!({ "schema": REPORT_SET_SCHEMA, "reports": [value] });
-        }
-        let nothing: Vec<serde_json::Value> =
-            empty.iter().zip(lines).map(|(d, l)| serde_json::json!({ "dir": shown_dir(d), "line": l })).collect();
-        value["measured_nothing"] = serde_json::Value::Array(nothing);
-        encode_json(&value)
-    }
-
-    /// `partial` of the report of each partial run's directory.
-    fn mark_partial(&self, report: String, partial: &[PartialRun]) -> Result<String> {
-        let mut value = reread(&report)?;
-        for p in partial {
-            let dir = p.dir.display().to_string();
-            let of_dir = |v: &serde_json::Value| v["dir"].as_str() == Some(dir.as_str());
-            let target = if value["schema"] == REPORT_SET_SCHEMA {
-                value["reports"].as_array_mut().and_then(|reports| reports.iter_mut().find(|r| of_dir(r)))
-            } else {
-                Some(&mut value).filter(|v| of_dir(v))
-            };
-            match target {
-                Some(report) => report["partial"] = partial_json(p),
-                None => {
-                    return Err(Error::new(
-                        ErrorKind::Io,
-                        format!("the JSON report has no report of `{dir}` to mark partial"),
-                    ))
-                }
+        for run in &report.runs {
+            let mut value = serde_json::to_value(json_report(run.current, run.baseline.as_ref().map(|b| &b.1)))
+                .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the report: {e}")))?;
+            let dir = run.current.dir.display().to_string();
+            if let Some(p) = report.partial.iter().find(|p| p.dir.display().to_string() == dir) {
+                value["partial"] = partial_json(p);
             }
+            reports.push(value);
         }
+        if let Some(p) = report.partial.iter().find(|p| !report.runs.iter().any(|r| r.current.dir == p.dir)) {
+            return Err(Error::new(
+                ErrorKind::Io,
+                format!("the JSON report has no report of `{}` to mark partial", p.dir.display()),
+            ));
+        }
+        let value = if report.runs.len() == 1 && report.measured_nothing.is_empty() {
+            reports.remove(0)
+        } else {
+            let mut set = serde_json::json!({ "schema": REPORT_SET_SCHEMA, "reports": reports });
+            if !report.measured_nothing.is_empty() {
+                let nothing: Vec<serde_json::Value> = report
+                    .measured_nothing
+                    .iter()
+                    .map(|(d, l)| serde_json::json!({ "dir": shown_dir(d), "line": l }))
+                    .collect();
+                set["measured_nothing"] = serde_json::Value::Array(nothing);
+            }
+            set
+        };
         encode_json(&value)
     }
 }
@@ -99,11 +85,16 @@ struct NotRun<'a> {
 
 /// The JSON report of `current`, with its comparison against a baseline when given.
 pub fn json(current: &ResultSet, comparison: Option<&Comparison>) -> Result<String> {
-    encode_json(&JsonReport {
+    encode_json(&json_report(current, comparison))
+}
+
+/// The typed report of `current` ([`json`]'s).
+fn json_report<'a>(current: &'a ResultSet, comparison: Option<&'a Comparison>) -> JsonReport<'a> {
+    JsonReport {
         schema: REPORT_SCHEMA,
         dir: current.dir.display().to_string(),
         benchmarks: current.results.values().collect(),
         not_run: current.not_run.iter().map(|(id, reason)| NotRun { id, reason }).collect(),
         comparison,
-    })
+    }
 }

@@ -2,12 +2,11 @@
 
 use std::fmt::Write as _;
 
-use super::super::compare::{Comparison, ResultSet};
 use super::partial::partial_line;
 use super::table::{Cells, Table, HEADER};
-use super::ReportFormat;
+use super::{Report, ReportFormat};
 use energy_results::escape::markdown_text;
-use energy_results::PartialRun;
+
 use energy_results::Result;
 
 /// The markdown table (`--format markdown`, or `md`).
@@ -22,28 +21,28 @@ impl ReportFormat for Markdown {
         &["md"]
     }
 
-    fn render(&self, current: &ResultSet, baseline: Option<(&ResultSet, &Comparison)>) -> Result<String> {
-        let table = markdown(&Table::new(Cells::Markdown, current, baseline.map(|b| b.0), baseline.map(|b| b.1)));
-        Ok(table + &crate::sweep::sweeps_markdown(current, baseline.map(|b| b.0)))
-    }
-
-    fn add_measured_nothing(
-        &self,
-        mut report: String,
-        _empty: &[std::path::PathBuf],
-        lines: &[String],
-    ) -> Result<String> {
-        for line in lines {
-            let _ = write!(report, "{}\n\n", markdown_text(line));
+    /// The line of each partial run first, as a quote; each run's table (and its sweeps),
+    /// one after the other; then a line per directory that measured nothing.
+    fn render(&self, report: &Report<'_>) -> Result<String> {
+        let mut out: String = report
+            .partial
+            .iter()
+            .map(|p| format!("> **PARTIAL RUN:** {}\n\n", markdown_text(&partial_line(p))))
+            .collect();
+        let several = report.runs.len() > 1;
+        for run in &report.runs {
+            let baseline = run.baseline.as_ref().map(|(b, c)| (*b, c));
+            let table =
+                markdown(&Table::new(Cells::Markdown, run.current, baseline.map(|b| b.0), baseline.map(|b| b.1)));
+            out.push_str(&table);
+            out.push_str(&crate::sweep::sweeps_markdown(run.current, baseline.map(|b| b.0)));
+            if several {
+                out.push('\n');
+            }
         }
-        Ok(report)
-    }
-
-    /// The line of each partial run first, as a quote.
-    fn mark_partial(&self, report: String, partial: &[PartialRun]) -> Result<String> {
-        let mut out: String =
-            partial.iter().map(|p| format!("> **PARTIAL RUN:** {}\n\n", markdown_text(&partial_line(p)))).collect();
-        out.push_str(&report);
+        for (_, line) in &report.measured_nothing {
+            let _ = write!(out, "{}\n\n", markdown_text(line));
+        }
         Ok(out)
     }
 }

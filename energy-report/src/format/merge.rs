@@ -4,7 +4,7 @@
 //! one series and never averaged.
 
 use super::super::compare::ResultSet;
-use super::{encode_json, render, Format};
+use super::encode_json;
 use energy_results::{Error, ErrorKind, Result};
 
 /// The schema tag of a JSON report over several directories.
@@ -14,16 +14,6 @@ pub const REPORT_SET_SCHEMA: &str = "energy-report-set/1";
 pub fn gpu_tag(set: &ResultSet) -> String {
     let uuid = set.results.values().next().map(|r| r.device.uuid.as_str()).unwrap_or("GPU-unknown");
     uuid.split('-').take(2).collect::<Vec<_>>().join("-")
-}
-
-/// The report of each directory's run (against its own baseline when given), merged as
-/// `format` merges them ([`super::ReportFormat::render_several`]); one directory's is its report
-/// as [`render`] writes it.
-pub fn render_several(sets: &[(ResultSet, Option<ResultSet>)], threshold_pct: f64, format: Format) -> Result<String> {
-    if let [(current, base)] = sets {
-        return render(current, base.as_ref(), threshold_pct, format);
-    }
-    format.render_several(sets, threshold_pct)
 }
 
 /// The refusal of a benchmark on the same GPU in two directories (one tracker series).
@@ -39,12 +29,12 @@ fn same_benchmark_twice(name: &str) -> Error {
 /// A tracker's object (benchmark → measures) over several directories: each benchmark named
 /// with its GPU by `on` (`id @ GPU-xxxxxxxx`), built with it, never edited afterwards (an id
 /// with ` - ` stays whole); a benchmark on the same GPU in two directories refused.
-pub(super) fn merge_tracker_objects(
-    sets: &[(ResultSet, Option<ResultSet>)],
+pub(super) fn merge_tracker_objects<'a>(
+    sets: impl Iterator<Item = &'a ResultSet>,
     on: fn(&ResultSet, Option<&str>) -> serde_json::Value,
 ) -> Result<String> {
     let mut merged = serde_json::Map::new();
-    for (current, _) in sets {
+    for current in sets {
         let serde_json::Value::Object(map) = on(current, Some(&gpu_tag(current))) else {
             return Err(Error::new(ErrorKind::Io, "a tracker report that is not an object"));
         };
@@ -59,12 +49,12 @@ pub(super) fn merge_tracker_objects(
 
 /// A tracker's list of entries over several directories, as [`merge_tracker_objects`]: each
 /// entry's name carries its GPU; two entries of one name refused.
-pub(super) fn merge_tracker_lists(
-    sets: &[(ResultSet, Option<ResultSet>)],
+pub(super) fn merge_tracker_lists<'a>(
+    sets: impl Iterator<Item = &'a ResultSet>,
     on: fn(&ResultSet, Option<&str>) -> serde_json::Value,
 ) -> Result<String> {
     let mut merged = Vec::new();
-    for (current, _) in sets {
+    for current in sets {
         let serde_json::Value::Array(list) = on(current, Some(&gpu_tag(current))) else {
             return Err(Error::new(ErrorKind::Io, "a tracker report that is not a list"));
         };
@@ -96,26 +86,4 @@ pub fn measured_nothing_line(dir: &std::path::Path) -> String {
         "{who}: measured nothing (its run is complete and holds no result: the other GPUs took every benchmark from \
          the queue, or its filter or shard left it none)"
     )
-}
-
-/// [`render_several`] over the directories that measured something, with a line for each
-/// that measured nothing (`empty`: their directories): in markdown and HTML after the
-/// tables, in JSON as `measured_nothing` of an `energy-report-set/1` object. The tracker
-/// formats get nothing for them (the caller says the lines on stderr).
-pub fn render_with_empty(
-    sets: &[(ResultSet, Option<ResultSet>)],
-    empty: &[std::path::PathBuf],
-    threshold_pct: f64,
-    format: Format,
-) -> Result<String> {
-    if sets.is_empty() {
-        return Err(Error::new(ErrorKind::InvalidInput, "no directory's run holds an energy result"));
-    }
-    let mut out = render_several(sets, threshold_pct, format)?;
-    if empty.is_empty() {
-        return Ok(out);
-    }
-    let lines: Vec<String> = empty.iter().map(|d| measured_nothing_line(d)).collect();
-    out = format.add_measured_nothing(out, empty, &lines)?;
-    Ok(out)
 }

@@ -28,11 +28,73 @@ use energy_results::PartialRun;
 use energy_results::ResultFile;
 use energy_results::{Error, ErrorKind, Result};
 
+/// One run's part of a report: its results and, against a baseline, the baseline's and
+/// their comparison.
+pub struct RunReport<'a> {
+    /// The run reported.
+    pub current: &'a ResultSet,
+    /// The baseline run and the comparison against it, when one was given.
+    pub baseline: Option<(&'a ResultSet, Comparison)>,
+}
+
+/// Everything a report shows, as typed values, handed whole to a format as criterion hands
+/// its `Report` hooks measurements: the runs (one per directory: GPU or runner), the
+/// directories whose run measured nothing, and the runs that are partial. No format reads
+/// another's output.
+pub struct Report<'a> {
+    /// One or more runs, in the order given.
+    pub runs: Vec<RunReport<'a>>,
+    /// Each directory whose run is complete and holds no result, with the line saying so.
+    pub measured_nothing: Vec<(PathBuf, String)>,
+    /// The runs some of whose bench targets never finished.
+    pub partial: &'a [PartialRun],
+}
+
+impl<'a> Report<'a> {
+    /// The report of `sets` (each run against its own baseline when given, compared with
+    /// `threshold_pct`), the directories of `empty` that measured nothing, and the runs of
+    /// `partial`. Errors when no run holds a result.
+    pub fn new(
+        sets: &'a [(ResultSet, Option<ResultSet>)],
+        empty: &[PathBuf],
+        partial: &'a [PartialRun],
+        threshold_pct: f64,
+    ) -> Result<Report<'a>> {
+        if sets.is_empty() {
+            return Err(Error::new(ErrorKind::InvalidInput, "no directory's run holds an energy result"));
+        }
+        let runs = sets
+            .iter()
+            .map(|(current, base)| run_report(current, base.as_ref(), threshold_pct))
+            .collect::<Result<_>>()?;
+        let measured_nothing = empty.iter().map(|d| (d.clone(), merge::measured_nothing_line(d))).collect();
+        Ok(Report { runs, measured_nothing, partial })
+    }
+
+    /// Whether it is the report of one run with nothing said beside it.
+    pub fn is_single(&self) -> bool {
+        self.runs.len() == 1 && self.measured_nothing.is_empty() && self.partial.is_empty()
+    }
+}
+
+/// One run's part of a report: against a baseline, compared as `compare` compares one saved
+/// run (a rise the unknown drift between the runs could explain is inconclusive).
+fn run_report<'a>(
+    current: &'a ResultSet,
+    baseline: Option<&'a ResultSet>,
+    threshold_pct: f64,
+) -> Result<RunReport<'a>> {
+    let baseline = match baseline {
+        Some(b) => Some((b, compare_runs(std::slice::from_ref(b), current, threshold_pct, &DriftBasis::Unknown)?)),
+        None => None,
+    };
+    Ok(RunReport { current, baseline })
+}
+
 /// One output format of a report, as criterion's `Report` is one of its outputs: each format
 /// is a unit struct in a file of this module implementing it, named once in [`FORMATS`].
-/// What differs between formats lives in that file alone: the report of one directory, of
-/// several (one per GPU), the lines for directories that measured nothing, the line of a
-/// partial run.
+/// What differs between formats lives in that file alone; it receives the whole report as
+/// typed values ([`Report`]).
 pub trait ReportFormat: Sync {
     /// The name `--format` takes (`markdown`).
     fn name(&self) -> &'static str;
@@ -45,22 +107,10 @@ pub trait ReportFormat: Sync {
     fn is_tracker(&self) -> bool {
         false
     }
-    /// The report of `current`; against a baseline, `baseline` holds it and its comparison.
-    fn render(&self, current: &ResultSet, baseline: Option<(&ResultSet, &Comparison)>) -> Result<String>;
-    /// The report of two or more directories (one per GPU or runner), each against its own
-    /// baseline when given. By default each directory's report, one after the other.
-    fn render_several(&self, sets: &[(ResultSet, Option<ResultSet>)], threshold_pct: f64) -> Result<String> {
-        let mut out = String::new();
-        for (current, base) in sets {
-            out.push_str(&render_in(self, current, base.as_ref(), threshold_pct)?);
-            out.push('\n');
-        }
-        Ok(out)
-    }
-    /// `report` with `lines`, one per directory of `empty` whose run measured nothing.
-    fn add_measured_nothing(&self, report: String, empty: &[PathBuf], lines: &[String]) -> Result<String>;
-    /// `report` with the line of each run of `partial` (not empty).
-    fn mark_partial(&self, report: String, partial: &[PartialRun]) -> Result<String>;
+    /// The report: of one run or of several (one per GPU or runner, each against its own
+    /// baseline), with the lines for directories that measured nothing and for partial runs
+    /// where the format has a place for them (a tracker refuses a partial run).
+    fn render(&self, report: &Report<'_>) -> Result<String>;
 }
 
 /// Every format `--format` takes, in the order `--help` lists them.
@@ -111,25 +161,17 @@ impl std::str::FromStr for Format {
 
 /// Renders the report of `current`, against `baseline` when given.
 pub fn render(current: &ResultSet, baseline: Option<&ResultSet>, threshold_pct: f64, format: Format) -> Result<String> {
-    render_in(format.0, current, baseline, threshold_pct)
+    let report = Report {
+        runs: vec![run_report(current, baseline, threshold_pct)?],
+        measured_nothing: Vec::new(),
+        partial: &[],
+    };
+    format.0.render(&report)
 }
 
-/// [`render`] in `format`.
-fn render_in<F: ReportFormat + ?Sized>(
-    format: &F,
-    current: &ResultSet,
-    baseline: Option<&ResultSet>,
-    threshold_pct: f64,
-) -> Result<String> {
-    match baseline {
-        // One baseline run: a rise the unknown drift between the runs could explain is said
-        // to be inconclusive, as `compare` says it.
-        Some(b) => {
-            let comparison = compare_runs(std::slice::from_ref(b), current, threshold_pct, &DriftBasis::Unknown)?;
-            format.render(current, Some((b, &comparison)))
-        }
-        None => format.render(current, None),
-    }
+/// Renders `report` in `format`.
+pub fn render_report(report: &Report<'_>, format: Format) -> Result<String> {
+    format.0.render(report)
 }
 
 /// A run directory as a report shows it, never an absolute path (a pull-request comment

@@ -4,10 +4,9 @@
 //! that run. The tracker formats carry no such line: `cargo energy report` refuses a
 //! partial run for them.
 
-use super::{shown_dir, Format};
+use super::shown_dir;
 use energy_results::echo;
 use energy_results::PartialRun;
-use energy_results::Result;
 
 /// The line a report of a partial run carries: that it is partial, what never finished,
 /// and what the report holds.
@@ -36,16 +35,4 @@ pub(super) fn partial_json(partial: &PartialRun) -> serde_json::Value {
         "finished_targets": partial.finished,
         "results": partial.results,
     })
-}
-
-/// `report` (one report, or several as [`super::merge::render_with_empty`] writes them)
-/// with the line of each run of `partial`, as `format` places it
-/// ([`super::ReportFormat::mark_partial`]): in markdown and HTML before everything else, in
-/// JSON as `partial` of the report of that run. Errors for the tracker formats, which have
-/// no place for it.
-pub fn mark_partial(report: String, partial: &[PartialRun], format: Format) -> Result<String> {
-    if partial.is_empty() {
-        return Ok(report);
-    }
-    format.mark_partial(report, partial)
 }
