@@ -51,6 +51,37 @@ pub struct ResultFile {
     pub id: String,
     /// The device.
     pub device: ResultDevice,
+    /// Launches measured in all windows together.
+    pub launches: u64,
+    /// Net energy against a baseline kernel, when one was given.
+    #[serde(default)]
+    pub net: Option<NetEnergy>,
+    /// Where the result came from: commit, branch, dirty tree, host (absent in files of
+    /// older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+    /// The lowest and highest die temperature of the windows (absent in files of older
+    /// versions, and when no window recorded one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature_range_c: Option<TemperatureRange>,
+    /// Where the benchmark stands in a parameterized benchmark's sweep (`args = [...]`): the
+    /// sweep, the parameter, the argument. Absent for a benchmark without arguments (and in
+    /// files of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::sweep::SweepPoint>,
+    /// What was measured: every figure the harness's `Measurement` holds too (one
+    /// definition), written inline in the file (`serde(flatten)`).
+    #[serde(flatten)]
+    pub figures: Figures,
+}
+
+/// What a measurement found, as both the harness's `Measurement` and the result file hold
+/// it (one definition of each field): estimates per launch, the source and sensor model,
+/// the windows, the warnings and the checks. A [`ResultFile`] reads them as its own fields
+/// (`Deref`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Figures {
     /// Energy per launch, J.
     pub energy_j: Estimate,
     /// Dynamic energy per launch (above active idle), J.
@@ -65,8 +96,6 @@ pub struct ResultFile {
     pub source: SourceKind,
     /// Sensor model inverted.
     pub sensor_model: SensorModel,
-    /// Launches measured in all windows together.
-    pub launches: u64,
     /// Launches per window.
     #[serde(default)]
     pub launches_per_window: u64,
@@ -80,9 +109,6 @@ pub struct ResultFile {
     /// Energy per byte, when given.
     #[serde(default)]
     pub per_byte: Option<PerUnit>,
-    /// Net energy against a baseline kernel, when one was given.
-    #[serde(default)]
-    pub net: Option<NetEnergy>,
     /// Where the sensor model came from.
     #[serde(default)]
     pub model_origin: String,
@@ -112,14 +138,6 @@ pub struct ResultFile {
     /// How the windows moved from the first to the last (energy, temperature, SM clock).
     #[serde(default)]
     pub drift: Option<Drift>,
-    /// Where the result came from: commit, branch, dirty tree, host (absent in files of
-    /// older versions).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<Provenance>,
-    /// The lowest and highest die temperature of the windows (absent in files of older
-    /// versions, and when no window recorded one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub temperature_range_c: Option<TemperatureRange>,
     /// The energy per launch at the reference temperature (absent without a thermal
     /// calibration of the board, and in files of older versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -128,11 +146,20 @@ pub struct ResultFile {
     /// default, and files of older versions), or the host clock (library work).
     #[serde(default, skip_serializing_if = "crate::measured::TimeBasis::is_cuda_events")]
     pub time_basis: crate::measured::TimeBasis,
-    /// Where the benchmark stands in a parameterized benchmark's sweep (`args = [...]`): the
-    /// sweep, the parameter, the argument. Absent for a benchmark without arguments (and in
-    /// files of older versions).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sweep: Option<crate::sweep::SweepPoint>,
+}
+
+impl std::ops::Deref for ResultFile {
+    type Target = Figures;
+
+    fn deref(&self) -> &Figures {
+        &self.figures
+    }
+}
+
+impl std::ops::DerefMut for ResultFile {
+    fn deref_mut(&mut self) -> &mut Figures {
+        &mut self.figures
+    }
 }
 
 impl ResultFile {
@@ -208,13 +235,14 @@ impl ResultFile {
     }
 
     fn estimates_mut(&mut self) -> impl Iterator<Item = &mut Estimate> {
-        [&mut self.energy_j, &mut self.dynamic_j, &mut self.time_s, &mut self.power_w]
+        let f = &mut self.figures;
+        [&mut f.energy_j, &mut f.dynamic_j, &mut f.time_s, &mut f.power_w]
             .into_iter()
-            .chain(self.per_op.iter_mut().flat_map(|u| [&mut u.energy_j, &mut u.dynamic_j]))
-            .chain(self.per_byte.iter_mut().flat_map(|u| [&mut u.energy_j, &mut u.dynamic_j]))
+            .chain(f.per_op.iter_mut().flat_map(|u| [&mut u.energy_j, &mut u.dynamic_j]))
+            .chain(f.per_byte.iter_mut().flat_map(|u| [&mut u.energy_j, &mut u.dynamic_j]))
             .chain(self.net.iter_mut().map(|n| &mut n.energy_j))
-            .chain(self.cross_check.iter_mut().map(|c| &mut c.energy_j))
-            .chain(self.rails.iter_mut().flat_map(|r| std::iter::once(&mut r.energy_j).chain(r.dynamic_j.as_mut())))
+            .chain(f.cross_check.iter_mut().map(|c| &mut c.energy_j))
+            .chain(f.rails.iter_mut().flat_map(|r| std::iter::once(&mut r.energy_j).chain(r.dynamic_j.as_mut())))
     }
 
     /// Checks every figure: energy, time and power per launch positive with intervals

@@ -34,7 +34,8 @@ fn two_boards_of_one_model_compare_on_dynamic_energy_under_the_stated_rule() {
     assert_ne!(change.verdict, CompareVerdict::Regression, "the same saxpy on two boards: {change:?}");
     // A 25 % rise of the dynamic energy on the other board is a regression.
     let mut worse = board_b.clone();
-    for e in [&mut worse.dynamic_j.mean, &mut worse.dynamic_j.ci_low, &mut worse.dynamic_j.ci_high] {
+    let d = &mut worse.figures.dynamic_j;
+    for e in [&mut d.mean, &mut d.ci_low, &mut d.ci_high] {
         *e = board_a.dynamic_j.mean * 1.25 + (*e - board_b.dynamic_j.mean);
     }
     let c = across(&set("a", board_a), &set("b", worse), 5.0).unwrap();

@@ -15,6 +15,7 @@ use crate::gpu::DeviceFacts;
 use crate::sampling::{RAIL_FAILED, STATE_SM_CLOCK, STATE_TEMPERATURE};
 use crate::sensors::SourceKind;
 use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::result::Figures;
 use energy_results::trace::{Channel, Trace, Window, AUXILIARY_WINDOW};
 
 /// Everything a finished session consists of.
@@ -152,29 +153,31 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         id: id.to_string(),
         simulated: facts_before.simulated,
         device: facts_before.clone(),
-        timestamp,
-        source: analysis.source,
-        sensor_model: analysis.sensor_model,
-        model_origin: analysis.model_origin.clone(),
-        launches_per_window,
-        windows: per_window,
-        energy_j,
-        dynamic_j,
-        time_s,
-        power_w,
-        idle_w: analysis.idle_w,
-        ticks_per_window,
-        per_op: options.ops.and_then(|ops| per_unit_figures("op", ops, &energy_j, &dynamic_j)),
-        per_byte: options.bytes.and_then(|bytes| per_unit_figures("byte", bytes, &energy_j, &dynamic_j)),
-        cross_check,
-        rails,
-        warnings,
-        wall_time_s,
-        options: Some(*options),
-        stop: Some(stop.to_string()),
-        drift,
-        time_basis: Default::default(),
-        thermal,
+        figures: Figures {
+            timestamp,
+            source: analysis.source,
+            sensor_model: analysis.sensor_model,
+            model_origin: analysis.model_origin.clone(),
+            launches_per_window,
+            windows: per_window,
+            energy_j,
+            dynamic_j,
+            time_s,
+            power_w,
+            idle_w: analysis.idle_w,
+            ticks_per_window,
+            per_op: options.ops.and_then(|ops| per_unit_figures("op", ops, &energy_j, &dynamic_j)),
+            per_byte: options.bytes.and_then(|bytes| per_unit_figures("byte", bytes, &energy_j, &dynamic_j)),
+            cross_check,
+            rails,
+            warnings,
+            wall_time_s,
+            options: Some(*options),
+            stop: Some(stop.to_string()),
+            drift,
+            time_basis: Default::default(),
+            thermal,
+        },
     })
 }
 

@@ -34,7 +34,9 @@ fn result(uuid: &str, dynamic: Estimate) -> ResultFile {
         "warnings": [], "timestamp": "2026-11-24T00:00:00Z"
     })
     .to_string();
-    ResultFile { dynamic_j: dynamic, ..ResultFile::parse(&text, Path::new("k.json")).unwrap() }
+    let mut r = ResultFile::parse(&text, Path::new("k.json")).unwrap();
+    r.dynamic_j = dynamic;
+    r
 }
 
 fn set(dir: &str, r: ResultFile) -> ResultSet {
