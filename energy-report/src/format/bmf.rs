@@ -1,8 +1,8 @@
 //! Bencher Metric Format (<https://bencher.dev/docs/reference/bencher-metric-format/>).
 
 use super::super::compare::ResultSet;
-use super::merge::merge_tracker_objects;
-use super::{encode_json, tracker_name, Report, ReportFormat};
+use super::merge::{merge_tracker_objects, render_tracker};
+use super::{tracker_name, Report, ReportFormat};
 use energy_results::{Estimate, Result};
 
 /// Bencher Metric Format (`--format bmf`).
@@ -17,21 +17,9 @@ impl ReportFormat for Bmf {
         true
     }
 
-    /// One run: its series. Several: one object, each benchmark named with its GPU
-    /// (`id @ GPU-xxxxxxxx`). Directories that measured nothing add nothing (a tracker's file
-    /// has no place for lines: the caller says them on stderr); a partial run is refused (a
-    /// tracker would file it as a complete one).
+    /// One run's series; over several, one object ([`render_tracker`]).
     fn render(&self, report: &Report<'_>) -> Result<String> {
-        if let Some(p) = report.partial.first() {
-            return Err(p.refusal());
-        }
-        match report.runs.as_slice() {
-            [run] => {
-                let current = run.current;
-                encode_json(&bmf(current))
-            }
-            runs => merge_tracker_objects(runs.iter().map(|r| r.current), bmf_on),
-        }
+        render_tracker(report, bmf_on, merge_tracker_objects)
     }
 }
 

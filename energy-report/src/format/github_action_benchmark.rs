@@ -2,8 +2,8 @@
 //! (<https://github.com/benchmark-action/github-action-benchmark>).
 
 use super::super::compare::ResultSet;
-use super::merge::merge_tracker_lists;
-use super::{encode_json, tracker_name, Report, ReportFormat};
+use super::merge::{merge_tracker_lists, render_tracker};
+use super::{tracker_name, Report, ReportFormat};
 use energy_results::Result;
 
 /// github-action-benchmark's `customSmallerIsBetter` (`--format github-action-benchmark`).
@@ -18,21 +18,9 @@ impl ReportFormat for GithubActionBenchmark {
         true
     }
 
-    /// One run: its series. Several: one list, each benchmark named with its GPU
-    /// (`id @ GPU-xxxxxxxx`). Directories that measured nothing add nothing (a tracker's file
-    /// has no place for lines: the caller says them on stderr); a partial run is refused (a
-    /// tracker would file it as a complete one).
+    /// One run's series; over several, one list ([`render_tracker`]).
     fn render(&self, report: &Report<'_>) -> Result<String> {
-        if let Some(p) = report.partial.first() {
-            return Err(p.refusal());
-        }
-        match report.runs.as_slice() {
-            [run] => {
-                let current = run.current;
-                encode_json(&github_action_benchmark(current))
-            }
-            runs => merge_tracker_lists(runs.iter().map(|r| r.current), github_action_benchmark_on),
-        }
+        render_tracker(report, github_action_benchmark_on, merge_tracker_lists)
     }
 }
 

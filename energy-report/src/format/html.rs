@@ -34,9 +34,8 @@ impl ReportFormat for Html {
         let several = report.runs.len() > 1;
         let mut out = String::new();
         for (i, run) in report.runs.iter().enumerate() {
-            let baseline = run.baseline.as_ref().map(|(b, c)| (*b, c));
-            let table = Table::new(Cells::Html, run.current, baseline.map(|b| b.0), baseline.map(|b| b.1));
-            out.push_str(&html(&table, run.current, baseline.map(|b| b.0), if i == 0 { &partial } else { "" }));
+            let table = Table::new(Cells::Html, run.current, run.baseline_set(), run.comparison());
+            out.push_str(&html(&table, run.current, run.baseline_set(), if i == 0 { &partial } else { "" }));
             if several {
                 out.push('\n');
             }

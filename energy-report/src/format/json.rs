@@ -7,7 +7,8 @@ use serde::Serialize;
 use super::super::compare::{Comparison, ResultSet};
 use super::merge::REPORT_SET_SCHEMA;
 use super::partial::partial_json;
-use super::{encode_json, shown_dir, Report, ReportFormat};
+use super::{encode_json, shown_dir, Report, ReportFormat, RunReport};
+use energy_results::PartialRun;
 use energy_results::{Error, ErrorKind, Result, ResultFile};
 
 /// One JSON object (`--format json`): `energy-report/1`, or `energy-report-set/1` over
@@ -25,19 +26,18 @@ impl ReportFormat for Json {
     fn render(&self, report: &Report<'_>) -> Result<String> {
         if report.is_single() {
             let run = &report.runs[0];
-            return encode_json(&json_report(run.current, run.baseline.as_ref().map(|b| &b.1)));
+            return encode_json(&json_report(run.current, run.comparison()));
         }
         let mut reports = Vec::new();
         for run in &report.runs {
-            let mut value = serde_json::to_value(json_report(run.current, run.baseline.as_ref().map(|b| &b.1)))
+            let mut value = serde_json::to_value(json_report(run.current, run.comparison()))
                 .map_err(|e| Error::new(ErrorKind::Io, format!("could not encode the report: {e}")))?;
-            let dir = run.current.dir.display().to_string();
-            if let Some(p) = report.partial.iter().find(|p| p.dir.display().to_string() == dir) {
+            if let Some(p) = report.partial.iter().find(|p| same_dir(p, run)) {
                 value["partial"] = partial_json(p);
             }
             reports.push(value);
         }
-        if let Some(p) = report.partial.iter().find(|p| !report.runs.iter().any(|r| r.current.dir == p.dir)) {
+        if let Some(p) = report.partial.iter().find(|p| !report.runs.iter().any(|r| same_dir(p, r))) {
             return Err(Error::new(
                 ErrorKind::Io,
                 format!("the JSON report has no report of `{}` to mark partial", p.dir.display()),
@@ -59,6 +59,11 @@ impl ReportFormat for Json {
         };
         encode_json(&value)
     }
+}
+
+/// Whether `partial` is the run of `run`: its directory as the report writes it (`dir`).
+fn same_dir(partial: &PartialRun, run: &RunReport<'_>) -> bool {
+    partial.dir.display().to_string() == run.current.dir.display().to_string()
 }
 
 /// The schema tag of a JSON report.

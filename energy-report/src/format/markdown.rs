@@ -31,11 +31,9 @@ impl ReportFormat for Markdown {
             .collect();
         let several = report.runs.len() > 1;
         for run in &report.runs {
-            let baseline = run.baseline.as_ref().map(|(b, c)| (*b, c));
-            let table =
-                markdown(&Table::new(Cells::Markdown, run.current, baseline.map(|b| b.0), baseline.map(|b| b.1)));
+            let table = markdown(&Table::new(Cells::Markdown, run.current, run.baseline_set(), run.comparison()));
             out.push_str(&table);
-            out.push_str(&crate::sweep::sweeps_markdown(run.current, baseline.map(|b| b.0)));
+            out.push_str(&crate::sweep::sweeps_markdown(run.current, run.baseline_set()));
             if several {
                 out.push('\n');
             }

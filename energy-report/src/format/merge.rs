@@ -4,7 +4,7 @@
 //! one series and never averaged.
 
 use super::super::compare::ResultSet;
-use super::encode_json;
+use super::{encode_json, Report};
 use energy_results::{Error, ErrorKind, Result};
 
 /// The schema tag of a JSON report over several directories.
@@ -29,10 +29,7 @@ fn same_benchmark_twice(name: &str) -> Error {
 /// A tracker's object (benchmark → measures) over several directories: each benchmark named
 /// with its GPU by `on` (`id @ GPU-xxxxxxxx`), built with it, never edited afterwards (an id
 /// with ` - ` stays whole); a benchmark on the same GPU in two directories refused.
-pub(super) fn merge_tracker_objects<'a>(
-    sets: impl Iterator<Item = &'a ResultSet>,
-    on: fn(&ResultSet, Option<&str>) -> serde_json::Value,
-) -> Result<String> {
+pub(super) fn merge_tracker_objects(sets: &[&ResultSet], on: TrackerSeries) -> Result<String> {
     let mut merged = serde_json::Map::new();
     for current in sets {
         let serde_json::Value::Object(map) = on(current, Some(&gpu_tag(current))) else {
@@ -49,10 +46,7 @@ pub(super) fn merge_tracker_objects<'a>(
 
 /// A tracker's list of entries over several directories, as [`merge_tracker_objects`]: each
 /// entry's name carries its GPU; two entries of one name refused.
-pub(super) fn merge_tracker_lists<'a>(
-    sets: impl Iterator<Item = &'a ResultSet>,
-    on: fn(&ResultSet, Option<&str>) -> serde_json::Value,
-) -> Result<String> {
+pub(super) fn merge_tracker_lists(sets: &[&ResultSet], on: TrackerSeries) -> Result<String> {
     let mut merged = Vec::new();
     for current in sets {
         let serde_json::Value::Array(list) = on(current, Some(&gpu_tag(current))) else {
@@ -66,6 +60,28 @@ pub(super) fn merge_tracker_lists<'a>(
         return Err(same_benchmark_twice(w[0]));
     }
     encode_json(&serde_json::Value::Array(merged))
+}
+
+/// A tracker format's series of one directory, each benchmark named with `gpu` when given.
+pub(super) type TrackerSeries = fn(&ResultSet, Option<&str>) -> serde_json::Value;
+
+/// A tracker format's report (Bencher, github-action-benchmark): one run's series; over
+/// several, `merge` of each run's series, each benchmark named with its GPU
+/// (`id @ GPU-xxxxxxxx`). Directories that measured nothing add nothing (a tracker's file
+/// has no place for lines: the caller says them on stderr); a partial run is refused (a
+/// tracker would file it as a complete one).
+pub(super) fn render_tracker(
+    report: &Report<'_>,
+    series: TrackerSeries,
+    merge: fn(&[&ResultSet], TrackerSeries) -> Result<String>,
+) -> Result<String> {
+    if let Some(p) = report.partial.first() {
+        return Err(p.refusal());
+    }
+    match report.runs.as_slice() {
+        [run] => encode_json(&series(run.current, None)),
+        runs => merge(&runs.iter().map(|r| r.current).collect::<Vec<_>>(), series),
+    }
 }
 
 /// The line said for a directory whose run measured nothing: its GPU named from the folder

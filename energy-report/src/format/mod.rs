@@ -37,6 +37,18 @@ pub struct RunReport<'a> {
     pub baseline: Option<(&'a ResultSet, Comparison)>,
 }
 
+impl RunReport<'_> {
+    /// The baseline run, when one was given.
+    pub fn baseline_set(&self) -> Option<&ResultSet> {
+        self.baseline.as_ref().map(|(b, _)| *b)
+    }
+
+    /// The comparison against the baseline, when one was given.
+    pub fn comparison(&self) -> Option<&Comparison> {
+        self.baseline.as_ref().map(|(_, c)| c)
+    }
+}
+
 /// Everything a report shows, as typed values, handed whole to a format as criterion hands
 /// its `Report` hooks measurements: the runs (one per directory: GPU or runner), the
 /// directories whose run measured nothing, and the runs that are partial. No format reads
