@@ -17,6 +17,23 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
+/// Every file under `dir`, at any depth, in order.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 #[test]
 fn the_published_schemas_are_what_the_types_give() {
     let dir = repo().join("docs/schemas");
@@ -72,18 +89,11 @@ fn an_independent_reader_accepts_every_stored_file_and_rejects_a_broken_one() {
     let fresh = tempfile::tempdir().unwrap();
     // `report --format json` of three stored runs (the first three run folders that read).
     let results = repo().join("research/results");
-    let mut manifests = Vec::new();
-    let mut stack = vec![results.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
-            if entry.is_dir() {
-                stack.push(entry);
-            } else if entry.file_name().is_some_and(|n| n == "run.json") {
-                manifests.push(dir.clone());
-            }
-        }
-    }
-    manifests.sort();
+    let manifests: Vec<PathBuf> = files_under(&results)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "run.json"))
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .collect();
     let mut reports = 0;
     for dir in &manifests {
         let Ok(set) = ResultSet::read_run(dir) else { continue };
@@ -139,30 +149,23 @@ fn every_stored_result_and_run_file_still_reads() {
     use energy_results::{ResultFile, RunManifest, RESULT_SCHEMA, RUN_SCHEMA};
     let results = repo().join("research/results");
     let (mut read_results, mut read_runs, mut failures) = (0, 0, Vec::new());
-    let mut stack = vec![results];
-    while let Some(dir) = stack.pop() {
-        for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let Some(stem) = name.strip_suffix(".json.gz").or_else(|| name.strip_suffix(".json")) else { continue };
-            let Ok(bytes) = energy_results::read_archived(&path.with_file_name(format!("{stem}.json"))) else {
-                continue;
-            };
-            let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else { continue };
-            match value.get("schema").and_then(|s| s.as_str()) {
-                Some(RESULT_SCHEMA) => match ResultFile::read_json(&path.with_file_name(format!("{stem}.json"))) {
-                    Ok(_) => read_results += 1,
-                    Err(e) => failures.push(format!("{}: {e}", path.display())),
-                },
-                Some(RUN_SCHEMA) if stem == "run" => match RunManifest::read_manifest(&dir) {
-                    Ok(_) => read_runs += 1,
-                    Err(e) => failures.push(format!("{}: {e}", path.display())),
-                },
-                _ => {}
-            }
+    for path in files_under(&results) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".json.gz").or_else(|| name.strip_suffix(".json")) else { continue };
+        // A gzipped file is read through its name without `.gz`, as the readers take it.
+        let json = path.with_file_name(format!("{stem}.json"));
+        let Ok(bytes) = energy_results::read_archived(&json) else { continue };
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else { continue };
+        match value.get("schema").and_then(|s| s.as_str()) {
+            Some(RESULT_SCHEMA) => match ResultFile::read_json(&json) {
+                Ok(_) => read_results += 1,
+                Err(e) => failures.push(format!("{}: {e}", path.display())),
+            },
+            Some(RUN_SCHEMA) if stem == "run" => match RunManifest::read_manifest(path.parent().unwrap()) {
+                Ok(_) => read_runs += 1,
+                Err(e) => failures.push(format!("{}: {e}", path.display())),
+            },
+            _ => {}
         }
     }
     assert!(failures.is_empty(), "stored files that no longer read:\n{}", failures.join("\n"));

@@ -72,9 +72,12 @@ fn kind_label(kind: &str) -> &'static str {
     }
 }
 
-/// Every gate of the study's archives under `raw` (`call1.tgz`, …).
-fn study_gates(raw: &Path) -> Result<Vec<StudyGate>> {
+/// Every gate of the study's archives under `raw` (`call1.tgz`, …), and each call's row of
+/// the page's table of calls (its start, and its GPU as nvidia-smi read it before the call:
+/// clocks read, never set); each archive read once.
+fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
     let mut gates = Vec::new();
+    let mut calls = Vec::new();
     for call in 1.. {
         let path = raw.join(format!("call{call}.tgz"));
         if !path.exists() {
@@ -82,6 +85,9 @@ fn study_gates(raw: &Path) -> Result<Vec<StudyGate>> {
         }
         let files = read_tgz(&path)?;
         let text = |name: &str| files.get(name).map(|b| String::from_utf8_lossy(b).into_owned());
+        let trimmed = |name: &str| text(name).map(|t| t.trim().to_string()).unwrap_or_default();
+        let gpu = trimmed("study/gpu-before.csv").lines().nth(1).unwrap_or("").to_string();
+        calls.push(format!("| {call} | {} | `{gpu}` |", trimmed("study/started.txt")));
         for line in text("study/index.txt").unwrap_or_default().lines() {
             // "gate-01-aa-wdefault exit 0 102 s", or the workflow's gate.
             let words: Vec<&str> = line.split_whitespace().collect();
@@ -116,7 +122,7 @@ fn study_gates(raw: &Path) -> Result<Vec<StudyGate>> {
             }
         }
     }
-    Ok(gates)
+    Ok((gates, calls))
 }
 
 /// The benchmark's kind from its name: `compute_…`, `memory_…`, `library_…`.
@@ -128,20 +134,7 @@ fn bench_kind(id: &str) -> &str {
 /// `raw/` (each gate's `ab.json`: every run's raw figures, the changes computed again).
 pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     let dir = results.join(CI_GATE_DIR);
-    let gates = study_gates(&dir.join("raw"))?;
-    // Each call's GPU (as nvidia-smi read it before the call: clocks read, never set) and start.
-    let mut calls = Vec::new();
-    for call in 1.. {
-        let path = dir.join("raw").join(format!("call{call}.tgz"));
-        if !path.exists() {
-            break;
-        }
-        let files = read_tgz(&path)?;
-        let text =
-            |name: &str| files.get(name).map(|b| String::from_utf8_lossy(b).trim().to_string()).unwrap_or_default();
-        let gpu = text("study/gpu-before.csv").lines().nth(1).unwrap_or("").to_string();
-        calls.push(format!("| {call} | {} | `{gpu}` |", text("study/started.txt")));
-    }
+    let (gates, calls) = study_gates(&dir.join("raw"))?;
     let mut t = String::new();
     let _ = writeln!(t, "# The CI gate on a GPU: false alarms, power and cost (issue 58)\n");
     let _ = writeln!(
