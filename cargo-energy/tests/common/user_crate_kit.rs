@@ -99,9 +99,14 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// The four library crates, packaged and unpacked under `vendor`: a file whose content is
-/// unchanged keeps its time, so cargo rebuilds a package only when its sources changed (the
-/// two tests that share `target/user-crate/` then build the harness once).
+/// The library crates a user's crate takes (energy-harness and what it depends on), in
+/// the order they are packaged.
+const LIBRARY_CRATES: [&str; 4] = ["energy-units", "energy-macros", "energy-results", "energy-harness"];
+
+/// The library crates ([`LIBRARY_CRATES`]), packaged and unpacked under `vendor`: a file
+/// whose content is unchanged keeps its time, so cargo rebuilds a package only when its
+/// sources changed (the two tests that share `target/user-crate/` then build the harness
+/// once).
 pub fn package_into(vendor: &Path, target: &Path) {
     let (code, out) = run(
         "cargo package",
@@ -109,11 +114,11 @@ pub fn package_into(vendor: &Path, target: &Path) {
             .current_dir(repo())
             .args(["package", "--offline", "--no-verify", "--allow-dirty", "--target-dir"])
             .arg(target)
-            .args(["-p", "energy-units", "-p", "energy-macros", "-p", "energy-results", "-p", "energy-harness"]),
+            .args(LIBRARY_CRATES.iter().flat_map(|name| ["-p", name])),
     );
     assert_eq!(code, Some(0), "cargo package failed:\n{out}");
     let staging = tempfile::tempdir().unwrap();
-    for name in ["energy-units", "energy-macros", "energy-results", "energy-harness"] {
+    for name in LIBRARY_CRATES {
         let krate = target.join("package").join(format!("{name}-0.1.0.crate"));
         let status = Command::new("tar").arg("xzf").arg(&krate).arg("-C").arg(staging.path()).status().unwrap();
         assert!(status.success(), "could not unpack {}", krate.display());
@@ -165,7 +170,7 @@ pub fn write_user_crate(template: &Path, dir: &Path, vendor: &Path, extra_manife
     std::fs::remove_file(dir.join("Cargo.toml.in")).unwrap();
     let mut manifest = std::fs::read_to_string(template.join("Cargo.toml.in")).unwrap();
     manifest.push_str("\n[patch.crates-io]\n");
-    for name in ["energy-harness", "energy-macros", "energy-results", "energy-units"] {
+    for name in LIBRARY_CRATES {
         let path = vendor.join(format!("{name}-0.1.0"));
         manifest.push_str(&format!("{name} = {{ path = {:?} }}\n", path.display().to_string()));
     }
