@@ -18,7 +18,10 @@ impl ReportFormat for GithubActionBenchmark {
         true
     }
 
-    /// One run's series; over several, one list ([`render_tracker`]).
+    /// One run: its series. Several: one list, each benchmark named with its GPU
+    /// (`id @ GPU-xxxxxxxx`). Directories that measured nothing add nothing (a tracker's file
+    /// has no place for lines: the caller says them on stderr); a partial run is refused (a
+    /// tracker would file it as a complete one).
     fn render(&self, report: &Report<'_>) -> Result<String> {
         render_tracker(report, github_action_benchmark_on, merge_tracker_lists)
     }
