@@ -13,9 +13,9 @@ use energy_harness::unstable::report::render_summary;
 use energy_harness::{ErrorKind, MeasureOptions, ResultFile, SourceKind};
 use energy_results::source::model::SensorModel;
 use energy_results::trace::format::read_trace;
+use energy_results::trace::is_auxiliary_window;
 use energy_results::trace::Channel;
 use energy_results::trace::Trace;
-use energy_results::trace::AUXILIARY_WINDOW;
 
 const LAUNCH_S: f64 = 1e-3;
 
@@ -30,7 +30,7 @@ fn measured(preset: SimPreset, watts: f64) -> (Measurement, Trace, SimGpu) {
 /// The rail's true energy per launch over the measured windows, and above its idle.
 fn rail_truth_per_launch(m: &Measurement, trace: &Trace, gpu: &SimGpu) -> f64 {
     let truth = gpu.rail_truth(SourceKind::MemoryRail).expect("the H100 preset has the memory rail");
-    let windows: Vec<_> = trace.windows().unwrap().into_iter().filter(|w| w.index != AUXILIARY_WINDOW).collect();
+    let windows: Vec<_> = trace.windows().unwrap().into_iter().filter(|w| !is_auxiliary_window(w.index)).collect();
     let per_launch: Vec<f64> =
         windows.iter().map(|w| truth.energy_j(w.start_s, w.end_s) / m.launches_per_window as f64).collect();
     per_launch.iter().sum::<f64>() / per_launch.len() as f64

@@ -87,7 +87,11 @@ fn normalized_energy_holds_from_a_cold_board_to_a_hot_one() {
     let raw = hot.energy_j.mean / cold.energy_j.mean - 1.0;
     let normalized = h.energy_j.mean / c.energy_j.mean - 1.0;
     assert!(raw > 0.03, "raw drift {raw}");
-    assert!(normalized.abs() < 0.003, "normalized {normalized} (raw {raw})");
+    // The two normalized figures agree within their combined 95 % interval (each run stops
+    // at its ±0.5 %), far inside the raw drift.
+    let combined = (c.energy_j.relative_half_width().powi(2) + h.energy_j.relative_half_width().powi(2)).sqrt();
+    assert!(combined < 0.0075, "{c:?} {h:?}");
+    assert!(normalized.abs() < combined, "normalized {normalized} (raw {raw}), combined interval ±{combined}");
     // Both at the truth's energy at the reference temperature.
     let p = SimThermal::h100();
     let truth = (KERNEL_W + p.leak_w_per_c * (REFERENCE_TEMPERATURE_C - p.idle_c)) * LAUNCH_S;

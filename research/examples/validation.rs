@@ -114,7 +114,7 @@ fn figures(method: &'static str, values: Vec<f64>, reference: f64, wall_s: f64) 
 /// (b), (c), (d) on the windows of a harness trace: per window, joules per launch.
 fn naive_methods(trace: &Trace, launches: u64) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
     // The measured windows (not the auxiliary warm-up stretch), marked and GPU-timed.
-    let measured = |w: &energy_results::trace::Window| w.index != energy_results::trace::AUXILIARY_WINDOW;
+    let measured = |w: &energy_results::trace::Window| !energy_results::trace::is_auxiliary_window(w.index);
     let windows: Vec<_> = busy_intervals(trace)?.into_iter().filter(measured).collect();
     let marks: Vec<_> = trace.windows()?.into_iter().filter(measured).collect();
     let counter = sorted_finite(trace.series(&Channel::CounterMj));

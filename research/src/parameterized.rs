@@ -17,8 +17,8 @@ use energy_harness::units::format_si;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use energy_report::{sort_natural, sweep_svg, sweeps, sweeps_markdown, ResultSet};
 use energy_results::trace::format::read_trace;
+use energy_results::trace::is_auxiliary_window;
 use energy_results::trace::WindowEdge;
-use energy_results::trace::AUXILIARY_WINDOW;
 
 use kernel_energy::generated::Page;
 
@@ -139,7 +139,7 @@ fn phases(trace_path: &Path) -> Result<[f64; 3]> {
     let trace = read_trace(trace_path)?;
     let marks = trace.marks();
     let times = |edge: WindowEdge, auxiliary: bool| {
-        marks.iter().filter(move |m| m.edge == edge && (m.index == AUXILIARY_WINDOW) == auxiliary).map(|m| m.time_s)
+        marks.iter().filter(move |m| m.edge == edge && is_auxiliary_window(m.index) == auxiliary).map(|m| m.time_s)
     };
     let warm_up = times(WindowEdge::Start, true).reduce(f64::min);
     let first_window = times(WindowEdge::Start, false).reduce(f64::min);

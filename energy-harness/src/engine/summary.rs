@@ -16,7 +16,7 @@ use crate::sampling::{RAIL_FAILED, STATE_SM_CLOCK, STATE_TEMPERATURE};
 use crate::sensors::SourceKind;
 use energy_results::error::{Error, ErrorKind, Result};
 use energy_results::result::Figures;
-use energy_results::trace::{Channel, Trace, Window, AUXILIARY_WINDOW};
+use energy_results::trace::{is_auxiliary_window, Channel, Trace, Window};
 
 /// Everything a finished session consists of.
 pub(super) struct Summary<'a> {
@@ -59,7 +59,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         thermal,
     } = done;
     let windows = trace.windows()?;
-    let measured = windows.iter().filter(|w| w.index != AUXILIARY_WINDOW).count();
+    let measured = windows.iter().filter(|w| !is_auxiliary_window(w.index)).count();
     if measured != gpu_times.len() {
         return Err(Error::new(
             ErrorKind::Analysis,

@@ -126,6 +126,25 @@ pub struct WindowMark {
 /// kept out of the idle levels and the edge splits, and out of the results.
 pub const AUXILIARY_WINDOW: u32 = u32::MAX;
 
+/// The index of the guard before the first measured window: launches of the kernel itself,
+/// back to back, between the warm-up and window 0, so that window 0's start falls where the
+/// power is the kernel's steady power (the warm-up's batches wait for each other, and its
+/// stretch may hold the benchmark's setup). Auxiliary ([`is_auxiliary_window`]).
+pub const GUARD_BEFORE_WINDOW: u32 = u32::MAX - 2;
+
+/// The index of the guard after the last measured window: launches of the kernel itself,
+/// so that the last window's end falls where the power is steady, and the busy stretch's
+/// step down to idle falls in the guard. Auxiliary ([`is_auxiliary_window`]).
+pub const GUARD_AFTER_WINDOW: u32 = u32::MAX - 3;
+
+/// Whether a window index marks a busy stretch that is not measured: the warm-up
+/// ([`AUXILIARY_WINDOW`]) or a guard ([`GUARD_BEFORE_WINDOW`], [`GUARD_AFTER_WINDOW`]).
+/// Such a stretch takes part in the edge splits (its busy time is never idle) but is kept
+/// out of the results.
+pub fn is_auxiliary_window(index: u32) -> bool {
+    matches!(index, AUXILIARY_WINDOW | GUARD_BEFORE_WINDOW | GUARD_AFTER_WINDOW)
+}
+
 /// A kernel window: the span from a start mark to the end mark of the same index.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -10,7 +10,7 @@ use super::warning::{Warning, WarningKind};
 use super::windows::{window_energies, SplitOptions, WindowEnergy, BACK_TO_BACK_GAP_S};
 use crate::sensors::{Delivery, Quantity, SensorModel, SourceKind};
 use energy_results::error::{Error, ErrorKind, Result};
-use energy_results::trace::{Channel, Reading, Trace, Window, AUXILIARY_WINDOW};
+use energy_results::trace::{is_auxiliary_window, Channel, Reading, Trace, Window};
 
 mod physical;
 
@@ -243,7 +243,7 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
     };
     // One warning per kind, naming the windows it concerns (auxiliary stretches aside).
     let energies_all = energies;
-    let energies: Vec<WindowEnergy> = energies_all.iter().filter(|w| w.index != AUXILIARY_WINDOW).cloned().collect();
+    let energies: Vec<WindowEnergy> = energies_all.iter().filter(|w| !is_auxiliary_window(w.index)).cloned().collect();
     let indices = |ws: &[&WindowEnergy]| ws.iter().map(|w| w.index.to_string()).collect::<Vec<_>>().join(", ");
     // A window inside a back-to-back stretch has its inner edges where power is steady:
     // what needs ticks is the stretch (its outer edges), not each window of it. One pass
@@ -261,7 +261,7 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
             stretch_sums.push(0);
         }
         let stretch = stretch_sums.len() - 1;
-        if energies_all[i].index != AUXILIARY_WINDOW {
+        if !is_auxiliary_window(energies_all[i].index) {
             stretch_sums[stretch] += energies_all[i].points_inside;
         }
         stretch_of[i] = stretch;
@@ -269,7 +269,7 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
     let short: Vec<&WindowEnergy> = energies_all
         .iter()
         .enumerate()
-        .filter(|(i, w)| w.index != AUXILIARY_WINDOW && stretch_sums[stretch_of[*i]] < min_points)
+        .filter(|(i, w)| !is_auxiliary_window(w.index) && stretch_sums[stretch_of[*i]] < min_points)
         .map(|(_, w)| w)
         .collect();
     if !short.is_empty() {

@@ -5,7 +5,7 @@
 use crate::engine::windows::WindowEnergy;
 use crate::sensors::SourceKind;
 use energy_results::error::{Error, ErrorKind, Result};
-use energy_results::trace::{Reading, Window, AUXILIARY_WINDOW};
+use energy_results::trace::{is_auxiliary_window, Reading, Window};
 use energy_units::format_si;
 
 /// How far above its power limit a window's mean power may read before it is rejected:
@@ -44,7 +44,7 @@ pub const MIN_TIME_STEP_S: f64 = 1.0;
 pub fn check_physical(windows: &[WindowEnergy], ceiling_w: f64, source: SourceKind) -> Result<()> {
     // Auxiliary stretches (a warm-up; windows too short for a slow source) are analyzed
     // so that their busy time is not taken for idle, but never reported: not judged.
-    for w in windows.iter().filter(|w| w.index != AUXILIARY_WINDOW) {
+    for w in windows.iter().filter(|w| !is_auxiliary_window(w.index)) {
         if let Some(problem) = window_problem(w, ceiling_w) {
             return Err(Error::new(
                 ErrorKind::Analysis,
@@ -176,7 +176,7 @@ pub fn check_time_steps(sorted: &[Reading], windows: &[Window], source: SourceKi
     let middle = gaps.len() / 2;
     let median = *gaps.select_nth_unstable_by(middle, f64::total_cmp).1;
     let threshold = (TIME_STEP_FACTOR * median).max(MIN_TIME_STEP_S);
-    let mut measured: Vec<&Window> = windows.iter().filter(|w| w.index != AUXILIARY_WINDOW).collect();
+    let mut measured: Vec<&Window> = windows.iter().filter(|w| !is_auxiliary_window(w.index)).collect();
     measured.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
     // The latest end among the windows so far, for the overlap search.
     let mut reach = Vec::with_capacity(measured.len());
@@ -216,6 +216,7 @@ pub fn check_time_steps(sorted: &[Reading], windows: &[Window], source: SourceKi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use energy_results::trace::AUXILIARY_WINDOW;
 
     /// A 1 s window at 300 W over 120 W of idle, every figure possible.
     fn window() -> WindowEnergy {

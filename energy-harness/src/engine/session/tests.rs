@@ -80,6 +80,25 @@ fn plans_fill_the_window_and_cap_long_kernels() {
     assert!(plan(&options, 1e-3, &SensorModel::Boxcar { width_s: 1.0 }).idle_s >= 1.5);
 }
 
+#[test]
+fn guards_fill_one_counter_period_at_most_a_window() {
+    let options = MeasureOptions::DEFAULT.resolve(10).unwrap();
+    let counter = SensorModel::Counter { period_s: 0.1 };
+    // 20 µs launches: one period's worth, 5,000 (a window's).
+    assert_eq!(guard_launches(&plan(&options, 20e-6, &counter), &counter), Some(5_000));
+    // 60 ms launches: two (120 ms), as the window; 150 ms: one.
+    assert_eq!(guard_launches(&plan(&options, 60e-3, &counter), &counter), Some(2));
+    assert_eq!(guard_launches(&plan(&options, 0.15, &counter), &counter), Some(1));
+    // A longer window (0.5 s of 1 ms launches): the guard stays one period.
+    let long = MeasureOptions { window_s: Some(0.5), ..MeasureOptions::DEFAULT }.resolve(3).unwrap();
+    assert_eq!(guard_launches(&plan(&long, 1e-3, &counter), &counter), Some(100));
+    // 1 s launches span ten periods: no guard. Other sensors: none.
+    assert_eq!(guard_launches(&plan(&options, 1.0, &counter), &counter), None);
+    let boxcar = SensorModel::Boxcar { width_s: 1.0 };
+    assert_eq!(guard_launches(&plan(&options, 1e-3, &boxcar), &boxcar), None);
+    assert_eq!(guard_launches(&plan(&options, 1e-3, &SensorModel::Identity), &SensorModel::Identity), None);
+}
+
 mod handover {
     use super::*;
     use crate::clock::VirtualClock;
@@ -154,9 +173,24 @@ mod handover {
             let saved = alone.wall_time_s - second.wall_time_s;
             let expected = idle_s(&SensorModel::Counter { period_s: 0.1 }) + WARMUP_S - WARMUP_CONTINUING_S;
             assert!(saved > expected - 0.05, "seed {seed}: saved {saved:.3} s, expected at least {expected:.3} s");
-            // Its idle tail ended at the counter's third update after the stretch: two whole
-            // tick intervals of idle, whatever the ticks' phase.
-            let end = second.windows.last().unwrap().energy.end_s;
+            // Its idle tail ended at the counter's third update after the stretch (the guard
+            // after the last window): two whole tick intervals of idle, whatever the ticks' phase.
+            let marked = trace.windows().unwrap();
+            let guard = marked.iter().find(|w| w.index == GUARD_AFTER_WINDOW).expect("a guard after the windows");
+            let end = guard.end_s;
+            assert!(end > second.windows.last().unwrap().energy.end_s, "seed {seed}");
+            // The guards are back to back with the first and the last window, and nothing
+            // of them is in the result.
+            let first_window = marked.iter().find(|w| w.index == 0).unwrap();
+            let before = marked.iter().find(|w| w.index == GUARD_BEFORE_WINDOW).expect("a guard before window 0");
+            assert!(
+                (0.0..0.005).contains(&(first_window.start_s - before.end_s)),
+                "seed {seed}: {before:?} {first_window:?}"
+            );
+            let last = &second.windows.last().unwrap().energy;
+            assert!((0.0..0.005).contains(&(guard.start_s - last.end_s)), "seed {seed}");
+            assert_eq!(second.windows.len(), marked.iter().filter(|w| !is_auxiliary_window(w.index)).count());
+            assert_eq!(trace.metadata("launches per guard"), Some(second.launches_per_window.to_string().as_str()));
             let series = trace.series(&Channel::Source(SourceKind::Counter));
             let updates: Vec<f64> = series
                 .windows(2)
