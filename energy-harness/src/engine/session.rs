@@ -556,7 +556,7 @@ fn warm_up(workload: &mut dyn Workload, warmup_s: f64) -> Result<f64> {
 /// it, and a guard would cost a whole long launch.
 pub fn guard_launches(plan: &Plan, model: &SensorModel) -> Option<u64> {
     let SensorModel::Counter { period_s } = *model else { return None };
-    if !(plan.launch_s > 0.0) || plan.launch_s > 2.0 * period_s {
+    if plan.launch_s.is_nan() || plan.launch_s <= 0.0 || plan.launch_s > 2.0 * period_s {
         return None;
     }
     let launches = (period_s / plan.launch_s).ceil().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64;
