@@ -22,7 +22,9 @@ use energy_results::run::TargetStatus;
 
 use kernel_energy::generated::Page;
 
+mod edges;
 mod gpu;
+pub use edges::edge_windows_page;
 pub use gpu::{gpu_gates_page, read_tgz};
 
 /// The folder of issue 58's pages under `research/results/`.
@@ -296,5 +298,5 @@ pub fn stored_repeats_page(results: &Path) -> Result<Page> {
 
 /// Every page of issue 58 regenerated from its raw data.
 pub fn ci_gate_pages(results: &Path) -> Result<Vec<Page>> {
-    Ok(vec![stored_repeats_page(results)?, gpu_gates_page(results)?])
+    Ok(vec![stored_repeats_page(results)?, gpu_gates_page(results)?, edge_windows_page(results)?])
 }

@@ -79,8 +79,18 @@ fn held_out_tests_regenerate_from_their_runs_profiles_and_fits() {
 #[test]
 fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
     let pages = energy_suites::ci_gate::ci_gate_pages(&results()).unwrap();
-    assert_eq!(pages.len(), 2, "the stored repeats and the GPU gates");
+    assert_eq!(pages.len(), 3, "the stored repeats, the GPU gates and the edge windows");
     check(&pages);
+    // The guards' reason holds on the stored measurements: the outer windows' residuals are
+    // larger than the inner ones'.
+    let edges = &pages[2].text;
+    let times_inner = |place: &str| -> f64 {
+        let row = edges.lines().find(|l| l.starts_with(&format!("| {place} |"))).unwrap_or_else(|| panic!("{place}"));
+        row.split('|').nth(5).unwrap().trim().parse().unwrap()
+    };
+    for place in ["first", "last"] {
+        assert!(times_inner(place) > 1.5, "{place}: {edges}");
+    }
     // The two pairs the issue names are among them, and the default calls no regression.
     let page = &pages[0].text;
     for pair in ["h100-board1-repeat/run-model", "h100-board3-repeat/run-model"] {

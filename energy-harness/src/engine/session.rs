@@ -19,9 +19,10 @@
 //! every measured window's edges where the power is the kernel's steady power. Without
 //! them the first and last windows take the split of the tick intervals holding the
 //! stretch's outer edges (the warm-up's waits and the benchmark's setup on one side, the
-//! step down to idle on the other): in 104 real H100/H200 runs of at least 10 windows,
-//! their residuals were 1.9-2.3 times the inner windows' (median), with tails to 5 times
-//! (rms), and they made most of a short run's noise ([`guard_launches`]).
+//! step down to idle on the other): in 151 real H100/H200 measurements of at least 10
+//! windows their residuals were 1.9-2.1 times the inner windows' (median), 3.8-4.9 times
+//! in rms (`research/results/2026-12-01-ci-gate/edge-windows.md`), and they made most of a
+//! short run's noise ([`guard_launches`]).
 //!
 //! [`Session::window`] runs one window: as many back-to-back launches as fill the window
 //! length, timed by CUDA events, marked from the host, right after the previous window

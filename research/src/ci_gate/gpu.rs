@@ -63,6 +63,17 @@ struct StudyGate {
     failure: Option<String>,
 }
 
+/// The first call whose harness ran guards around the windows (6fb7dd68): its gates' window
+/// settings are labelled `… + guards`, apart from the same settings without them.
+const GUARDS_FROM_CALL: usize = 7;
+
+/// The window settings in the page's order: each benchmark's precision (`default`), a
+/// count given, the gate's default (`gate`), and from call 7 the same with guards.
+const SETTINGS: [&str; 6] = ["default", "3", "4", "gate", "4 + guards", "gate + guards"];
+
+/// The gate's defaults as a user gets them today.
+const DEFAULTS: &str = "gate + guards";
+
 fn kind_label(kind: &str) -> &'static str {
     match kind {
         "aa" => "A/A (unchanged)",
@@ -101,7 +112,10 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                     call,
                     name: name.to_string(),
                     kind: parts[2].to_string(),
-                    windows: parts[3].trim_start_matches('w').to_string(),
+                    windows: match parts[3].trim_start_matches('w') {
+                        w if call >= GUARDS_FROM_CALL => format!("{w} + guards"),
+                        w => w.to_string(),
+                    },
                     exit: words.get(2).and_then(|c| c.parse().ok()).unwrap_or(-1),
                     seconds: words.get(3).and_then(|s| s.parse().ok()).unwrap_or(f64::NAN),
                     report,
@@ -155,11 +169,13 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
          GEMMs), each launch making `CALLS` calls. Built by `run_workflow.py build` (the README's workflow, its build \
          job: `raw/workflow-build.log`) from a repository whose `main` has 100 calls and whose pull request has 102; \
          the A/A (main against itself) and +1 % (101 calls) builds by `cargo energy gate --base origin/main \
-         --build-only` in the same clone: with the harness of a1921b2 for calls 1-3, of 9f7962b for calls 4-6. Calls \
-         1-5: every gate `cargo energy gate --prebuilt DIR --min-pairs 3 --max-pairs 3 --threshold 1` (`study.sh`), \
+         --build-only` in the same clone: with the harness of a1921b2 for calls 1-3, of 9f7962b for calls 4-6, of \
+         6fb7dd68 for calls 7-9 (guards: one counter period of the kernel's own launches before the first window and \
+         after the last, never measured; settings `… + guards`). Calls 1-5: every gate `cargo energy gate --prebuilt DIR --min-pairs 3 --max-pairs 3 --threshold 1` (`study.sh`), \
          windows per benchmark and run `default` (as the benchmark's precision needs, 10 at least) or `--windows 3`, \
          `4`. Call 6: the gate's defaults as a user gets them (`windows` `gate`: 8 windows, at least 2 pairs, pairs \
-         until every detectable change is at most twice the threshold), bounded by `--max-pairs 4`. Executables \
+         until every detectable change is at most twice the threshold), bounded by `--max-pairs 4`; calls 7 and 9 the \
+         same with guards, call 8 with guards at `--windows 4`. Executables \
          stripped for transport. The workflow's own gate (`raw/workflow-gate.log`, the gate job's steps as a runner \
          runs them) is listed apart: its stop rule was the workflow's then (3 to 12 pairs, `--max-minutes 5`).\n"
     );
@@ -169,7 +185,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
         "| condition | windows | gates | benchmark-gates (N) | regressions | change: mean (sd) | detectable: median [max] | GPU time per gate | per 10 benchmarks |"
     );
     let _ = writeln!(t, "|---|---|---|---|---|---|---|---|---|");
-    for windows in ["default", "3", "4", "gate"] {
+    for windows in SETTINGS {
         for kind in ["aa", "p1", "p2"] {
             let chosen: Vec<&StudyGate> = gates
                 .iter()
@@ -203,6 +219,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     }
     by_pairs_table(&mut t, &gates)?;
     noise_table(&mut t, &gates);
+    noise_by_benchmark(&mut t, &gates);
     let _ = writeln!(t, "\nBy kind of benchmark (windows as found, all gates above):\n");
     let _ = writeln!(t, "| condition | compute-bound | memory-bound | library call |");
     let _ = writeln!(t, "|---|---|---|---|");
@@ -353,11 +370,11 @@ fn by_pairs_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
 /// three or more.
 fn summary_lines(t: &mut String, gates: &[StudyGate]) -> Result<()> {
     let defaults: Vec<&AbReport> =
-        gates.iter().filter(|g| g.windows == "gate").filter_map(|g| g.report.as_ref()).collect();
+        gates.iter().filter(|g| g.windows == DEFAULTS).filter_map(|g| g.report.as_ref()).collect();
     let count = |kind: &str| -> (usize, usize) {
         gates
             .iter()
-            .filter(|g| g.windows == "gate" && g.kind == kind)
+            .filter(|g| g.windows == DEFAULTS && g.kind == kind)
             .filter_map(|g| g.report.as_ref())
             .fold((0, 0), |(hit, n), r| (hit + r.regressions().len(), n + r.changes.len()))
     };
@@ -373,13 +390,16 @@ fn summary_lines(t: &mut String, gates: &[StudyGate]) -> Result<()> {
             }
         };
         let ((aa, aa_n), (p1, p1_n), (p2, p2_n)) = (count("aa"), count("p1"), count("p2"));
+        let mut calls: Vec<String> =
+            gates.iter().filter(|g| g.windows == DEFAULTS).map(|g| g.call.to_string()).collect();
+        calls.dedup();
+        let stops: Vec<String> = (2..=4).map(|k| format!("after {k}: {}", at(k))).collect();
         let _ = writeln!(
             t,
-            "**The gate's defaults as they ran (call 6): A/A {aa} of {aa_n} regressions, +2 % {p2} of {p2_n} \
-             caught, +1 % {p1} of {p1_n}; GPU time per 10 benchmarks {mean:.0} s on average (stopped after 2 \
-             pairs: {}; after 4: {}).**\n",
-            at(2),
-            at(4)
+            "**The gate's defaults as they ran (calls {}, with guards): A/A {aa} of {aa_n} regressions, +2 % {p2} \
+             of {p2_n} caught, +1 % {p1} of {p1_n}; GPU time per 10 benchmarks {mean:.0} s on average (stopped {}).**\n",
+            calls.join(", "),
+            stops.join("; ")
         );
     }
     let mut cells = Vec::new();
@@ -399,8 +419,63 @@ fn summary_lines(t: &mut String, gates: &[StudyGate]) -> Result<()> {
             kind_label(kind)
         ));
     }
-    let _ = writeln!(t, "**At three pairs, every gate of calls 1-6 (all windows): {}.**\n", cells.join("; "));
+    let last_call = gates.iter().map(|g| g.call).max().unwrap_or(0);
+    let _ = writeln!(t, "**At three pairs, every gate of calls 1-{last_call} (all windows): {}.**\n", cells.join("; "));
     Ok(())
+}
+
+/// Each benchmark's noise by window setting: the spread of its pair differences (pooled over
+/// the gates of that setting), beside what its runs' own intervals predict for it
+/// (`√2 ·` the within-run standard error, from the 95 % interval on its windows' degrees of
+/// freedom). Where the pairs spread more than the runs predict, the runs differ from each
+/// other by more than their windows do: no window count removes that, only pairs.
+fn noise_by_benchmark(t: &mut String, gates: &[StudyGate]) {
+    let settings: Vec<&str> = SETTINGS
+        .into_iter()
+        .filter(|w| *w != "default" && gates.iter().any(|g| g.windows == *w && g.report.is_some()))
+        .collect();
+    let _ = writeln!(
+        t,
+        "\nEach benchmark's noise by setting: the spread of its pair differences (pooled over the gates of the \
+         setting), and in brackets what its runs' own intervals predict for it (√2 × the within-run standard \
+         error). A spread well above the prediction is a difference between runs (processes) that no window count \
+         removes.\n"
+    );
+    let _ = writeln!(t, "| benchmark | {} |", settings.join(" | "));
+    let _ = writeln!(t, "|---|{}", "---|".repeat(settings.len()));
+    let mut ids: Vec<&str> =
+        gates.iter().filter_map(|g| g.report.as_ref()).flat_map(|r| r.changes.iter().map(|c| c.id.as_str())).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        let mut cells = Vec::new();
+        for w in &settings {
+            let (mut squares, mut df, mut predicted, mut runs) = (0.0, 0usize, 0.0, 0usize);
+            for r in gates.iter().filter(|g| g.windows == *w && g.name != "workflow").filter_map(|g| g.report.as_ref())
+            {
+                if let Some(c) = r.changes.iter().find(|c| c.id == id) {
+                    let d: Vec<f64> = c.pairs.iter().map(|p| p.difference_pct).collect();
+                    if d.len() > 1 {
+                        let mean = d.iter().sum::<f64>() / d.len() as f64;
+                        squares += d.iter().map(|x| (x - mean).powi(2)).sum::<f64>();
+                        df += d.len() - 1;
+                    }
+                }
+                for run in &r.runs {
+                    if let Some(se) = run.benchmarks.get(id).and_then(|b| b.within_run_se_pct()) {
+                        predicted += 2.0 * se * se;
+                        runs += 1;
+                    }
+                }
+            }
+            cells.push(if df == 0 {
+                "—".to_string()
+            } else {
+                format!("{:.2} % ({:.2} %)", (squares / df as f64).sqrt(), (predicted / runs.max(1) as f64).sqrt())
+            });
+        }
+        let _ = writeln!(t, "| `{id}` | {} |", cells.join(" | "));
+    }
 }
 
 /// A run's noise and cost by windows per benchmark: the spread of the pair differences (rms
@@ -415,7 +490,7 @@ fn noise_table(t: &mut String, gates: &[StudyGate]) {
     );
     let _ = writeln!(t, "| windows | gates | pair difference sd (rms) | run wall time per benchmark |");
     let _ = writeln!(t, "|---|---|---|---|");
-    for w in ["3", "4", "gate", "default"] {
+    for w in SETTINGS {
         let reports: Vec<&AbReport> =
             gates.iter().filter(|g| g.windows == w && g.name != "workflow").filter_map(|g| g.report.as_ref()).collect();
         if reports.is_empty() {
