@@ -15,6 +15,10 @@
 //! runs show, scaled to this benchmark by the runs' own intervals (Smyth's moderated t,
 //! 2004). Three pairs give a benchmark 2 degrees of freedom of its own, on which a 1 %
 //! one-sided test needs a change of 7 standard errors; with the others' it needs 3.
+//! Once both orders have run and three pairs or more leave room, a period effect (the
+//! first run of a pair reading more than the second, whichever side it was) is fitted out
+//! of the spread at the cost of one degree of freedom ([`PeriodFit`]): ABBA balances it out
+//! of the change, but on a board that has one it inflates the spread.
 //! A regression when the change exceeds the threshold and the one-sided lower bound lies
 //! above zero, an improvement when the upper bound lies below zero, as `compare` rules
 //! ([`Verdict`]).
@@ -243,13 +247,17 @@ pub struct PairedChange {
 /// (`research/results/2026-12-01-ci-gate/`).
 pub const POOLED_PRIOR_DF: f64 = 4.0;
 
-/// One benchmark's paired differences, checked: their mean, variance and degrees of freedom.
+/// One benchmark's paired differences, checked: the change they estimate, the variance of
+/// one difference about the model, its degrees of freedom, and the number of pairs the
+/// change's standard error divides by.
 struct Spread {
     id: String,
     pairs: Vec<PairFigures>,
     mean: f64,
     variance: f64,
     df: f64,
+    /// The change's variance is `variance / effective_pairs` (`n` when the orders balance).
+    effective_pairs: f64,
     /// Mean over the pairs of the within-run variance of a difference, when every pair has one.
     within_variance: Option<f64>,
 }
@@ -275,16 +283,58 @@ fn spread(id: &str, pairs: Vec<PairFigures>) -> Result<Spread> {
         ));
     }
     let d: Vec<f64> = pairs.iter().map(|p| p.difference_pct).collect();
-    let mean = d.iter().sum::<f64>() / n as f64;
-    let variance = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
     let within: Option<Vec<f64>> = pairs.iter().map(|p| p.within_run_se_pct.map(|se| se * se)).collect();
     let within_variance = within.map(|v| v.iter().sum::<f64>() / n as f64);
-    Ok(Spread { id: id.to_string(), pairs, mean, variance, df: (n - 1) as f64, within_variance })
+    let orders: Vec<f64> = pairs.iter().map(|p| if p.order == "BA" { 1.0 } else { -1.0 }).collect();
+    let fit = period_fit(&d, &orders);
+    Ok(Spread {
+        id: id.to_string(),
+        pairs,
+        mean: fit.change,
+        variance: fit.variance,
+        df: fit.df,
+        effective_pairs: fit.effective_pairs,
+        within_variance,
+    })
+}
+
+/// The change of paired differences `d` with a period effect: `dᵢ = c + sᵢ·δ + eᵢ`, where
+/// `sᵢ` is −1 when the baseline ran first (AB) and +1 when the candidate did (BA), so `δ`
+/// is how much more the first run of a pair reads than the second (a crossover design's
+/// period effect; Jones and Kenward). ABBA order balances it out of the change, but not out
+/// of the spread: a board on which the first run of each pair read ~0.8 % above the second
+/// (an H200 of issue 58's study) spread the differences of a +1 % change from +0.5 % (AB) to
+/// +2.1 % (BA), and no change was caught. Fitted by least squares once both orders are
+/// present and three pairs or more leave a degree of freedom for the noise; otherwise the
+/// plain mean and spread on `n − 1`.
+struct PeriodFit {
+    change: f64,
+    variance: f64,
+    df: f64,
+    effective_pairs: f64,
+}
+
+fn period_fit(d: &[f64], orders: &[f64]) -> PeriodFit {
+    let n = d.len() as f64;
+    let mean = d.iter().sum::<f64>() / n;
+    let both_orders = orders.iter().any(|s| *s > 0.0) && orders.iter().any(|s| *s < 0.0);
+    if d.len() < 3 || !both_orders {
+        let variance = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        return PeriodFit { change: mean, variance, df: n - 1.0, effective_pairs: n };
+    }
+    // Normal equations of [1, s]: [[n, Σs], [Σs, n]] (s² = 1).
+    let (ss, sd): (f64, f64) = (orders.iter().sum(), orders.iter().zip(d).map(|(s, x)| s * x).sum());
+    let sum_d = mean * n;
+    let det = n * n - ss * ss;
+    let change = (n * sum_d - ss * sd) / det;
+    let period = (n * sd - ss * sum_d) / det;
+    let rss: f64 = d.iter().zip(orders).map(|(x, s)| (x - change - s * period).powi(2)).sum();
+    PeriodFit { change, variance: rss / (n - 2.0), df: n - 2.0, effective_pairs: det / n }
 }
 
 /// Judges a spread with the noise `variance` of one difference on `df` degrees of freedom.
 fn judged(s: Spread, variance: f64, df: f64, basis: NoiseBasis, threshold_pct: f64) -> PairedChange {
-    let se = (variance / s.pairs.len() as f64).sqrt();
+    let se = (variance / s.effective_pairs).sqrt();
     let detectability = Detectability::new(se, df, basis);
     let half = student_t_quantile(0.975, df) * se;
     let pct = |log_pct: f64| 100.0 * ((log_pct / 100.0).exp() - 1.0);

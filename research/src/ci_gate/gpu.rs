@@ -220,6 +220,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     by_pairs_table(&mut t, &gates)?;
     noise_table(&mut t, &gates);
     noise_by_benchmark(&mut t, &gates);
+    period_table(&mut t, &gates);
     let _ = writeln!(t, "\nBy kind of benchmark (windows as found, all gates above):\n");
     let _ = writeln!(t, "| condition | compute-bound | memory-bound | library call |");
     let _ = writeln!(t, "|---|---|---|---|");
@@ -297,7 +298,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
 /// How a benchmark's noise is estimated when a gate is judged again.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Rule {
-    /// Its own pairs' spread alone, `n − 1` degrees of freedom (the rule until 2026-12-01).
+    /// Its own pairs' spread alone (`paired_change`: with the period effect fitted from three pairs on).
     OwnSpread,
     /// The moderated variance `cargo energy gate` judges by ([`paired_changes`]).
     Moderated,
@@ -323,9 +324,11 @@ fn by_pairs_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
     let _ = writeln!(
         t,
         "\nBy pairs run: every gate judged again after its first k pairs (from its runs' raw figures), by each \
-         benchmark's own spread (2 degrees of freedom at three pairs; the rule before 2026-12-01) and by the \
-         moderated variance `cargo energy gate` judges by today (`energy_report::paired::paired_changes`); the GPU \
-         time is the first 2k runs' wall time, per 10 benchmarks.\n"
+         benchmark's own spread and by the moderated variance `cargo energy gate` judges by today \
+         (`energy_report::paired::paired_changes`); both fit a period effect out of the spread from three pairs on \
+         (the first run of a pair reading more than the second: one degree of freedom, so a benchmark's own spread \
+         has 1 at three pairs; before 2026-12-01's third session the own spread alone, on 2, was the rule). The \
+         GPU time is the first 2k runs' wall time, per 10 benchmarks.\n"
     );
     let _ = writeln!(
         t,
@@ -475,6 +478,63 @@ fn noise_by_benchmark(t: &mut String, gates: &[StudyGate]) {
             });
         }
         let _ = writeln!(t, "| `{id}` | {} |", cells.join(" | "));
+    }
+}
+
+/// The period effect by call: the variance of one pair's difference about its mean (on
+/// `n − 1`), pooled over every benchmark of the call's gates of three pairs or more that ran
+/// both orders, beside its variance once the period effect is fitted out (`dᵢ = c + sᵢ·δ`,
+/// on `n − 2`), and the fitted effect itself (how much more the first run of a pair reads).
+fn period_table(t: &mut String, gates: &[StudyGate]) {
+    let _ = writeln!(
+        t,
+        "\nThe period effect by call (every benchmark of every gate of three pairs or more): the variance of a \
+         pair's difference about the benchmark's mean, and about the fit with a period effect (the first run of a \
+         pair reading more than the second, whichever side), pooled; and the effect itself, the first run's excess \
+         over the second.\n"
+    );
+    let _ = writeln!(
+        t,
+        "| call | benchmark-gates | variance, plain | variance, period fitted | period effect: mean (sd) |"
+    );
+    let _ = writeln!(t, "|---|---|---|---|---|");
+    let mut calls: Vec<usize> = gates.iter().map(|g| g.call).collect();
+    calls.dedup();
+    for call in calls {
+        let (mut plain, mut plain_df, mut fitted, mut fitted_df) = (0.0, 0.0, 0.0, 0.0);
+        let mut effects = Vec::new();
+        for r in gates.iter().filter(|g| g.call == call).filter_map(|g| g.report.as_ref()) {
+            for c in r.changes.iter().filter(|c| c.pairs.len() >= 3) {
+                let d: Vec<f64> = c.pairs.iter().map(|p| p.difference_pct).collect();
+                let s: Vec<f64> = c.pairs.iter().map(|p| if p.order == "BA" { 1.0 } else { -1.0 }).collect();
+                if !(s.contains(&1.0) && s.contains(&-1.0)) {
+                    continue;
+                }
+                let n = d.len() as f64;
+                let mean = d.iter().sum::<f64>() / n;
+                plain += d.iter().map(|x| (x - mean).powi(2)).sum::<f64>();
+                plain_df += n - 1.0;
+                let (ss, sd) = (s.iter().sum::<f64>(), s.iter().zip(&d).map(|(a, b)| a * b).sum::<f64>());
+                let det = n * n - ss * ss;
+                let change = (n * mean * n - ss * sd) / det;
+                let period = (n * sd - ss * mean * n) / det;
+                fitted += d.iter().zip(&s).map(|(x, s)| (x - change - s * period).powi(2)).sum::<f64>();
+                fitted_df += n - 2.0;
+                effects.push(period);
+            }
+        }
+        if effects.is_empty() {
+            continue;
+        }
+        let m = effects.iter().sum::<f64>() / effects.len() as f64;
+        let sd = (effects.iter().map(|e| (e - m).powi(2)).sum::<f64>() / (effects.len() as f64 - 1.0).max(1.0)).sqrt();
+        let _ = writeln!(
+            t,
+            "| {call} | {} | {:.3} %² | {:.3} %² | {m:+.2} % ({sd:.2} %) |",
+            effects.len(),
+            plain / plain_df,
+            fitted / fitted_df
+        );
     }
 }
 
