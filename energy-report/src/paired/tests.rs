@@ -1,4 +1,5 @@
 use super::*;
+use crate::detect::{Detectability, NoiseBasis};
 
 fn device(uuid: &str, simulated: bool) -> ResultDevice {
     ResultDevice { name: "H100".into(), uuid: uuid.into(), driver: None, simulated, power_limit_w: None }

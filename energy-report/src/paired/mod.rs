@@ -30,11 +30,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::compare::{check_comparable_figure, verdict_of, Figure, ResultSet, Verdict};
-use super::detect::{student_t_quantile, Detectability, NoiseBasis};
+use super::compare::{check_comparable_figure, Figure, ResultSet, Verdict};
+use super::detect::student_t_quantile;
 use energy_results::echo;
 use energy_results::ResultDevice;
 use energy_results::{Error, ErrorKind, Result};
+
+mod moderated;
+pub use moderated::{paired_change, paired_changes, PairedChange, POOLED_PRIOR_DF};
 
 /// The schema tag of `cargo energy ab`'s report (`ab.json`).
 pub const AB_SCHEMA: &str = "energy-ab/1";
@@ -211,190 +214,6 @@ impl PairFigures {
             (a, b) => a.or(b),
         }
     }
-}
-
-/// One benchmark's paired change (written, never read: [`AbReport::parse`] computes it
-/// again from the runs' figures).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct PairedChange {
-    /// Benchmark id.
-    pub id: String,
-    /// Every pair's figures.
-    pub pairs: Vec<PairFigures>,
-    /// Mean of the differences, percent as `100 · ln(ratio)`.
-    pub mean_difference_pct: f64,
-    /// The change, percent: `exp(mean d / 100) − 1`.
-    pub change_pct: f64,
-    /// Lower end of its 95 % interval (two-sided t on `n − 1` df), percent.
-    pub change_low_pct: f64,
-    /// Upper end of its 95 % interval, percent.
-    pub change_high_pct: f64,
-    /// The noise of the change (standard error of the mean difference) and the smallest
-    /// change these pairs detect.
-    pub detectability: Detectability,
-    /// The verdict, as `compare` rules.
-    pub verdict: Verdict,
-    /// Said when the threshold lies below the detectable change.
-    pub threshold_note: Option<String>,
-}
-
-/// The degrees of freedom the other benchmarks of a sequence lend each benchmark's noise
-/// ([`paired_changes`]): the weight of the prior in Smyth's moderated variance. Four: two
-/// pairs' worth beside three pairs' own two. Chosen on the first H200 gate study (issue 58:
-/// 0 of 54 false alarms on unchanged code, 36 of 36 +2 % changes caught at three pairs,
-/// against 27 of 36 on each benchmark's spread alone), then checked on new gates
-/// (`research/results/2026-12-01-ci-gate/`).
-pub const POOLED_PRIOR_DF: f64 = 4.0;
-
-/// One benchmark's paired differences, checked: the change they estimate, the variance of
-/// one difference about the model, its degrees of freedom, and the number of pairs the
-/// change's standard error divides by.
-struct Spread {
-    id: String,
-    pairs: Vec<PairFigures>,
-    mean: f64,
-    variance: f64,
-    df: f64,
-    /// The change's variance is `variance / effective_pairs` (`n` when the orders balance).
-    effective_pairs: f64,
-    /// Mean over the pairs of the within-run variance of a difference, when every pair has one.
-    within_variance: Option<f64>,
-}
-
-fn spread(id: &str, pairs: Vec<PairFigures>) -> Result<Spread> {
-    let n = pairs.len();
-    if n < 2 {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!("`{}`: {n} pair(s): the spread of paired differences needs two pairs or more", echo(id)),
-        ));
-    }
-    if let Some(p) = pairs.iter().find(|p| !p.difference_pct.is_finite()) {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!(
-                "`{}`: pair {}: {:.4e} J against {:.4e} J is not a finite positive ratio: nothing is compared",
-                echo(id),
-                p.pair,
-                p.baseline_j,
-                p.candidate_j
-            ),
-        ));
-    }
-    let d: Vec<f64> = pairs.iter().map(|p| p.difference_pct).collect();
-    let within: Option<Vec<f64>> = pairs.iter().map(|p| p.within_run_se_pct.map(|se| se * se)).collect();
-    let within_variance = within.map(|v| v.iter().sum::<f64>() / n as f64);
-    let orders: Vec<f64> = pairs.iter().map(|p| if p.order == "BA" { 1.0 } else { -1.0 }).collect();
-    let fit = period_fit(&d, &orders);
-    Ok(Spread {
-        id: id.to_string(),
-        pairs,
-        mean: fit.change,
-        variance: fit.variance,
-        df: fit.df,
-        effective_pairs: fit.effective_pairs,
-        within_variance,
-    })
-}
-
-/// The change of paired differences `d` with a period effect: `dᵢ = c + sᵢ·δ + eᵢ`, where
-/// `sᵢ` is −1 when the baseline ran first (AB) and +1 when the candidate did (BA), so `δ`
-/// is how much more the first run of a pair reads than the second (a crossover design's
-/// period effect; Jones and Kenward). ABBA order balances it out of the change, but not out
-/// of the spread: a board on which the first run of each pair read ~0.8 % above the second
-/// (an H200 of issue 58's study) spread the differences of a +1 % change from +0.5 % (AB) to
-/// +2.1 % (BA), and no change was caught. Fitted by least squares once both orders are
-/// present and three pairs or more leave a degree of freedom for the noise; otherwise the
-/// plain mean and spread on `n − 1`.
-struct PeriodFit {
-    change: f64,
-    variance: f64,
-    df: f64,
-    effective_pairs: f64,
-}
-
-fn period_fit(d: &[f64], orders: &[f64]) -> PeriodFit {
-    let n = d.len() as f64;
-    let mean = d.iter().sum::<f64>() / n;
-    let both_orders = orders.iter().any(|s| *s > 0.0) && orders.iter().any(|s| *s < 0.0);
-    if d.len() < 3 || !both_orders {
-        let variance = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        return PeriodFit { change: mean, variance, df: n - 1.0, effective_pairs: n };
-    }
-    // Normal equations of [1, s]: [[n, Σs], [Σs, n]] (s² = 1).
-    let (ss, sd): (f64, f64) = (orders.iter().sum(), orders.iter().zip(d).map(|(s, x)| s * x).sum());
-    let sum_d = mean * n;
-    let det = n * n - ss * ss;
-    let change = (n * sum_d - ss * sd) / det;
-    let period = (n * sd - ss * sum_d) / det;
-    let rss: f64 = d.iter().zip(orders).map(|(x, s)| (x - change - s * period).powi(2)).sum();
-    PeriodFit { change, variance: rss / (n - 2.0), df: n - 2.0, effective_pairs: det / n }
-}
-
-/// Judges a spread with the noise `variance` of one difference on `df` degrees of freedom.
-fn judged(s: Spread, variance: f64, df: f64, basis: NoiseBasis, threshold_pct: f64) -> PairedChange {
-    let se = (variance / s.effective_pairs).sqrt();
-    let detectability = Detectability::new(se, df, basis);
-    let half = student_t_quantile(0.975, df) * se;
-    let pct = |log_pct: f64| 100.0 * ((log_pct / 100.0).exp() - 1.0);
-    let change = pct(s.mean);
-    let verdict = verdict_of(&detectability, s.mean, change, threshold_pct);
-    PairedChange {
-        id: s.id,
-        pairs: s.pairs,
-        mean_difference_pct: s.mean,
-        change_pct: change,
-        change_low_pct: pct(s.mean - half),
-        change_high_pct: pct(s.mean + half),
-        threshold_note: detectability.threshold_note(threshold_pct),
-        detectability,
-        verdict,
-    }
-}
-
-/// The paired change of one benchmark `id` over `pairs` (two or more), on its own spread
-/// alone ([`NoiseBasis::Pairs`]), judged against `threshold_pct`.
-pub fn paired_change(id: &str, pairs: Vec<PairFigures>, threshold_pct: f64) -> Result<PairedChange> {
-    let s = spread(id, pairs)?;
-    let (variance, df) = (s.variance, s.df);
-    Ok(judged(s, variance, df, NoiseBasis::Pairs, threshold_pct))
-}
-
-/// The paired changes of every benchmark of one sequence (two pairs or more each), each on
-/// a moderated variance ([`NoiseBasis::PooledPairs`]):
-/// `(d₀ · s₀² + d · s²) / (d₀ + d)` on `d₀ + d` degrees of freedom, where `s²` is the
-/// benchmark's own variance of differences on `d = n − 1`, `d₀` is [`POOLED_PRIOR_DF`] (or the
-/// others' degrees of freedom, when fewer) and `s₀²` is what the other benchmarks predict
-/// for it: their mean ratio of spread to within-run variance times this benchmark's
-/// within-run variance when every pair has intervals (a noisy benchmark keeps its noise),
-/// their mean variance otherwise. A benchmark alone keeps its own spread.
-pub fn paired_changes(by_id: BTreeMap<String, Vec<PairFigures>>, threshold_pct: f64) -> Result<Vec<PairedChange>> {
-    let spreads: Vec<Spread> = by_id.into_iter().map(|(id, pairs)| spread(&id, pairs)).collect::<Result<_>>()?;
-    let scaled = spreads.iter().all(|s| s.within_variance.is_some_and(|w| w.is_finite() && w > 0.0));
-    // What one benchmark says of the others' noise: its variance, or its ratio to within-run.
-    let evidence: Vec<f64> = spreads
-        .iter()
-        .map(|s| if scaled { s.variance / s.within_variance.unwrap_or(1.0) } else { s.variance })
-        .collect();
-    let total_df: f64 = spreads.iter().map(|s| s.df).sum();
-    let weighted: f64 = spreads.iter().zip(&evidence).map(|(s, e)| s.df * e).sum();
-    let mut out = Vec::with_capacity(spreads.len());
-    for (s, e) in spreads.into_iter().zip(evidence) {
-        let others_df = total_df - s.df;
-        let prior_df = POOLED_PRIOR_DF.min(others_df);
-        if prior_df <= 0.0 {
-            let (variance, df) = (s.variance, s.df);
-            out.push(judged(s, variance, df, NoiseBasis::Pairs, threshold_pct));
-            continue;
-        }
-        let others = ((weighted - s.df * e) / others_df).max(0.0);
-        let prior = if scaled { others * s.within_variance.unwrap_or(0.0) } else { others };
-        let variance = (prior_df * prior + s.df * s.variance) / (prior_df + s.df);
-        let df = prior_df + s.df;
-        out.push(judged(s, variance, df, NoiseBasis::PooledPairs, threshold_pct));
-    }
-    Ok(out)
 }
 
 /// The runs of an A/B sequence so far, each checked as it comes: one GPU throughout, each
@@ -644,5 +463,4 @@ impl AbReport {
 }
 
 #[cfg(test)]
-#[path = "paired_tests.rs"]
 mod tests;
