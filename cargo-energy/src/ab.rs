@@ -1,6 +1,6 @@
 //! `cargo energy ab --baseline EXE --candidate EXE [-- ARGS]`: the two sides' bench
 //! executables run interleaved on one GPU in ABBA order, the verdict from paired differences
-//! (`energy_report::paired`). `cargo energy gate` builds both sides from two revisions and
+//! (`energy_results::ab`). `cargo energy gate` builds both sides from two revisions and
 //! runs the same sequence ([`run_sequence`]).
 //!
 //! A side is one bench executable or several (`--baseline A1 --baseline A2`: a crate's bench
@@ -24,8 +24,9 @@ use std::time::{Duration, Instant};
 
 use energy_harness::unstable::bench::PAIRED_WINDOWS_ENV;
 use energy_harness::{Error, ErrorKind, Result};
-use energy_report::paired::{stop_reason, AbReport, AbSequence, RunFigures, Side, AB_SCHEMA};
+use energy_report::paired::run_figures;
 use energy_report::{ab_markdown, ab_text, progress_line, ResultSet};
+use energy_results::ab::{stop_reason, AbReport, AbSequence, Side, AB_SCHEMA};
 use energy_results::run::EXPECTED_TARGETS_ENV;
 use energy_results::trace::format::write_atomically;
 
@@ -221,8 +222,7 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
         };
         let started_s = start.elapsed().as_secs_f64();
         let set = run_once(s, &exes, side, index + 1, &out, &stamp, visible.as_deref())?;
-        let figures =
-            RunFigures::from_set(&set, index + 1, side, started_s, start.elapsed().as_secs_f64() - started_s)?;
+        let figures = run_figures(&set, index + 1, side, started_s, start.elapsed().as_secs_f64() - started_s)?;
         sequence.add(figures)?;
         if !sequence.runs.len().is_multiple_of(2) {
             continue;

@@ -124,7 +124,7 @@ pub(super) fn run(a: &GateArgs) -> Result<bool> {
 }
 
 /// The comment's first line: the verdict at a glance.
-fn gate_heading(report: &energy_report::paired::AbReport) -> String {
+fn gate_heading(report: &energy_results::ab::AbReport) -> String {
     let regressions = report.regressions().len();
     let worst = report.changes.iter().map(|c| c.detectability.detectable_change_pct).fold(0.0_f64, f64::max);
     format!(

@@ -23,7 +23,6 @@
 
 pub mod chart;
 mod compare;
-pub mod detect;
 mod explain;
 pub mod format;
 mod history;
@@ -36,11 +35,8 @@ mod sweep;
 
 pub use compare::{
     change, check_comparable_figure, compare, compare_across_boards, compare_runs, compare_with_baselines,
-    compare_with_controls, verdict_of, Change, Comparison, DriftBasis, DriftNote, Figure, ResultSet, Verdict,
+    compare_with_controls, Change, Comparison, DriftBasis, DriftNote, Figure, ResultSet,
     ACROSS_BOARDS_MIN_THRESHOLD_PCT, TEMPERATURE_NOTE_C,
-};
-pub use detect::{
-    combine, normal_quantile, student_t_quantile, Detectability, NoiseBasis, DETECTION_POWER, FALSE_ALARM_RATE,
 };
 pub use explain::nnls::{nnls, NnlsFit};
 pub use explain::{

@@ -9,7 +9,7 @@ use energy_results::ResultFile;
 use energy_results::{RunManifest, RESULT_SCHEMA, RUN_SCHEMA};
 
 use crate::format::json::{JsonReport, REPORT_SCHEMA};
-use crate::paired::{AbReport, AB_SCHEMA};
+use energy_results::ab::{AbReport, AB_SCHEMA};
 
 /// One published schema: the tag its files carry in `schema`, its file name under
 /// `docs/schemas/`, and its text.

@@ -8,7 +8,8 @@ use energy_harness::unstable::engine::{
     REFERENCE_TEMPERATURE_C,
 };
 use energy_harness::{MeasureOptions, ResultFile};
-use energy_report::{compare, ResultSet, Verdict};
+use energy_report::{compare, ResultSet};
+use energy_results::detect::Verdict;
 
 const LAUNCH_S: f64 = 1e-3;
 const KERNEL_W: f64 = 336.0;

@@ -17,11 +17,14 @@
 //! ```
 //!
 //! A run's manifest (`run.json`) reads with [`RunManifest::read_manifest`], a trace with
-//! [`trace::format::read_trace`]; the files' JSON Schemas are in the repository's
-//! `docs/schemas/`.
+//! [`trace::format::read_trace`], an ab report (`ab.json` of `cargo energy ab` and `gate`)
+//! with [`ab::AbReport::parse`] (every verdict computed again, by the statistics of
+//! [`detect`]); the files' JSON Schemas are in the repository's `docs/schemas/`.
 
+pub mod ab;
 pub mod archive;
 pub mod axis;
+pub mod detect;
 pub mod dirs;
 pub mod error;
 pub mod escape;

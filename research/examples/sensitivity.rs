@@ -25,7 +25,8 @@ use energy_harness::CudaGpu;
 use energy_harness::Estimate;
 use energy_harness::MeasureOptions;
 use energy_harness::{Error, ErrorKind, Result};
-use energy_report::{change as compare_change, Verdict as CompareVerdict};
+use energy_report::change as compare_change;
+use energy_results::detect::Verdict as CompareVerdict;
 use serde::{Deserialize, Serialize};
 
 #[path = "support/output.rs"]

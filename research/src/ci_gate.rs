@@ -15,8 +15,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use energy_harness::{Estimate, Result, ResultFile};
-use energy_report::{compare_runs, compare_with_controls, DriftBasis, ResultSet, Verdict};
+use energy_report::{compare_runs, compare_with_controls, DriftBasis, ResultSet};
 use energy_results::archive::read_archived;
+use energy_results::detect::Verdict;
 use energy_results::run::RunManifest;
 use energy_results::run::TargetStatus;
 

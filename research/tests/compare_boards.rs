@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use energy_harness::ResultFile;
 use energy_report::compare_across_boards as across;
-use energy_report::{compare, ResultSet, Verdict as CompareVerdict};
+use energy_report::{compare, ResultSet};
+use energy_results::detect::Verdict as CompareVerdict;
 
 fn result(path: &str) -> ResultFile {
     ResultFile::read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("results").join(path)).unwrap()

@@ -4,7 +4,7 @@
 use super::change::{judge, standard_error};
 use super::thermal::normalized_pair;
 use super::{check_comparable_figure, compare, Comparison, Figure, ResultSet};
-use crate::detect::{Detectability, NoiseBasis};
+use energy_results::detect::{Detectability, NoiseBasis};
 use energy_results::Estimate;
 use energy_results::ResultFile;
 use energy_results::RunManifest;

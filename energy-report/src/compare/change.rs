@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::detect::{combine, student_t_quantile, Detectability, NoiseBasis};
+use energy_results::detect::{combine, student_t_quantile, verdict_of, Detectability, NoiseBasis, Verdict};
 use energy_results::echo;
 use energy_results::student_t_975;
 use energy_results::Estimate;
@@ -63,25 +63,6 @@ pub(super) fn temperature_note(baseline_c: Option<f64>, candidate_c: Option<f64>
             delta.abs() * MEASURED_PCT_PER_C.1
         )
     })
-}
-
-/// What a change amounts to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Rose by more than the threshold, significantly: fails `compare`.
-    Regression,
-    /// Fell significantly.
-    Improvement,
-    /// Rose significantly but by less than the threshold.
-    WithinThreshold,
-    /// The interval of the change includes zero.
-    NotSignificant,
-    /// Rose beyond the threshold, significantly within the two runs, but the drift between
-    /// runs is unknown and could explain it (one baseline run, no drift estimate): neither a
-    /// pass nor a regression (`compare` exits 3).
-    Inconclusive,
 }
 
 pub(super) fn standard_error(e: &Estimate) -> f64 {
@@ -211,22 +192,4 @@ pub(super) fn judge(
         normalized: false,
         figure_note: None,
     })
-}
-
-/// The one rule every verdict follows (compare, history, ab): a **regression** when
-/// `change_pct` exceeds the threshold and the one-sided lower bound of `tested` (the change
-/// in the unit `detect` describes: percent here, `100 · ln(ratio)` for pairs) lies above
-/// zero; a significant rise within the threshold otherwise; an **improvement** when the
-/// upper bound lies below zero; else not significant.
-pub fn verdict_of(detect: &Detectability, tested: f64, change_pct: f64, threshold_pct: f64) -> Verdict {
-    let significant_rise = detect.lower_bound_pct(tested) > 0.0;
-    if significant_rise && change_pct > threshold_pct {
-        Verdict::Regression
-    } else if significant_rise {
-        Verdict::WithinThreshold
-    } else if detect.upper_bound_pct(tested) < 0.0 {
-        Verdict::Improvement
-    } else {
-        Verdict::NotSignificant
-    }
 }

@@ -16,8 +16,9 @@
 //! two runs on this board, from repeats).
 
 use super::change::{judge, standard_error};
-use super::{compare, compare_with_baselines, Change, Comparison, ResultSet, Verdict};
-use crate::detect::{Detectability, NoiseBasis};
+use super::{compare, compare_with_baselines, Change, Comparison, ResultSet};
+use energy_results::detect::Verdict;
+use energy_results::detect::{Detectability, NoiseBasis};
 use energy_results::echo;
 use energy_results::{Error, ErrorKind, Result};
 

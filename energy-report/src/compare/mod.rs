@@ -27,8 +27,9 @@ mod thermal;
 
 pub use across_boards::{compare_across_boards, ACROSS_BOARDS_MIN_THRESHOLD_PCT};
 pub use baselines::compare_with_baselines;
-pub use change::{change, check_comparable_figure, verdict_of, Change, Figure, Verdict, TEMPERATURE_NOTE_C};
+pub use change::{change, check_comparable_figure, Change, Figure, TEMPERATURE_NOTE_C};
 pub use drift::{compare_runs, compare_with_controls, DriftBasis, DriftNote};
+use energy_results::detect::Verdict;
 pub use result_set::ResultSet;
 
 use change::temperature_note;

@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::super::compare::{Comparison, ResultSet, Verdict};
-use super::super::detect::FALSE_ALARM_RATE;
+use super::super::compare::{Comparison, ResultSet};
 use super::super::natural::sort_natural;
+use energy_results::detect::Verdict;
+use energy_results::detect::FALSE_ALARM_RATE;
 use energy_results::escape::visible;
 use energy_units::format_si;
 

@@ -4,12 +4,13 @@
 
 use std::fmt::Write as _;
 
-use super::super::compare::{ResultSet, Verdict};
+use super::super::compare::ResultSet;
 use super::overlay::overlay;
 use super::partial::partial_line;
 use super::shown_dir;
 use super::table::{Cells, Table, HEADER};
 use super::{Report, ReportFormat};
+use energy_results::detect::Verdict;
 use energy_results::escape::html as escape;
 use energy_results::file_stem;
 use energy_results::Result;

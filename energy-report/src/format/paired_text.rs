@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::super::compare::Verdict;
-use super::super::paired::{AbReport, PairedChange};
 use super::compare_text::verdict_label;
+use energy_results::ab::{AbReport, PairFigures, PairedChange};
+use energy_results::detect::Verdict;
 use energy_results::escape::{markdown_cell_code, visible};
 use energy_units::format_si;
 
@@ -36,7 +36,7 @@ pub fn progress_line(
     pair: usize,
     max_pairs: usize,
     id: &str,
-    last: &super::super::paired::PairFigures,
+    last: &PairFigures,
     change: Option<&PairedChange>,
     simulated: bool,
 ) -> String {

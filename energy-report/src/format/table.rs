@@ -4,9 +4,10 @@
 //! for its format: [`Cells`] writes code and emphasis and escapes the text it did not
 //! write itself.
 
-use super::super::compare::{Change, Comparison, ResultSet, Verdict};
+use super::super::compare::{Change, Comparison, ResultSet};
 use super::super::natural::sort_natural;
 use super::{interval_pct, shown_dir};
+use energy_results::detect::Verdict;
 use energy_results::escape::{html, markdown_cell_code, markdown_code_span};
 use energy_results::ResultFile;
 use energy_units::format_si;

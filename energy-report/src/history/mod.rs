@@ -13,8 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::compare::{change, check_comparable_figure, Change, Figure, ResultSet, Verdict};
+use super::compare::{change, check_comparable_figure, Change, Figure, ResultSet};
 use super::natural::sort_natural;
+use energy_results::detect::Verdict;
 use energy_results::echo;
 use energy_results::Estimate;
 use energy_results::{Error, ErrorKind, Result};

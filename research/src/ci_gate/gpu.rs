@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use energy_harness::Result;
-use energy_report::paired::{paired_change, paired_changes, AbReport, PairFigures, PairedChange};
-use energy_report::Verdict;
+use energy_results::ab::{paired_change, paired_changes, AbReport, PairFigures, PairedChange};
+use energy_results::detect::Verdict;
 
 use super::CI_GATE_DIR;
 use kernel_energy::generated::Page;
@@ -325,7 +325,7 @@ fn by_pairs_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
         t,
         "\nBy pairs run: every gate judged again after its first k pairs (from its runs' raw figures), by each \
          benchmark's own spread and by the moderated variance `cargo energy gate` judges by today \
-         (`energy_report::paired::paired_changes`); both fit a period effect out of the spread from three pairs on \
+         (`energy_results::ab::paired_changes`); both fit a period effect out of the spread from three pairs on \
          (the first run of a pair reading more than the second: one degree of freedom, so a benchmark's own spread \
          has 1 at three pairs; before 2026-12-01's third session the own spread alone, on 2, was the rule). The \
          GPU time is the first 2k runs' wall time, per 10 benchmarks.\n"

@@ -1,7 +1,7 @@
 //! What the verdict tables compare: the comparison modes (`Mode`) and one comparison's
 //! outcome (`Outcome`), shared by the reading of the runs and the comparisons.
 
-use energy_report::Verdict;
+use energy_results::detect::Verdict;
 
 /// How a comparison was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
-use energy_report::paired::{paired_change, BenchFigure, PairFigures};
-use energy_report::{compare, compare_with_baselines, ResultSet, Verdict};
+use energy_report::{compare, compare_with_baselines, ResultSet};
+use energy_results::ab::{paired_change, BenchFigure, PairFigures};
+use energy_results::detect::Verdict;
 
 use super::modes::{Mode, Outcome};
 use super::read::Run;

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
-use energy_report::paired::{AbReport, RunFigures, Side};
+use energy_results::ab::{AbReport, RunFigures, Side};
 
 use super::modes::{Mode, Outcome};
 use super::COLD_IDLE_S;

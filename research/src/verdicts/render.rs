@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use energy_report::Verdict;
+use energy_results::detect::Verdict;
 
 use super::analysis::{median, Analysis};
 use super::modes::{Mode, Outcome};

@@ -7,10 +7,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::PairFigures;
-use crate::compare::{verdict_of, Verdict};
-use crate::detect::{student_t_quantile, Detectability, NoiseBasis};
-use energy_results::echo;
-use energy_results::{Error, ErrorKind, Result};
+use crate::detect::{student_t_quantile, verdict_of, Detectability, NoiseBasis, Verdict};
+use crate::error::echo;
+use crate::error::{Error, ErrorKind, Result};
 
 /// One benchmark's paired change (written, never read: [`AbReport::parse`] computes it
 /// again from the runs' figures).
@@ -195,4 +194,3 @@ pub fn paired_changes(by_id: BTreeMap<String, Vec<PairFigures>>, threshold_pct: 
     }
     Ok(out)
 }
-

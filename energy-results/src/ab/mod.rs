@@ -1,4 +1,6 @@
-//! Paired comparison of interleaved runs: what `cargo energy ab` decides on.
+//! The ab report (`energy-ab/1`, `ab.json`) and the paired comparison of interleaved runs
+//! it records: what `cargo energy ab` and `cargo energy gate` decide on. Reading a report
+//! ([`AbReport::parse`]) computes every verdict again from its runs' figures.
 //!
 //! Between two CI runs the GPU's temperature moves the energy by more than one run's
 //! interval (+1.6 % over 80 s as an H100 warms; 0.3-0.55 % per °C), so two runs made apart
@@ -30,11 +32,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::compare::{check_comparable_figure, Figure, ResultSet, Verdict};
-use super::detect::student_t_quantile;
-use energy_results::echo;
-use energy_results::ResultDevice;
-use energy_results::{Error, ErrorKind, Result};
+use crate::detect::{student_t_quantile, Verdict};
+use crate::error::echo;
+use crate::error::{Error, ErrorKind, Result};
+use crate::result::ResultDevice;
 
 mod moderated;
 pub use moderated::{paired_change, paired_changes, PairedChange, POOLED_PRIOR_DF};
@@ -133,36 +134,6 @@ pub struct RunFigures {
     pub device: ResultDevice,
     /// Each benchmark's figures, by id.
     pub benchmarks: BTreeMap<String, BenchFigure>,
-}
-
-impl RunFigures {
-    /// The figures of `set` (read with [`ResultSet::read_run`]), run `run` of `side`. Every
-    /// result must come from one GPU and pass [`check_comparable_figure`] on its energy.
-    pub fn from_set(set: &ResultSet, run: usize, side: Side, started_s: f64, wall_s: f64) -> Result<RunFigures> {
-        set.check_comparable(set)?;
-        let mut benchmarks = BTreeMap::new();
-        let mut device = None;
-        for (id, result) in &set.results {
-            check_comparable_figure(&set.dir, result, Figure::Energy)?;
-            device.get_or_insert_with(|| result.device.clone());
-            benchmarks.insert(
-                id.clone(),
-                BenchFigure {
-                    energy_j: result.energy_j.mean,
-                    temperature_c: result.mean_temperature_c(),
-                    within_run: Some(WithinRun {
-                        ci_low_j: result.energy_j.ci_low,
-                        ci_high_j: result.energy_j.ci_high,
-                        windows: result.energy_j.n,
-                    }),
-                },
-            );
-        }
-        let device = device.ok_or_else(|| {
-            Error::new(ErrorKind::InvalidInput, format!("run {run} in `{}` holds no result", set.dir.display()))
-        })?;
-        Ok(RunFigures { run, side, dir: set.dir.display().to_string(), started_s, wall_s, device, benchmarks })
-    }
 }
 
 /// One pair's figures of one benchmark.

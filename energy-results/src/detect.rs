@@ -29,7 +29,7 @@ pub enum NoiseBasis {
     /// The spread of paired differences of interleaved runs.
     Pairs,
     /// The spread of paired differences, moderated by the other benchmarks of the same runs
-    /// (`energy_report::paired::paired_changes`).
+    /// (`energy_results::ab::paired_changes`).
     PooledPairs,
     /// The within-run intervals and a between-run drift the user stated (`--drift`).
     StatedDrift,
@@ -204,6 +204,43 @@ pub fn student_t_quantile(p: f64, df: f64) -> f64 {
     let g3 = (((3.0 * z2 + 19.0) * z2 + 17.0) * z2 - 15.0) * z / 384.0;
     let g4 = ((((79.0 * z2 + 776.0) * z2 + 1482.0) * z2 - 1920.0) * z2 - 945.0) * z / 92160.0;
     z + g1 / v + g2 / (v * v) + g3 / (v * v * v) + g4 / (v * v * v * v)
+}
+
+/// What a change amounts to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Rose by more than the threshold, significantly: fails `compare`.
+    Regression,
+    /// Fell significantly.
+    Improvement,
+    /// Rose significantly but by less than the threshold.
+    WithinThreshold,
+    /// The interval of the change includes zero.
+    NotSignificant,
+    /// Rose beyond the threshold, significantly within the two runs, but the drift between
+    /// runs is unknown and could explain it (one baseline run, no drift estimate): neither a
+    /// pass nor a regression (`compare` exits 3).
+    Inconclusive,
+}
+
+/// The one rule every verdict follows (compare, history, ab): a **regression** when
+/// `change_pct` exceeds the threshold and the one-sided lower bound of `tested` (the change
+/// in the unit `detect` describes: percent here, `100 · ln(ratio)` for pairs) lies above
+/// zero; a significant rise within the threshold otherwise; an **improvement** when the
+/// upper bound lies below zero; else not significant.
+pub fn verdict_of(detect: &Detectability, tested: f64, change_pct: f64, threshold_pct: f64) -> Verdict {
+    let significant_rise = detect.lower_bound_pct(tested) > 0.0;
+    if significant_rise && change_pct > threshold_pct {
+        Verdict::Regression
+    } else if significant_rise {
+        Verdict::WithinThreshold
+    } else if detect.upper_bound_pct(tested) < 0.0 {
+        Verdict::Improvement
+    } else {
+        Verdict::NotSignificant
+    }
 }
 
 #[cfg(test)]
