@@ -7,9 +7,11 @@
 //! statistics the harness computes with (`energy_results::unstable`).
 //!
 //! - [`compare()`]: two sets of results figure by figure, the change with its interval and a
-//!   [`Verdict`] (a one-sided test at [`FALSE_ALARM_RATE`]; [`detect`]: the smallest change
-//!   a set can detect);
-//! - [`paired`]: interleaved A/B runs (`cargo energy ab`);
+//!   [`Verdict`](energy_results::detect::Verdict) (a one-sided test at
+//!   [`FALSE_ALARM_RATE`](energy_results::detect::FALSE_ALARM_RATE);
+//!   [`energy_results::detect`]: the smallest change a set can detect);
+//! - [`paired`]: a run directory's figures for interleaved A/B runs (`cargo energy ab`; the
+//!   report and its verdicts are [`energy_results::ab`]);
 //! - [`sweeps()`]: a run's parameterized benchmarks (`args = [...]`), their table, verdict and
 //!   SVG, and [`optimum_moves`] across two runs;
 //! - [`History`]: runs found and ordered, series per GPU, regressions marked;

@@ -11,15 +11,15 @@
 //! `+δ` to one pair and `−δ` to the next, so it cancels in the mean instead of posing as a
 //! change. The change is `exp(mean d / 100) − 1`; its standard error `sd(d) / √n` on
 //! `n − 1` degrees of freedom is the noise of one benchmark alone ([`paired_change`],
-//! [`NoiseBasis::Pairs`]). A sequence of several benchmarks judges each with a moderated
-//! variance ([`paired_changes`], [`NoiseBasis::PooledPairs`]): its own spread and, weighted
+//! [`NoiseBasis::Pairs`](crate::detect::NoiseBasis::Pairs)). A sequence of several benchmarks judges each with a moderated
+//! variance ([`paired_changes`], [`NoiseBasis::PooledPairs`](crate::detect::NoiseBasis::PooledPairs)): its own spread and, weighted
 //! as [`POOLED_PRIOR_DF`] degrees of freedom, the spread the other benchmarks of the same
 //! runs show, scaled to this benchmark by the runs' own intervals (Smyth's moderated t,
 //! 2004). Three pairs give a benchmark 2 degrees of freedom of its own, on which a 1 %
 //! one-sided test needs a change of 7 standard errors; with the others' it needs 3.
 //! Once both orders have run and three pairs or more leave room, a period effect (the
 //! first run of a pair reading more than the second, whichever side it was) is fitted out
-//! of the spread at the cost of one degree of freedom ([`PeriodFit`]): ABBA balances it out
+//! of the spread at the cost of one degree of freedom (`PeriodFit` in `moderated.rs`): ABBA balances it out
 //! of the change, but on a board that has one it inflates the spread.
 //! A regression when the change exceeds the threshold and the one-sided lower bound lies
 //! above zero, an improvement when the upper bound lies below zero, as `compare` rules

@@ -11,7 +11,7 @@ use crate::detect::{student_t_quantile, verdict_of, Detectability, NoiseBasis, V
 use crate::error::echo;
 use crate::error::{Error, ErrorKind, Result};
 
-/// One benchmark's paired change (written, never read: [`AbReport::parse`] computes it
+/// One benchmark's paired change (written, never read: [`AbReport::parse`](super::AbReport::parse) computes it
 /// again from the runs' figures).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
