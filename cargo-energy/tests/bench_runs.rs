@@ -483,6 +483,13 @@ fn a_sweep_prints_its_verdict_and_compare_says_when_the_optimum_moved() {
     let md = cargo_energy(&["report", "--format", "markdown", "--dir", t.join("energy").to_str().unwrap()]);
     assert_eq!(md.status.code(), Some(0), "{}", text(&md));
     assert!(text(&md).contains("#### Sweep blocks over block"), "{}", text(&md));
+    // The HTML report's sweep table: one line per argument, never literal `\n` (issue 60).
+    let html = cargo_energy(&["report", "--format", "html", "--dir", t.join("energy").to_str().unwrap()]);
+    assert_eq!(html.status.code(), Some(0), "{}", text(&html));
+    let page = String::from_utf8_lossy(&html.stdout).into_owned();
+    let pre = &page[page.find("<pre>").expect("the sweep's table") + 5..page.find("</pre>").unwrap()];
+    assert!(!pre.contains("\\n") && pre.lines().count() >= 8, "{pre}");
+    assert!(pre.lines().any(|l| l.trim_start().starts_with("1024 ")), "{pre}");
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args(["--bench"]).env("BENCH_RUNS_SWEEP", "dup").env("CARGO_TARGET_DIR", t).env("ENERGY_DEVICE", "sim");
     let dup = cmd.env_remove("ENERGY_REQUIRE_GPU").env_remove("ENERGY_RUN_ID").output().unwrap();

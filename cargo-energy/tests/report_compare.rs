@@ -374,6 +374,57 @@ fn benchmarks_not_run_are_rows_of_the_report_and_never_a_silent_pass_of_compare(
     assert!(md.contains("not run here; measured in the baseline"), "{md}");
 }
 
+/// A manifest that lists a benchmark as not run while the run holds its result (issue 60:
+/// `report` showed it twice, `compare` called it both new and not run, exit 0): refused by
+/// both, exit 2, the benchmark named.
+#[test]
+fn a_benchmark_both_measured_and_not_run_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    write_set(dir.path(), "main", &[result("a/energy", 1.0, GPU, false)]);
+    let both = [result("a/energy", 1.0, GPU, false), result("g/energy", 2.0, GPU, false)];
+    write_set_with_not_run(dir.path(), "new", &both, &[("g/energy", "needs a GPU")]);
+    for out in [cargo_energy(&["report", "--dir", d]), compare(dir.path(), &[])] {
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains("lists benchmark `g/energy` as not run but holds its result"), "{}", text(&out));
+    }
+}
+
+/// The fault kit's reproducers of issue 60, run as a user would: a sweep point whose dynamic
+/// energy is 0 J prints its interval in joules (never `±inf %`), in markdown and HTML; a
+/// result whose counter period is −9.2·10¹⁸ s is refused by `report` and `compare`, exit 2.
+#[test]
+fn a_zero_dynamic_energy_and_an_impossible_sensor_model_as_a_user_meets_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let point = |arg: &str, energy_j: f64, dynamic_j: f64| {
+        let mut r = result(&format!("s/{arg}/energy"), energy_j, GPU, false);
+        r["dynamic_j"] =
+            serde_json::json!({"mean": dynamic_j, "ci_low": dynamic_j - 1e-3, "ci_high": dynamic_j + 1e-3, "n": 10});
+        r["sweep"] = serde_json::json!({"sweep": "s", "param": "n", "arg": arg});
+        r
+    };
+    write_set(dir.path(), "new", &[point("1", 0.5, 0.0), point("2", 0.6, 0.3)]);
+    for format in ["markdown", "html"] {
+        let out = cargo_energy(&["report", "--dir", d, "--format", format]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let page = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(page.contains("0.000 J ±1.00 mJ") && !page.contains("inf %"), "{format}: {page}");
+    }
+    let mut bad = result("a/energy", 1.0, GPU, false);
+    bad["sensor_model"] = serde_json::json!({"model": "counter", "period_s": -9.2e18});
+    write_set(dir.path(), "main", &[result("a/energy", 1.0, GPU, false)]);
+    write_set(dir.path(), "new", &[bad]);
+    for out in [cargo_energy(&["report", "--dir", d, "--format", "json"]), compare(dir.path(), &[])] {
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(
+            text(&out).contains("sensor_model: the tick period -9200000000000000000 s is not a sensor's"),
+            "{}",
+            text(&out)
+        );
+    }
+}
+
 /// Commits `r` as a bench target does.
 fn commit_result(writer: &RunWriter, r: &Value) {
     let device: ResultDevice = serde_json::from_value(r["device"].clone()).unwrap();

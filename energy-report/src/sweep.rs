@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use super::chart::{energy_unit, render_chart, si_unit, Chart, ChartPoint, ChartSeries, PALETTE};
 use super::compare::ResultSet;
 use super::natural::natural_cmp;
-use energy_results::escape::{html, markdown_text, xml as escape};
+use energy_results::escape::{html, html_lines, markdown_text, xml as escape};
 use energy_results::Estimate;
 use energy_results::{render_sweep, sweep_cells, sweep_verdict, verdict_line, SweepRow, SweepVerdict};
 
@@ -219,8 +219,13 @@ pub fn sweeps_html(current: &ResultSet, baseline: Option<&ResultSet>) -> String 
         let _ = writeln!(out, "<p><strong>{}</strong></p>", html(&line));
     }
     for s in sweeps(current) {
-        let _ =
-            writeln!(out, "<h3>Sweep {} over {}</h3>\n<pre>{}</pre>", html(&s.name), html(&s.param), html(&s.text()));
+        let _ = writeln!(
+            out,
+            "<h3>Sweep {} over {}</h3>\n<pre>{}</pre>",
+            html(&s.name),
+            html(&s.param),
+            html_lines(&s.text())
+        );
         out.push_str(&sweep_svg(&s));
     }
     out

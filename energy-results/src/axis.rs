@@ -1,12 +1,17 @@
 //! Chart axes: labels and round tops, shared by the harness's plots and the reports' charts.
 
-/// An axis label: `decimals` places, or an exponent past 10⁷ (a corrupt time is not 300 digits).
+/// An axis label: at least `decimals` places, more (up to three more) where the tick needs
+/// them to be read as itself (a tick at 27.5 on an axis of whole numbers is "27.5", never
+/// "28"), or an exponent past 10⁷ (a corrupt time is not 300 digits).
 pub fn axis_label(v: f64, decimals: usize) -> String {
-    if v.abs() < 1e7 {
-        format!("{v:.decimals$}")
-    } else {
-        format!("{v:.3e}")
+    if v.is_nan() || v.abs() >= 1e7 {
+        return format!("{v:.3e}");
     }
+    let tolerance = 1e-9 * v.abs().max(1.0);
+    let places = (decimals..=decimals + 3)
+        .find(|&d| format!("{v:.d$}").parse::<f64>().is_ok_and(|shown| (shown - v).abs() <= tolerance))
+        .unwrap_or(decimals + 3);
+    format!("{v:.places$}")
 }
 
 /// The smallest of 1, 2, 2.5, 5 and 10 times a power of ten at or above `v`: an axis's top.
@@ -18,4 +23,23 @@ pub fn nice_ceiling(v: f64) -> f64 {
         }
     }
     10.0 * magnitude
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_reads_as_its_tick() {
+        // Ticks every 2.5 on an axis asked for whole numbers (issue 60: "28", "32", "38").
+        let labels: Vec<String> = [25.0, 27.5, 30.0, 32.5, 37.5].iter().map(|&v| axis_label(v, 0)).collect();
+        assert_eq!(labels, ["25", "27.5", "30", "32.5", "37.5"]);
+        // Multiples of 0.1 carry float error, not extra places.
+        assert_eq!(axis_label(3.0 * 0.1, 1), "0.3");
+        assert_eq!(axis_label(0.25, 1), "0.25");
+        // A value no short label holds: three places more at most.
+        assert_eq!(axis_label(std::f64::consts::PI, 2), "3.14159");
+        assert_eq!(axis_label(2.5e9, 0), "2.500e9");
+        assert_eq!(axis_label(f64::NAN, 0), "NaN");
+    }
 }

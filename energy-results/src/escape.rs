@@ -111,6 +111,12 @@ pub fn html(text: &str) -> String {
     xml(text)
 }
 
+/// Text of several lines as HTML (a `<pre>` block): each line as [`html`], the line breaks
+/// kept as line breaks (a control character inside a line is still shown as an escape).
+pub fn html_lines(text: &str) -> String {
+    text.lines().map(html).collect::<Vec<_>>().join("\n")
+}
+
 /// `text` as XML (SVG) character data or a quoted attribute value: [`visible`] (which also
 /// removes every character XML 1.0 forbids), then `&`, `<`, `>`, `"` and `'` as character
 /// references.
@@ -161,6 +167,15 @@ pub fn file_stem(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_keep_their_breaks_and_each_is_escaped() {
+        // The HTML sweep table: a `<pre>` block of several lines (issue 60: one line with
+        // literal `\n`).
+        let shown = html_lines("a <b>\n  c & d\te\n");
+        assert_eq!(shown, "a &lt;b&gt;\n  c &amp; d\\te");
+        assert_eq!(shown.lines().count(), 2);
+    }
 
     #[test]
     fn invisible_characters_become_escapes_and_ordinary_text_is_kept() {

@@ -285,6 +285,7 @@ impl ResultFile {
             validate_window(w)
                 .map_err(|problem| format!("`{}` windows[{}]: {problem}", echo(&self.id), w.energy.index))?;
         }
+        self.sensor_model.validate().map_err(|problem| format!("`{}` sensor_model: {problem}", echo(&self.id)))?;
         field("energy_j", &self.energy_j, true)?;
         field("time_s", &self.time_s, true)?;
         field("power_w", &self.power_w, true)?;

@@ -160,8 +160,17 @@ pub fn verdict_line(param: &str, rows: &[SweepRow], v: &SweepVerdict) -> String 
 /// both drawn from these.
 pub fn sweep_cells(param: &str, rows: &[SweepRow]) -> (Vec<[String; 6]>, String) {
     let verdict = sweep_verdict(rows);
-    let pm =
-        |e: &Estimate, unit: &str| format!("{} ±{:.2} %", format_si(e.mean, unit, 4), e.relative_half_width() * 100.0);
+    // The half-width relative to the mean, or in the figure's unit where the mean is zero
+    // (a dynamic energy of 0 J has no relative interval: never "±inf %").
+    let pm = |e: &Estimate, unit: &str| {
+        let relative = e.relative_half_width() * 100.0;
+        if relative.is_finite() {
+            format!("{} ±{relative:.2} %", format_si(e.mean, unit, 4))
+        } else {
+            let half = 0.5 * (e.ci_high - e.ci_low);
+            format!("{} ±{}", format_si(e.mean, unit, 4), format_si(half, unit, 3))
+        }
+    };
     let cells = rows
         .iter()
         .enumerate()

@@ -139,17 +139,23 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
             axis_label(p, 0)
         );
     }
-    for i in 0..=6 {
-        // Divided before it is multiplied, and never past the last reading: a span near
-        // f64::MAX times 6 (or rounded up at the end) is not a number.
-        let t = (t0 + (t1 - t0) / 6.0 * f64::from(i)).min(t1);
+    // Time ticks at round multiples of a round step (about six over the span), each label
+    // the tick's own value. Divided before it is multiplied: a span near f64::MAX times 6 is
+    // not a number.
+    let step = nice_ceiling((t1 - t0) / 6.0);
+    let decimals = (-step.log10().floor()).clamp(0.0, 9.0) as usize;
+    let mut t = (t0 / step).ceil() * step;
+    let mut ticks = 0;
+    while step.is_finite() && step > 0.0 && t <= t1 && ticks < 12 {
         let _ = writeln!(
             svg,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             x(t),
             TOP + plot_h + 16.0,
-            axis_label(t, 2)
+            axis_label(t, decimals)
         );
+        t += step;
+        ticks += 1;
     }
     let _ = writeln!(
         svg,
@@ -249,6 +255,14 @@ mod tests {
         assert!(svg.contains("samples, raw"));
         assert!(svg.contains("active idle 12"), "the idle level (~120 W) is drawn");
         assert_eq!(svg.matches("fill=\"#fee391\" fill-opacity").count(), 1);
+        // The time axis (0-5.98 s): ticks at round seconds, each label its tick's value.
+        let labels: Vec<&str> = svg
+            .lines()
+            .filter(|l| l.starts_with("<text") && l.contains("text-anchor=\"middle\">") && !l.contains("time (s)"))
+            .filter_map(|l| l.split('>').nth(1)?.split('<').next())
+            .collect();
+        assert!(labels.iter().any(|l| *l == "1") && labels.iter().any(|l| *l == "5"), "{labels:?}");
+        assert!(labels.iter().all(|l| l.parse::<f64>().is_ok_and(|t| t == t.round())), "{labels:?}");
     }
 
     #[test]

@@ -111,6 +111,30 @@ fn provenance_is_optional_on_read_and_checked_when_present() {
 }
 
 #[test]
+fn an_impossible_sensor_model_is_refused_on_read() {
+    let e = |mean: f64| serde_json::json!({"mean": mean, "ci_low": mean * 0.99, "ci_high": mean * 1.01, "n": 10});
+    let mut v = serde_json::json!({
+        "schema": RESULT_SCHEMA, "id": "k",
+        "device": {"name": "H100", "uuid": "GPU-a", "driver": null, "simulated": false},
+        "energy_j": e(1.0), "dynamic_j": e(0.5), "time_s": e(1e-3), "power_w": e(1e3), "idle_w": 100.0,
+        "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1}, "launches": 100,
+        "warnings": [], "timestamp": "2026-11-24T00:00:00Z"
+    });
+    let parse = |v: &serde_json::Value| ResultFile::parse(&v.to_string(), Path::new("k.json"));
+    assert!(parse(&v).is_ok());
+    // Issue 60: a counter period of −9.2·10¹⁸ s was read, echoed and compared.
+    for bad in [
+        serde_json::json!({"model": "counter", "period_s": -9.2e18}),
+        serde_json::json!({"model": "boxcar", "width_s": 0.0}),
+        serde_json::json!({"model": "first-order", "tau_s": 1e300}),
+    ] {
+        v["sensor_model"] = bad.clone();
+        let err = parse(&v).unwrap_err().to_string();
+        assert!(err.contains("`k` sensor_model: ") && err.contains("is not a sensor's"), "{bad}: {err}");
+    }
+}
+
+#[test]
 fn schema_is_checked_on_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.json");

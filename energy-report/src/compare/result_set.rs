@@ -110,7 +110,20 @@ impl ResultSet {
                 ));
             }
         }
-        let not_run = manifest.not_run().map(|n| (n.id.clone(), n.reason.clone())).collect();
+        let not_run: BTreeMap<String, String> = manifest.not_run().map(|n| (n.id.clone(), n.reason.clone())).collect();
+        // A benchmark is measured or not run, never both: a manifest saying both was edited or
+        // is corrupt, and no reading of it is the right one.
+        if let Some(id) = not_run.keys().find(|id| results.contains_key(*id)) {
+            return Err(Error::new(
+                ErrorKind::Format,
+                format!(
+                    "run `{}` lists benchmark `{}` as not run but holds its result: the manifest contradicts itself \
+                     (edited, or two runs mixed); run `cargo bench` again",
+                    dir.display(),
+                    echo(id)
+                ),
+            ));
+        }
         Ok(ResultSet { dir: dir.to_path_buf(), results, not_run })
     }
 

@@ -83,3 +83,16 @@ fn the_table_marks_the_optima_and_says_simulated() {
     assert!(table.contains("← least time") && table.contains("← least energy"), "{table}");
     assert!(table.contains("verdict: block 64 is fastest; block 1024 costs"), "{table}");
 }
+
+#[test]
+fn a_zero_figure_shows_its_interval_in_its_unit_never_inf_percent() {
+    // A sweep point whose dynamic energy is 0 J (issue 60: `0.000 J ±inf %`).
+    let mut zero = row("1", 0.5, 1.0, 1e-3, 0.5);
+    zero.dynamic_j = Estimate { mean: 0.0, ci_low: -1e-3, ci_high: 1e-3, n: 10, std_dev: 1.4e-3 };
+    let rows = [zero, row("2", 0.6, 1.0, 2e-3, 0.5)];
+    let text = render_sweep("s", "n", &rows, false);
+    assert!(!text.contains("inf"), "{text}");
+    let (cells, _) = sweep_cells("n", &rows);
+    assert_eq!(cells[0][2], "0.000 J ±1.00 mJ", "{text}");
+    assert!(cells[0][1].ends_with("±1.00 %"), "{:?}", cells[0]);
+}
