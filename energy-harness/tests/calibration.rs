@@ -191,8 +191,11 @@ fn a_tighter_precision_takes_more_windows_and_a_miss_is_a_warning() {
     let (m, _) = measure(&mut device, &mut workload, MeasureRequest::new("noisy", options).min_windows(10)).unwrap();
     assert!(m.windows.len() > 10, "{} windows for ±0.3 % with 1 % noise per window", m.windows.len());
     match m.stop.as_deref() {
-        Some("precision reached") => {
-            assert!(m.energy_j.relative_half_width() <= 0.003 * 1.5, "{:?}", m.energy_j)
+        // "Precision reached" only where the final interval holds it; otherwise the stop says
+        // it stopped short, and the interval is warned about.
+        Some("precision reached") => assert!(m.energy_j.relative_half_width() <= 0.003, "{:?}", m.energy_j),
+        Some(short) if short.starts_with("stopped short: ") => {
+            assert!(m.energy_j.relative_half_width() > 0.003 && m.has_warning(WarningKind::Imprecise), "{short}")
         }
         // At the limit, a miss is a warning, and only a miss (the last windows, once the
         // sensor covered them, may have reached it).

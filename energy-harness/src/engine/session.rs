@@ -190,6 +190,8 @@ pub struct Session {
     model: SensorModel,
     check_margin_s: f64,
     checked_windows: usize,
+    /// The half-width on which [`Session::enough`] found the precision reached.
+    decided_half_width: Option<f64>,
     time_basis: TimeBasis,
     /// The benchmark whose idle after was taken as this one's lead-in.
     continued_from: Option<String>,
@@ -293,6 +295,7 @@ impl Session {
                 _ => (idle - 0.05).max(PENDING_MARGIN_S + COVER_MARGIN_S),
             },
             checked_windows: 0,
+            decided_half_width: None,
             time_basis: workload.time_basis(),
             continued_from,
             guard_launches,
@@ -336,6 +339,7 @@ impl Session {
         if let Some(half_width) = self.interval_so_far(&trace) {
             if half_width <= self.options.precision {
                 self.stop = Some(StopReason::PrecisionReached);
+                self.decided_half_width = Some(half_width);
                 return Ok(true);
             }
         }
@@ -497,6 +501,7 @@ impl Session {
             timestamp: self.timestamp.clone(),
             wall_time_s: self.clock.now_s() - self.wall_start,
             stop: stop.describe(),
+            decided_half_width: self.decided_half_width.filter(|_| stop == StopReason::PrecisionReached),
             thermal: self.request.thermal.as_ref(),
         })?;
         measurement.time_basis = self.time_basis;

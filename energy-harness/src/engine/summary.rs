@@ -31,7 +31,26 @@ pub(super) struct Summary<'a> {
     pub(super) timestamp: String,
     pub(super) wall_time_s: f64,
     pub(super) stop: &'static str,
+    /// The interval's relative half-width on which the session decided the precision was
+    /// reached (the windows the sensor covered then), when it stopped for that.
+    pub(super) decided_half_width: Option<f64>,
     pub(super) thermal: Option<&'a super::thermal::ThermalCalibration>,
+}
+
+/// What the result says of why the session stopped: `stop`, except where the session
+/// decided the precision was reached (on `decided`, the windows covered then) and the final
+/// interval (`final_half_width` over `windows`) is wider than `precision`: then it stopped
+/// short, with both figures.
+fn stop_text(stop: &str, decided: Option<f64>, final_half_width: f64, precision: f64, windows: usize) -> String {
+    match decided {
+        Some(decided) if final_half_width > precision => format!(
+            "stopped short: the windows covered during the run reached ±{:.2} %, all {windows} windows read afterwards give ±{:.2} % (±{:.2} % asked)",
+            decided * 100.0,
+            final_half_width * 100.0,
+            precision * 100.0
+        ),
+        _ => stop.to_string(),
+    }
 }
 
 /// The last reading of a state channel inside `[start, end]`, else the last one before `end`.
@@ -56,6 +75,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         timestamp,
         wall_time_s,
         stop,
+        decided_half_width,
         thermal,
     } = done;
     let windows = trace.windows()?;
@@ -91,6 +111,10 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
     let ticks_per_window =
         per_window.iter().map(|w| w.energy.points_inside as f64).sum::<f64>() / per_window.len() as f64;
 
+    // The stop rule decided on the windows the sensor covered during the run; the final
+    // analysis reads them all. Where the two disagree the result says it stopped short,
+    // never "precision reached" beside a wider interval.
+    let stop = stop_text(stop, decided_half_width, energy_j.relative_half_width(), options.precision, energy_j.n);
     let mut warnings = analysis.warnings.clone();
     if energy_j.relative_half_width() > options.precision {
         warnings.push(Warning::new(
@@ -173,7 +197,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
             warnings,
             wall_time_s,
             options: Some(*options),
-            stop: Some(stop.to_string()),
+            stop: Some(stop.clone()),
             drift,
             time_basis: Default::default(),
             thermal,
@@ -384,5 +408,22 @@ mod tests {
             ]
         );
         assert!(state_warnings(&before, &before).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod stop_tests {
+    use super::stop_text;
+
+    #[test]
+    fn precision_reached_is_said_only_when_the_final_interval_holds_it() {
+        // Issue 60: "precision reached" beside a final ±9.62 % against ±1 % asked.
+        let text = stop_text("precision reached", Some(0.0098), 0.0962, 0.01, 12);
+        assert_eq!(
+            text,
+            "stopped short: the windows covered during the run reached ±0.98 %, all 12 windows read afterwards give ±9.62 % (±1.00 % asked)"
+        );
+        assert_eq!(stop_text("precision reached", Some(0.0098), 0.0099, 0.01, 12), "precision reached");
+        assert_eq!(stop_text("window limit", None, 0.0962, 0.01, 40), "window limit");
     }
 }
