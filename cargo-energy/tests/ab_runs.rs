@@ -82,8 +82,13 @@ fn the_same_executable_against_itself_is_no_regression() {
     let t = text(&out);
     assert_eq!(out.status.code(), Some(0), "{t}");
     assert!(!t.contains("REGRESSION") && t.contains("0 regression(s) in 1 benchmark(s) (simulated)"), "{t}");
+    // Runs differ (seeded noise per run, the host's scheduling): the A/A change is judged by
+    // the noise the pairs show, not by a fixed bound a loaded host exceeds (issue 60: −0.71 %
+    // at load 4-11 on two cores). Within the detectable change, (t(99 %) + t(95 %)) standard
+    // errors: a bias of the method would exceed it, noise almost never.
     let c = &report(dir.path())["changes"][0];
-    assert!(c["change_pct"].as_f64().unwrap().abs() < 0.5, "{c}");
+    let detectable = c["detectability"]["detectable_change_pct"].as_f64().unwrap();
+    assert!(detectable.is_finite() && c["change_pct"].as_f64().unwrap().abs() <= detectable, "{c}");
     println!("  A/A: {:+.3} % (simulated), exit 0", c["change_pct"].as_f64().unwrap());
 }
 
