@@ -72,6 +72,7 @@ pub(super) fn report(
     let mut partial = Vec::new();
     for dir in &runs.dirs {
         let (current, part) = ResultSet::read_run_pinned_or_partial(&dir.join(run), runs.pin.as_ref())?;
+        warn_if_stale(&current, runs.pin.as_ref());
         if let Some(part) = part {
             // A tracker's series must never take a partial run's figures: no place for the line.
             if tracker {
@@ -203,6 +204,38 @@ fn history_baselines(
     Ok((found.into_iter().map(|(_, s)| s).collect(), names))
 }
 
+/// A run is **stale** when its results were measured at a commit other than the checkout
+/// `cargo energy` runs in: every result that records a commit names another (a run left
+/// from an earlier build, copied in, or kept because this job's `cargo bench` could not
+/// start its own). Said on stderr, the exit status unchanged: reading an older run on
+/// purpose is legitimate. A pinned run (`ENERGY_RUN_ID`) is this job's by its id, and a run
+/// whose results record no commit (outside git, or files of an earlier version) cannot be
+/// judged: nothing is said of either.
+fn warn_if_stale(set: &ResultSet, pin: Option<&RunPin>) {
+    if let Some(note) = stale_note(set, pin, &energy_results::Provenance::current().commit) {
+        eprintln!("{note}");
+    }
+}
+
+fn stale_note(set: &ResultSet, pin: Option<&RunPin>, checkout: &Option<String>) -> Option<String> {
+    let checkout = checkout.as_deref().filter(|_| pin.is_none())?;
+    let mut commits: Vec<&str> =
+        set.results.values().filter_map(|r| r.provenance.as_ref()?.commit.as_deref()).collect();
+    commits.sort_unstable();
+    commits.dedup();
+    if commits.is_empty() || commits.contains(&checkout) {
+        return None;
+    }
+    let short = |c: &str| c.chars().take(8).collect::<String>();
+    Some(format!(
+        "warning: run `{}` is stale: measured at {}, this checkout is at {}. Run `cargo bench` to measure the checkout, \
+         or set ENERGY_RUN_ID to pin the job's own run",
+        set.dir.display(),
+        commits.iter().map(|c| short(c)).collect::<Vec<_>>().join(", "),
+        short(checkout)
+    ))
+}
+
 /// Compares one directory's runs and prints the text (headed by the directory when
 /// `heading`); what it found.
 fn compare_one(
@@ -214,6 +247,7 @@ fn compare_one(
     options: &CompareOptions,
 ) -> Result<Outcome> {
     let cand = ResultSet::read_run_pinned(&dir.join(candidate), pin)?;
+    warn_if_stale(&cand, pin);
     let (bases, baseline): (Vec<ResultSet>, Vec<String>) = if options.history.is_empty() {
         let bases = baseline.iter().map(|b| ResultSet::read_run(&dir.join(b))).collect::<Result<Vec<_>>>()?;
         (bases, baseline.to_vec())

@@ -425,6 +425,33 @@ fn a_zero_dynamic_energy_and_an_impossible_sensor_model_as_a_user_meets_them() {
     }
 }
 
+/// A run measured at another commit than the checkout `cargo energy` runs in is said to be
+/// stale (issue 60: a whole stale complete run passed when nothing pinned it), on stderr,
+/// the exit status unchanged; a run whose results record no commit is not judged.
+#[test]
+fn a_run_measured_at_another_commit_is_said_to_be_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let mut old = result("a/energy", 1.0, GPU, false);
+    old["provenance"] = serde_json::json!({"commit": "0".repeat(40), "dirty": false});
+    write_set(dir.path(), "main", &[result("a/energy", 1.0, GPU, false)]);
+    write_set(dir.path(), "new", &[old]);
+    // The tests run in this repository's checkout (a commit that is not 000…); outside a
+    // git checkout (a packaged crate) no commit is known and nothing can be judged.
+    let head = std::process::Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "--verify", "-q", "HEAD"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    for out in [cargo_energy(&["report", "--dir", d]), compare(dir.path(), &[])] {
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.contains("is stale: measured at 00000000, this checkout is at "), head, "{err}");
+    }
+    write_set(dir.path(), "new", &[result("a/energy", 1.0, GPU, false)]);
+    let out = cargo_energy(&["report", "--dir", d]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("stale"), "{}", text(&out));
+}
+
 /// Commits `r` as a bench target does.
 fn commit_result(writer: &RunWriter, r: &Value) {
     let device: ResultDevice = serde_json::from_value(r["device"].clone()).unwrap();
