@@ -19,7 +19,7 @@
 //! one-sided test needs a change of 7 standard errors; with the others' it needs 3.
 //! Once both orders have run and three pairs or more leave room, a period effect (the
 //! first run of a pair reading more than the second, whichever side it was) is fitted out
-//! of the spread at the cost of one degree of freedom (`PeriodFit` in `moderated.rs`): ABBA balances it out
+//! of the spread at the cost of one degree of freedom ([`PeriodFit`]): ABBA balances it out
 //! of the change, but on a board that has one it inflates the spread.
 //! A regression when the change exceeds the threshold and the one-sided lower bound lies
 //! above zero, an improvement when the upper bound lies below zero, as `compare` rules
@@ -38,7 +38,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::result::ResultDevice;
 
 mod moderated;
-pub use moderated::{paired_change, paired_changes, PairedChange, POOLED_PRIOR_DF};
+pub use moderated::{paired_change, paired_changes, period_fit, PairedChange, PeriodFit, POOLED_PRIOR_DF};
 
 /// The schema tag of `cargo energy ab`'s report (`ab.json`).
 pub const AB_SCHEMA: &str = "energy-ab/1";

@@ -80,11 +80,9 @@ fn spread(id: &str, pairs: Vec<PairFigures>) -> Result<Spread> {
             ),
         ));
     }
-    let d: Vec<f64> = pairs.iter().map(|p| p.difference_pct).collect();
     let within: Option<Vec<f64>> = pairs.iter().map(|p| p.within_run_se_pct.map(|se| se * se)).collect();
     let within_variance = within.map(|v| v.iter().sum::<f64>() / n as f64);
-    let orders: Vec<f64> = pairs.iter().map(|p| if p.order == "BA" { 1.0 } else { -1.0 }).collect();
-    let fit = period_fit(&d, &orders);
+    let fit = period_fit(&pairs);
     Ok(Spread {
         id: id.to_string(),
         pairs,
@@ -96,7 +94,7 @@ fn spread(id: &str, pairs: Vec<PairFigures>) -> Result<Spread> {
     })
 }
 
-/// The change of paired differences `d` with a period effect: `dᵢ = c + sᵢ·δ + eᵢ`, where
+/// The change of paired differences with a period effect: `dᵢ = c + sᵢ·δ + eᵢ`, where
 /// `sᵢ` is −1 when the baseline ran first (AB) and +1 when the candidate did (BA), so `δ`
 /// is how much more the first run of a pair reads than the second (a crossover design's
 /// period effect; Jones and Kenward). ABBA order balances it out of the change, but not out
@@ -105,29 +103,40 @@ fn spread(id: &str, pairs: Vec<PairFigures>) -> Result<Spread> {
 /// +2.1 % (BA), and no change was caught. Fitted by least squares once both orders are
 /// present and three pairs or more leave a degree of freedom for the noise; otherwise the
 /// plain mean and spread on `n − 1`.
-struct PeriodFit {
-    change: f64,
-    variance: f64,
-    df: f64,
-    effective_pairs: f64,
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PeriodFit {
+    /// The change `c`, percent as `100 · ln(ratio)`.
+    pub change: f64,
+    /// The variance of one difference about the fit.
+    pub variance: f64,
+    /// Its degrees of freedom: `n − 2` with the period effect, `n − 1` without.
+    pub df: f64,
+    /// The change's variance is `variance / effective_pairs` (`n` when the orders balance).
+    pub effective_pairs: f64,
+    /// The period effect `δ` (the first run's excess over the second, same unit), when fitted.
+    pub period: Option<f64>,
 }
 
-fn period_fit(d: &[f64], orders: &[f64]) -> PeriodFit {
+/// [`PeriodFit`] of `pairs` (at least two, every difference finite: [`paired_change`]
+/// checks both).
+pub fn period_fit(pairs: &[PairFigures]) -> PeriodFit {
+    let d: Vec<f64> = pairs.iter().map(|p| p.difference_pct).collect();
+    let orders: Vec<f64> = pairs.iter().map(|p| if p.order == "BA" { 1.0 } else { -1.0 }).collect();
     let n = d.len() as f64;
     let mean = d.iter().sum::<f64>() / n;
     let both_orders = orders.iter().any(|s| *s > 0.0) && orders.iter().any(|s| *s < 0.0);
     if d.len() < 3 || !both_orders {
         let variance = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        return PeriodFit { change: mean, variance, df: n - 1.0, effective_pairs: n };
+        return PeriodFit { change: mean, variance, df: n - 1.0, effective_pairs: n, period: None };
     }
     // Normal equations of [1, s]: [[n, Σs], [Σs, n]] (s² = 1).
-    let (ss, sd): (f64, f64) = (orders.iter().sum(), orders.iter().zip(d).map(|(s, x)| s * x).sum());
+    let (ss, sd): (f64, f64) = (orders.iter().sum(), orders.iter().zip(&d).map(|(s, x)| s * x).sum());
     let sum_d = mean * n;
     let det = n * n - ss * ss;
     let change = (n * sum_d - ss * sd) / det;
     let period = (n * sd - ss * sum_d) / det;
-    let rss: f64 = d.iter().zip(orders).map(|(x, s)| (x - change - s * period).powi(2)).sum();
-    PeriodFit { change, variance: rss / (n - 2.0), df: n - 2.0, effective_pairs: det / n }
+    let rss: f64 = d.iter().zip(&orders).map(|(x, s)| (x - change - s * period).powi(2)).sum();
+    PeriodFit { change, variance: rss / (n - 2.0), df: n - 2.0, effective_pairs: det / n, period: Some(period) }
 }
 
 /// Judges a spread with the noise `variance` of one difference on `df` degrees of freedom.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use energy_harness::Result;
-use energy_results::ab::{paired_change, paired_changes, AbReport, PairFigures, PairedChange};
+use energy_results::ab::{paired_change, paired_changes, period_fit, AbReport, PairFigures, PairedChange};
 use energy_results::detect::Verdict;
 
 use super::CI_GATE_DIR;
@@ -453,16 +453,14 @@ fn noise_by_benchmark(t: &mut String, gates: &[StudyGate]) {
     for id in ids {
         let mut cells = Vec::new();
         for w in &settings {
-            let (mut squares, mut df, mut predicted, mut runs) = (0.0, 0usize, 0.0, 0usize);
+            let (mut squares, mut df, mut predicted, mut runs) = (0.0, 0.0, 0.0, 0usize);
             for r in gates.iter().filter(|g| g.windows == *w && g.name != "workflow").filter_map(|g| g.report.as_ref())
             {
-                if let Some(c) = r.changes.iter().find(|c| c.id == id) {
-                    let d: Vec<f64> = c.pairs.iter().map(|p| p.difference_pct).collect();
-                    if d.len() > 1 {
-                        let mean = d.iter().sum::<f64>() / d.len() as f64;
-                        squares += d.iter().map(|x| (x - mean).powi(2)).sum::<f64>();
-                        df += d.len() - 1;
-                    }
+                if let Some((s, d)) =
+                    r.changes.iter().find(|c| c.id == id).map(squares_about_mean).filter(|(_, d)| *d > 0.0)
+                {
+                    squares += s;
+                    df += d;
                 }
                 for run in &r.runs {
                     if let Some(se) = run.benchmarks.get(id).and_then(|b| b.within_run_se_pct()) {
@@ -471,14 +469,22 @@ fn noise_by_benchmark(t: &mut String, gates: &[StudyGate]) {
                     }
                 }
             }
-            cells.push(if df == 0 {
+            cells.push(if df == 0.0 {
                 "—".to_string()
             } else {
-                format!("{:.2} % ({:.2} %)", (squares / df as f64).sqrt(), (predicted / runs.max(1) as f64).sqrt())
+                format!("{:.2} % ({:.2} %)", (squares / df).sqrt(), (predicted / runs.max(1) as f64).sqrt())
             });
         }
         let _ = writeln!(t, "| `{id}` | {} |", cells.join(" | "));
     }
+}
+
+/// The squared deviations of a benchmark's pair differences about their mean, and their
+/// degrees of freedom (`n − 1`): its plain spread, before any period effect is fitted.
+fn squares_about_mean(c: &PairedChange) -> (f64, f64) {
+    let n = c.pairs.len() as f64;
+    let mean = c.pairs.iter().map(|p| p.difference_pct).sum::<f64>() / n;
+    (c.pairs.iter().map(|p| (p.difference_pct - mean).powi(2)).sum(), n - 1.0)
 }
 
 /// The period effect by call: the variance of one pair's difference about its mean (on
@@ -504,22 +510,15 @@ fn period_table(t: &mut String, gates: &[StudyGate]) {
         let (mut plain, mut plain_df, mut fitted, mut fitted_df) = (0.0, 0.0, 0.0, 0.0);
         let mut effects = Vec::new();
         for r in gates.iter().filter(|g| g.call == call).filter_map(|g| g.report.as_ref()) {
-            for c in r.changes.iter().filter(|c| c.pairs.len() >= 3) {
-                let d: Vec<f64> = c.pairs.iter().map(|p| p.difference_pct).collect();
-                let s: Vec<f64> = c.pairs.iter().map(|p| if p.order == "BA" { 1.0 } else { -1.0 }).collect();
-                if !(s.contains(&1.0) && s.contains(&-1.0)) {
-                    continue;
-                }
-                let n = d.len() as f64;
-                let mean = d.iter().sum::<f64>() / n;
-                plain += d.iter().map(|x| (x - mean).powi(2)).sum::<f64>();
-                plain_df += n - 1.0;
-                let (ss, sd) = (s.iter().sum::<f64>(), s.iter().zip(&d).map(|(a, b)| a * b).sum::<f64>());
-                let det = n * n - ss * ss;
-                let change = (n * mean * n - ss * sd) / det;
-                let period = (n * sd - ss * mean * n) / det;
-                fitted += d.iter().zip(&s).map(|(x, s)| (x - change - s * period).powi(2)).sum::<f64>();
-                fitted_df += n - 2.0;
+            for c in &r.changes {
+                // Fitted from three pairs on, once both orders ran: the gate's own rule.
+                let fit = period_fit(&c.pairs);
+                let Some(period) = fit.period else { continue };
+                let (squares, df) = squares_about_mean(c);
+                plain += squares;
+                plain_df += df;
+                fitted += fit.variance * fit.df;
+                fitted_df += fit.df;
                 effects.push(period);
             }
         }
@@ -560,9 +559,8 @@ fn noise_table(t: &mut String, gates: &[StudyGate]) {
         let mut per_bench = Vec::new();
         for r in &reports {
             for c in &r.changes {
-                let d: Vec<f64> = c.pairs.iter().map(|p| p.difference_pct).collect();
-                let mean = d.iter().sum::<f64>() / d.len() as f64;
-                variances.push(d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (d.len() - 1) as f64);
+                let (squares, df) = squares_about_mean(c);
+                variances.push(squares / df);
             }
             per_bench.extend(r.runs.iter().map(|run| run.wall_s / run.benchmarks.len().max(1) as f64));
         }
