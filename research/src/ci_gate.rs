@@ -40,19 +40,25 @@ struct StoredRun {
     set: ResultSet,
 }
 
-/// Every directory with a run manifest under `dir`, sorted.
-fn run_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every path under `dir` that `keep` takes, depth first in sorted order (a folder before
+/// what it holds).
+fn paths_under(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     entries.sort();
     for path in entries {
+        if keep(&path) {
+            out.push(path.clone());
+        }
         if path.is_dir() {
-            if path.join("run.json").is_file() {
-                out.push(path.clone());
-            }
-            run_dirs(&path, out);
+            paths_under(&path, keep, out);
         }
     }
+}
+
+/// Every directory with a run manifest under `dir`, sorted.
+fn run_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
+    paths_under(dir, &|p| p.is_dir() && p.join("run.json").is_file(), out);
 }
 
 /// The run in `dir` when it is complete, measured on a GPU and its results readable (its

@@ -32,18 +32,12 @@ fn place(i: usize, n: usize) -> usize {
     }
 }
 
-/// Every `*.json` under `dir` but run manifests, sorted.
+/// Every `*.json` file under `dir` but run manifests, sorted.
 fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            json_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "json") && path.file_name().is_some_and(|n| n != "run.json") {
-            out.push(path);
-        }
-    }
+    let keep = |p: &Path| {
+        p.is_file() && p.extension().is_some_and(|e| e == "json") && p.file_name().is_some_and(|n| n != "run.json")
+    };
+    super::paths_under(dir, &keep, out);
 }
 
 /// One run's residuals in units of its inner rms, by window, or `None` when it does not
