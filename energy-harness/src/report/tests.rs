@@ -52,7 +52,6 @@ fn figures_that_cannot_be_are_refused_on_read_windows_and_energies_beyond_any_gp
         "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1}, "launches": 100,
         "warnings": [], "timestamp": "2026-11-24T00:00:00Z", "windows": [window.clone(), window]
     });
-    let parse = |v: &serde_json::Value| ResultFile::parse(&v.to_string(), Path::new("k.json"));
     assert_eq!(parse(&v).unwrap().windows.len(), 2);
     let refused = |field: &str, value: serde_json::Value, said: &str| {
         let mut bad = v.clone();
@@ -78,17 +77,26 @@ fn figures_that_cannot_be_are_refused_on_read_windows_and_energies_beyond_any_gp
     }
 }
 
-#[test]
-fn provenance_is_optional_on_read_and_checked_when_present() {
+/// The fewest fields a result file of `energy-result/1` holds: benchmark `k` on an H100.
+fn minimal_result() -> serde_json::Value {
     let e = |mean: f64| serde_json::json!({"mean": mean, "ci_low": mean * 0.99, "ci_high": mean * 1.01, "n": 10});
-    let mut v = serde_json::json!({
+    serde_json::json!({
         "schema": RESULT_SCHEMA, "id": "k",
         "device": {"name": "H100", "uuid": "GPU-a", "driver": null, "simulated": false},
         "energy_j": e(1.0), "dynamic_j": e(0.5), "time_s": e(1e-3), "power_w": e(1e3), "idle_w": 100.0,
         "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1}, "launches": 100,
         "warnings": [], "timestamp": "2026-11-24T00:00:00Z"
-    });
-    let parse = |v: &serde_json::Value| ResultFile::parse(&v.to_string(), Path::new("k.json"));
+    })
+}
+
+/// `v` read as the result file `k.json`.
+fn parse(v: &serde_json::Value) -> Result<ResultFile> {
+    ResultFile::parse(&v.to_string(), Path::new("k.json"))
+}
+
+#[test]
+fn provenance_is_optional_on_read_and_checked_when_present() {
+    let mut v = minimal_result();
     // A file of an older version: no provenance, no temperature range.
     let old = parse(&v).unwrap();
     assert_eq!((old.provenance, old.temperature_range_c), (None, None));
@@ -112,15 +120,7 @@ fn provenance_is_optional_on_read_and_checked_when_present() {
 
 #[test]
 fn an_impossible_sensor_model_is_refused_on_read() {
-    let e = |mean: f64| serde_json::json!({"mean": mean, "ci_low": mean * 0.99, "ci_high": mean * 1.01, "n": 10});
-    let mut v = serde_json::json!({
-        "schema": RESULT_SCHEMA, "id": "k",
-        "device": {"name": "H100", "uuid": "GPU-a", "driver": null, "simulated": false},
-        "energy_j": e(1.0), "dynamic_j": e(0.5), "time_s": e(1e-3), "power_w": e(1e3), "idle_w": 100.0,
-        "source": "Counter", "sensor_model": {"model": "counter", "period_s": 0.1}, "launches": 100,
-        "warnings": [], "timestamp": "2026-11-24T00:00:00Z"
-    });
-    let parse = |v: &serde_json::Value| ResultFile::parse(&v.to_string(), Path::new("k.json"));
+    let mut v = minimal_result();
     assert!(parse(&v).is_ok());
     // Issue 60: a counter period of −9.2·10¹⁸ s was read, echoed and compared.
     for bad in [
