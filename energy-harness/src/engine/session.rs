@@ -190,7 +190,8 @@ pub struct Session {
     model: SensorModel,
     check_margin_s: f64,
     checked_windows: usize,
-    /// The half-width on which [`Session::enough`] found the precision reached.
+    /// The half-width on which [`Session::enough`] found the precision reached (set with
+    /// [`StopReason::PrecisionReached`], never otherwise).
     decided_half_width: Option<f64>,
     time_basis: TimeBasis,
     /// The benchmark whose idle after was taken as this one's lead-in.
@@ -501,7 +502,7 @@ impl Session {
             timestamp: self.timestamp.clone(),
             wall_time_s: self.clock.now_s() - self.wall_start,
             stop: stop.describe(),
-            decided_half_width: self.decided_half_width.filter(|_| stop == StopReason::PrecisionReached),
+            decided_half_width: self.decided_half_width,
             thermal: self.request.thermal.as_ref(),
         })?;
         measurement.time_basis = self.time_basis;

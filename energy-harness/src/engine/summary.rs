@@ -409,11 +409,6 @@ mod tests {
         );
         assert!(state_warnings(&before, &before).is_empty());
     }
-}
-
-#[cfg(test)]
-mod stop_tests {
-    use super::stop_text;
 
     #[test]
     fn precision_reached_is_said_only_when_the_final_interval_holds_it() {
