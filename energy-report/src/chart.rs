@@ -7,8 +7,8 @@
 
 use std::fmt::Write as _;
 
+use energy_results::axis::ticks;
 use energy_results::escape::xml as escape;
-use energy_results::{axis_label as label, nice_ceiling};
 
 const WIDTH: f64 = 960.0;
 const HEIGHT: f64 = 360.0;
@@ -88,28 +88,21 @@ pub fn render_chart(chart: &Chart) -> String {
     // Padded by a tenth of the span (or of the value, for one flat value).
     let pad = if hi > lo { (hi - lo) * 0.1 } else { hi.abs().max(1e-300) * 0.05 };
     let (y0, y1) = (lo - pad, hi + pad);
-    let step = nice_ceiling((y1 - y0) / 5.0);
-    let decimals = (-step.log10().floor()).clamp(0.0, 12.0) as usize;
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let n = chart.x_labels.len().max(1);
     let x = |i: usize| LEFT + (i as f64 + 0.5) / n as f64 * plot_w;
     let y = |v: f64| TOP + plot_h - ((v.clamp(y0, y1) - y0) / (y1 - y0)) * plot_h;
-    let mut tick = (y0 / step).ceil() * step;
-    let mut ticks = 0;
-    while tick <= y1 && ticks < 12 {
+    for (tick, label) in ticks(y0, y1, 5.0) {
         let _ = writeln!(
             svg,
-            r##"<line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+            r##"<line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{label}</text>"##,
             LEFT + plot_w,
             y(tick),
             y(tick),
             LEFT - 6.0,
             y(tick) + 4.0,
-            label(tick, decimals)
         );
-        tick += step;
-        ticks += 1;
     }
     // At most ~24 x labels: every k-th beyond that.
     let every = chart.x_labels.len().div_ceil(24).max(1);

@@ -14,6 +14,25 @@ pub fn axis_label(v: f64, decimals: usize) -> String {
     format!("{v:.places$}")
 }
 
+/// An axis's ticks over `[lo, hi]`: round multiples of a round step ([`nice_ceiling`] of
+/// the span over `intervals`), at most twelve, each with its label ([`axis_label`], as many
+/// places as the step needs, up to twelve). None where the span gives no finite step.
+pub fn ticks(lo: f64, hi: f64, intervals: f64) -> Vec<(f64, String)> {
+    // Divided before it is multiplied: a span near f64::MAX times the intervals is not a number.
+    let step = nice_ceiling((hi - lo) / intervals);
+    if !(step.is_finite() && step > 0.0) {
+        return Vec::new();
+    }
+    let decimals = (-step.log10().floor()).clamp(0.0, 12.0) as usize;
+    let mut out = Vec::new();
+    let mut tick = (lo / step).ceil() * step;
+    while tick <= hi && out.len() < 12 {
+        out.push((tick, axis_label(tick, decimals)));
+        tick += step;
+    }
+    out
+}
+
 /// The smallest of 1, 2, 2.5, 5 and 10 times a power of ten at or above `v`: an axis's top.
 pub fn nice_ceiling(v: f64) -> f64 {
     let magnitude = 10f64.powf(v.log10().floor());
@@ -41,5 +60,13 @@ mod tests {
         assert_eq!(axis_label(std::f64::consts::PI, 2), "3.14159");
         assert_eq!(axis_label(2.5e9, 0), "2.500e9");
         assert_eq!(axis_label(f64::NAN, 0), "NaN");
+    }
+
+    #[test]
+    fn ticks_are_round_multiples_of_a_round_step() {
+        let labels: Vec<String> = ticks(26.0, 38.0, 5.0).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(labels, ["27.5", "30", "32.5", "35", "37.5"]);
+        assert!(ticks(0.0, f64::MAX, 5.0).len() <= 12);
+        assert!(ticks(-f64::MAX, f64::MAX, 5.0).is_empty() && ticks(1.0, 1.0, 5.0).is_empty());
     }
 }

@@ -140,22 +140,14 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
         );
     }
     // Time ticks at round multiples of a round step (about six over the span), each label
-    // the tick's own value. Divided before it is multiplied: a span near f64::MAX times 6 is
-    // not a number.
-    let step = nice_ceiling((t1 - t0) / 6.0);
-    let decimals = (-step.log10().floor()).clamp(0.0, 9.0) as usize;
-    let mut t = (t0 / step).ceil() * step;
-    let mut ticks = 0;
-    while step.is_finite() && step > 0.0 && t <= t1 && ticks < 12 {
+    // the tick's own value.
+    for (t, label) in ticks(t0, t1, 6.0) {
         let _ = writeln!(
             svg,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{label}</text>"#,
             x(t),
-            TOP + plot_h + 16.0,
-            axis_label(t, decimals)
+            TOP + plot_h + 16.0
         );
-        t += step;
-        ticks += 1;
     }
     let _ = writeln!(
         svg,
@@ -225,7 +217,7 @@ fn render(title: &str, series: &[Series], windows: &[Window], idle_w: Option<f64
     svg
 }
 
-pub use energy_results::axis::{axis_label, nice_ceiling};
+use energy_results::axis::{axis_label, nice_ceiling, ticks};
 
 #[cfg(test)]
 mod tests {
