@@ -115,6 +115,16 @@ pub trait Workload {
     fn run_batch(&mut self, launches: u64) -> Result<f64> {
         self.run(launches)?.awaited()
     }
+
+    /// When the last batch's work began and ended on the engine's clock, s, where the device
+    /// itself knows it (the simulated GPU: its kernels' places on its timeline); the window
+    /// is then marked by that span rather than by the host around the batch, so that a host
+    /// slow to wake from the batch's wait (a loaded machine) adds no idle to the window.
+    /// `None` (a real GPU) marks the window from the host, before the first launch and after
+    /// the wait returned.
+    fn device_span_s(&self) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -24,12 +24,14 @@ pub struct SimWorkload {
     time_jitter: f64,
     seed: u64,
     batches: i64,
+    /// The last batch's first kernel start and last kernel end.
+    span_s: Option<(f64, f64)>,
 }
 
 impl SimWorkload {
     /// Launches `kernel` on `gpu`, every batch taking exactly its nominal time.
     pub fn new(gpu: SimGpu, kernel: SimKernel) -> Self {
-        SimWorkload { gpu, kernel, time_jitter: 0.0, seed: 0, batches: 0 }
+        SimWorkload { gpu, kernel, time_jitter: 0.0, seed: 0, batches: 0, span_s: None }
     }
 
     /// Lets each batch's kernel duration vary by `relative` (standard deviation), drawn
@@ -55,7 +57,12 @@ impl Workload for SimWorkload {
             last_end = end;
         }
         self.gpu.synchronize();
+        self.span_s = first_start.map(|s| (s, last_end));
         Ok(Batch::timed(first_start.map_or(0.0, |s| last_end - s)))
+    }
+
+    fn device_span_s(&self) -> Option<(f64, f64)> {
+        self.span_s
     }
 }
 
@@ -91,6 +98,10 @@ pub struct SimLibraryWorkload {
     queued_ends: std::collections::VecDeque<f64>,
     host_queue: u64,
     held: u64,
+    /// The first start and the last end of the kernels handed to the GPU in this batch.
+    launched_s: Option<(f64, f64)>,
+    /// The last batch's span, when its wait covered all of its work.
+    span_s: Option<(f64, f64)>,
 }
 
 impl SimLibraryWorkload {
@@ -105,6 +116,8 @@ impl SimLibraryWorkload {
             queued_ends: Default::default(),
             host_queue: 1,
             held: 0,
+            launched_s: None,
+            span_s: None,
         }
     }
 
@@ -128,8 +141,9 @@ impl SimLibraryWorkload {
             if self.queued_ends.len() >= self.queue_depth {
                 self.wait_for_oldest();
             }
-            let (_, end) = self.gpu.launch(self.kernel);
+            let (start, end) = self.gpu.launch(self.kernel);
             self.queued_ends.push_back(end);
+            self.launched_s = Some((self.launched_s.map_or(start, |(first, _)| first), end));
         }
     }
 
@@ -149,6 +163,8 @@ impl Workload for SimLibraryWorkload {
     fn run(&mut self, launches: u64) -> Result<Batch> {
         let clock = self.gpu.clock().clone();
         let start = clock.now_s();
+        self.launched_s = None;
+        self.span_s = None;
         for _ in 0..launches {
             self.held += 1;
             if self.held >= self.host_queue {
@@ -166,8 +182,17 @@ impl Workload for SimLibraryWorkload {
         }
         self.gpu.synchronize();
         self.queued_ends.clear();
+        // A wait that covered every call: the window is the kernels' span and the batch's
+        // host time ends when the last kernel did (a host slow to wake adds nothing).
+        let awaited_end = match self.launched_s {
+            Some((first, last)) if self.held == 0 && self.wait != SimLibraryWait::HarnessStream => {
+                self.span_s = Some((first, last));
+                last
+            }
+            _ => clock.now_s(),
+        };
         Ok(match self.wait {
-            SimLibraryWait::LibraryWait | SimLibraryWait::ContextSync => Batch::timed(clock.now_s() - start),
+            SimLibraryWait::LibraryWait | SimLibraryWait::ContextSync => Batch::timed(awaited_end - start),
             // Events on the harness's idle stream read the host's time; the context-wide
             // synchronize then waited for the library's queue.
             _ => Batch { gpu_s: host_s, unawaited_s: clock.now_s() - start - host_s },
@@ -179,6 +204,10 @@ impl Workload for SimLibraryWorkload {
             SimLibraryWait::LibraryWait | SimLibraryWait::ContextSync => TimeBasis::HostClock,
             SimLibraryWait::HarnessStream | SimLibraryWait::Nothing => TimeBasis::CudaEvents,
         }
+    }
+
+    fn device_span_s(&self) -> Option<(f64, f64)> {
+        self.span_s
     }
 }
 

@@ -269,9 +269,7 @@ impl Session {
         let plan = plan(&options, launch_s, &model);
         let guard_launches = guard_launches(&plan, &model);
         if let Some(launches) = guard_launches {
-            marker.start(GUARD_BEFORE_WINDOW);
-            workload.run_batch(launches)?;
-            marker.end(GUARD_BEFORE_WINDOW);
+            marked_batch(&marker, workload, GUARD_BEFORE_WINDOW, launches)?;
         }
         Ok(Session {
             request,
@@ -316,9 +314,7 @@ impl Session {
     /// Runs the next window, right after the previous one.
     pub fn window(&mut self, workload: &mut dyn Workload) -> Result<()> {
         let index = self.gpu_times.len() as u32;
-        self.marker.start(index);
-        let gpu_s = workload.run_batch(self.plan.launches_per_window)?;
-        self.marker.end(index);
+        let gpu_s = marked_batch(&self.marker, workload, index, self.plan.launches_per_window)?;
         self.gpu_times.push(gpu_s);
         Ok(())
     }
@@ -411,9 +407,7 @@ impl Session {
             }
         }
         if let Some(launches) = self.guard_launches {
-            self.marker.start(GUARD_AFTER_WINDOW);
-            workload.run_batch(launches)?;
-            self.marker.end(GUARD_AFTER_WINDOW);
+            marked_batch(&self.marker, workload, GUARD_AFTER_WINDOW, launches)?;
         }
         Ok(())
     }
@@ -536,6 +530,20 @@ pub fn measure(
 /// the first call, a third of a second on an H100), which must not size the windows. A
 /// second launch that is as long (a 1 s kernel) is the estimate itself; a short one goes on
 /// to the doubling batches.
+/// Runs one batch of `launches` as window `index` and marks it: by the batch's span on the
+/// device where the device knows it ([`Workload::device_span_s`], the simulated GPU), else
+/// from the host just before the first launch and just after the wait returned. Returns the
+/// batch's time, s.
+fn marked_batch(marker: &WindowMarker, workload: &mut dyn Workload, index: u32, launches: u64) -> Result<f64> {
+    let host_start_s = marker.clock().now_s();
+    let gpu_s = workload.run_batch(launches)?;
+    let host_end_s = marker.clock().now_s();
+    let (start_s, end_s) = workload.device_span_s().unwrap_or((host_start_s, host_end_s));
+    marker.at(index, WindowEdge::Start, start_s);
+    marker.at(index, WindowEdge::End, end_s);
+    Ok(gpu_s)
+}
+
 fn warm_up(workload: &mut dyn Workload, warmup_s: f64) -> Result<f64> {
     let first = workload.run_batch(1)?;
     if first >= warmup_s {

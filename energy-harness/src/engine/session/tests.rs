@@ -211,6 +211,51 @@ mod handover {
         }
     }
 
+    /// A simulated kernel whose host wakes `delay_s` late from every batch's wait (a loaded
+    /// machine), its device span shown to the session or hidden from it.
+    struct SlowHost {
+        inner: SimWorkload,
+        clock: SharedClock,
+        delay_s: f64,
+        show_span: bool,
+    }
+
+    impl Workload for SlowHost {
+        fn run(&mut self, launches: u64) -> Result<Batch> {
+            let batch = self.inner.run(launches)?;
+            self.clock.sleep_s(self.delay_s);
+            Ok(batch)
+        }
+
+        fn device_span_s(&self) -> Option<(f64, f64)> {
+            self.show_span.then(|| self.inner.device_span_s()).flatten()
+        }
+    }
+
+    #[test]
+    fn a_host_slow_to_wake_adds_nothing_to_a_simulated_window() {
+        for seed in 1..=3 {
+            let measured = |show_span: bool| {
+                let mut device = device(seed);
+                let inner = workload(&device, FIRST, seed);
+                let mut slow = SlowHost { inner, clock: device.clock().clone(), delay_s: 0.01, show_span };
+                let (m, trace) = measure(&mut device, &mut slow, request("slow")).unwrap();
+                (m.energy_j.mean / truth(FIRST) - 1.0, trace)
+            };
+            let (error, trace) = measured(true);
+            assert!(error.abs() < 0.005, "seed {seed}: {:.3} % off the truth", error * 100.0);
+            // The windows are the kernels' spans: 10 ms apart, not back to back.
+            let windows: Vec<_> =
+                trace.windows().unwrap().into_iter().filter(|w| !is_auxiliary_window(w.index)).collect();
+            for pair in windows.windows(2) {
+                assert!(pair[1].start_s - pair[0].end_s >= 0.01 - 1e-9, "seed {seed}: {pair:?}");
+            }
+            // Marked from the host, the 10 ms of idle after each batch were counted in.
+            let (host_marked, _) = measured(false);
+            assert!(host_marked > 0.01, "seed {seed}: host-marked windows {:.3} % off", host_marked * 100.0);
+        }
+    }
+
     #[test]
     fn an_idle_handed_over_too_long_ago_is_not_taken() {
         let (_, _, second, trace) = continued(7, HANDOVER_MAX_GAP_S + 0.2);
