@@ -64,3 +64,28 @@ pub use ncu::{
     short_kernel_name, KernelChoice, NcuKernel, TEST_CALLS,
 };
 pub use sweep::{optimum_moves, sweep_svg, sweeps, sweeps_markdown, Sweep};
+
+/// What the unit tests share.
+#[cfg(test)]
+pub(crate) mod test_support {
+    /// The CPU time this thread has used, s: unlike the wall clock, it does not grow while
+    /// the thread waits for a core on a loaded host (a test beside a build, a CPU hog).
+    pub fn thread_cpu_s() -> f64 {
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `t` is a valid timespec for clock_gettime to write.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+        t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    }
+
+    /// The least CPU time of five runs of `f`, s.
+    pub fn least_cpu_s(mut f: impl FnMut()) -> f64 {
+        (0..5)
+            .map(|_| {
+                let start = thread_cpu_s();
+                f();
+                thread_cpu_s() - start
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+}
