@@ -108,12 +108,50 @@ impl ModelClass {
         for metric in &self.ncu_metrics {
             count += launch.metric(metric)?;
         }
-        for metric in &self.subtract_metrics {
+        let subtract = if self.counts_tensor_moves(launch) {
+            self.subtract_metrics.iter().map(String::as_str).collect()
+        } else {
+            self.counted_subtract()
+        };
+        for metric in subtract {
             count -= launch.metric(metric)?;
         }
         Ok(count * self.scale)
     }
+
+    /// Whether this class counts `launch`'s tensor-pipe register moves as tensor MMAs: a
+    /// tensor-MMA term of protocol v3's definition ([`ModelClass::counted_subtract`]) over an
+    /// export without [`TENSOR_PIPE_HFMA2`] (one made before 2026-12-01) is counted as v3
+    /// counted it, and the explanation says so.
+    pub fn counts_tensor_moves(&self, launch: &NcuKernel) -> bool {
+        self.counted_subtract().contains(&TENSOR_PIPE_HFMA2) && launch.metric(TENSOR_PIPE_HFMA2).is_err()
+    }
+
+    /// The metrics subtracted when counting: `subtract_metrics`, except that a term counting
+    /// the tensor pipe ([`TENSOR_PIPE`]) less the FMA pipe's fp16 count ([`FP16_PIPE`],
+    /// protocol v3's tensor-MMA term) subtracts the tensor pipe's own HFMA2.MMA count
+    /// ([`TENSOR_PIPE_HFMA2`]) instead. ptxas loads constants with `HFMA2.MMA R, -RZ, RZ,
+    /// imm` on that pipe, which the fp16 count does not hold: the harness's FFMA loop has one
+    /// per warp, 8,448 per launch, all of its tensor-pipe count, that v3's term priced as
+    /// tensor MMAs (H200, research/results/2026-12-01-hmma-count). The tensor pipe's HFMA2.MMA
+    /// count holds those moves and the fp16 math issued there alike (equal to the fp16 count
+    /// on the fp16 training kernel), so the two definitions differ by the moves alone.
+    pub fn counted_subtract(&self) -> Vec<&str> {
+        let tensor_less_fp16 =
+            self.ncu_metrics.iter().any(|m| m == TENSOR_PIPE) && self.subtract_metrics.iter().any(|m| m == FP16_PIPE);
+        self.subtract_metrics
+            .iter()
+            .map(|m| if tensor_less_fp16 && m == FP16_PIPE { TENSOR_PIPE_HFMA2 } else { m.as_str() })
+            .collect()
+    }
 }
+
+/// The tensor pipe's warp instructions (HMMA, HGMMA and the HFMA2.MMA issued there).
+pub const TENSOR_PIPE: &str = "smsp__inst_executed_pipe_tensor_op_hmma.sum";
+/// The tensor pipe's HFMA2.MMA warp instructions: fp16 math and register moves alike.
+pub const TENSOR_PIPE_HFMA2: &str = "smsp__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
+/// The FMA pipe's fp16 warp instructions.
+pub const FP16_PIPE: &str = "smsp__inst_executed_pipe_fma_type_fp16.sum";
 
 /// A fitted model, one per GPU model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -257,7 +295,7 @@ impl EnergyModel {
         let mut all: Vec<&str> = self
             .classes
             .iter()
-            .flat_map(|c| c.ncu_metrics.iter().chain(&c.subtract_metrics).map(String::as_str))
+            .flat_map(|c| c.ncu_metrics.iter().map(String::as_str).chain(c.counted_subtract()))
             .collect();
         all.sort_unstable();
         all.dedup();

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     num, operand_bracket, regime_totals, unpriced_work, EnergyModel, OperandBracket, PowerBound, UnpricedWork,
+    TENSOR_PIPE_HFMA2,
 };
 use crate::ncu::NcuKernel;
 use energy_results::echo;
@@ -84,6 +85,10 @@ pub struct Explanation {
     /// power cap or a thermal throttle): the range, and what it does to the prediction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_note: Option<String>,
+    /// When the export lacks the tensor pipe's HFMA2.MMA count: tensor MMAs were counted as
+    /// protocol v3 counted them, register moves included, and how to profile again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counting_note: Option<String>,
     /// With a model that states a power-controller tolerance and a result that records the
     /// board's power limit: the limit's bound on the prediction ([`PowerBound`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,6 +122,19 @@ impl Explanation {
 
 /// The note on a run whose SM clock fell below the model's `model_mhz` (by more than one
 /// 15 MHz step of the clock's range): `None` when it did not, or either clock is unknown.
+/// The counting line of an explanation ([`Explanation::counting_note`]), when a class counted
+/// tensor-pipe register moves for want of the metric that leaves them out.
+pub fn counting_note(model: &EnergyModel, launches: &[&NcuKernel]) -> Option<String> {
+    let class = model.classes.iter().find(|c| launches.iter().any(|l| c.counts_tensor_moves(l)))?;
+    Some(format!(
+        "this export has no `{TENSOR_PIPE_HFMA2}`, so `{}` counts the tensor pipe less the fp16 count, as protocol \
+         v3 did: the HFMA2.MMA register moves ptxas places on that pipe (one per warp in an FFMA loop) are priced as \
+         tensor MMAs; profile again with the command `cargo energy explain` prints to leave them out",
+        class.name
+    ))
+}
+
+/// The clock line of an explanation, when the run's SM clock fell below the model's.
 pub fn clock_note(result: &ResultFile, model_mhz: f64) -> Option<String> {
     let drift = result.drift.as_ref()?;
     let (low, high) = (drift.sm_clock_min_mhz?, drift.sm_clock_max_mhz?);
@@ -326,6 +344,7 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
     };
     Ok(Explanation {
         clock_note: clock_note(result, model.sm_clock_mhz),
+        counting_note: counting_note(model, launches),
         power_bound,
         unpriced: unpriced_work(model, launches),
         bracket,

@@ -7,7 +7,9 @@ use energy_units::format_si;
 
 /// The markdown line of `e`'s clock note, empty when it has none.
 fn clock_markdown(e: &Explanation) -> String {
-    e.clock_note.as_ref().map(|n| format!("\nClock: {}.\n", markdown_text(n))).unwrap_or_default()
+    let clock = e.clock_note.as_ref().map(|n| format!("\nClock: {}.\n", markdown_text(n))).unwrap_or_default();
+    let counting = e.counting_note.as_ref().map(|n| format!("\nCounting: {}.\n", markdown_text(n))).unwrap_or_default();
+    clock + &counting
 }
 
 /// The predicted-dynamic row's label suffix: said when the power limit bounded it.

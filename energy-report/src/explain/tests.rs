@@ -79,3 +79,61 @@ fn the_model_check_is_linear_in_classes() {
     let (small, large) = (time(2000), time(32_000));
     assert!(large < 48.0 * small, "2,000 classes: {small:.4} s; 32,000: {large:.4} s");
 }
+
+/// A launch with `metrics`.
+fn launch(metrics: &[(&str, f64)]) -> crate::ncu::NcuKernel {
+    crate::ncu::NcuKernel {
+        id: 0,
+        name: "fma_loop".into(),
+        block: String::new(),
+        grid: String::new(),
+        metrics: metrics.iter().map(|(m, v)| (m.to_string(), *v)).collect(),
+        text: Default::default(),
+    }
+}
+
+#[test]
+fn tensor_pipe_register_moves_are_no_tensor_mma() {
+    let (tensor, hfma2, fp16, gmma) = (
+        model::TENSOR_PIPE,
+        TENSOR_PIPE_HFMA2,
+        model::FP16_PIPE,
+        "smsp__inst_executed_pipe_tensor_op_gmma.sum",
+    );
+    // Protocol v3's tensor-MMA term, as the shipped models hold it.
+    let class = ModelClass {
+        name: "tensor MMA (HMMA)".into(),
+        kind: "compute".into(),
+        unit: "warp-instruction".into(),
+        ncu_metrics: vec![tensor.into()],
+        subtract_metrics: vec![fp16.into(), gmma.into()],
+        scale: 1.0,
+        j_per_unit: 5e-9,
+        ci_j: None,
+        constant: None,
+    };
+    // The harness's FFMA loop on an H200 (research/results/2026-12-01-hmma-count): its one
+    // tensor-pipe instruction per warp is `HFMA2.MMA R11, -RZ, RZ, 0.234375, 0`.
+    let fma_loop = [(tensor, 8448.0), (hfma2, 8448.0), (fp16, 0.0), (gmma, 0.0)];
+    assert_eq!(class.units(&launch(&fma_loop)).unwrap(), 0.0);
+    assert!(!class.counts_tensor_moves(&launch(&fma_loop)));
+    // The fp16 training kernel (its HFMA2s counted by both pipes' metrics) and an HMMA one.
+    let hfma2_kernel = [(tensor, 2.03e9), (hfma2, 2.03e9), (fp16, 2.03e9), (gmma, 0.0)];
+    assert_eq!(class.units(&launch(&hfma2_kernel)).unwrap(), 0.0);
+    let hmma_kernel = [(tensor, 6.76e8), (hfma2, 0.0), (fp16, 0.0), (gmma, 0.0)];
+    assert_eq!(class.units(&launch(&hmma_kernel)).unwrap(), 6.76e8);
+    // An export made before the metric was asked for: counted as v3 did, and said so.
+    let old = [(tensor, 8448.0), (fp16, 0.0), (gmma, 0.0)];
+    assert_eq!(class.units(&launch(&old)).unwrap(), 8448.0);
+    assert!(class.counts_tensor_moves(&launch(&old)));
+    let mut m = model(1, |_| false);
+    m.classes.push(class.clone());
+    let note = price::counting_note(&m, &[&launch(&old)]).expect("a note for the old export");
+    assert!(note.contains(hfma2) && note.contains("tensor MMA (HMMA)") && note.contains("profile again"), "{note}");
+    assert_eq!(price::counting_note(&m, &[&launch(&fma_loop)]), None);
+    // The model asks ncu for the metric that leaves the moves out.
+    assert!(m.metric_names().contains(&hfma2));
+    // Other terms are counted as their files say.
+    let plain = ModelClass { name: "fp16".into(), ncu_metrics: vec![fp16.into()], subtract_metrics: vec![], ..class };
+    assert_eq!(plain.counted_subtract(), Vec::<&str>::new());
+}
