@@ -30,6 +30,7 @@ pub mod format;
 mod history;
 mod natural;
 mod ncu;
+mod overview;
 pub mod paired;
 #[cfg(feature = "schema")]
 pub mod schemas;

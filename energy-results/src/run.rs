@@ -306,6 +306,12 @@ impl RunManifest {
                     return refuse(format!("lists `{}`, which is not a file of the run directory", echo(file)));
                 }
                 let path = dir.join(file);
+                // A trace or plot left behind (a CI artifact downloaded without them) takes
+                // nothing from the figures: it is let through, and said by `missing_attachments`.
+                // A result file never is, and one present but changed is refused below.
+                if file != &r.json && attachment_absent(&path) {
+                    continue;
+                }
                 // A trace, plot or result may be archived gzipped (`<file>.gz`): read as written.
                 let bytes = read_archived(&path).map_err(|e| {
                     Error::new(
@@ -328,6 +334,26 @@ impl RunManifest {
             paths.push(dir.join(&r.json));
         }
         Ok(paths)
+    }
+}
+
+/// Whether neither `path` nor its gzipped archive exists.
+fn attachment_absent(path: &Path) -> bool {
+    let mut gz = path.as_os_str().to_owned();
+    gz.push(".gz");
+    !path.exists() && !Path::new(&gz).exists()
+}
+
+impl RunManifest {
+    /// The traces and plots it lists that are not in `dir` (neither as written nor gzipped),
+    /// file names in the manifest's order: the figures stand without them, the plots of those
+    /// benchmarks cannot be shown, and commands that read a trace say it is missing.
+    pub fn missing_attachments(&self, dir: &Path) -> Vec<String> {
+        self.results()
+            .flat_map(|r| [&r.trace, &r.plot])
+            .filter(|file| !file.contains('/') && !file.contains('\\') && attachment_absent(&dir.join(file)))
+            .cloned()
+            .collect()
     }
 }
 

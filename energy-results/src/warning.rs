@@ -43,6 +43,29 @@ pub enum WarningKind {
     RailUnavailable,
 }
 
+impl WarningKind {
+    /// A few words for a table's cell or a summary line (`idle shift`).
+    pub fn label(self) -> &'static str {
+        match self {
+            WarningKind::TooFewTicks => "too few ticks",
+            WarningKind::IdleShift => "idle shift",
+            WarningKind::GatedSource => "gated source",
+            WarningKind::ShortLeadIn => "short lead-in",
+            WarningKind::NegativeDynamic => "negative dynamic",
+            WarningKind::ThermalDrift => "thermal drift",
+            WarningKind::ClockChange => "clock change",
+            WarningKind::Throttling => "throttling",
+            WarningKind::OtherProcesses => "other processes",
+            WarningKind::DroppedReadings => "dropped readings",
+            WarningKind::SourceDisagreement => "sources disagree",
+            WarningKind::Imprecise => "imprecise",
+            WarningKind::CounterReset => "counter reset",
+            WarningKind::Drift => "drift",
+            WarningKind::RailUnavailable => "rail unavailable",
+        }
+    }
+}
+
 /// A warning: its kind and a sentence for people.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

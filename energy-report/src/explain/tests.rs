@@ -94,12 +94,8 @@ fn launch(metrics: &[(&str, f64)]) -> crate::ncu::NcuKernel {
 
 #[test]
 fn tensor_pipe_register_moves_are_no_tensor_mma() {
-    let (tensor, hfma2, fp16, gmma) = (
-        model::TENSOR_PIPE,
-        TENSOR_PIPE_HFMA2,
-        model::FP16_PIPE,
-        "smsp__inst_executed_pipe_tensor_op_gmma.sum",
-    );
+    let (tensor, hfma2, fp16, gmma) =
+        (model::TENSOR_PIPE, TENSOR_PIPE_HFMA2, model::FP16_PIPE, "smsp__inst_executed_pipe_tensor_op_gmma.sum");
     // Protocol v3's tensor-MMA term, as the shipped models hold it.
     let class = ModelClass {
         name: "tensor MMA (HMMA)".into(),

@@ -8,12 +8,16 @@ use super::super::compare::ResultSet;
 use super::overlay::overlay;
 use super::partial::partial_line;
 use super::shown_dir;
-use super::table::{Cells, Table, HEADER};
+use super::table::{Cells, Table};
 use super::{Report, ReportFormat};
+use crate::chart::{si_unit, PALETTE};
+use crate::overview::{render_overview, Overview, OverviewRow, Reference};
+use energy_results::axis::axis_label;
 use energy_results::detect::Verdict;
 use energy_results::escape::html as escape;
 use energy_results::file_stem;
 use energy_results::Result;
+use energy_units::format_si;
 
 /// The standalone HTML page (`--format html`).
 pub struct Html;
@@ -48,6 +52,82 @@ impl ReportFormat for Html {
     }
 }
 
+/// The colour of a verdict's dot in the change chart.
+fn verdict_color(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Regression => "#d62728",
+        Verdict::Inconclusive => "#e69500",
+        Verdict::Improvement => "#2ca02c",
+        Verdict::WithinThreshold | Verdict::NotSignificant => "#1f77b4",
+    }
+}
+
+/// The overview charts of a run, in the table's order: the energy per launch of each
+/// benchmark with its interval, and against a baseline each change with the threshold.
+fn overview_charts(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>) -> String {
+    let measured: Vec<&energy_results::ResultFile> =
+        table.row_ids.iter().filter_map(|(id, _)| current.results.get(id)).collect();
+    if measured.is_empty() {
+        return String::new();
+    }
+    let energy = Overview {
+        title: format!("Energy per launch, 95 % interval ({} benchmarks)", measured.len()),
+        x_title: "energy per launch".into(),
+        rows: measured
+            .iter()
+            .map(|r| OverviewRow {
+                label: r.id.clone(),
+                value: r.energy_j.mean,
+                interval: Some((r.energy_j.ci_low, r.energy_j.ci_high)),
+                color: PALETTE[0],
+                tip: format!("{}: {}", r.id, format_si(r.energy_j.mean, "J", 4)),
+            })
+            .collect(),
+        references: vec![],
+        tick_label: {
+            let (factor, unit) = si_unit(measured.iter().map(|r| r.energy_j.ci_high), "J");
+            Box::new(move |v| if v == 0.0 { "0".into() } else { format!("{} {unit}", axis_label(v / factor, 0)) })
+        },
+        log_allowed: true,
+    };
+    let mut out = render_overview(&energy);
+    let changes: Vec<_> = table.row_ids.iter().filter_map(|(id, _)| table.comparison_change(id)).collect();
+    if baseline.is_some() && !changes.is_empty() {
+        let threshold = table.comparison.map_or(f64::NAN, |c| c.threshold_pct);
+        let chart = Overview {
+            title: format!(
+                "Change of the energy per launch against the baseline, 95 % interval ({} benchmarks)",
+                changes.len()
+            ),
+            x_title: "change, %".into(),
+            rows: changes
+                .iter()
+                .map(|c| OverviewRow {
+                    label: c.id.clone(),
+                    value: c.change_pct,
+                    interval: Some((c.change_low_pct, c.change_high_pct)),
+                    color: verdict_color(c.verdict),
+                    tip: format!(
+                        "{}: {:+.2} % [{:+.2}, {:+.2}]",
+                        c.id, c.change_pct, c.change_low_pct, c.change_high_pct
+                    ),
+                })
+                .collect(),
+            references: [
+                Reference { at: 0.0, label: "0".into(), color: "#333333" },
+                Reference { at: threshold, label: format!("threshold {threshold:+.1} %"), color: "#d62728" },
+            ]
+            .into_iter()
+            .filter(|r| r.at.is_finite())
+            .collect(),
+            tick_label: Box::new(|v| if v == 0.0 { "0".into() } else { format!("{} %", axis_label(v, 0)) }),
+            log_allowed: false,
+        };
+        out.push_str(&render_overview(&chart));
+    }
+    out
+}
+
 /// The class of a row: `regression` (red), `inconclusive` (amber: a rise the unknown drift
 /// between runs could explain), `improvement` (green), or none.
 fn row_class(verdict: Option<Verdict>) -> &'static str {
@@ -65,15 +145,19 @@ fn row_class(verdict: Option<Verdict>) -> &'static str {
 pub fn html(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>, after_body: &str) -> String {
     let t = table.title(escape);
     let mut out = format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child{{text-align:left}}tr.regression td{{background:#fdd;color:#900}}tr.inconclusive td{{background:#ffe9c4;color:#7a4a00}}tr.improvement td{{background:#dfd;color:#060}}</style></head><body>{after_body}<h2>{t}</h2>\n<table><tr>"
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right;white-space:nowrap}}td:first-child{{text-align:left}}tr.regression td{{background:#fdd;color:#900}}tr.inconclusive td{{background:#ffe9c4;color:#7a4a00}}tr.improvement td{{background:#dfd;color:#060}}p.summary{{font-size:1.1em}}</style></head><body>{after_body}<h2>{t}</h2>\n<p class=\"summary\">{}</p>\n",
+        table.summary
     );
-    for h in HEADER {
+    out.push_str(&overview_charts(table, current, baseline));
+    out.push_str(&crate::sweep::sweeps_html(current, baseline));
+    out.push_str("<table><tr>");
+    for h in table.header() {
         let _ = write!(out, "<th>{}</th>", escape(h));
     }
     out.push_str("</tr>\n");
     for (row, (_, verdict)) in table.rows.iter().zip(&table.row_ids) {
         let _ = write!(out, "<tr{}>", row_class(*verdict));
-        for cell in row {
+        for cell in table.cells(row) {
             let _ = write!(out, "<td>{cell}</td>");
         }
         out.push_str("</tr>\n");
@@ -100,7 +184,6 @@ pub fn html(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>
             }
         }
     }
-    out.push_str(&crate::sweep::sweeps_html(current, baseline));
     out.push_str("</body></html>\n");
     out
 }

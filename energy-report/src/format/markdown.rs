@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::partial::partial_line;
-use super::table::{Cells, Table, HEADER};
+use super::table::{Cells, Table};
 use super::{Report, ReportFormat};
 use energy_results::escape::markdown_text;
 
@@ -47,10 +47,16 @@ impl ReportFormat for Markdown {
 
 /// The table under a `###` title, its notes below.
 pub fn markdown(table: &Table<'_>) -> String {
-    let mut out =
-        format!("### {}\n\n| {} |\n|{}\n", table.title(markdown_text), HEADER.join(" | "), "---|".repeat(HEADER.len()));
+    let header = table.header();
+    let mut out = format!(
+        "### {}\n\n{}\n\n| {} |\n|{}\n",
+        table.title(markdown_text),
+        table.summary,
+        header.join(" | "),
+        "---|".repeat(header.len())
+    );
     for row in &table.rows {
-        let _ = writeln!(out, "| {} |", row.join(" | "));
+        let _ = writeln!(out, "| {} |", table.cells(row).join(" | "));
     }
     for note in &table.notes {
         let _ = write!(out, "\n{note}\n");

@@ -75,6 +75,14 @@ pub struct Table<'a> {
     pub row_ids: Vec<(String, Option<Verdict>)>,
     /// The notes under the table (the baseline and the rule, benchmarks of the baseline only).
     pub notes: Vec<String>,
+    /// Which of [`HEADER`]'s columns are shown: the benchmark's always, every other one where
+    /// some row has a figure (a column of "—" on every row says nothing).
+    pub shown: [bool; HEADER.len()],
+    /// The line above the table: how many benchmarks, the verdicts against the baseline with
+    /// the benchmarks that regressed, and the warnings by benchmark and kind.
+    pub summary: String,
+    /// The comparison with the baseline, when there is one.
+    pub comparison: Option<&'a Comparison>,
 }
 
 impl<'a> Table<'a> {
@@ -83,7 +91,7 @@ impl<'a> Table<'a> {
         cells: Cells,
         current: &'a ResultSet,
         baseline: Option<&ResultSet>,
-        comparison: Option<&Comparison>,
+        comparison: Option<&'a Comparison>,
     ) -> Table<'a> {
         let change_of = |id: &str| comparison.and_then(|c| c.changes.iter().find(|x| x.id == id));
         let first = current.results.values().next().expect("a result set is never empty");
@@ -105,7 +113,7 @@ impl<'a> Table<'a> {
                     || if baseline.is_some() { "new".into() } else { "—".into() },
                     |c| change_text(c, cells),
                 ),
-                r.warnings.len().to_string(),
+                warning_names(r),
             ]);
         }
         // Benchmarks not run here (gpu_only, raw cudarc or library work without a GPU): a
@@ -138,21 +146,169 @@ impl<'a> Table<'a> {
                 notes.push(format!("{} is in the baseline only.", cells.code_span(id)));
             }
         }
-        Table { current, simulated: first.device.simulated, rows, row_ids, notes }
+        let mut shown = [true; HEADER.len()];
+        for (column, show) in shown.iter_mut().enumerate().skip(1) {
+            *show = rows.iter().any(|row| row.get(column).is_some_and(|cell| cell != "—"));
+        }
+        let mut summary = summary_line(cells, current, comparison);
+        if let Some(missing) = missing_note(cells, current) {
+            summary.push(' ');
+            summary.push_str(&missing);
+        }
+        Table { current, simulated: first.device.simulated, rows, row_ids, notes, shown, summary, comparison }
+    }
+
+    /// The change of benchmark `id` against the baseline, when compared.
+    pub fn comparison_change(&self, id: &str) -> Option<&'a Change> {
+        self.comparison.and_then(|c| c.changes.iter().find(|x| x.id == id))
+    }
+
+    /// The shown column heads ([`Table::shown`]).
+    pub fn header(&self) -> Vec<&'static str> {
+        HEADER.iter().zip(self.shown).filter(|(_, show)| *show).map(|(h, _)| *h).collect()
+    }
+
+    /// A row's shown cells ([`Table::shown`]).
+    pub fn cells<'r>(&self, row: &'r [String]) -> Vec<&'r str> {
+        row.iter().zip(self.shown).filter(|(_, show)| *show).map(|(c, _)| c.as_str()).collect()
     }
 
     /// The title, its device name, driver and directory (from files and the command line,
     /// the directory never absolute: [`shown_dir`]) escaped by `text`.
     pub fn title(&self, text: fn(&str) -> String) -> String {
         let first = self.current.results.values().next().expect("a result set is never empty");
+        let driver = first.device.driver.as_deref().unwrap_or("?");
+        if self.simulated {
+            // The simulated device's name and driver both say so already ("… (simulated)",
+            // "simulated (h100 preset)"): said once, in the tag.
+            let name = first.device.name.trim_end_matches(" (simulated)");
+            let preset = driver.trim_start_matches("simulated").trim().trim_start_matches('(').trim_end_matches(')');
+            return format!(
+                "Energy report [SIMULATED]: {}{}, {}",
+                text(name),
+                if preset.is_empty() { String::new() } else { format!(", {}", text(preset)) },
+                text(&shown_dir(&self.current.dir))
+            );
+        }
         format!(
-            "Energy report{}: {} ({}), {}",
-            if self.simulated { " [SIMULATED]" } else { "" },
+            "Energy report: {}, driver {}, {}",
             text(&first.device.name),
-            text(first.device.driver.as_deref().unwrap_or("driver ?")),
+            text(driver),
             text(&shown_dir(&self.current.dir))
         )
     }
+}
+
+/// The kinds of a result's warnings, each once, in the order they came; "—" for none.
+fn warning_names(r: &ResultFile) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for w in &r.warnings {
+        if !names.contains(&w.kind.label()) {
+            names.push(w.kind.label());
+        }
+    }
+    if names.is_empty() {
+        "—".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// Up to `most` ids as code, and how many more.
+fn some_ids<'i>(cells: Cells, ids: impl Iterator<Item = &'i str>, most: usize) -> String {
+    let ids: Vec<&str> = ids.collect();
+    let mut shown: Vec<String> = ids.iter().take(most).map(|id| cells.code_span(id)).collect();
+    if ids.len() > most {
+        shown.push(format!("{} more", ids.len() - most));
+    }
+    shown.join(", ")
+}
+
+/// The traces and plots the run lists but its directory lacks (a CI artifact downloaded
+/// without them): the figures stand, the plots cannot be shown; `None` when none is missing.
+fn missing_note(cells: Cells, current: &ResultSet) -> Option<String> {
+    let manifest = energy_results::RunManifest::read_manifest(&current.dir).ok()?;
+    let missing = manifest.missing_attachments(&current.dir);
+    if missing.is_empty() {
+        return None;
+    }
+    let plots = missing.iter().filter(|f| f.ends_with(".svg")).count();
+    Some(format!(
+        "{} file{} the run lists {} missing ({} plot{}, {} trace{}: {}): the table stands on the result files; \
+         those plots are not shown.",
+        missing.len(),
+        if missing.len() == 1 { "" } else { "s" },
+        if missing.len() == 1 { "is" } else { "are" },
+        plots,
+        if plots == 1 { "" } else { "s" },
+        missing.len() - plots,
+        if missing.len() - plots == 1 { "" } else { "s" },
+        some_ids(cells, missing.iter().map(String::as_str), 3)
+    ))
+}
+
+/// [`Table::summary`]: counts, verdicts and warnings in one line.
+fn summary_line(cells: Cells, current: &ResultSet, comparison: Option<&Comparison>) -> String {
+    let measured = current.results.len();
+    let mut parts = vec![format!(
+        "{measured} benchmark{} measured{}",
+        if measured == 1 { "" } else { "s" },
+        if current.not_run.is_empty() { String::new() } else { format!(", {} not run", current.not_run.len()) }
+    )];
+    if let Some(c) = comparison {
+        let ids = |v: Verdict| {
+            let mut ids: Vec<&str> = c.changes.iter().filter(|x| x.verdict == v).map(|x| x.id.as_str()).collect();
+            sort_natural(&mut ids, |id| id);
+            ids
+        };
+        let (regressions, inconclusive) = (ids(Verdict::Regression), ids(Verdict::Inconclusive));
+        let (improvements, within, unchanged) =
+            (ids(Verdict::Improvement), ids(Verdict::WithinThreshold), ids(Verdict::NotSignificant));
+        let mut verdicts = vec![if regressions.is_empty() {
+            "no regression".to_string()
+        } else {
+            cells.strong(&format!(
+                "{} regression{} ({})",
+                regressions.len(),
+                if regressions.len() == 1 { "" } else { "s" },
+                some_ids(cells, regressions.iter().copied(), 5)
+            ))
+        }];
+        if !inconclusive.is_empty() {
+            verdicts.push(cells.strong(&format!(
+                "{} inconclusive ({})",
+                inconclusive.len(),
+                some_ids(cells, inconclusive.iter().copied(), 5)
+            )));
+        }
+        for (n, what) in [
+            (improvements.len(), "improved"),
+            (within.len(), "rose within the threshold"),
+            (unchanged.len(), "without a significant change"),
+            (c.added.len(), "new"),
+            (c.removed.len(), "in the baseline only"),
+        ] {
+            if n > 0 {
+                verdicts.push(format!("{n} {what}"));
+            }
+        }
+        parts.push(format!("against the baseline: {}", verdicts.join(", ")));
+    }
+    let mut warned: Vec<&ResultFile> = current.results.values().filter(|r| !r.warnings.is_empty()).collect();
+    sort_natural(&mut warned, |r| r.id.as_str());
+    parts.push(if warned.is_empty() {
+        "no warnings".to_string()
+    } else {
+        let named: Vec<String> =
+            warned.iter().take(5).map(|r| format!("{} ({})", cells.code_span(&r.id), warning_names(r))).collect();
+        format!(
+            "warnings on {} of {measured}: {}{}",
+            warned.len(),
+            named.join("; "),
+            if warned.len() > 5 { format!("; {} more", warned.len() - 5) } else { String::new() }
+        )
+    });
+    format!("{}.", parts.join("; "))
 }
 
 /// Text from a file (a not-run reason) in a cell: escaped for the format.

@@ -324,19 +324,24 @@ pub fn check_name(id: &str, other: &str, stems: &mut HashMap<String, String>) ->
         results: BTreeMap::from([(a.id.clone(), a.clone()), (b.id.clone(), b.clone())]),
         not_run: Default::default(),
     };
-    // Markdown: the title one line, each row 9 cells, the id read back from its cell.
+    // Markdown: the title one line, the summary one line, each row as many cells as the
+    // header, the id read back from its cell.
     let md = render(&set, Some(&set), 5.0, Format::named("markdown").unwrap()).map_err(|e| e.to_string())?;
     let lines: Vec<&str> = md.lines().collect();
     if !lines[0].starts_with("### Energy report") || !lines[1].is_empty() {
         return Err(format!("the title is not one line: {md}"));
     }
-    let rows: Vec<&str> = lines[2..].iter().copied().take_while(|l| l.starts_with('|')).collect();
+    if !lines[2].starts_with("2 benchmarks measured") || !lines[3].is_empty() {
+        return Err(format!("the summary is not one line: {md}"));
+    }
+    let rows: Vec<&str> = lines[4..].iter().copied().take_while(|l| l.starts_with('|')).collect();
     if rows.len() != 4 {
         return Err(format!("{} table lines, 4 expected:\n{md}", rows.len()));
     }
+    let columns = gfm_cells(rows[0]).len();
     for row in &rows {
-        if gfm_cells(row).len() != 9 {
-            return Err(format!("{} cells in {row:?}", gfm_cells(row).len()));
+        if gfm_cells(row).len() != columns {
+            return Err(format!("{} cells in {row:?}, {columns} in the header", gfm_cells(row).len()));
         }
     }
     let first_cells: Vec<String> = rows[2..].iter().map(|r| gfm_cells(r)[0].clone()).collect();
@@ -346,7 +351,7 @@ pub fn check_name(id: &str, other: &str, stems: &mut HashMap<String, String>) ->
     if !read.iter().any(matches) {
         return Err(format!("the id {expected:?} does not read back from {first_cells:?}"));
     }
-    if md.lines().count() != 2 + 4 + 2 {
+    if md.lines().count() != 4 + 4 + 2 {
         return Err(format!("a note or the table spans several lines:\n{md}"));
     }
     // HTML: well-formed, the id read back from its <code>.
