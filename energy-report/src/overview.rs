@@ -16,7 +16,14 @@ const LABEL_W: f64 = 330.0;
 const RIGHT: f64 = 30.0;
 const TOP: f64 = 34.0;
 const BOTTOM: f64 = 44.0;
-const ROW_H: f64 = 20.0;
+/// A row's height: 20 px, 14 px past 24 rows (a page of 72 benchmarks stays readable).
+fn row_h(rows: usize) -> f64 {
+    if rows > 24 {
+        14.0
+    } else {
+        20.0
+    }
+}
 /// Longest label drawn, characters (the full id is the row's tooltip).
 const LABEL_CHARS: usize = 48;
 
@@ -135,7 +142,8 @@ fn short(label: &str) -> String {
 
 /// The chart as an SVG element.
 pub fn render_overview(chart: &Overview) -> String {
-    let height = TOP + BOTTOM + ROW_H * chart.rows.len().max(1) as f64;
+    let row_h = row_h(chart.rows.len());
+    let height = TOP + BOTTOM + row_h * chart.rows.len().max(1) as f64;
     let mut svg = String::new();
     let _ = writeln!(
         svg,
@@ -144,7 +152,7 @@ pub fn render_overview(chart: &Overview) -> String {
     let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(svg, r#"<text x="8" y="20" font-size="13">{}</text>"#, escape(&chart.title));
     let Some(axis) = axis(chart) else {
-        let _ = writeln!(svg, r#"<text x="{LABEL_W}" y="{}">no figures to plot</text></svg>"#, TOP + ROW_H);
+        let _ = writeln!(svg, r#"<text x="{LABEL_W}" y="{}">no figures to plot</text></svg>"#, TOP + row_h);
         return svg;
     };
     let bottom = height - BOTTOM;
@@ -171,7 +179,7 @@ pub fn render_overview(chart: &Overview) -> String {
         }
     }
     for (i, r) in chart.rows.iter().enumerate() {
-        let y = TOP + ROW_H * (i as f64 + 0.5);
+        let y = TOP + row_h * (i as f64 + 0.5);
         let _ = writeln!(
             svg,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="end"><title>{}</title>{}</text>"#,
