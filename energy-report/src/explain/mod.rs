@@ -22,7 +22,10 @@ mod shipped;
 mod unpriced;
 
 pub use bracket::{operand_bracket, regime_totals, OperandBracket, Priced};
-pub use model::{EnergyModel, ModelClass, RegimeCost, CLASS_KINDS, MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, TENSOR_PIPE_HFMA2};
+pub use model::{
+    EnergyModel, ModelClass, RegimeCost, CLASS_KINDS, FP16_PIPE, MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, TENSOR_PIPE,
+    TENSOR_PIPE_HFMA2,
+};
 pub use power::{PowerBound, MAX_POWER_LIMIT_TOLERANCE};
 pub use price::{explain, outside_prediction, ExplainedTerm, Explanation};
 pub use render::{render_markdown, render_svg};
