@@ -349,6 +349,10 @@ enum Command {
         /// Where the SVGs and index.html go [default: <target>/energy/history].
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
+        /// Only the results of the GPU whose UUID starts with this (`GPU-8e3995bd`): one
+        /// board's history where the runs hold several.
+        #[arg(long)]
+        gpu: Option<String>,
     },
     #[cfg(feature = "measure")]
     /// Check this GPU's sensors against physics (linearity in launch count and in duty,
@@ -501,9 +505,9 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             let runs = results::Runs { dirs: dirs_or_default(dir), pin };
             results::report(&runs, &run, baseline.as_deref(), format, threshold, output.as_deref())
         }),
-        Command::History { dirs, threshold, output } => {
+        Command::History { dirs, threshold, output, gpu } => {
             let output = output.unwrap_or_else(|| energy_results::energy_dir().join("history"));
-            history::run(&dirs, threshold, &output)
+            history::run(&dirs, threshold, gpu.as_deref(), &output)
         }
         Command::Explain { name, result, dir, run, model, ncu, exe, kernel, json, output } => {
             let dir = dir.unwrap_or_else(energy_results::energy_dir);

@@ -139,6 +139,56 @@ fn history_of_real_h100_runs_marks_the_ten_percent_rise_and_keeps_boards_apart()
     assert!(index.contains("runner-1") && !index.contains(root.path().to_str().unwrap()), "{index}");
 }
 
+/// One board's history (`--gpu`), and a benchmark measured in only some runs drawn over
+/// those runs alone, each labelled with its date and commit (issue 61).
+#[test]
+fn one_boards_history_and_each_benchmark_over_the_runs_that_measured_it() {
+    let root = tempfile::tempdir().unwrap();
+    let before = h100("before.json");
+    let later = |r: Value, id: &str| {
+        let mut r = r;
+        r["id"] = Value::from(id);
+        r
+    };
+    write_run(&root.path().join("r1"), &[with_commit(before.clone(), 'a', 1_000, false)]);
+    write_run(
+        &root.path().join("r2"),
+        &[
+            with_commit(before.clone(), 'b', 2_000, false),
+            with_commit(later(before.clone(), "added/energy"), 'b', 2_000, false),
+        ],
+    );
+    write_run(
+        &root.path().join("r3"),
+        &[with_gpu(with_commit(h100("after.json"), 'c', 3_000, false), "GPU-bbbbbbbb-0000")],
+    );
+    let out = root.path().join("out");
+    let mut args: Vec<String> = ["history", root.path().to_str().unwrap(), "--output", out.to_str().unwrap()]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let o = cargo_energy(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // The benchmark added in the second run: one slot, its own run's, dated (1970-01-01
+    // 00:33 is 2,000 s after the epoch).
+    let svg = std::fs::read_to_string(out.join("added_energy.svg")).unwrap();
+    assert!(svg.contains("01-01 00:33 bbbbbbbb") && !svg.contains("aaaaaaaa"), "{svg}");
+    // The first board alone.
+    args.extend(["--gpu".to_string(), H100_A[..12].to_string()]);
+    let o = cargo_energy(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let t = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(!t.contains("GPU-bbbbbbbb") && t.contains("aaaaaaaa") && t.contains("bbbbbbbb"), "{t}");
+    let svg = std::fs::read_to_string(out.join("fma_loop_energy.svg")).unwrap();
+    assert_eq!(svg.matches("class=\"point\"").count(), 2, "{svg}");
+    // A GPU no run holds: exit 2, naming those found.
+    let last = args.len() - 1;
+    args[last] = "GPU-ffff".into();
+    let o = cargo_energy(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--gpu GPU-ffff: no result") && text(&o).contains("GPU-bbbbbbbb-0000"), "{}", text(&o));
+}
+
 #[test]
 fn simulated_runs_without_provenance_are_ordered_by_start_and_escaped() {
     let root = tempfile::tempdir().unwrap();

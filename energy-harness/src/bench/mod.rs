@@ -38,6 +38,7 @@
 mod criteria;
 mod criterion_energy;
 pub(crate) mod pipeline;
+mod progress;
 pub mod queue;
 mod quiet;
 mod run_options;
@@ -210,7 +211,10 @@ pub fn run_collect(
     }
     match &queue {
         None => {
+            let mut progress =
+                progress::Progress::new(eligible.len(), bench.options.test_mode || bench.options.nothing_runs);
             for spec in &eligible {
+                progress.next();
                 let _ = bench.run_one(spec, &mut on_measured);
             }
         }

@@ -148,10 +148,12 @@ fn walk(dir: &Path, depth: usize, found: &mut BTreeSet<PathBuf>) -> Result<()> {
 }
 
 /// Reads every run under `dirs` ([`find_runs`]) and gathers the history, judging each
-/// change against `threshold_pct`. Errors (exit 2 material): no run found, a run that
-/// cannot be read (incomplete, failed, altered, a corrupt result: the file is named), or
-/// simulated and measured runs together.
-pub fn read_history(dirs: &[PathBuf], threshold_pct: f64) -> Result<History> {
+/// change against `threshold_pct`; with `gpu`, only the results of the GPU whose UUID starts
+/// with it (case aside: `GPU-8e3995bd` names one board of several). Errors (exit 2
+/// material): no run found, a run that cannot be read (incomplete, failed, altered, a
+/// corrupt result: the file is named), simulated and measured runs together, or a `gpu`
+/// no result was measured on (the GPUs found are named).
+pub fn read_history(dirs: &[PathBuf], threshold_pct: f64, gpu: Option<&str>) -> Result<History> {
     let found = find_runs(dirs)?;
     if found.is_empty() {
         let given: Vec<String> = dirs.iter().map(|d| format!("`{}`", d.display())).collect();
@@ -181,8 +183,38 @@ pub fn read_history(dirs: &[PathBuf], threshold_pct: f64) -> Result<History> {
         ta.total_cmp(&tb).then_with(|| a.started.cmp(&b.started)).then_with(|| a.dir.cmp(&b.dir))
     });
     let simulated = runs.first().and_then(|r| r.results.results.values().next()).is_some_and(|r| r.device.simulated);
+    if let Some(gpu) = gpu {
+        keep_gpu(&mut runs, gpu)?;
+    }
     let benchmarks = gather(&runs, threshold_pct)?;
     Ok(History { runs, benchmarks, simulated, threshold_pct })
+}
+
+/// Keeps the results measured on the GPU whose UUID starts with `gpu` (case aside), and the
+/// runs that hold one; an error naming the GPUs found when none matches.
+fn keep_gpu(runs: &mut Vec<HistoryRun>, gpu: &str) -> Result<()> {
+    let wanted = gpu.trim().to_ascii_lowercase();
+    let matches = |uuid: &str| !wanted.is_empty() && uuid.to_ascii_lowercase().starts_with(&wanted);
+    let mut found: BTreeSet<String> = BTreeSet::new();
+    for run in runs.iter_mut() {
+        for r in run.results.results.values() {
+            found.insert(format!("{} {}", r.device.name, r.device.uuid));
+        }
+        run.results.results.retain(|_, r| matches(&r.device.uuid));
+    }
+    runs.retain(|run| !run.results.results.is_empty());
+    if runs.is_empty() {
+        let found: Vec<String> = found.iter().map(|g| echo(g)).collect();
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "--gpu {}: no result was measured on a GPU whose UUID starts with it; the runs hold: {}",
+                echo(gpu),
+                found.join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses simulated and measured results together, naming one file of each.

@@ -58,10 +58,30 @@ fn tip(history: &History, bench: &BenchHistory, p: &HistoryPoint, unit: &str, fa
     text
 }
 
+/// A run's label on the x axis: its date (the commit's, else the run's start, UTC) and
+/// its short commit (or folder name).
+fn run_label(run: &super::HistoryRun) -> String {
+    let date = run
+        .order_time()
+        .filter(|t| t.is_finite() && *t >= 0.0)
+        .map(|t| humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(t)))
+        .map(|t| t.to_string()[5..16].replace('T', " "));
+    match date {
+        Some(d) => format!("{d} {}", run.label),
+        None => run.label.clone(),
+    }
+}
+
 /// The chart of one benchmark, as SVG.
 pub fn bench_chart(history: &History, bench: &BenchHistory) -> String {
     let all = bench.series.iter().flat_map(|s| s.points.iter());
     let (factor, unit) = energy_unit(all.map(|p| p.energy_j.mean));
+    // The x axis holds the runs that measured this benchmark, not every run of the set: a
+    // benchmark added late starts at the left, and runs of other benchmarks leave no gaps.
+    let mut slots: Vec<usize> = bench.series.iter().flat_map(|s| s.points.iter().map(|p| p.run)).collect();
+    slots.sort_unstable();
+    slots.dedup();
+    let slot = |run: usize| slots.binary_search(&run).unwrap_or(0);
     let series = bench
         .series
         .iter()
@@ -73,7 +93,7 @@ pub fn bench_chart(history: &History, bench: &BenchHistory) -> String {
                 .points
                 .iter()
                 .map(|p| ChartPoint {
-                    x: p.run,
+                    x: slot(p.run),
                     y: p.energy_j.mean / factor,
                     interval: Some((p.energy_j.ci_low / factor, p.energy_j.ci_high / factor)),
                     regression: p.is_regression(),
@@ -89,9 +109,9 @@ pub fn bench_chart(history: &History, bench: &BenchHistory) -> String {
             bench.id,
             if bench.id.contains("(simulated)") { "" } else { simulated_note(history) }
         ),
-        x_title: "run (commit, * = uncommitted changes), oldest first".into(),
+        x_title: "run that measured it: date and commit (* = uncommitted changes), oldest first".into(),
         y_title: format!("energy per launch ({unit}), 95 % interval"),
-        x_labels: history.runs.iter().map(|r| r.label.clone()).collect(),
+        x_labels: slots.iter().map(|&i| run_label(&history.runs[i])).collect(),
         series,
     })
 }
