@@ -8,7 +8,8 @@
 //! Without a GPU (`ENERGY_DEVICE=sim`, so a GPU machine gives the same answers):
 //! - `cargo bench` exits 0: PTX and CUDA C measured on the simulated GPU, the raw cudarc one
 //!   "not run: needs a GPU (uses raw cudarc: …)", the `gpu_only` rounds "not run"; the
-//!   README's two complete bench files (saxpy, your own cudarc code) build and run as copied;
+//!   README's quick start and the book's two complete bench files (`docs/book/examples/`:
+//!   PTX saxpy, your own cudarc code) build and run as copied;
 //! - `cargo test` exits 0: two budgets met (simulated), the `gpu_only` one "not run";
 //! - `ENERGY_STRICT=1 cargo bench` fails on the raw cudarc benchmark (not `gpu_only`: it
 //!   could not be checked), naming the fix;
@@ -27,28 +28,31 @@ use std::path::Path;
 
 use kit::{package_into, repo, run, user_cargo, user_target};
 
-/// The user's crate in `dir`: the template (`tests/user_crate/`) and the README's two
-/// complete bench files, as a reader copies them (with the PTX they include).
+/// The user's crate in `dir`: the template (`tests/user_crate/`), the README's quick-start
+/// bench file and the book's two complete bench files (`docs/book/examples/`, which the book
+/// includes), as a reader copies them (with the PTX the PTX one includes).
 fn write_user_crate(dir: &Path, vendor: &Path) {
-    const README_BENCHES: [(&str, &str); 2] =
-        [("## A benchmark", "readme_saxpy"), ("## Your own cudarc code", "readme_cudarc")];
+    const DOC_BENCHES: [(&str, &str); 3] =
+        [("quickstart.rs", "readme_quickstart"), ("saxpy_ptx.rs", "book_saxpy_ptx"), ("cudarc.rs", "book_cudarc")];
     let targets: String =
-        README_BENCHES.iter().map(|(_, bench)| format!("\n[[bench]]\nname = \"{bench}\"\nharness = false\n")).collect();
+        DOC_BENCHES.iter().map(|(_, bench)| format!("\n[[bench]]\nname = \"{bench}\"\nharness = false\n")).collect();
     kit::write_user_crate(&repo().join("tests/user_crate"), dir, vendor, &targets);
-    for (section, bench) in README_BENCHES {
-        std::fs::write(dir.join("benches").join(format!("{bench}.rs")), readme_block(section)).unwrap();
+    for (file, bench) in DOC_BENCHES {
+        std::fs::copy(repo().join("docs/book/examples").join(file), dir.join("benches").join(format!("{bench}.rs")))
+            .unwrap();
     }
     std::fs::create_dir_all(dir.join("ptx/examples")).unwrap();
     std::fs::copy(repo().join("ptx/examples/saxpy.ptx"), dir.join("ptx/examples/saxpy.ptx")).unwrap();
 }
 
-/// The first ```rust block of the README section whose heading starts with `heading`.
-fn readme_block(heading: &str) -> String {
+/// The README's quick start shows the book's `quickstart.rs` word for word.
+#[test]
+fn the_readme_quick_start_is_the_compiled_file() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = readme.split("\n## ").find(|s| format!("## {s}").starts_with(heading));
-    let section = section.unwrap_or_else(|| panic!("README has no section `{heading}`"));
-    let code = section.split("```rust\n").nth(1).unwrap_or_else(|| panic!("README `{heading}` has no rust block"));
-    code.split("\n```").next().unwrap().to_string() + "\n"
+    let section = readme.split("\n## Quick start\n").nth(1).expect("README has `## Quick start`");
+    let code = section.split("```rust\n").nth(1).expect("a rust block").split("```").next().unwrap();
+    let file = std::fs::read_to_string(repo().join("docs/book/examples/quickstart.rs")).unwrap();
+    assert_eq!(code, file, "README's quick start differs from docs/book/examples/quickstart.rs: copy the file in");
 }
 
 #[test]
@@ -71,9 +75,11 @@ fn a_crate_outside_the_workspace_adopts_the_harness_without_a_gpu() {
     assert!(out.contains("saxpy_ptx/energy (simulated)") && out.contains("saxpy_cuda_c/energy (simulated)"), "{out}");
     assert!(out.contains("saxpy_cudarc: not run: needs a GPU (uses raw cudarc: CudaGpu::cuda_context)"), "{out}");
     assert!(!out.contains("the same code fails on a GPU"), "{out}");
-    // The README's two bench files, unchanged: saxpy simulated, the cudarc one not run.
-    assert!(out.contains("saxpy/energy (simulated)"), "README's benchmark:\n{out}");
-    assert!(out.contains("saxpy_cudarc: not run: needs a GPU (declared gpu_only)"), "README's cudarc file:\n{out}");
+    // The documents' bench files, unchanged: the quick start's and the book's PTX one
+    // simulated, the cudarc one not run.
+    assert!(out.contains("saxpy/energy (simulated)"), "README's quick start:\n{out}");
+    assert!(out.contains("saxpy_from_ptx/energy (simulated)"), "the book's PTX benchmark:\n{out}");
+    assert!(out.contains("saxpy_cudarc: not run: needs a GPU (declared gpu_only)"), "the book's cudarc file:\n{out}");
     for round in 1..=5 {
         for path in ["ptx", "cuda_c", "cudarc"] {
             let line = format!("r{round}_{path}: not run: needs a GPU (declared gpu_only)");

@@ -139,18 +139,19 @@
 //! - [`Error`], [`Result`]: the harness's error (a kind, and a message that says what to do)
 //!   and its result type.
 //!
-//! # Where the README goes further
+//! # Where the book goes further
 //!
-//! The source repository's `README.md` has, each under its own heading:
+//! The source repository's `README.md` is a quick start; its user guide is a book in
+//! `docs/book/` (`mdbook serve docs/book`), a chapter per task:
 //!
-//! - "Library work: candle, burn, cubecl, wgpu, a stream of its own": work that a library
-//!   enqueues on its own streams or queue, measured with `any_stream` or `wait = …`
-//!   ([`KernelCode::any_stream`], [`KernelCode::with_wait`]), with complete bench files.
-//! - "A budget: `#[energy_test]`": the budgets beside the benchmark they share a setup with.
-//! - "Energy in CI": a GitHub Actions workflow that measures `main`, comments on pull
-//!   requests and fails them on a regression (`cargo energy compare`), with
-//!   `ENERGY_REQUIRE_GPU=1` so that a broken driver fails the job.
-//! - "Your own cudarc code", "CUDA C" and "ptxas and NVRTC without a CUDA install".
+//! - "candle, burn, cubecl, wgpu": work that a library enqueues on its own streams or queue,
+//!   measured with `any_stream` or `wait = …` ([`KernelCode::any_stream`],
+//!   [`KernelCode::with_wait`]), with complete bench files.
+//! - "Budgets in tests": the budgets beside the benchmark they share a setup with.
+//! - "Energy in CI": the pull request's gate (`cargo energy gate`), a GitHub Actions workflow
+//!   that builds on an ordinary runner and runs on a GPU runner.
+//! - "Your own cudarc code", "CUDA C and the PTX tools", "Every option", "Troubleshooting by
+//!   message".
 //!
 //! Every option of the two attribute macros, the result files and the `cargo energy`
 //! command are in its `docs/GUIDE.md`.

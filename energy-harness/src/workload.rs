@@ -87,7 +87,7 @@ impl Batch {
                      would be right. Launch on the stream the harness hands in, or declare how the work is waited for: \
                      `any_stream` in `#[energy_bench(...)]`/`#[energy_test(...)]` for CUDA work on any stream of the GPU \
                      (candle, raw cudarc), `wait = your_sync_fn` for a library with a queue of its own (burn's `B::sync`, \
-                     cubecl's `client.sync()`, wgpu's `device.poll`); see the README's \"Library work\"",
+                     cubecl's `block_on(client.sync())`, wgpu's `device.poll`); see the book's chapter \"candle, burn, cubecl, wgpu\"",
                     self.unawaited_s * 1e3,
                     100.0 * self.unawaited_s / self.gpu_s.max(1e-12),
                     self.gpu_s * 1e3

@@ -50,7 +50,7 @@ pub fn check_windows_agree(id: &str, window_times_s: &[f64], basis: TimeBasis) -
              belongs partly to other windows and no figure is made. A library with a queue of its own (burn's fusion, \
              cubecl, wgpu) submits work when it flushes, not when it is called, and a context-wide synchronize \
              (`any_stream`) does not flush it: declare the library's own wait, `wait = your_sync_fn` (burn's \
-             `B::sync(&device)`, cubecl's `client.sync()`, wgpu's `device.poll`); see the README's \"Library work\"",
+             `B::sync(&device)`, cubecl's `block_on(client.sync())`, wgpu's `device.poll`); see the book's chapter \"candle, burn, cubecl, wgpu\"",
             window_times_s.len(),
             energy_units::format_si(mean, "s", 3),
             energy_units::format_si(shortest, "s", 3),
@@ -100,7 +100,7 @@ pub fn check_work_ended(measurement: &Measurement) -> Result<()> {
              both be wrong, and no figure is made. The launches' work was not waited for: launch on the stream the \
              harness hands in, or declare how to wait for it (`wait = your_sync_fn` for a library with a queue of \
              its own or outside CUDA, such as wgpu's `device.poll`, burn's `B::sync`; `any_stream` for CUDA work on \
-             any stream); see the README's \"Library work\". If another program used the GPU meanwhile, measure again",
+             any stream); see the book's chapter \"candle, burn, cubecl, wgpu\". If another program used the GPU meanwhile, measure again",
             measurement.id
         ),
     ))

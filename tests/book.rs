@@ -1,0 +1,132 @@
+//! The user guide (the book in `docs/book/`, the README, the changelog) holds together: every
+//! chapter of `SUMMARY.md` exists, every relative link resolves to a file (and its `#anchor`
+//! to a heading of it), and every `{{#include …}}` names a file. The code a chapter shows is
+//! included from files the tests build (`docs/book/examples/`, `tests/user_crate.rs`).
+
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A heading's anchor as GitHub and mdBook make it: lower case, letters, digits, `-` and `_`
+/// kept, spaces made `-`, the rest dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text of `markdown` outside fenced code blocks.
+fn prose(markdown: &str) -> String {
+    let mut out = String::new();
+    let mut fenced = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The anchors of a markdown file's headings.
+fn anchors(markdown: &str) -> Vec<String> {
+    prose(markdown).lines().filter(|l| l.starts_with('#')).map(|l| slug(l.trim_start_matches('#'))).collect()
+}
+
+/// The targets of `[text](target)` links in `markdown`'s prose.
+fn links(markdown: &str) -> Vec<String> {
+    let text = prose(markdown);
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("](") {
+        rest = &rest[at + 2..];
+        if let Some(end) = rest.find(')') {
+            out.push(rest[..end].to_string());
+        }
+    }
+    out
+}
+
+/// Every problem of the links and includes of `file`.
+fn problems(file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let dir = file.parent().unwrap();
+    let mut out = Vec::new();
+    for target in links(&text) {
+        if target.starts_with("http://") || target.starts_with("https://") || target.starts_with("mailto:") {
+            continue;
+        }
+        let (path, anchor) = target.split_once('#').map_or((target.as_str(), None), |(p, a)| (p, Some(a)));
+        let resolved = if path.is_empty() { file.to_path_buf() } else { dir.join(path) };
+        if !resolved.exists() {
+            out.push(format!("{}: the link `{target}` names no file", file.display()));
+            continue;
+        }
+        if let Some(anchor) = anchor.filter(|_| resolved.extension().is_some_and(|e| e == "md")) {
+            let heads = anchors(&std::fs::read_to_string(&resolved).unwrap());
+            if !heads.iter().any(|h| h == anchor) {
+                out.push(format!("{}: the link `{target}` names no heading of {}", file.display(), resolved.display()));
+            }
+        }
+    }
+    for include in text.split("{{#include ").skip(1) {
+        let path = include.split("}}").next().unwrap().split(':').next().unwrap().trim();
+        if !dir.join(path).is_file() {
+            out.push(format!("{}: `{{{{#include {path}}}}}` names no file", file.display()));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_chapter_link_and_include_of_the_book_resolves() {
+    let src = repo().join("docs/book/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).unwrap();
+    let chapters: Vec<String> = links(&summary);
+    assert!(chapters.len() >= 10, "SUMMARY.md lists {} chapters", chapters.len());
+    let mut all = Vec::new();
+    for chapter in &chapters {
+        let path = src.join(chapter);
+        assert!(path.is_file(), "SUMMARY.md lists {chapter}, which does not exist");
+        all.extend(problems(&path));
+    }
+    // Every chapter file is in the summary (mdBook would leave it out of the book).
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") && name != "SUMMARY.md" {
+            assert!(chapters.contains(&name), "{name} is not in SUMMARY.md");
+        }
+    }
+    for file in ["README.md", "CHANGELOG.md"] {
+        all.extend(problems(&repo().join(file)));
+    }
+    assert!(all.is_empty(), "{}", all.join("\n"));
+}
+
+#[test]
+fn the_checker_finds_a_broken_link_an_anchor_and_an_include() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("b.md"), "# A heading: `code`\n").unwrap();
+    let a = dir.path().join("a.md");
+    std::fs::write(
+        &a,
+        "[ok](b.md#a-heading-code) [bad](c.md) [anchor](b.md#nope)\n```\n[in code](x.md)\n```\n{{#include d.rs}}\n",
+    )
+    .unwrap();
+    let p = problems(&a);
+    assert_eq!(p.len(), 3, "{p:?}");
+    assert!(p[0].contains("`c.md` names no file") && p[1].contains("b.md#nope") && p[2].contains("d.rs"), "{p:?}");
+}
