@@ -43,10 +43,10 @@ pub use compare::{
 };
 pub use explain::nnls::{nnls, NnlsFit};
 pub use explain::{
-    explain, operand_bracket, outside_prediction, regime_totals, render_markdown, render_svg, shipped_model_for,
-    unpriced_work, EnergyModel, ExplainedTerm, Explanation, ModelClass, OperandBracket, PowerBound, Priced, RegimeCost,
-    ShippedModel, UnpricedWork, CLASS_KINDS, FP16_PIPE, MAX_POWER_LIMIT_TOLERANCE, MAX_SM_CLOCK_MHZ, MODEL_SCHEMA,
-    PRICED_BY, SHIPPED_MODELS, TENSOR_PIPE, TENSOR_PIPE_HFMA2, UNPRICED_WORK,
+    explain, explain_as_fitted, operand_bracket, outside_prediction, regime_totals, render_markdown, render_svg,
+    shipped_model_for, unpriced_work, EnergyModel, ExplainedTerm, Explanation, ModelClass, OperandBracket, PowerBound,
+    Priced, RegimeCost, ShippedModel, UnpricedWork, CLASS_KINDS, FP16_PIPE, MAX_POWER_LIMIT_TOLERANCE,
+    MAX_SM_CLOCK_MHZ, MODEL_SCHEMA, PRICED_BY, SHIPPED_MODELS, TENSOR_PIPE, TENSOR_PIPE_HFMA2, UNPRICED_WORK,
 };
 pub use format::bmf::{bmf, bmf_on};
 pub use format::compare_text::{compare_text, Compared};

@@ -97,7 +97,7 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
         assert!(page.contains(pair), "{pair} is a repeat pair");
     }
     assert!(page.contains("the default 0 regressions"), "{page}");
-    // The README and the GUIDE quote the page's totals: they must be its figures.
+    // The book's CI chapter and the GUIDE quote the page's totals: they must be its figures.
     let summary = page.lines().find(|l| l.starts_with("**All ")).expect("the summary line");
     let number_after = |text: &str, before: &str| -> String {
         let rest = &text[text.find(before).unwrap_or_else(|| panic!("`{before}` in {text}")) + before.len()..];
@@ -112,7 +112,7 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
     let read =
         |doc: &str| std::fs::read_to_string(repo.join(doc)).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
     let quoted = format!("{within} of {comparisons}");
-    for doc in ["README.md", "docs/GUIDE.md"] {
+    for doc in ["docs/book/src/ci.md", "docs/GUIDE.md"] {
         assert!(read(doc).contains(&quoted), "{doc} quotes the stored repeats as `{quoted}`");
     }
     // The GUIDE's figures of the GPU gates: the two rules at three pairs, and the gate's

@@ -27,7 +27,7 @@ pub use model::{
     TENSOR_PIPE_HFMA2,
 };
 pub use power::{PowerBound, MAX_POWER_LIMIT_TOLERANCE};
-pub use price::{explain, outside_prediction, ExplainedTerm, Explanation};
+pub use price::{explain, explain_as_fitted, outside_prediction, ExplainedTerm, Explanation};
 pub use render::{render_markdown, render_svg};
 pub use shipped::{shipped_model_for, ShippedModel, SHIPPED_MODELS};
 pub use unpriced::{unpriced_work, UnpricedWork, PRICED_BY, UNPRICED_WORK};

@@ -102,17 +102,28 @@ impl ModelClass {
         })
     }
 
-    /// The class's units in one profiled launch (errors name the missing metric).
+    /// The class's units in one profiled launch as its file defines them: `ncu_metrics`
+    /// less `subtract_metrics`, times `scale` (what the model was fitted on; errors name the
+    /// missing metric).
     pub fn units(&self, launch: &NcuKernel) -> Result<f64> {
+        self.units_less(launch, self.subtract_metrics.iter().map(String::as_str))
+    }
+
+    /// The class's units as `explain` prices a user's kernel: as [`ModelClass::units`],
+    /// except that tensor-pipe register moves are left out of a tensor-MMA term
+    /// ([`ModelClass::counted_subtract`]) where the export counts them.
+    pub fn priced_units(&self, launch: &NcuKernel) -> Result<f64> {
+        if self.counts_tensor_moves(launch) {
+            return self.units(launch);
+        }
+        self.units_less(launch, self.counted_subtract().into_iter())
+    }
+
+    fn units_less<'m>(&self, launch: &NcuKernel, subtract: impl Iterator<Item = &'m str>) -> Result<f64> {
         let mut count = 0.0;
         for metric in &self.ncu_metrics {
             count += launch.metric(metric)?;
         }
-        let subtract = if self.counts_tensor_moves(launch) {
-            self.subtract_metrics.iter().map(String::as_str).collect()
-        } else {
-            self.counted_subtract()
-        };
         for metric in subtract {
             count -= launch.metric(metric)?;
         }
@@ -295,7 +306,9 @@ impl EnergyModel {
         let mut all: Vec<&str> = self
             .classes
             .iter()
-            .flat_map(|c| c.ncu_metrics.iter().map(String::as_str).chain(c.counted_subtract()))
+            .flat_map(|c| {
+                c.ncu_metrics.iter().chain(&c.subtract_metrics).map(String::as_str).chain(c.counted_subtract())
+            })
             .collect();
         all.sort_unstable();
         all.dedup();

@@ -193,6 +193,28 @@ pub fn outside_prediction(measured: f64, (low, high): (f64, f64)) -> Option<Stri
 /// prediction no more than any GPU can draw in the launch's measured time
 /// ([`GENERIC_POWER_CEILING_W`]). The error names the class, the launch and what to do.
 pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]) -> Result<Explanation> {
+    price(model, result, launches, Counting::Priced)
+}
+
+/// [`explain`], every class counted exactly as its file defines it
+/// ([`ModelClass::units`](super::ModelClass::units)):
+/// how a model's own fit and its published held-out checks price kernels, so that they
+/// regenerate from their raw data as they were published.
+pub fn explain_as_fitted(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]) -> Result<Explanation> {
+    price(model, result, launches, Counting::AsFitted)
+}
+
+/// How a class's units are counted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Counting {
+    /// As `explain` prices a user's kernel
+    /// ([`ModelClass::priced_units`](super::ModelClass::priced_units)).
+    Priced,
+    /// As the class's file defines it ([`ModelClass::units`](super::ModelClass::units)).
+    AsFitted,
+}
+
+fn price(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel], counting: Counting) -> Result<Explanation> {
     if result.device.simulated {
         return Err(Error::new(
             ErrorKind::InvalidInput,
@@ -220,7 +242,11 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
     for class in &model.classes {
         let mut units = 0.0;
         for launch in launches {
-            let count = class.units(launch).map_err(|e| {
+            let count = match counting {
+                Counting::Priced => class.priced_units(launch),
+                Counting::AsFitted => class.units(launch),
+            };
+            let count = count.map_err(|e| {
                 e.context(format!(
                     "the model's class `{}`; profile with: {}",
                     echo(&class.name),
@@ -344,7 +370,7 @@ pub fn explain(model: &EnergyModel, result: &ResultFile, launches: &[&NcuKernel]
     };
     Ok(Explanation {
         clock_note: clock_note(result, model.sm_clock_mhz),
-        counting_note: counting_note(model, launches),
+        counting_note: if counting == Counting::Priced { counting_note(model, launches) } else { None },
         power_bound,
         unpriced: unpriced_work(model, launches),
         bracket,

@@ -111,16 +111,19 @@ fn tensor_pipe_register_moves_are_no_tensor_mma() {
     // The harness's FFMA loop on an H200 (research/results/2026-12-01-hmma-count): its one
     // tensor-pipe instruction per warp is `HFMA2.MMA R11, -RZ, RZ, 0.234375, 0`.
     let fma_loop = [(tensor, 8448.0), (hfma2, 8448.0), (fp16, 0.0), (gmma, 0.0)];
-    assert_eq!(class.units(&launch(&fma_loop)).unwrap(), 0.0);
+    assert_eq!(class.priced_units(&launch(&fma_loop)).unwrap(), 0.0);
+    // As the file defines the class (what the model was fitted on, and how its published
+    // checks regenerate): the moves counted.
+    assert_eq!(class.units(&launch(&fma_loop)).unwrap(), 8448.0);
     assert!(!class.counts_tensor_moves(&launch(&fma_loop)));
     // The fp16 training kernel (its HFMA2s counted by both pipes' metrics) and an HMMA one.
     let hfma2_kernel = [(tensor, 2.03e9), (hfma2, 2.03e9), (fp16, 2.03e9), (gmma, 0.0)];
-    assert_eq!(class.units(&launch(&hfma2_kernel)).unwrap(), 0.0);
+    assert_eq!(class.priced_units(&launch(&hfma2_kernel)).unwrap(), 0.0);
     let hmma_kernel = [(tensor, 6.76e8), (hfma2, 0.0), (fp16, 0.0), (gmma, 0.0)];
-    assert_eq!(class.units(&launch(&hmma_kernel)).unwrap(), 6.76e8);
+    assert_eq!(class.priced_units(&launch(&hmma_kernel)).unwrap(), 6.76e8);
     // An export made before the metric was asked for: counted as v3 did, and said so.
     let old = [(tensor, 8448.0), (fp16, 0.0), (gmma, 0.0)];
-    assert_eq!(class.units(&launch(&old)).unwrap(), 8448.0);
+    assert_eq!(class.priced_units(&launch(&old)).unwrap(), 8448.0);
     assert!(class.counts_tensor_moves(&launch(&old)));
     let mut m = model(1, |_| false);
     m.classes.push(class.clone());

@@ -3,7 +3,9 @@
 
 use energy_harness::units::format_si;
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
-use energy_report::{explain, launches_per_call, one_call, regime_totals, EnergyModel, NcuKernel, TEST_CALLS};
+use energy_report::{
+    explain_as_fitted, launches_per_call, one_call, regime_totals, EnergyModel, NcuKernel, TEST_CALLS,
+};
 use serde::Serialize;
 
 /// The ncu metric the instruction-count baseline counts: executed warp-instructions.
@@ -68,7 +70,7 @@ pub struct Unbounded {
 /// averaged; explained as `cargo energy explain` explains them.
 pub fn predict(model: &EnergyModel, result: &ResultFile, call: &[NcuKernel]) -> Result<Prediction> {
     let refs: Vec<&NcuKernel> = call.iter().collect();
-    let e = explain(model, result, &refs)?;
+    let e = explain_as_fitted(model, result, &refs)?;
     // The same terms, unbounded: their sum and the two regimes' totals.
     let unbounded = e.power_bound.as_ref().map(|_| {
         let ((_, (constant_low, _)), (_, (_, switching_high))) = regime_totals(&e.terms);

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use energy_harness::{Error, ErrorKind, Result, ResultFile};
 use energy_report::ResultSet;
-use energy_report::{explain, read_ncu_csv, EnergyModel, Explanation, NcuKernel};
+use energy_report::{explain_as_fitted, read_ncu_csv, EnergyModel, Explanation, NcuKernel};
 
 use super::fitting::{clock_range, measured_launches, observe_with, FitSelection, Observation};
 use crate::protocol::Protocol;
@@ -165,11 +165,12 @@ impl SuiteRun {
         Ok((kept, left_out))
     }
 
-    /// `cargo energy explain`'s explanation of benchmark `name` with `model`.
+    /// `cargo energy explain`'s explanation of benchmark `name` with `model`, each class counted as
+    /// the model's file defines it ([`explain_as_fitted`]: the published pages regenerate as they were).
     pub fn explain(&self, name: &str, model: &EnergyModel) -> Result<Explanation> {
         let (result, launches) = self.profiled(name)?;
         let chosen = measured_launches(launches, name)?;
         let refs: Vec<&NcuKernel> = chosen.iter().collect();
-        explain(model, result, &refs)
+        explain_as_fitted(model, result, &refs)
     }
 }
