@@ -264,7 +264,10 @@ impl Session {
                 (recorder, marker, None, WARMUP_S)
             }
         };
-        let launch_s = warm_up(workload, warmup_s)?;
+        let mut launch_s = warm_up(workload, warmup_s)?;
+        if workload.time_basis() == TimeBasis::HostClock {
+            launch_s = confirm_launch_time(workload, launch_s, options.window_s(&model))?;
+        }
         marker.end(AUXILIARY_WINDOW);
         let plan = plan(&options, launch_s, &model);
         let guard_launches = guard_launches(&plan, &model);
@@ -542,6 +545,34 @@ fn marked_batch(marker: &WindowMarker, workload: &mut dyn Workload, index: u32, 
     marker.at(index, WindowEdge::Start, start_s);
     marker.at(index, WindowEdge::End, end_s);
     Ok(gpu_s)
+}
+
+/// Most window-length batches [`confirm_launch_time`] runs.
+const CONFIRM_BATCHES: usize = 3;
+
+/// For work timed on the host clock (library work, `any_stream`/`wait`): the warm-up's time
+/// per call checked with a batch of one window's length, inside the warm-up's auxiliary
+/// window. A library's first calls (autotune, kernel compilation) and each batch's own wait
+/// can make the warm-up's small batches read far slower than its calls run once warm: burn
+/// 0.21's fused elementwise op was planned at 1.06 ms per call and ran at 7.4 µs on an H200,
+/// every window under a millisecond against a 100 ms counter tick
+/// (research/results/2026-12-01-newcomer-libraries). While a window-length batch takes under
+/// half its planned time, the estimate becomes that batch's and another is run (at most
+/// [`CONFIRM_BATCHES`]).
+fn confirm_launch_time(workload: &mut dyn Workload, launch_s: f64, window_s: f64) -> Result<f64> {
+    let mut launch_s = launch_s;
+    for _ in 0..CONFIRM_BATCHES {
+        if !(launch_s.is_finite() && launch_s > 0.0 && window_s.is_finite() && window_s > 0.0) {
+            break;
+        }
+        let launches = (window_s / launch_s).ceil().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64;
+        let per_launch = workload.run_batch(launches)? / launches as f64;
+        if !(per_launch.is_finite() && per_launch > 0.0) || per_launch >= 0.5 * launch_s {
+            return Ok(if per_launch.is_finite() && per_launch > 0.0 { per_launch } else { launch_s });
+        }
+        launch_s = per_launch;
+    }
+    Ok(launch_s)
 }
 
 fn warm_up(workload: &mut dyn Workload, warmup_s: f64) -> Result<f64> {

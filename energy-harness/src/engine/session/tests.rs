@@ -34,6 +34,44 @@ fn a_long_first_launch_does_not_size_the_windows() {
     assert!((warm_up(&mut jit, WARMUP_S).unwrap() - 20e-6).abs() < 1e-15);
 }
 
+/// Library work timed on the host clock whose first `slow` calls take `slow_s` each (a
+/// library autotuning or compiling) and every later one `fast_s`.
+struct Autotuning {
+    slow: u64,
+    slow_s: f64,
+    fast_s: f64,
+    called: u64,
+}
+
+impl Workload for Autotuning {
+    fn run(&mut self, launches: u64) -> Result<Batch> {
+        let slow = launches.min(self.slow.saturating_sub(self.called));
+        self.called += launches;
+        Ok(Batch::timed(slow as f64 * self.slow_s + (launches - slow) as f64 * self.fast_s))
+    }
+
+    fn time_basis(&self) -> TimeBasis {
+        TimeBasis::HostClock
+    }
+}
+
+#[test]
+fn a_library_warming_slowly_is_planned_from_a_window_length_batch() {
+    // burn's fused elementwise op on an H200: planned at 1.06 ms per call, 7.4 µs once warm
+    // (its first calls autotune: here 20 of 5 ms, a continuing session's 0.1 s warm-up).
+    let mut lib = Autotuning { slow: 20, slow_s: 5e-3, fast_s: 7.4e-6, called: 0 };
+    let warm = warm_up(&mut lib, WARMUP_CONTINUING_S).unwrap();
+    assert!(warm > 10.0 * 7.4e-6, "the warm-up alone reads slow: {warm}");
+    let confirmed = confirm_launch_time(&mut lib, warm, 0.1).unwrap();
+    assert!((confirmed / 7.4e-6 - 1.0).abs() < 0.01, "{confirmed}");
+    // A library whose calls are steady keeps its estimate (the batch's own, within noise).
+    let mut steady = Autotuning { slow: 0, slow_s: 0.0, fast_s: 2e-3, called: 0 };
+    let warm = warm_up(&mut steady, WARMUP_S).unwrap();
+    assert!((confirm_launch_time(&mut steady, warm, 0.1).unwrap() / 2e-3 - 1.0).abs() < 1e-9);
+    // Nothing to confirm with an impossible window length: the estimate stands.
+    assert_eq!(confirm_launch_time(&mut steady, 2e-3, f64::NAN).unwrap(), 2e-3);
+}
+
 #[test]
 fn host_clock_windows_must_agree_on_the_same_calls() {
     let host = TimeBasis::HostClock;
