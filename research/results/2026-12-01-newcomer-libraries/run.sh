@@ -3,7 +3,7 @@
 # (docs/book/library-examples/, TRIAL.md), measured on a GPU. On the GPU machine, beside the
 # two stripped bench binaries (built on the development machine with `cargo bench --no-run` in
 # each crate, carried xz-compressed):
-#   bash run.sh
+#   bash run.sh [TAG]        (the archive: newcomer-libraries[-TAG].tgz)
 # Each binary runs its benchmarks once (`--bench`); cubecl compiles its kernels with NVRTC at
 # run time and needs the CUDA headers (CUDA_PATH). Clocks are read, never set.
 set -u
@@ -21,4 +21,4 @@ for b in cube_fma burn_matmul; do
   find "t-$b/energy" -name '*.trace.csv' -exec gzip -9 -n {} + 2>/dev/null
 done
 nvidia-smi --query-gpu=$q --format=csv > gpu-after.csv
-tar czf "$OUT/newcomer-libraries.tgz" ./*.log summary.txt gpu-before.csv gpu-after.csv cuda.txt t-*/energy
+tar czf "$OUT/newcomer-libraries${1:+-$1}.tgz" ./*.log summary.txt gpu-before.csv gpu-after.csv cuda.txt t-*/energy
