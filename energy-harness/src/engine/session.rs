@@ -63,6 +63,7 @@ mod checks;
 mod plan;
 mod request;
 pub use checks::{check_windows_agree, check_work_ended};
+use plan::launches_filling;
 pub use plan::{idle_s, plan, Plan};
 use request::choose;
 pub use request::MeasureRequest;
@@ -565,10 +566,13 @@ fn confirm_launch_time(workload: &mut dyn Workload, launch_s: f64, window_s: f64
         if !(launch_s.is_finite() && launch_s > 0.0 && window_s.is_finite() && window_s > 0.0) {
             break;
         }
-        let launches = (window_s / launch_s).ceil().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64;
+        let launches = launches_filling(window_s, launch_s);
         let per_launch = workload.run_batch(launches)? / launches as f64;
-        if !(per_launch.is_finite() && per_launch > 0.0) || per_launch >= 0.5 * launch_s {
-            return Ok(if per_launch.is_finite() && per_launch > 0.0 { per_launch } else { launch_s });
+        if !(per_launch.is_finite() && per_launch > 0.0) {
+            return Ok(launch_s);
+        }
+        if per_launch >= 0.5 * launch_s {
+            return Ok(per_launch);
         }
         launch_s = per_launch;
     }
@@ -605,7 +609,7 @@ pub fn guard_launches(plan: &Plan, model: &SensorModel) -> Option<u64> {
     if plan.launch_s.is_nan() || plan.launch_s <= 0.0 || plan.launch_s > 2.0 * period_s {
         return None;
     }
-    let launches = (period_s / plan.launch_s).ceil().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64;
+    let launches = launches_filling(period_s, plan.launch_s);
     Some(launches.min(plan.launches_per_window.max(1)))
 }
 

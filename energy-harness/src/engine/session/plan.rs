@@ -37,6 +37,12 @@ pub fn idle_s(model: &SensorModel) -> f64 {
     }
 }
 
+/// The fewest launches of `launch_s` that fill `window_s` (at least one, at most
+/// [`MAX_LAUNCHES_PER_WINDOW`]; a float error of a part in 10⁹ does not add a launch).
+pub fn launches_filling(window_s: f64, launch_s: f64) -> u64 {
+    ((window_s / launch_s) * (1.0 - 1e-9)).ceil().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64
+}
+
 /// Plans windows for a kernel taking `launch_s` per launch: launches per window are the
 /// fewest that fill the window length (at least one), so that no window is shorter than it
 /// (a counter's window never spans less than one tick: nine launches of 10.3 ms would span
@@ -48,7 +54,7 @@ pub fn idle_s(model: &SensorModel) -> f64 {
 pub fn plan(options: &ResolvedOptions, launch_s: f64, model: &SensorModel) -> Plan {
     let launch_s = launch_s.max(1e-9);
     let window_s = options.window_s(model);
-    let launches = ((window_s / launch_s) * (1.0 - 1e-9)).ceil().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64;
+    let launches = launches_filling(window_s, launch_s);
     let (min_windows, max_windows) = if options.fixed_windows {
         (options.min_windows, options.max_windows)
     } else {
