@@ -113,7 +113,7 @@ impl ModelClass {
     /// except that tensor-pipe register moves are left out of a tensor-MMA term
     /// ([`ModelClass::counted_subtract`]) where the export counts them.
     pub fn priced_units(&self, launch: &NcuKernel) -> Result<f64> {
-        if self.counts_tensor_moves(launch) {
+        if self.counts_tensor_moves(launch) || !self.tensor_less_fp16() {
             return self.units(launch);
         }
         self.units_less(launch, self.counted_subtract().into_iter())
@@ -135,7 +135,13 @@ impl ModelClass {
     /// export without [`TENSOR_PIPE_HFMA2`] (one made before 2026-12-01) is counted as v3
     /// counted it, and the explanation says so.
     pub fn counts_tensor_moves(&self, launch: &NcuKernel) -> bool {
-        self.counted_subtract().contains(&TENSOR_PIPE_HFMA2) && launch.metric(TENSOR_PIPE_HFMA2).is_err()
+        self.tensor_less_fp16() && launch.metric(TENSOR_PIPE_HFMA2).is_err()
+    }
+
+    /// Whether the class counts the tensor pipe less the FMA pipe's fp16 count (protocol
+    /// v3's tensor-MMA term), the one [`ModelClass::counted_subtract`] counts otherwise.
+    fn tensor_less_fp16(&self) -> bool {
+        self.ncu_metrics.iter().any(|m| m == TENSOR_PIPE) && self.subtract_metrics.iter().any(|m| m == FP16_PIPE)
     }
 
     /// The metrics subtracted when counting: `subtract_metrics`, except that a term counting
@@ -148,8 +154,7 @@ impl ModelClass {
     /// count holds those moves and the fp16 math issued there alike (equal to the fp16 count
     /// on the fp16 training kernel), so the two definitions differ by the moves alone.
     pub fn counted_subtract(&self) -> Vec<&str> {
-        let tensor_less_fp16 =
-            self.ncu_metrics.iter().any(|m| m == TENSOR_PIPE) && self.subtract_metrics.iter().any(|m| m == FP16_PIPE);
+        let tensor_less_fp16 = self.tensor_less_fp16();
         self.subtract_metrics
             .iter()
             .map(|m| if tensor_less_fp16 && m == FP16_PIPE { TENSOR_PIPE_HFMA2 } else { m.as_str() })
