@@ -13,6 +13,11 @@ fn gzipped(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Whether `path` or its gzipped archive `path.gz` exists.
+pub fn archived_exists(path: &Path) -> bool {
+    path.exists() || gzipped(path).exists()
+}
+
 /// A reader of `path`, or, where it does not exist but `path.gz` does, of that file
 /// decompressed (the error is `path`'s when neither exists).
 pub fn open_archived(path: &Path) -> io::Result<Box<dyn Read>> {

@@ -40,7 +40,7 @@ pub mod sweep;
 pub mod trace;
 pub mod warning;
 
-pub use archive::{open_archived, read_archived};
+pub use archive::{archived_exists, open_archived, read_archived};
 pub use axis::{axis_label, nice_ceiling};
 pub use dirs::{energy_dir, target_dir};
 pub use error::{echo, Error, ErrorKind, Result};

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::archive::read_archived;
+use crate::archive::{archived_exists, read_archived};
 use crate::error::{echo, Error, ErrorKind, Result};
 use crate::hash::content_hash;
 use crate::result::ResultDevice;
@@ -309,7 +309,7 @@ impl RunManifest {
                 // A trace or plot left behind (a CI artifact downloaded without them) takes
                 // nothing from the figures: it is let through, and said by `missing_attachments`.
                 // A result file never is, and one present but changed is refused below.
-                if file != &r.json && attachment_absent(&path) {
+                if file != &r.json && !archived_exists(&path) {
                     continue;
                 }
                 // A trace, plot or result may be archived gzipped (`<file>.gz`): read as written.
@@ -337,13 +337,6 @@ impl RunManifest {
     }
 }
 
-/// Whether neither `path` nor its gzipped archive exists.
-fn attachment_absent(path: &Path) -> bool {
-    let mut gz = path.as_os_str().to_owned();
-    gz.push(".gz");
-    !path.exists() && !Path::new(&gz).exists()
-}
-
 impl RunManifest {
     /// The traces and plots it lists that are not in `dir` (neither as written nor gzipped),
     /// file names in the manifest's order: the figures stand without them, the plots of those
@@ -351,7 +344,7 @@ impl RunManifest {
     pub fn missing_attachments(&self, dir: &Path) -> Vec<String> {
         self.results()
             .flat_map(|r| [&r.trace, &r.plot])
-            .filter(|file| !file.contains('/') && !file.contains('\\') && attachment_absent(&dir.join(file)))
+            .filter(|file| !file.contains('/') && !file.contains('\\') && !archived_exists(&dir.join(file)))
             .cloned()
             .collect()
     }

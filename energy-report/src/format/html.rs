@@ -10,7 +10,7 @@ use super::partial::partial_line;
 use super::shown_dir;
 use super::table::{Cells, Table};
 use super::{Report, ReportFormat};
-use crate::chart::{si_unit, PALETTE};
+use crate::chart::{si_unit, PALETTE, REGRESSION_COLOR};
 use crate::overview::{render_overview, Overview, OverviewRow, Reference};
 use energy_results::axis::axis_label;
 use energy_results::detect::Verdict;
@@ -55,16 +55,16 @@ impl ReportFormat for Html {
 /// The colour of a verdict's dot in the change chart.
 fn verdict_color(verdict: Verdict) -> &'static str {
     match verdict {
-        Verdict::Regression => "#d62728",
+        Verdict::Regression => REGRESSION_COLOR,
         Verdict::Inconclusive => "#e69500",
-        Verdict::Improvement => "#2ca02c",
-        Verdict::WithinThreshold | Verdict::NotSignificant => "#1f77b4",
+        Verdict::Improvement => PALETTE[2],
+        Verdict::WithinThreshold | Verdict::NotSignificant => PALETTE[0],
     }
 }
 
 /// The overview charts of a run, in the table's order: the energy per launch of each
 /// benchmark with its interval, and against a baseline each change with the threshold.
-fn overview_charts(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>) -> String {
+fn overview_charts(table: &Table<'_>, current: &ResultSet) -> String {
     let measured: Vec<&energy_results::ResultFile> =
         table.row_ids.iter().filter_map(|(id, _)| current.results.get(id)).collect();
     if measured.is_empty() {
@@ -92,8 +92,8 @@ fn overview_charts(table: &Table<'_>, current: &ResultSet, baseline: Option<&Res
     };
     let mut out = render_overview(&energy);
     let changes: Vec<_> = table.row_ids.iter().filter_map(|(id, _)| table.comparison_change(id)).collect();
-    if baseline.is_some() && !changes.is_empty() {
-        let threshold = table.comparison.map_or(f64::NAN, |c| c.threshold_pct);
+    if let (Some(comparison), false) = (table.comparison, changes.is_empty()) {
+        let threshold = comparison.threshold_pct;
         let chart = Overview {
             title: format!(
                 "Change of the energy per launch against the baseline, 95 % interval ({} benchmarks)",
@@ -113,13 +113,11 @@ fn overview_charts(table: &Table<'_>, current: &ResultSet, baseline: Option<&Res
                     ),
                 })
                 .collect(),
-            references: [
+            // A reference that is not a finite number is not drawn (`render_overview`).
+            references: vec![
                 Reference { at: 0.0, label: "0".into(), color: "#333333" },
-                Reference { at: threshold, label: format!("threshold {threshold:+.1} %"), color: "#d62728" },
-            ]
-            .into_iter()
-            .filter(|r| r.at.is_finite())
-            .collect(),
+                Reference { at: threshold, label: format!("threshold {threshold:+.1} %"), color: REGRESSION_COLOR },
+            ],
             tick_label: Box::new(|v| if v == 0.0 { "0".into() } else { format!("{} %", axis_label(v, 0)) }),
             log_allowed: false,
         };
@@ -148,7 +146,7 @@ pub fn html(table: &Table<'_>, current: &ResultSet, baseline: Option<&ResultSet>
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title><style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right;white-space:nowrap}}td:first-child{{text-align:left}}tr.regression td{{background:#fdd;color:#900}}tr.inconclusive td{{background:#ffe9c4;color:#7a4a00}}tr.improvement td{{background:#dfd;color:#060}}p.summary{{font-size:1.1em}}</style></head><body>{after_body}<h2>{t}</h2>\n<p class=\"summary\">{}</p>\n",
         table.summary
     );
-    out.push_str(&overview_charts(table, current, baseline));
+    out.push_str(&overview_charts(table, current));
     out.push_str(&crate::sweep::sweeps_html(current, baseline));
     out.push_str("<table><tr>");
     for h in table.header() {

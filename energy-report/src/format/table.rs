@@ -93,7 +93,7 @@ impl<'a> Table<'a> {
         baseline: Option<&ResultSet>,
         comparison: Option<&'a Comparison>,
     ) -> Table<'a> {
-        let change_of = |id: &str| comparison.and_then(|c| c.changes.iter().find(|x| x.id == id));
+        let change_of = |id: &str| change_in(comparison, id);
         let first = current.results.values().next().expect("a result set is never empty");
         let mut rows = Vec::new();
         let mut row_ids = Vec::new();
@@ -160,7 +160,7 @@ impl<'a> Table<'a> {
 
     /// The change of benchmark `id` against the baseline, when compared.
     pub fn comparison_change(&self, id: &str) -> Option<&'a Change> {
-        self.comparison.and_then(|c| c.changes.iter().find(|x| x.id == id))
+        change_in(self.comparison, id)
     }
 
     /// The shown column heads ([`Table::shown`]).
@@ -214,14 +214,24 @@ fn warning_names(r: &ResultFile) -> String {
     }
 }
 
+/// The change of benchmark `id` in `comparison`, when compared.
+fn change_in<'c>(comparison: Option<&'c Comparison>, id: &str) -> Option<&'c Change> {
+    comparison.and_then(|c| c.changes.iter().find(|x| x.id == id))
+}
+
+/// Up to `most` of `items`, joined by `separator`, and how many more.
+fn some(items: Vec<String>, most: usize, separator: &str) -> String {
+    let more = items.len().saturating_sub(most);
+    let mut shown: Vec<String> = items.into_iter().take(most).collect();
+    if more > 0 {
+        shown.push(format!("{more} more"));
+    }
+    shown.join(separator)
+}
+
 /// Up to `most` ids as code, and how many more.
 fn some_ids<'i>(cells: Cells, ids: impl Iterator<Item = &'i str>, most: usize) -> String {
-    let ids: Vec<&str> = ids.collect();
-    let mut shown: Vec<String> = ids.iter().take(most).map(|id| cells.code_span(id)).collect();
-    if ids.len() > most {
-        shown.push(format!("{} more", ids.len() - most));
-    }
-    shown.join(", ")
+    some(ids.map(|id| cells.code_span(id)).collect(), most, ", ")
 }
 
 /// The traces and plots the run lists but its directory lacks (a CI artifact downloaded
@@ -300,13 +310,8 @@ fn summary_line(cells: Cells, current: &ResultSet, comparison: Option<&Compariso
         "no warnings".to_string()
     } else {
         let named: Vec<String> =
-            warned.iter().take(5).map(|r| format!("{} ({})", cells.code_span(&r.id), warning_names(r))).collect();
-        format!(
-            "warnings on {} of {measured}: {}{}",
-            warned.len(),
-            named.join("; "),
-            if warned.len() > 5 { format!("; {} more", warned.len() - 5) } else { String::new() }
-        )
+            warned.iter().map(|r| format!("{} ({})", cells.code_span(&r.id), warning_names(r))).collect();
+        format!("warnings on {} of {measured}: {}", warned.len(), some(named, 5, "; "))
     });
     format!("{}.", parts.join("; "))
 }
