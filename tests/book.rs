@@ -83,9 +83,47 @@ fn problems(file: &Path) -> Vec<String> {
         }
     }
     for include in text.split("{{#include ").skip(1) {
-        let path = include.split("}}").next().unwrap().split(':').next().unwrap().trim();
-        if !dir.join(path).is_file() {
-            out.push(format!("{}: `{{{{#include {path}}}}}` names no file", file.display()));
+        let spec = include.split("}}").next().unwrap().trim();
+        let (path, anchor) = spec.split_once(':').map_or((spec, None), |(p, a)| (p, Some(a)));
+        let Ok(included) = std::fs::read_to_string(dir.join(path)) else {
+            out.push(format!("{}: `{{{{#include {spec}}}}}` names no file", file.display()));
+            continue;
+        };
+        // `file:name` (not a line range): mdBook's anchor comments must be in the file.
+        if let Some(name) = anchor.filter(|a| !a.starts_with(|c: char| c.is_ascii_digit())) {
+            if !included.contains(&format!("ANCHOR: {name}")) || !included.contains(&format!("ANCHOR_END: {name}")) {
+                out.push(format!("{}: `{{{{#include {spec}}}}}`: {path} has no anchor {name}", file.display()));
+            }
+        }
+        // The code shown comes from a file that is built: the book's examples (the tests
+        // build them as a user's crate), its library examples (scripts/build-library-examples.sh),
+        // or the repository's own tests.
+        let built = ["examples/", "library-examples/", "tests/", "ci/"];
+        if path.ends_with(".rs") && !built.iter().any(|root| path.contains(root)) {
+            out.push(format!("{}: `{{{{#include {spec}}}}}` shows code no test or script builds", file.display()));
+        }
+    }
+    out
+}
+
+/// Rust written in a chapter itself rather than included from a file that compiles (the
+/// README's quick start is held to `docs/book/examples/quickstart.rs` by tests/user_crate.rs).
+fn inline_rust(file: &Path, markdown: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rust_block: Option<usize> = None;
+    let mut fenced = false;
+    for (number, line) in markdown.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            fenced = !fenced;
+            rust_block = (fenced && trimmed.trim_start_matches('`').starts_with("rust")).then_some(number + 1);
+            continue;
+        }
+        if let Some(start) = rust_block {
+            if !trimmed.is_empty() && !trimmed.starts_with("{{#include ") {
+                out.push(format!("{}:{start}: a Rust block not included from a file that compiles", file.display()));
+                rust_block = None;
+            }
         }
     }
     out
@@ -102,6 +140,7 @@ fn every_chapter_link_and_include_of_the_book_resolves() {
         let path = src.join(chapter);
         assert!(path.is_file(), "SUMMARY.md lists {chapter}, which does not exist");
         all.extend(problems(&path));
+        all.extend(inline_rust(&path, &std::fs::read_to_string(&path).unwrap()));
     }
     // Every chapter file is in the summary (mdBook would leave it out of the book).
     for entry in std::fs::read_dir(&src).unwrap() {
@@ -117,16 +156,24 @@ fn every_chapter_link_and_include_of_the_book_resolves() {
 }
 
 #[test]
-fn the_checker_finds_a_broken_link_an_anchor_and_an_include() {
+fn the_checker_finds_broken_links_anchors_includes_and_inline_rust() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("b.md"), "# A heading: `code`\n").unwrap();
     let a = dir.path().join("a.md");
     std::fs::write(
         &a,
-        "[ok](b.md#a-heading-code) [bad](c.md) [anchor](b.md#nope)\n```\n[in code](x.md)\n```\n{{#include d.rs}}\n",
+        "[ok](b.md#a-heading-code) [bad](c.md) [anchor](b.md#nope)\n```\n[in code](x.md)\n```\n{{#include d.rs}}\n\
+         ```rust\n{{#include examples/e.rs:there}}\n{{#include examples/e.rs:gone}}\n```\n\
+         ```rust,ignore\nfn written_here() {}\n```\n{{#include f.rs}}\n",
     )
     .unwrap();
-    let p = problems(&a);
-    assert_eq!(p.len(), 3, "{p:?}");
+    std::fs::create_dir(dir.path().join("examples")).unwrap();
+    std::fs::write(dir.path().join("examples/e.rs"), "// ANCHOR: there\nfn f() {}\n// ANCHOR_END: there\n").unwrap();
+    std::fs::write(dir.path().join("f.rs"), "fn f() {}\n").unwrap();
+    let mut p = problems(&a);
+    p.extend(inline_rust(&a, &std::fs::read_to_string(&a).unwrap()));
+    assert_eq!(p.len(), 6, "{p:?}");
     assert!(p[0].contains("`c.md` names no file") && p[1].contains("b.md#nope") && p[2].contains("d.rs"), "{p:?}");
+    assert!(p[3].contains("has no anchor gone") && p[4].contains("f.rs}}` shows code no test"), "{p:?}");
+    assert!(p[5].contains(":10: a Rust block not included"), "{p:?}");
 }

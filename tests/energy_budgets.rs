@@ -41,11 +41,13 @@ fn saxpy_half(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.half_args)
 }
 
+// ANCHOR: budget
 /// An H100 measured 30.6 mJ per launch (research/results/2026-11-22-h100-benches).
 #[energy_test(setup = setup, max = "40 mJ", sim(seconds = 76e-6, watts = 400.0))]
 fn saxpy_stays_under_40_mj(s: &mut Saxpy, stream: &Stream) -> Result<()> {
     s.kernel.launch(stream, s.config, &s.args)
 }
+// ANCHOR_END: budget
 
 /// Per byte: 12 bytes move per element; 152 pJ/B measured.
 #[energy_test(setup = setup, bytes = 12 * N, max_per_byte = "200 pJ", sim(seconds = 76e-6, watts = 400.0))]
