@@ -32,6 +32,8 @@ mod selftest;
 #[cfg(feature = "measure")]
 mod sequence_flags;
 #[cfg(feature = "measure")]
+mod slurm;
+#[cfg(feature = "measure")]
 mod thermal;
 #[cfg(feature = "measure")]
 mod trace;
@@ -145,6 +147,11 @@ enum Command {
         /// when set and not empty].
         #[arg(long = "run-id", value_name = "ID")]
         run_id: Option<String>,
+        /// A campaign of `cargo energy slurm` (a --dir holding campaign.json) with shards
+        /// missing: report the shards that are complete, naming those missing, instead of
+        /// refusing it.
+        #[arg(long)]
+        partial: bool,
     },
     #[cfg(feature = "measure")]
     /// Run the benches on several GPUs of this node at once, one process per GPU taking
@@ -332,6 +339,81 @@ enum Command {
         /// one copied in) is refused, exit 2 [default: ENERGY_RUN_ID when set and not empty].
         #[arg(long = "run-id", value_name = "ID")]
         run_id: Option<String>,
+        /// A campaign of `cargo energy slurm` (a --dir holding campaign.json) with shards
+        /// missing: compare the shards that are complete instead of refusing it.
+        #[arg(long)]
+        partial: bool,
+    },
+    #[cfg(feature = "measure")]
+    /// A benchmark campaign on a Slurm cluster: the benches built here once, copied to a
+    /// campaign directory the nodes share, and run as a job array of one-GPU tasks, one hash
+    /// shard each: `cargo energy slurm --shards 8 --partition gpu -- --bench fma`. Waits with
+    /// progress, gathers every shard's run and prints the report, one table per board. Exit 0
+    /// when every shard is complete, 1 when one is missing (failed, cancelled, timed out,
+    /// node lost: each named; `--resume DIR` runs them again), 2 on bad input.
+    Slurm {
+        /// Hash shards, one array task (one GPU) each.
+        #[arg(long, default_value_t = 1)]
+        shards: u32,
+        /// sbatch --partition.
+        #[arg(long)]
+        partition: Option<String>,
+        /// sbatch --gres of each task: one GPU (`gpu:1`, or a typed `gpu:h100:1`).
+        #[arg(long, default_value = "gpu:1")]
+        gres: String,
+        /// sbatch --time of each task (Slurm's form: `30:00`, `2:00:00`).
+        #[arg(long, default_value = "1:00:00")]
+        time: String,
+        /// At most this many shards at once (`--array=…%N`).
+        #[arg(long = "max-parallel")]
+        max_parallel: Option<u32>,
+        /// A further #SBATCH option, as sbatch takes it (`--account=energy`); repeat for several.
+        #[arg(long = "sbatch", value_name = "OPTION", allow_hyphen_values = true)]
+        sbatch: Vec<String>,
+        /// The campaign directory [default: <target>/energy-campaigns/<id>]: every node must
+        /// see it at the same path.
+        #[arg(long, conflicts_with = "resume")]
+        dir: Option<PathBuf>,
+        /// Wait for the jobs of the campaign in DIR, gather them, and run again the shards
+        /// that are missing (its executables, options and arguments as first submitted).
+        #[arg(long, value_name = "DIR")]
+        resume: Option<PathBuf>,
+        /// `sim` or `sim:PRESET`: every task on the simulated GPU, one board per node and GPU
+        /// index (a cluster without GPUs, a test); without it each task measures its GPU.
+        #[arg(long)]
+        device: Option<String>,
+        /// A bench executable built elsewhere (repeat for several), instead of building here.
+        #[arg(long = "exe")]
+        exes: Vec<PathBuf>,
+        /// Print the batch script; build nothing into the campaign, submit nothing.
+        #[arg(long = "dry-run")]
+        dry_run: bool,
+        /// Submit and return; `--resume DIR` waits and gathers later.
+        #[arg(long = "no-wait")]
+        no_wait: bool,
+        /// Seconds between squeue queries while waiting.
+        #[arg(long, default_value_t = 10.0, value_parser = parse_seconds)]
+        poll: f64,
+        /// The longest to wait for the shards (`90m`, `12h`, seconds); shards still pending or
+        /// running then are named, and go on: `--resume DIR` gathers them later [default: no
+        /// limit].
+        #[arg(long = "max-wait", value_parser = gpus::parse_timeout)]
+        max_wait: Option<gpus::TimeLimit>,
+        /// `cargo bench` arguments, then `--` and the bench binaries' own (criterion's filter).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    #[cfg(feature = "measure")]
+    /// One shard of a campaign, inside its Slurm array task (what `cargo energy slurm`'s batch
+    /// script runs).
+    #[command(name = "slurm-shard", hide = true)]
+    SlurmShard {
+        /// The campaign directory.
+        #[arg(long)]
+        campaign: PathBuf,
+        /// The shard (SLURM_ARRAY_TASK_ID).
+        #[arg(long)]
+        shard: u32,
     },
     /// Energy per launch of each benchmark across saved runs (commits), with its 95 %
     /// interval: an SVG per benchmark and index.html in --output, a table on standard output.
@@ -451,7 +533,8 @@ impl Command {
 
 /// The commands a build without the feature `measure` lacks.
 #[cfg(not(feature = "measure"))]
-const MEASURING_COMMANDS: &[&str] = &["info", "trace", "analyze", "run", "ab", "gate", "selftest", "calibrate"];
+const MEASURING_COMMANDS: &[&str] =
+    &["info", "trace", "analyze", "run", "ab", "gate", "selftest", "calibrate", "slurm", "slurm-shard"];
 
 /// Runs the command line `args` (the program name first).
 fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
@@ -501,10 +584,19 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
-        Command::Report { dir, run, baseline, format, threshold, output, run_id } => run_pin(run_id).and_then(|pin| {
-            let runs = results::Runs { dirs: dirs_or_default(dir), pin };
-            results::report(&runs, &run, baseline.as_deref(), format, threshold, output.as_deref())
-        }),
+        Command::Report { dir, run, baseline, format, threshold, output, run_id, partial } => {
+            run_pin(run_id).and_then(|pin| {
+                let (dirs, campaign) = results::expand_campaigns(dirs_or_default(dir), partial)?;
+                let runs = results::Runs { dirs, pin };
+                match campaign {
+                    Some((campaign_dir, campaign)) if baseline.is_none() && run == "new" => {
+                        let (_, missing) = campaign.runs_to_report(&campaign_dir, partial)?;
+                        results::report_campaign(&runs, &campaign, &missing, format, threshold, output.as_deref())
+                    }
+                    _ => results::report(&runs, &run, baseline.as_deref(), format, threshold, output.as_deref()),
+                }
+            })
+        }
         Command::History { dirs, threshold, output, gpu } => {
             let output = output.unwrap_or_else(|| energy_results::energy_dir().join("history"));
             history::run(&dirs, threshold, gpu.as_deref(), &output)
@@ -530,6 +622,51 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
+        #[cfg(feature = "measure")]
+        Command::Slurm {
+            shards,
+            partition,
+            gres,
+            time,
+            max_parallel,
+            sbatch,
+            dir,
+            resume,
+            device,
+            exes,
+            dry_run,
+            no_wait,
+            poll,
+            max_wait,
+            args,
+        } => {
+            let request = slurm::SlurmRequest {
+                dir,
+                resume,
+                shards,
+                slurm: energy_results::campaign::SlurmOptions { partition, gres, time, max_parallel, extra: sbatch },
+                device,
+                exes,
+                dry_run,
+                no_wait,
+                poll: std::time::Duration::from_secs_f64(poll),
+                max_wait: max_wait.and_then(|m| m.0),
+                args,
+            };
+            match slurm::run(&request) {
+                Ok(true) => Ok(()),
+                Ok(false) => return ExitCode::from(1),
+                Err(e) => Err(e),
+            }
+        }
+        #[cfg(feature = "measure")]
+        Command::SlurmShard { campaign, shard } => {
+            match slurm::shard::TaskEnv::from_env().and_then(|task| slurm::shard::run_shard(&campaign, shard, &task)) {
+                Ok(true) => Ok(()),
+                Ok(false) => return ExitCode::from(1),
+                Err(e) => Err(e),
+            }
+        }
         #[cfg(feature = "measure")]
         Command::Ab { baseline, candidate, sequence, format, args } => {
             let asked = ab::AbArgs { baseline, candidate, sequence: sequence.into_args(&AB_DEFAULTS, args), format };
@@ -571,6 +708,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             drift,
             control,
             run_id,
+            partial,
         } => {
             let drift = match (within_run, drift, control.is_empty()) {
                 (true, _, _) => energy_report::DriftBasis::WithinRunOnly,
@@ -579,7 +717,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 (false, None, true) => energy_report::DriftBasis::Unknown,
             };
             let compared = run_pin(run_id).and_then(|pin| {
-                let runs = results::Runs { dirs: dirs_or_default(dir), pin };
+                let runs = results::Runs { dirs: results::expand_campaigns(dirs_or_default(dir), partial)?.0, pin };
                 let options =
                     results::CompareOptions { threshold, across_boards, removed, drift, history, history_runs };
                 results::compare(&runs, &baseline, &candidate, &options)

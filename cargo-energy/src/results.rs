@@ -117,6 +117,111 @@ pub(super) fn report(
     Err(Error::new(ErrorKind::InvalidInput, format!("{} (the report {shown} says so first)", lines.join(". "))))
 }
 
+/// A campaign named alone by `--dir`: its directory and its manifest.
+pub(super) type NamedCampaign = (PathBuf, energy_results::campaign::CampaignManifest);
+
+/// The run folders of the directories `--dir` names, a campaign of `cargo energy slurm`
+/// (`campaign.json` there) standing for its shards' runs: refused while a shard is missing
+/// unless `partial`. Returns the folders (each holding `new`) and the campaign, when one was
+/// named alone.
+pub(super) fn expand_campaigns(
+    dirs: Vec<PathBuf>,
+    partial: bool,
+) -> Result<(Vec<PathBuf>, Option<NamedCampaign>)> {
+    use energy_results::campaign::{CampaignManifest, CAMPAIGN_FILE};
+    let mut out = Vec::new();
+    let mut named = None;
+    let alone = dirs.len() == 1;
+    for dir in dirs {
+        if !dir.join(CAMPAIGN_FILE).is_file() {
+            out.push(dir);
+            continue;
+        }
+        let campaign = CampaignManifest::read(&dir)?;
+        let (runs, _) = campaign.runs_to_report(&dir, partial)?;
+        out.extend(runs.iter().map(|r| r.parent().unwrap_or(r).to_path_buf()));
+        if alone {
+            named = Some((dir, campaign));
+        }
+    }
+    Ok((out, named))
+}
+
+/// The report of a campaign (`cargo energy report --dir CAMPAIGN`, and `cargo energy slurm`
+/// at its end): the shards' runs, those of one board (GPU UUID) merged into one table (hash
+/// shards hold disjoint benchmarks), under lines naming the campaign and any shard missing.
+pub(super) fn report_campaign(
+    runs: &Runs,
+    campaign: &energy_results::campaign::CampaignManifest,
+    missing: &[String],
+    format: Format,
+    threshold: f64,
+    output: Option<&Path>,
+) -> Result<()> {
+    check_threshold(threshold)?;
+    if !missing.is_empty() && format.is_tracker() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("campaign {} is partial: a tracker's series never takes a partial campaign", campaign.id),
+        ));
+    }
+    let mut boards: Vec<(String, ResultSet)> = Vec::new();
+    for dir in &runs.dirs {
+        let set = ResultSet::read_run_pinned(&dir.join("new"), runs.pin.as_ref())?;
+        let board = set.results.values().next().map(|r| r.device.uuid.clone()).unwrap_or_default();
+        match boards.iter_mut().find(|(b, _)| *b == board) {
+            Some((_, merged)) => {
+                for (id, result) in set.results {
+                    if merged.results.insert(id.clone(), result).is_some() {
+                        return Err(Error::new(
+                            ErrorKind::InvalidInput,
+                            format!(
+                                "`{id}` is in two shards' runs of campaign {} on {board}: not a campaign of hash \
+                                 shards (altered?)",
+                                campaign.id
+                            ),
+                        ));
+                    }
+                }
+                merged.not_run.extend(set.not_run);
+            }
+            None => boards.push((board, set)),
+        }
+    }
+    // A benchmark another shard measured is not "not run" in this one.
+    let measured: std::collections::BTreeSet<String> =
+        boards.iter().flat_map(|(_, s)| s.results.keys().cloned()).collect();
+    let sets: Vec<(ResultSet, Option<ResultSet>)> = boards
+        .into_iter()
+        .map(|(_, mut set)| {
+            set.not_run.retain(|id, _| !measured.contains(id));
+            (set, None)
+        })
+        .collect();
+    let body = render_report(&Report::new(&sets, &[], &[], threshold)?, format)?;
+    let text = if format.name() == "markdown" {
+        let mut head = format!(
+            "## Campaign {}
+
+{} shard(s) of {}, on {} board(s), one table each.\n\n",
+            campaign.id,
+            campaign.shards - missing.len() as u32,
+            campaign.shards,
+            sets.len()
+        );
+        for line in missing {
+            head.push_str(&format!("> **MISSING:** {line}\n\n"));
+        }
+        head + &body
+    } else {
+        body
+    };
+    match output {
+        Some(path) => write_atomically(path, text.as_bytes()),
+        None => crate::output::emit(&text),
+    }
+}
+
 /// Prints the comparison of each directory's candidate with its own baseline; what it found
 /// over all of them.
 pub(super) fn compare(runs: &Runs, baseline: &[String], candidate: &str, options: &CompareOptions) -> Result<Outcome> {

@@ -634,3 +634,77 @@ fn a_run_without_its_plots_or_traces_still_reports_and_a_changed_result_is_refus
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("is listed but cannot be read"), "{}", text(&out));
 }
+
+/// A campaign of `cargo energy slurm` (its manifest and its shards' runs, as the shards write
+/// them) as `report` and `compare` meet it: one table per board, each board's shards merged;
+/// a missing shard refused by name unless `--partial`. The real Slurm runs of
+/// tests/slurm_cluster.rs (scripts/slurm-test.sh) make such campaigns; this one is written.
+#[test]
+fn a_campaign_reports_one_table_per_board_and_is_refused_while_a_shard_is_missing() {
+    use energy_results::campaign::*;
+    let dir = tempfile::tempdir().unwrap();
+    let (board_a, board_b) = ("GPU-aaaaaaaa-0000", "GPU-bbbbbbbb-0000");
+    // Shards 1 and 3 ran on board A, shard 2 on board B; shard 4 was cancelled.
+    let shards = [(1, board_a, "a/energy"), (2, board_b, "b/energy"), (3, board_a, "c/energy")];
+    let mut states = Vec::new();
+    for (index, board, id) in shards {
+        let job = format!("9_{index}");
+        let energy = dir.path().join(CampaignManifest::attempt_dir(index, &job)).join("energy");
+        write_set(&energy, "new", &[result(id, 1.0, board, false)]);
+        states.push(ShardState {
+            index,
+            status: ShardStatus::Complete,
+            job: Some(job.clone()),
+            node: Some(format!("n{index}")),
+            gpu_uuid: Some(board.into()),
+            run_dir: Some(format!("shards/{index}/{job}/energy/new")),
+            results: 1,
+            reason: None,
+        });
+    }
+    states.push(ShardState {
+        index: 4,
+        status: ShardStatus::Missing,
+        job: Some("9_4".into()),
+        node: Some("n2".into()),
+        gpu_uuid: None,
+        run_dir: None,
+        results: 0,
+        reason: Some("stopped: the task received SIGTERM (scancel, or Slurm's time limit: --time)".into()),
+    });
+    let mut campaign = CampaignManifest {
+        schema: CAMPAIGN_SCHEMA.into(),
+        id: "campaign-test".into(),
+        created: "2026-12-02T00:00:00Z".into(),
+        shards: 4,
+        bench_args: vec![],
+        device: None,
+        executables: vec![],
+        working_dir: "/w".into(),
+        slurm: SlurmOptions { gres: "gpu:1".into(), time: "1:00:00".into(), ..SlurmOptions::default() },
+        submissions: vec![],
+        shard_states: states,
+    };
+    campaign.write(dir.path()).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let refused = cargo_energy(&["report", "--dir", d]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    let said = text(&refused);
+    assert!(said.contains("1 of 4 shard(s)") && said.contains("shard 4/4 (job 9_4 on n2): missing: stopped"), "{said}");
+    let compared = compare(dir.path(), &[]);
+    assert_eq!(compared.status.code(), Some(2), "compare refuses it too: {}", text(&compared));
+    let partial = cargo_energy(&["report", "--dir", d, "--partial"]);
+    assert!(partial.status.success(), "{}", text(&partial));
+    let md = String::from_utf8_lossy(&partial.stdout).into_owned();
+    assert!(md.contains("3 shard(s) of 4, on 2 board(s)") && md.contains("> **MISSING:** shard 4/4"), "{md}");
+    assert_eq!(md.matches("### Energy report").count(), 2, "one table per board: {md}");
+    let table_a = &md[md.find("GPU-aaaaaaaa").unwrap()..];
+    let table_a = &table_a[..table_a.find("### ").unwrap_or(table_a.len())];
+    assert!(table_a.contains("`a/energy`") && table_a.contains("`c/energy`") && !table_a.contains("`b/energy`"), "{md}");
+    // Complete once the shard is: no MISSING line, no refusal.
+    campaign.shard_states.pop();
+    campaign.shards = 3;
+    campaign.write(dir.path()).unwrap();
+    let whole = cargo_energy(&["report", "--dir", d]);
+    assert!(whole.status.success() && !text(&whole).contains("MISSING"), "{}", text(&whole));
+}

@@ -11,11 +11,21 @@ use energy_results::axis::ticks;
 use energy_results::escape::xml as escape;
 
 const WIDTH: f64 = 960.0;
-const HEIGHT: f64 = 360.0;
+/// The plot's own height (between the title and the x labels).
+const PLOT_HEIGHT: f64 = 248.0;
 const LEFT: f64 = 76.0;
 const RIGHT: f64 = 250.0;
 const TOP: f64 = 34.0;
+/// Below the plot at least: the x labels' first line and the axis title.
 const BOTTOM: f64 = 78.0;
+
+/// The room below the plot for x labels `labels`, rotated by 35°, and the axis title under
+/// them: a long label (a date and a commit) must not run into the title.
+fn bottom_for(labels: &[String]) -> f64 {
+    // About 6.2 px per character at 11 px sans-serif; sin 35° ≈ 0.574.
+    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
+    BOTTOM.max(14.0 + longest * 6.2 * 0.574 + 22.0).ceil()
+}
 
 /// The colours of successive series.
 pub const PALETTE: [&str; 6] = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#17becf"];
@@ -74,22 +84,24 @@ pub fn render_chart(chart: &Chart) -> String {
         lo = lo.min(l.min(p.y));
         hi = hi.max(h.max(p.y));
     }
+    let bottom = bottom_for(&chart.x_labels);
+    let height = TOP + PLOT_HEIGHT + bottom;
     let mut svg = String::new();
     let _ = writeln!(
         svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="11">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">"#
     );
     let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(svg, r#"<text x="{LEFT}" y="20" font-size="13">{}</text>"#, escape(&chart.title));
     if !(lo.is_finite() && hi.is_finite() && (hi - lo).is_finite()) {
-        let _ = writeln!(svg, r#"<text x="{LEFT}" y="{}">no points to plot</text></svg>"#, HEIGHT / 2.0);
+        let _ = writeln!(svg, r#"<text x="{LEFT}" y="{}">no points to plot</text></svg>"#, height / 2.0);
         return svg;
     }
     // Padded by a tenth of the span (or of the value, for one flat value).
     let pad = if hi > lo { (hi - lo) * 0.1 } else { hi.abs().max(1e-300) * 0.05 };
     let (y0, y1) = (lo - pad, hi + pad);
     let plot_w = WIDTH - LEFT - RIGHT;
-    let plot_h = HEIGHT - TOP - BOTTOM;
+    let plot_h = PLOT_HEIGHT;
     let n = chart.x_labels.len().max(1);
     let x = |i: usize| LEFT + (i as f64 + 0.5) / n as f64 * plot_w;
     let y = |v: f64| TOP + plot_h - ((v.clamp(y0, y1) - y0) / (y1 - y0)) * plot_h;
@@ -118,7 +130,7 @@ pub fn render_chart(chart: &Chart) -> String {
         svg,
         r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text x="16" y="{:.1}" transform="rotate(-90 16 {:.1})" text-anchor="middle">{}</text>"#,
         LEFT + plot_w / 2.0,
-        HEIGHT - 6.0,
+        height - 6.0,
         escape(&chart.x_title),
         TOP + plot_h / 2.0,
         TOP + plot_h / 2.0,
@@ -251,6 +263,32 @@ mod tests {
             svg.contains("a&lt;b&gt; &amp; &quot;c&quot;") && svg.contains("GPU &lt;1&gt;") && svg.contains("r&amp;2")
         );
         assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
+    }
+
+    /// The y of the first `<text …>` whose content is `content`.
+    fn text_y(svg: &str, content: &str) -> f64 {
+        let at = svg.find(&format!(">{content}</text>")).unwrap_or_else(|| panic!("no text {content}: {svg}"));
+        let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+        let y = tag.split(" y=\"").nth(1).unwrap().split('"').next().unwrap();
+        y.parse().unwrap()
+    }
+
+    #[test]
+    fn long_x_labels_stay_clear_of_the_axis_title() {
+        for label in ["r1", "11-26 10:32 06ea5df4*", "2026-11-26 10:32 06ea5df4* on a board with a long name"] {
+            let chart = Chart {
+                title: "t".into(),
+                x_title: "run".into(),
+                y_title: "mJ".into(),
+                x_labels: vec![label.into()],
+                series: vec![ChartSeries { label: "GPU".into(), color: PALETTE[0], points: vec![point(0, 1.0)] }],
+            };
+            let svg = render_chart(&chart);
+            // A label drawn rotated by 35° reaches down by its length times sin 35°, at about
+            // 6.2 px a character (11 px sans-serif); the title's top is about 11 px above its y.
+            let label_bottom = text_y(&svg, label) + label.len() as f64 * 6.2 * 0.574;
+            assert!(text_y(&svg, "run") - 11.0 > label_bottom, "{label}: the axis title overlaps it: {svg}");
+        }
     }
 
     #[test]

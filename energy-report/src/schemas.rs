@@ -10,6 +10,7 @@ use energy_results::{RunManifest, RESULT_SCHEMA, RUN_SCHEMA};
 
 use crate::format::json::{JsonReport, REPORT_SCHEMA};
 use energy_results::ab::{AbReport, AB_SCHEMA};
+use energy_results::campaign::{CampaignManifest, CAMPAIGN_SCHEMA};
 
 /// One published schema: the tag its files carry in `schema`, its file name under
 /// `docs/schemas/`, and its text.
@@ -40,13 +41,17 @@ fn published<T: JsonSchema>(tag: &'static str, what: &str) -> PublishedSchema {
     PublishedSchema { tag, file_name, text }
 }
 
-/// Every published schema: the result file, the run manifest, `ab.json` and
+/// Every published schema: the result file, the run manifest, `ab.json`, the campaign manifest and
 /// `report --format json`'s single report.
 pub fn published_schemas() -> Vec<PublishedSchema> {
     vec![
         published::<ResultFile>(RESULT_SCHEMA, "one benchmark's result file (`<target>/energy/<run>/<id>.json`)"),
         published::<RunManifest>(RUN_SCHEMA, "a run's manifest (`<target>/energy/<run>/run.json`)"),
         published::<AbReport>(AB_SCHEMA, "`cargo energy ab` and `gate`'s report (`ab.json`)"),
+        published::<CampaignManifest>(
+            CAMPAIGN_SCHEMA,
+            "a campaign's manifest (`campaign.json` of `cargo energy slurm`'s campaign directory)",
+        ),
         published::<JsonReport<'static>>(
             REPORT_SCHEMA,
             "`cargo energy report --format json` of one run (a report of several runs is `energy-report-set/1`: \

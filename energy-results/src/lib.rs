@@ -24,6 +24,7 @@
 pub mod ab;
 pub mod archive;
 pub mod axis;
+pub mod campaign;
 pub mod detect;
 pub mod dirs;
 pub mod error;

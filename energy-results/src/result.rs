@@ -148,6 +148,28 @@ pub struct Figures {
     pub time_basis: crate::measured::TimeBasis,
 }
 
+/// A GPU's UUID in short, as tables and legends name a board: `GPU-5ca491d2` (NVML's UUID
+/// to its first group), `SIM-h100-0123abcd` (a simulated board: its seed's first 8 digits, so
+/// that two simulated boards stay apart).
+pub fn short_uuid(uuid: &str) -> String {
+    let groups: Vec<&str> = uuid.split('-').collect();
+    let keep = if groups.first() == Some(&"SIM") { 3 } else { 2 };
+    groups
+        .iter()
+        .take(keep)
+        .enumerate()
+        .map(|(i, g)| if i + 1 == keep { g.chars().take(8).collect() } else { g.to_string() })
+        .collect::<Vec<String>>()
+        .join("-")
+}
+
+impl ResultDevice {
+    /// [`short_uuid`] of this device.
+    pub fn short_uuid(&self) -> String {
+        short_uuid(&self.uuid)
+    }
+}
+
 impl std::ops::Deref for ResultFile {
     type Target = Figures;
 
@@ -393,4 +415,18 @@ fn validate_window(w: &WindowResult) -> std::result::Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_uuid;
+
+    #[test]
+    fn short_uuids_keep_boards_apart() {
+        assert_eq!(short_uuid("GPU-5ca491d2-0f1e-6a2b-9c3d-4e5f60718293"), "GPU-5ca491d2");
+        assert_eq!(short_uuid("SIM-h100-0123456789abcdef"), "SIM-h100-01234567");
+        assert_ne!(short_uuid("SIM-h100-0123456789abcdef"), short_uuid("SIM-h100-fedcba9876543210"));
+        assert_eq!(short_uuid("MIG-abc"), "MIG-abc");
+        assert_eq!(short_uuid(""), "");
+    }
 }

@@ -4,7 +4,9 @@
 //! - unset or `auto`: the real GPU when NVML finds one, otherwise the simulated H100
 //!   (every figure then says `simulated`);
 //! - `nvml`: a real GPU is required; its absence is an error naming what is missing;
-//! - `sim` or `sim:PRESET` (`h100`, `h100-warming`, `k20`): the simulated GPU;
+//! - `sim` or `sim:PRESET` (`h100`, `h100-warming`, `k20`): the simulated GPU; with `@BOARD`
+//!   (`sim:h100@n2-gpu1`) one board of that model, its own UUID and noise (the tasks of
+//!   `cargo energy slurm --device sim` name theirs after their node and GPU index);
 //! - a CUDA device ordinal (`1`) or a GPU's UUID (`GPU-…`): that real GPU, for every
 //!   measurement that names no device of its own (`device =`, `--device` win).
 
@@ -54,6 +56,26 @@ impl DeviceRequest {
             )),
             other if other.starts_with("gpu-") || other.starts_with("mig-") => {
                 Ok(DeviceRequest::Gpu(GpuChoice::Uuid(text.trim().to_string())))
+            }
+            other if other.starts_with("sim") && other.contains('@') => {
+                let (model, board) = text.trim().split_once('@').unwrap_or_default();
+                let preset = match model.to_ascii_lowercase().as_str() {
+                    "sim" => Some(SimPreset::h100()),
+                    m => m.strip_prefix("sim:").and_then(SimPreset::by_name),
+                };
+                let board_ok = !board.is_empty()
+                    && board.len() <= 64
+                    && board.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+                match preset {
+                    Some(preset) if board_ok => Ok(DeviceRequest::Sim(preset.on_board(board))),
+                    _ => Err(Error::new(
+                        ErrorKind::InvalidInput,
+                        format!(
+                            "{DEVICE_ENV}=`{text}` is not understood: a simulated board is sim@BOARD or sim:PRESET@BOARD \
+                             (PRESET h100, h100-warming or k20; BOARD up to 64 letters, digits, `-`, `_`, `.`)"
+                        ),
+                    )),
+                }
             }
             other => match (other.parse::<u32>(), other.strip_prefix("sim:").and_then(SimPreset::by_name)) {
                 (Ok(ordinal), _) => Ok(DeviceRequest::Gpu(GpuChoice::Ordinal(ordinal))),
@@ -162,5 +184,23 @@ mod tests {
         let err = DeviceRequest::parse("sim:a100").unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
         assert!(err.message().contains("sim:k20"));
+    }
+
+    #[test]
+    fn a_simulated_board_has_its_own_identity_and_the_models_physics() {
+        let board = |text: &str| match DeviceRequest::parse(text).unwrap() {
+            DeviceRequest::Sim(p) => p,
+            other => panic!("{text}: {other:?}"),
+        };
+        let (n1, n2, again) = (board("sim@n1-gpu0"), board("sim:h100@n2-gpu0"), board("SIM@n1-gpu0"));
+        assert_eq!(n1, again, "the same board each time it is named");
+        assert_ne!(n1.seed, n2.seed);
+        assert_ne!(n1.seed, SimPreset::h100().seed);
+        assert_eq!((n1.key, n1.idle_w, n1.busy_kernel_w), (n2.key, n2.idle_w, n2.busy_kernel_w));
+        assert_eq!(board("sim:k20@a").key, "k20");
+        for bad in ["sim@", "sim:a100@n1", "sim@n1 gpu0", "sim@n1/gpu0"] {
+            let err = DeviceRequest::parse(bad).unwrap_err();
+            assert!(err.message().contains("sim:PRESET@BOARD"), "{bad}: {err}");
+        }
     }
 }

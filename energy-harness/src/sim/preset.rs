@@ -47,6 +47,14 @@ impl SimPreset {
         }
     }
 
+    /// The same GPU model as another board, named `board` (`n2-gpu1`: a node and a GPU index,
+    /// as a Slurm task of `cargo energy slurm` on the simulated GPU names it): its own seed,
+    /// so its own noise and its own UUID (`SIM-<preset>-<seed>`), the model's physics alike.
+    pub fn on_board(mut self, board: &str) -> SimPreset {
+        self.seed ^= energy_results::hash::fnv1a(board.as_bytes());
+        self
+    }
+
     /// The CUDA properties of the simulated GPU: what the checked device
     /// ([`crate::CudaGpu::checked`]) enforces and reports (the H100 SXM's and the K20's data
     /// sheet figures).

@@ -10,10 +10,11 @@ use energy_results::{Error, ErrorKind, Result};
 /// The schema tag of a JSON report over several directories.
 pub const REPORT_SET_SCHEMA: &str = "energy-report-set/1";
 
-/// The GPU of a result set, as a short tag: `GPU-xxxxxxxx` (the UUID's first group).
+/// The GPU of a result set, as a short tag: `GPU-xxxxxxxx` (the UUID's first group;
+/// [`energy_results::result::short_uuid`]).
 pub fn gpu_tag(set: &ResultSet) -> String {
     let uuid = set.results.values().next().map(|r| r.device.uuid.as_str()).unwrap_or("GPU-unknown");
-    uuid.split('-').take(2).collect::<Vec<_>>().join("-")
+    energy_results::result::short_uuid(uuid)
 }
 
 /// The refusal of a benchmark on the same GPU in two directories (one tracker series).

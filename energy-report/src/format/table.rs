@@ -184,15 +184,17 @@ impl<'a> Table<'a> {
             let name = first.device.name.trim_end_matches(" (simulated)");
             let preset = driver.trim_start_matches("simulated").trim().trim_start_matches('(').trim_end_matches(')');
             return format!(
-                "Energy report [SIMULATED]: {}{}, {}",
+                "Energy report [SIMULATED]: {} {}{}, {}",
                 text(name),
+                text(&first.device.short_uuid()),
                 if preset.is_empty() { String::new() } else { format!(", {}", text(preset)) },
                 text(&shown_dir(&self.current.dir))
             );
         }
         format!(
-            "Energy report: {}, driver {}, {}",
+            "Energy report: {} {}, driver {}, {}",
             text(&first.device.name),
+            text(&first.device.short_uuid()),
             text(driver),
             text(&shown_dir(&self.current.dir))
         )

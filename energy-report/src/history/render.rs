@@ -16,10 +16,7 @@ use energy_results::write_atomically;
 use energy_results::Result;
 use energy_units::format_si;
 
-/// The short form of a UUID: `GPU-xxxxxxxx`.
-fn short_uuid(uuid: &str) -> String {
-    uuid.split('-').take(2).collect::<Vec<_>>().join("-")
-}
+use energy_results::result::short_uuid;
 
 /// ` (simulated)` when the history's figures are.
 fn simulated_note(history: &History) -> &'static str {
