@@ -177,6 +177,32 @@ impl Drop for Cluster {
     }
 }
 
+/// The files and folders under `dir`, to `depth`, one relative path a line (a folder's name
+/// ends with `/`; the run folders' contents are summed up).
+fn layout(dir: &Path, depth: usize) -> String {
+    fn walk(root: &Path, dir: &Path, depth: usize, out: &mut Vec<String>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for path in entries {
+            let rel = path.strip_prefix(root).unwrap().display().to_string();
+            if path.is_dir() && path.file_name().is_some_and(|n| n == "new") {
+                let files = std::fs::read_dir(&path).unwrap().count();
+                out.push(format!("{rel}/  ({files} files: run.json, results, traces, plots)"));
+            } else if path.is_dir() {
+                out.push(format!("{rel}/"));
+                if depth > 1 {
+                    walk(root, &path, depth - 1, out);
+                }
+            } else {
+                out.push(rel);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, depth + 1, &mut out);
+    out.join("\n")
+}
+
 fn indent(text: &str) -> String {
     text.lines().map(|l| format!("    {l}\n")).collect()
 }
@@ -317,6 +343,15 @@ fn a_campaign_on_a_real_slurm_gathers_every_board_and_reruns_a_cancelled_shard()
     assert_eq!(attempts, 2, "the cancelled attempt is kept apart from the new one");
     let whole = cluster.cargo_energy(&["report", "--dir", two_s]);
     assert!(whole.status.success());
+    println!("the campaign directory, complete:\n{}", indent(&layout(&two, 4)));
+    // Kept where the script asks: the manifest, the reports and the layout.
+    if let Some(keep) = std::env::var_os("SLURM_TEST_KEEP").map(PathBuf::from) {
+        std::fs::create_dir_all(&keep).unwrap();
+        std::fs::copy(two.join("campaign.json"), keep.join("campaign.json")).unwrap();
+        std::fs::write(keep.join("report-partial.md"), partial_text.as_bytes()).unwrap();
+        std::fs::write(keep.join("report.md"), &whole.stdout).unwrap();
+        std::fs::write(keep.join("layout.txt"), layout(&two, 4) + "\n").unwrap();
+    }
     println!("campaign 2: cancelled, refused, partial, resumed, complete ({:.0} s)", started.elapsed().as_secs_f64());
 
     // Campaign 3: the bench executables fail (an option criterion does not know): each shard

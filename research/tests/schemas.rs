@@ -134,9 +134,13 @@ fn an_independent_reader_accepts_every_stored_file_and_rejects_a_broken_one() {
     assert_eq!(rejected.len(), 1, "only the broken file is rejected:\n{text}");
     assert!(rejected[0].contains("broken-result.json") && rejected[0].contains("energy_j/mean"), "{text}");
     assert_eq!(out.status.code(), Some(1), "{text}");
-    for (tag, at_least) in
-        [("energy-result/1", 1000), ("energy-run/1", 50), ("energy-ab/1", 10), ("energy-report/1", 3)]
-    {
+    for (tag, at_least) in [
+        ("energy-result/1", 1000),
+        ("energy-run/1", 50),
+        ("energy-ab/1", 10),
+        ("energy-report/1", 3),
+        ("energy-campaign/1", 1),
+    ] {
         assert!(accepted(&text, tag) >= at_least, "{tag}: fewer than {at_least} accepted:\n{text}");
     }
 }
