@@ -19,6 +19,14 @@
 //! - [`explain()`]: where a kernel's energy goes, from an [`EnergyModel`] and Nsight
 //!   Compute's counts ([`NcuKernel`]).
 //!
+//! **Charts and pages are written by hand, on purpose** (SVG in [`chart`] and the overview,
+//! HTML with `format!`): reading a result compiles no criterion, so plotters (in the graph
+//! only through criterion) would come in for the charts alone, and its SVG backend writes
+//! neither the per-point `<title>` tooltips nor the classes the tests count. A templating
+//! crate (askama, tera) would add a proc-macro or a runtime template language to the reading
+//! build, where every text from a file already goes through one escaping module
+//! ([`energy_results::escape`], fuzzed by `tests/fuzz_readers`).
+//!
 //! **Not a stable API:** it moves with `energy-harness`'s `unstable` module, release for
 //! release.
 #![deny(missing_docs)]
