@@ -124,10 +124,7 @@ pub(super) type NamedCampaign = (PathBuf, energy_results::campaign::CampaignMani
 /// (`campaign.json` there) standing for its shards' runs: refused while a shard is missing
 /// unless `partial`. Returns the folders (each holding `new`) and the campaign, when one was
 /// named alone.
-pub(super) fn expand_campaigns(
-    dirs: Vec<PathBuf>,
-    partial: bool,
-) -> Result<(Vec<PathBuf>, Option<NamedCampaign>)> {
+pub(super) fn expand_campaigns(dirs: Vec<PathBuf>, partial: bool) -> Result<(Vec<PathBuf>, Option<NamedCampaign>)> {
     use energy_results::campaign::{CampaignManifest, CAMPAIGN_FILE};
     let mut out = Vec::new();
     let mut named = None;
@@ -209,6 +206,26 @@ pub(super) fn report_campaign(
             campaign.shards,
             sets.len()
         );
+        // Which board ran which shards, and where: the tables name boards by UUID only.
+        let mut boards: Vec<(String, Vec<String>, Vec<u32>)> = Vec::new();
+        for s in campaign.shard_states.iter().filter(|s| s.gpu_uuid.is_some()) {
+            let uuid = energy_results::result::short_uuid(s.gpu_uuid.as_deref().unwrap_or_default());
+            let at = boards.iter().position(|b| b.0 == uuid).unwrap_or_else(|| {
+                boards.push((uuid, Vec::new(), Vec::new()));
+                boards.len() - 1
+            });
+            if let Some(node) = s.node.as_ref().filter(|n| !boards[at].1.contains(n)) {
+                boards[at].1.push(node.clone());
+            }
+            boards[at].2.push(s.index);
+        }
+        for (uuid, nodes, shards) in &boards {
+            let shards: Vec<String> = shards.iter().map(u32::to_string).collect();
+            head.push_str(&format!("- `{uuid}` on {}: shard(s) {}\n", nodes.join(", "), shards.join(", ")));
+        }
+        if !boards.is_empty() {
+            head.push('\n');
+        }
         for line in missing {
             head.push_str(&format!("> **MISSING:** {line}\n\n"));
         }

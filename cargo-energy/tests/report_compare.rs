@@ -698,9 +698,13 @@ fn a_campaign_reports_one_table_per_board_and_is_refused_while_a_shard_is_missin
     let md = String::from_utf8_lossy(&partial.stdout).into_owned();
     assert!(md.contains("3 shard(s) of 4, on 2 board(s)") && md.contains("> **MISSING:** shard 4/4"), "{md}");
     assert_eq!(md.matches("### Energy report").count(), 2, "one table per board: {md}");
-    let table_a = &md[md.find("GPU-aaaaaaaa").unwrap()..];
+    assert!(md.contains("- `GPU-aaaaaaaa` on n1, n3: shard(s) 1, 3\n- `GPU-bbbbbbbb` on n2: shard(s) 2\n"), "{md}");
+    let table_a = &md[md.find("GPU-aaaaaaaa, driver").unwrap()..];
     let table_a = &table_a[..table_a.find("### ").unwrap_or(table_a.len())];
-    assert!(table_a.contains("`a/energy`") && table_a.contains("`c/energy`") && !table_a.contains("`b/energy`"), "{md}");
+    assert!(
+        table_a.contains("`a/energy`") && table_a.contains("`c/energy`") && !table_a.contains("`b/energy`"),
+        "{md}"
+    );
     // Complete once the shard is: no MISSING line, no refusal.
     campaign.shard_states.pop();
     campaign.shards = 3;

@@ -204,7 +204,7 @@ pub fn run_collect(
         // A benchmark the filter or the shard leaves out opens no device and reports no
         // device's error.
         let options = &bench.options;
-        if !may_run(&spec, options) || options.shard.is_some_and(|s| !s.runs(spec.name())) {
+        if !may_run(&spec, options) || options.shard.is_some_and(|s| !spec.in_shard(&s)) {
             continue;
         }
         eligible.push(spec);

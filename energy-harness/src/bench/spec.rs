@@ -119,6 +119,18 @@ impl BenchSpec {
         &self.subject.kernel.name
     }
 
+    /// Whether hash shard `shard` (`ENERGY_SHARD`) runs it: the benchmarks of one group
+    /// together (their figures are computed against each other), the points of one sweep
+    /// together (its verdict compares them on one board), a benchmark every GPU measures in
+    /// every shard (a baseline the others need from their own board), any other by its name.
+    pub fn in_shard(&self, shard: &super::run_options::Shard) -> bool {
+        match &self.sharing {
+            Sharing::EveryGpu => true,
+            Sharing::Group(group) => shard.runs(group),
+            Sharing::Alone => shard.runs(self.sweep.as_ref().map_or(self.name(), |s| s.sweep.as_str())),
+        }
+    }
+
     /// Where it was declared (file, line).
     pub fn location(&self) -> (&'static str, u32) {
         self.location
@@ -233,5 +245,29 @@ mod tests {
             Ok(ordinal) => assert_eq!(ordinal, Some(0), "no GPU driver here: the ordinal is kept"),
             Err(e) => assert!(e.message().contains("no CUDA device has the UUID GPU-c744a1b2-0000"), "{e}"),
         }
+    }
+
+    #[test]
+    fn shards_keep_a_sweep_and_a_group_together_and_give_every_shard_a_shared_baseline() {
+        use super::super::run_options::Shard;
+        let shards: Vec<Shard> = (1..=4).map(|i| Shard::parse(&format!("{i}/4")).unwrap()).collect();
+        let owners = |spec: &BenchSpec| shards.iter().filter(|s| spec.in_shard(s)).count();
+        let holder = |spec: &BenchSpec| shards.iter().position(|s| spec.in_shard(s));
+        // The points of a sweep: all in one shard, whichever.
+        let points: Vec<BenchSpec> = ["16", "64", "256", "1024"]
+            .iter()
+            .map(|arg| BenchSpec::new(&format!("fma_chain/{arg}"), "b.rs", 1).sweep_point("fma_chain", "iters", arg))
+            .collect();
+        assert!(points.iter().all(|p| owners(p) == 1));
+        assert!(points.iter().all(|p| holder(p) == holder(&points[0])), "one sweep, one shard");
+        // A group's benchmarks likewise; a benchmark every GPU needs, in every shard.
+        let grouped: Vec<BenchSpec> = ["add_f32", "add_f32_baseline", "mul_f32"]
+            .iter()
+            .map(|n| BenchSpec::new(n, "b.rs", 2).queue_group("arith"))
+            .collect();
+        assert!(grouped.iter().all(|g| holder(g) == holder(&grouped[0]) && owners(g) == 1));
+        assert_eq!(owners(&BenchSpec::new("empty_kernel", "b.rs", 3).on_every_gpu()), 4);
+        // Any other benchmark: by its name, in exactly one shard.
+        assert_eq!(owners(&BenchSpec::new("saxpy", "b.rs", 4)), 1);
     }
 }
