@@ -125,6 +125,17 @@ pub trait Workload {
     fn device_span_s(&self) -> Option<(f64, f64)> {
         None
     }
+
+    /// The time per launch of `launches` launches run back to back on the GPU, with no wait
+    /// for the host between them, s: the launches are enqueued while the stream is held busy
+    /// (a spin kernel of the harness), then run as fast as the GPU runs them. Against the
+    /// windows' time per launch it shows how long the GPU waited for the host between
+    /// launches (a launch-bound benchmark). `None` where it cannot be measured (library work
+    /// on streams of its own, the checked device).
+    fn back_to_back_s(&mut self, launches: u64) -> Result<Option<f64>> {
+        let _ = launches;
+        Ok(None)
+    }
 }
 
 #[cfg(test)]

@@ -146,6 +146,12 @@ pub struct Figures {
     /// default, and files of older versions), or the host clock (library work).
     #[serde(default, skip_serializing_if = "crate::measured::TimeBasis::is_cuda_events")]
     pub time_basis: crate::measured::TimeBasis,
+    /// The time per launch with the launches run back to back, no wait for the host between
+    /// them (the launch-bound probe, s): below `time_s`, the GPU waited between launches in
+    /// the windows (a warning `launch_bound` says so past a tenth). Absent where it was not
+    /// measured (library work, launches of 10 ms or more) and in files of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back_to_back_s: Option<f64>,
 }
 
 /// A GPU's UUID in short, as tables and legends name a board: `GPU-5ca491d2` (NVML's UUID

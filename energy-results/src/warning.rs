@@ -41,6 +41,9 @@ pub enum WarningKind {
     /// A rail the GPU offers was recorded but gave no figure (it failed, or its readings
     /// could not be analyzed); the board's figures stand.
     RailUnavailable,
+    /// The host launched more slowly than the GPU ran the kernel: the GPU waited between
+    /// launches, and the energy per launch follows the host's launch rate.
+    LaunchBound,
 }
 
 impl WarningKind {
@@ -62,6 +65,7 @@ impl WarningKind {
             WarningKind::CounterReset => "counter reset",
             WarningKind::Drift => "drift",
             WarningKind::RailUnavailable => "rail unavailable",
+            WarningKind::LaunchBound => "launch-bound",
         }
     }
 }

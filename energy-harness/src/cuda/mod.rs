@@ -14,6 +14,7 @@ mod memory;
 pub mod nvrtc;
 mod properties;
 pub mod ptx_interface;
+pub mod spin;
 #[cfg(test)]
 mod testdata;
 mod workload;

@@ -45,15 +45,21 @@ pub struct CudaWorkload<F: FnMut(&Stream) -> Result<()>> {
     timer: EventTimer,
     launch: F,
     judge: UnawaitedJudge,
+    /// The launch-bound probe's spin kernel, loaded when first needed.
+    spin: Option<super::spin::Spin>,
 }
 
 impl<F: FnMut(&Stream) -> Result<()>> CudaWorkload<F> {
     /// Wraps a launch closure.
     pub fn new(gpu: Arc<CudaGpu>, launch: F) -> Result<Self> {
         let timer = gpu.timer()?;
-        Ok(CudaWorkload { gpu, timer, launch, judge: UnawaitedJudge::default() })
+        Ok(CudaWorkload { gpu, timer, launch, judge: UnawaitedJudge::default(), spin: None })
     }
 }
+
+/// The most launches the probe queues behind its spin: well within what a stream holds
+/// pending (about a thousand launches) before the host blocks.
+const PROBE_MAX_LAUNCHES: u64 = 256;
 
 impl<F: FnMut(&Stream) -> Result<()>> Workload for CudaWorkload<F> {
     fn run(&mut self, launches: u64) -> Result<Batch> {
@@ -68,6 +74,38 @@ impl<F: FnMut(&Stream) -> Result<()>> Workload for CudaWorkload<F> {
         self.gpu.synchronize_context()?;
         let unawaited_s = waited.elapsed().as_secs_f64();
         Ok(self.judge.judge(Batch { gpu_s: self.timer.elapsed_s()?, unawaited_s }))
+    }
+
+    /// A spin holds the stream while the launches are enqueued; events around the launches
+    /// then time them back to back. Checked: the host must have enqueued them all before the
+    /// spin ended (else they were paced by the host again), with the spin lengthened and
+    /// tried once more; `None` when it could not be.
+    fn back_to_back_s(&mut self, launches: u64) -> Result<Option<f64>> {
+        let launches = launches.clamp(1, PROBE_MAX_LAUNCHES);
+        if self.spin.is_none() {
+            self.spin = Some(super::spin::Spin::load(&self.gpu)?);
+        }
+        let stream = self.gpu.stream().clone();
+        let mut hold_s = 2e-3;
+        for _ in 0..2 {
+            let spin = self.spin.as_ref().expect("loaded above");
+            let enqueue = std::time::Instant::now();
+            spin.hold(&stream, hold_s)?;
+            self.timer.start(&stream)?;
+            for _ in 0..launches {
+                (self.launch)(&stream)?;
+            }
+            self.timer.stop(&stream)?;
+            let enqueued_s = enqueue.elapsed().as_secs_f64();
+            self.gpu.synchronize()?;
+            let span_s = self.timer.elapsed_s()?;
+            // Half the spin as a margin: the spin starts when its launch reaches the GPU.
+            if enqueued_s < hold_s / 2.0 {
+                return Ok(Some(span_s / launches as f64));
+            }
+            hold_s = (4.0 * enqueued_s).min(0.1);
+        }
+        Ok(None)
     }
 }
 

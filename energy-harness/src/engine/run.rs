@@ -16,10 +16,20 @@ use crate::workload::{Batch, TimeBasis, Workload};
 use energy_results::error::{Error, ErrorKind, Result};
 use energy_results::trace::Trace;
 
-/// A kernel on the simulated GPU: a duration and a power.
+/// How long the simulated host takes to launch one kernel, s: a launch loop on a fast host
+/// with CUDA's driver API (3-4 µs per launch on the H100s and H200s of issue 63 for a
+/// kernel of about 2 µs). A kernel shorter than this leaves the GPU waiting between
+/// launches, as on a real GPU.
+pub const SIM_HOST_LAUNCH_S: f64 = 3.0e-6;
+
+/// A kernel on the simulated GPU: a duration and a power, launched by a host that takes
+/// [`SIM_HOST_LAUNCH_S`] per launch.
 pub struct SimWorkload {
     gpu: SimGpu,
     kernel: SimKernel,
+    /// The host's time per launch: launch i of a batch starts no earlier than i times this
+    /// after the batch's first.
+    host_launch_s: f64,
     /// Relative standard deviation of a batch's kernel duration (the GPU clock wanders).
     time_jitter: f64,
     seed: u64,
@@ -31,7 +41,22 @@ pub struct SimWorkload {
 impl SimWorkload {
     /// Launches `kernel` on `gpu`, every batch taking exactly its nominal time.
     pub fn new(gpu: SimGpu, kernel: SimKernel) -> Self {
-        SimWorkload { gpu, kernel, time_jitter: 0.0, seed: 0, batches: 0, span_s: None }
+        SimWorkload {
+            gpu,
+            kernel,
+            host_launch_s: SIM_HOST_LAUNCH_S,
+            time_jitter: 0.0,
+            seed: 0,
+            batches: 0,
+            span_s: None,
+        }
+    }
+
+    /// A host that takes `seconds` to launch one kernel (a slower or faster host than
+    /// [`SIM_HOST_LAUNCH_S`]).
+    pub fn with_host_launch_s(mut self, seconds: f64) -> Self {
+        self.host_launch_s = seconds.max(0.0);
+        self
     }
 
     /// Lets each batch's kernel duration vary by `relative` (standard deviation), drawn
@@ -51,8 +76,9 @@ impl Workload for SimWorkload {
         let scale = 1.0 + self.time_jitter * crate::sim::noise::gaussian(self.seed, 0x77, self.batches);
         self.batches += 1;
         let kernel = SimKernel { duration_s: self.kernel.duration_s * scale.max(0.5), ..self.kernel };
-        for _ in 0..launches {
-            let (start, end) = self.gpu.launch(kernel);
+        let host_start = self.gpu.clock().now_s();
+        for i in 0..launches {
+            let (start, end) = self.gpu.schedule(host_start + i as f64 * self.host_launch_s, kernel);
             first_start.get_or_insert(start);
             last_end = end;
         }
@@ -63,6 +89,22 @@ impl Workload for SimWorkload {
 
     fn device_span_s(&self) -> Option<(f64, f64)> {
         self.span_s
+    }
+
+    /// As on a real GPU: a spin kernel holds the stream while every launch is enqueued, then
+    /// the launches run back to back; their span over their count.
+    fn back_to_back_s(&mut self, launches: u64) -> Result<Option<f64>> {
+        let launches = launches.max(1);
+        let now = self.gpu.clock().now_s();
+        let hold_s = 2.0 * launches as f64 * self.host_launch_s + 1e-3;
+        self.gpu.schedule(now, SimKernel::new(hold_s, self.kernel.power_w));
+        let mut span: Option<(f64, f64)> = None;
+        for _ in 0..launches {
+            let (start, end) = self.gpu.schedule(now, self.kernel);
+            span = Some((span.map_or(start, |s| s.0), end));
+        }
+        self.gpu.synchronize();
+        Ok(span.map(|(start, end)| (end - start) / launches as f64))
     }
 }
 

@@ -58,6 +58,7 @@ use energy_results::error::{Error, ErrorKind, Result};
 use energy_results::trace::{
     is_auxiliary_window, Channel, Trace, Window, WindowEdge, AUXILIARY_WINDOW, GUARD_AFTER_WINDOW, GUARD_BEFORE_WINDOW,
 };
+use energy_results::{Warning, WarningKind};
 
 mod checks;
 mod plan;
@@ -199,6 +200,8 @@ pub struct Session {
     continued_from: Option<String>,
     /// Launches of each guard around the windows ([`guard_launches`]); none without guards.
     guard_launches: Option<u64>,
+    /// The launch-bound probe's time per launch back to back, s.
+    back_to_back_s: Option<f64>,
 }
 
 impl Session {
@@ -269,6 +272,7 @@ impl Session {
         if workload.time_basis() == TimeBasis::HostClock {
             launch_s = confirm_launch_time(workload, launch_s, options.window_s(&model))?;
         }
+        let back_to_back_s = probe_back_to_back(workload, launch_s)?;
         marker.end(AUXILIARY_WINDOW);
         let plan = plan(&options, launch_s, &model);
         let guard_launches = guard_launches(&plan, &model);
@@ -302,6 +306,7 @@ impl Session {
             time_basis: workload.time_basis(),
             continued_from,
             guard_launches,
+            back_to_back_s,
         })
     }
 
@@ -504,6 +509,10 @@ impl Session {
             thermal: self.request.thermal.as_ref(),
         })?;
         measurement.time_basis = self.time_basis;
+        measurement.back_to_back_s = self.back_to_back_s;
+        if let Some(warning) = launch_bound_warning(self.back_to_back_s, measurement.time_s.mean) {
+            measurement.warnings.push(warning);
+        }
         check_work_ended(&measurement)?;
         let handover = kept.map(|recorder| IdleHandover {
             recorder,
@@ -550,6 +559,51 @@ fn marked_batch(marker: &WindowMarker, workload: &mut dyn Workload, index: u32, 
 
 /// Most window-length batches [`confirm_launch_time`] runs.
 const CONFIRM_BATCHES: usize = 3;
+
+/// Launches of this length or longer are not probed for waiting on the host: the probe
+/// would cost seconds, and a host takes microseconds to launch.
+const PROBE_LAUNCHES_UP_TO_S: f64 = 10e-3;
+/// GPU time the probe's launches take at most, s (besides its spin of about 2 ms).
+const PROBE_BUDGET_S: f64 = 5e-3;
+/// The share of each window the GPU may wait for the host before a benchmark is called
+/// launch-bound.
+pub const LAUNCH_BOUND_WAIT_SHARE: f64 = 0.10;
+
+/// The launches' time back to back (the launch-bound probe, [`Workload::back_to_back_s`]),
+/// inside the warm-up's auxiliary window: for kernels on the harness's stream shorter than
+/// [`PROBE_LAUNCHES_UP_TO_S`], over as many launches as fit in [`PROBE_BUDGET_S`] (16 to 256).
+fn probe_back_to_back(workload: &mut dyn Workload, launch_s: f64) -> Result<Option<f64>> {
+    if workload.time_basis() != TimeBasis::CudaEvents || !(launch_s > 0.0 && launch_s < PROBE_LAUNCHES_UP_TO_S) {
+        return Ok(None);
+    }
+    let launches = ((PROBE_BUDGET_S / launch_s).floor() as u64).clamp(16, 256);
+    workload.back_to_back_s(launches)
+}
+
+/// The warning of a launch-bound benchmark: the GPU ran the launches back to back in
+/// `back_to_back_s` each, but each took `time_per_launch_s` in the windows, so it waited
+/// more than [`LAUNCH_BOUND_WAIT_SHARE`] of each window for the host.
+pub fn launch_bound_warning(back_to_back_s: Option<f64>, time_per_launch_s: f64) -> Option<Warning> {
+    let b2b = back_to_back_s.filter(|b| *b > 0.0 && b.is_finite())?;
+    if time_per_launch_s.is_nan() || time_per_launch_s <= 0.0 {
+        return None;
+    }
+    let waited = 1.0 - b2b / time_per_launch_s;
+    (waited > LAUNCH_BOUND_WAIT_SHARE).then(|| {
+        Warning::new(
+            WarningKind::LaunchBound,
+            format!(
+                "launch-bound: the GPU runs these launches back to back in {} each, but each took {} in the \
+                 windows: it waited {:.0} % of each window for the host between launches, so the energy per launch \
+                 follows this host's launch rate (the active idle in the gaps) more than the kernel; put more work \
+                 in each launch (a loop, a larger grid, several kernels per call)",
+                energy_units::format_si(b2b, "s", 3),
+                energy_units::format_si(time_per_launch_s, "s", 3),
+                100.0 * waited
+            ),
+        )
+    })
+}
 
 /// For work timed on the host clock (library work, `any_stream`/`wait`): the warm-up's time
 /// per call checked with a batch of one window's length, inside the warm-up's auxiliary

@@ -201,6 +201,8 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
             drift,
             time_basis: Default::default(),
             thermal,
+            // The session's launch-bound probe fills it in.
+            back_to_back_s: None,
         },
     })
 }

@@ -330,3 +330,49 @@ fn an_early_stop_check_allows_a_quarter_second_of_windows_uncovered() {
     assert_eq!(uncovered_allowance(1e-3), 8);
     assert_eq!(uncovered_allowance(f64::NAN), 2);
 }
+
+/// Issue 63: a kernel shorter than the host's time per launch leaves the GPU waiting between
+/// launches. The simulated host takes `SIM_HOST_LAUNCH_S` per launch; the probe times the
+/// launches back to back, and the warning names the share of each window the GPU waited.
+mod launch_bound {
+    use super::*;
+    use crate::clock::VirtualClock;
+    use crate::engine::run::{SimWorkload, SIM_HOST_LAUNCH_S};
+    use crate::sim::{SimGpu, SimKernel, SimPreset};
+    use std::sync::Arc;
+
+    fn measured(kernel: SimKernel, host_launch_s: f64) -> Measurement {
+        let clock = Arc::new(VirtualClock::starting_at(0.0));
+        let mut device = Device::simulated(SimGpu::new(SimPreset::h100().with_seed(5), clock), "test");
+        let mut workload = SimWorkload::new(device.sim().unwrap().clone(), kernel).with_host_launch_s(host_launch_s);
+        let (m, _) = measure(&mut device, &mut workload, MeasureRequest::new("k", MeasureOptions::DEFAULT)).unwrap();
+        m
+    }
+
+    #[test]
+    fn a_kernel_shorter_than_its_launch_is_called_launch_bound_with_the_truths_figures() {
+        // 1 µs kernels launched every 3 µs: the GPU waits two thirds of each window.
+        let short = measured(SimKernel::new(1e-6, 420.0), SIM_HOST_LAUNCH_S);
+        let b2b = short.back_to_back_s.expect("probed");
+        assert!((b2b / 1e-6 - 1.0).abs() < 0.02, "back to back {b2b} s against the truth's 1 µs");
+        assert!((short.time_s.mean / SIM_HOST_LAUNCH_S - 1.0).abs() < 0.02, "the window's pace is the host's");
+        let warning = short.warnings.iter().find(|w| w.kind == WarningKind::LaunchBound).expect("called launch-bound");
+        assert!(warning.message.contains("waited 67 % of each window"), "{}", warning.message);
+        // 20 µs kernels (and 3 µs ones on a host twice as fast): the GPU never waits.
+        for (kernel, host) in [(20e-6, SIM_HOST_LAUNCH_S), (3e-6, SIM_HOST_LAUNCH_S / 2.0)] {
+            let m = measured(SimKernel::new(kernel, 420.0), host);
+            assert!(!m.has_warning(WarningKind::LaunchBound), "{kernel} s: {:?}", m.warnings);
+            assert!((m.back_to_back_s.unwrap() / m.time_s.mean - 1.0).abs() < 0.02);
+        }
+    }
+
+    #[test]
+    fn the_warning_needs_a_wait_beyond_a_tenth_and_a_sound_probe() {
+        assert!(launch_bound_warning(Some(0.95e-6), 1e-6).is_none(), "5 %: within the allowance");
+        assert!(launch_bound_warning(Some(0.5e-6), 1e-6).is_some());
+        for bad in [None, Some(0.0), Some(f64::NAN), Some(-1.0)] {
+            assert!(launch_bound_warning(bad, 1e-6).is_none());
+        }
+        assert!(launch_bound_warning(Some(1e-6), 0.0).is_none());
+    }
+}
