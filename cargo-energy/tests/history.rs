@@ -169,10 +169,15 @@ fn one_boards_history_and_each_benchmark_over_the_runs_that_measured_it() {
         .collect();
     let o = cargo_energy(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    // The benchmark added in the second run: one slot, its own run's, dated (1970-01-01
-    // 00:33 is 2,000 s after the epoch).
+    // The benchmark added in the second run: one slot, its own run's, dated by the run's own
+    // start (two runs of one commit stay apart), not by its commit's time (2,000 s after the
+    // epoch: 01-01 00:33).
     let svg = std::fs::read_to_string(out.join("added_energy.svg")).unwrap();
-    assert!(svg.contains("01-01 00:33 bbbbbbbb") && !svg.contains("aaaaaaaa"), "{svg}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.path().join("r2/run.json")).unwrap()).unwrap();
+    let started = manifest["started"].as_str().unwrap();
+    let label = format!("{} bbbbbbbb", started[5..16].replace('T', " "));
+    assert!(svg.contains(&label) && !svg.contains("01-01 00:33") && !svg.contains("aaaaaaaa"), "{label}: {svg}");
     // The first board alone.
     args.extend(["--gpu".to_string(), H100_A[..12].to_string()]);
     let o = cargo_energy(&args.iter().map(String::as_str).collect::<Vec<_>>());

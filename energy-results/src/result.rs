@@ -149,7 +149,7 @@ pub struct Figures {
     /// The time per launch with the launches run back to back, no wait for the host between
     /// them (the launch-bound probe, s): below `time_s`, the GPU waited between launches in
     /// the windows (a warning `launch_bound` says so past a tenth). Absent where it was not
-    /// measured (library work, launches of 10 ms or more) and in files of older versions.
+    /// measured (library work, launches of 200 µs or more) and in files of older versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub back_to_back_s: Option<f64>,
 }

@@ -560,9 +560,10 @@ fn marked_batch(marker: &WindowMarker, workload: &mut dyn Workload, index: u32, 
 /// Most window-length batches [`confirm_launch_time`] runs.
 const CONFIRM_BATCHES: usize = 3;
 
-/// Launches of this length or longer are not probed for waiting on the host: the probe
-/// would cost seconds, and a host takes microseconds to launch.
-const PROBE_LAUNCHES_UP_TO_S: f64 = 10e-3;
+/// Launches of this length or longer are not probed for waiting on the host: a host takes
+/// microseconds to launch a kernel (3-5 µs on the H200 of issue 63), so it can pace only a
+/// kernel of about that length, and the probe costs GPU time.
+const PROBE_LAUNCHES_UP_TO_S: f64 = 200e-6;
 /// GPU time the probe's launches take at most, s (besides its spin of about 2 ms).
 const PROBE_BUDGET_S: f64 = 5e-3;
 /// The share of each window the GPU may wait for the host before a benchmark is called
@@ -571,12 +572,12 @@ pub const LAUNCH_BOUND_WAIT_SHARE: f64 = 0.10;
 
 /// The launches' time back to back (the launch-bound probe, [`Workload::back_to_back_s`]),
 /// inside the warm-up's auxiliary window: for kernels on the harness's stream shorter than
-/// [`PROBE_LAUNCHES_UP_TO_S`], over as many launches as fit in [`PROBE_BUDGET_S`] (16 to 256).
+/// [`PROBE_LAUNCHES_UP_TO_S`], over as many launches as fit in [`PROBE_BUDGET_S`] (8 to 256).
 fn probe_back_to_back(workload: &mut dyn Workload, launch_s: f64) -> Result<Option<f64>> {
     if workload.time_basis() != TimeBasis::CudaEvents || !(launch_s > 0.0 && launch_s < PROBE_LAUNCHES_UP_TO_S) {
         return Ok(None);
     }
-    let launches = ((PROBE_BUDGET_S / launch_s).floor() as u64).clamp(16, 256);
+    let launches = ((PROBE_BUDGET_S / launch_s).floor() as u64).clamp(8, 256);
     workload.back_to_back_s(launches)
 }
 

@@ -55,11 +55,17 @@ fn tip(history: &History, bench: &BenchHistory, p: &HistoryPoint, unit: &str, fa
     text
 }
 
-/// A run's label on the x axis: its date (the commit's, else the run's start, UTC) and
+/// A run's label on the x axis: its date (the run's start, else its commit's, UTC) and
 /// its short commit (or folder name).
 fn run_label(run: &super::HistoryRun) -> String {
-    let date = run
-        .order_time()
+    // The run's own start: two runs of one commit (a repeat) are told apart; the commit's
+    // time when the start cannot be read.
+    let started = humantime::parse_rfc3339_weak(&run.started)
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs_f64());
+    let date = started
+        .or_else(|| run.order_time())
         .filter(|t| t.is_finite() && *t >= 0.0)
         .map(|t| humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(t)))
         .map(|t| t.to_string()[5..16].replace('T', " "));
