@@ -4,8 +4,9 @@
 #   bash research/results/2026-12-01-report-glance/screenshots.sh BEFORE_COMMIT
 # builds cargo-energy at BEFORE_COMMIT (a git worktree) and at the checkout, and renders with
 # each: the H100 board-1 repeat against its first run (72 benchmarks, unchanged code), the
-# H200 sweep run of 2026-11-29 (20 benchmarks, two sweeps), and (the checkout's only)
-# `history` over protocol v3's five held-out runs; then headless Chromium shoots each page.
+# H200 sweep run of 2026-11-29 (20 benchmarks, two sweeps), and `history` over the held-out
+# runs of protocols v2 and v3 (nine runs on eight boards: H100 board 3 twice); then headless
+# Chromium shoots each page.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$here/../../.."
@@ -24,12 +25,15 @@ cp -r $r/2026-11-29-parameterized/call2/one "$work/sweep/new"
 for b in h100-board6 h100-board7 h100-board8 h100-board9 h200-board1; do
   mkdir -p "$work/hist/$b"; cp -r $r/2026-11-26-model-protocol-v3/$b/run-heldout "$work/hist/$b/"
 done
+for b in h100-board3 h100-board3-repeat h100-board4 h100-board5; do
+  mkdir -p "$work/hist/$b"; cp -r $r/2026-11-26-model-protocol-v2/$b/run-heldout "$work/hist/$b/"
+done
 for side in before after; do
   exe=${!side}
   "$exe" report --dir "$work/energy" --baseline main --format html -o "$work/$side-compare.html" 2>/dev/null
   "$exe" report --dir "$work/sweep" --format html -o "$work/$side-sweep.html" 2>/dev/null
+  "$exe" history "$work/hist" -o "$work/$side-history" > /dev/null 2>&1
 done
-"$after" history "$work/hist" -o "$work/history" > /dev/null 2>&1
 shot() { # shot PAGE PNG HEIGHT
   chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
     --disable-component-update --disable-sync --user-data-dir="$work/chromium-$RANDOM" --hide-scrollbars \
@@ -38,7 +42,7 @@ shot() { # shot PAGE PNG HEIGHT
 for side in before after; do
   shot "$work/$side-compare.html" "$here/$side-compare.png" 1800
   shot "$work/$side-sweep.html" "$here/$side-sweep.png" 1400
+  shot "$work/$side-history/index.html" "$here/$side-history.png" 1400
 done
-shot "$work/history/index.html" "$here/history.png" 1400
 git worktree remove --force "$work/before-src"
 rm -rf "$work"
