@@ -367,10 +367,14 @@ fn wait(campaign: &mut CampaignManifest, dir: &Path, poll: Duration, max_wait: O
                     state.node = task.node.clone().or(state.node.take());
                     state.reason = None;
                 }
-                // Out of the queue: ended; gather says how.
+                // Out of squeue's listing: ended (gather says how), unless Slurm's own record
+                // still has it alive (a listing taken as the job moved between states).
                 None => {
-                    state.status = ShardStatus::Missing;
-                    state.reason = Some("ended; not gathered yet".into());
+                    let alive = state.job.as_deref().and_then(scontrol_record).filter(parse::TaskRecord::is_active);
+                    if alive.is_none() {
+                        state.status = ShardStatus::Missing;
+                        state.reason = Some("ended; not gathered yet".into());
+                    }
                 }
             }
         }
@@ -457,11 +461,7 @@ fn gather(campaign: &mut CampaignManifest, dir: &Path) -> Result<()> {
             (task, _) => {
                 // No end written: killed outright (SIGKILL), its node lost, or it never
                 // started. Slurm may still hold the record.
-                let record = Command::new("scontrol")
-                    .args(["show", "job", "-o", &job])
-                    .output()
-                    .ok()
-                    .and_then(|o| parse::scontrol_records(&String::from_utf8_lossy(&o.stdout)).into_iter().next());
+                let record = scontrol_record(&job);
                 let started = if task.is_some() { "it started, but wrote no end" } else { "it never started" };
                 state.status = ShardStatus::Missing;
                 state.reason = Some(match record {
@@ -483,6 +483,12 @@ fn gather(campaign: &mut CampaignManifest, dir: &Path) -> Result<()> {
         eprintln!("energy slurm: {}", shard_line(&campaign.shard_states[i], shards));
     }
     campaign.write(dir)
+}
+
+/// Slurm's record of the task `job` (`1234_2`), while it still holds one.
+fn scontrol_record(job: &str) -> Option<parse::TaskRecord> {
+    let out = Command::new("scontrol").args(["show", "job", "-o", job]).output().ok()?;
+    parse::scontrol_records(&String::from_utf8_lossy(&out.stdout)).into_iter().next()
 }
 
 /// The GPU UUID the run in `run_dir` measured (its first result's).
