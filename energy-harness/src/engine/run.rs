@@ -23,7 +23,7 @@ use energy_results::trace::Trace;
 pub const SIM_HOST_LAUNCH_S: f64 = 3.0e-6;
 
 /// A kernel on the simulated GPU: a duration and a power, launched by a host that takes
-/// [`SIM_HOST_LAUNCH_S`] per launch.
+/// `SIM_HOST_LAUNCH_S` (3 µs) per launch.
 pub struct SimWorkload {
     gpu: SimGpu,
     kernel: SimKernel,
@@ -53,7 +53,7 @@ impl SimWorkload {
     }
 
     /// A host that takes `seconds` to launch one kernel (a slower or faster host than
-    /// [`SIM_HOST_LAUNCH_S`]).
+    /// `SIM_HOST_LAUNCH_S`).
     pub fn with_host_launch_s(mut self, seconds: f64) -> Self {
         self.host_launch_s = seconds.max(0.0);
         self
