@@ -54,6 +54,8 @@ impl OwnStreamFma {
     }
 
     /// The library's own wait: its stream's synchronize.
+    // The refused twin (library_work_unwaited) never waits: its point.
+    #[allow(dead_code)]
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize().map_err(cuda("cuStreamSynchronize"))
     }
