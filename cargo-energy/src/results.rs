@@ -163,8 +163,17 @@ pub(super) fn report_campaign(
         ));
     }
     let mut boards: Vec<(String, ResultSet)> = Vec::new();
+    // Shards whose run holds no benchmark (more shards than benchmarks): complete, said once.
+    let mut empty_shards: Vec<String> = Vec::new();
     for dir in &runs.dirs {
-        let set = ResultSet::read_run_pinned(&dir.join("new"), runs.pin.as_ref())?;
+        let set = ResultSet::read_run_pinned_or_empty(&dir.join("new"), runs.pin.as_ref())?;
+        if set.results.is_empty() {
+            let shard = campaign.shard_states.iter().find(|s| {
+                s.run_dir.as_ref().is_some_and(|r| dir.join("new").ends_with(r) || dir.join("new") == Path::new(r))
+            });
+            empty_shards.push(shard.map_or_else(|| dir.display().to_string(), |s| s.index.to_string()));
+            continue;
+        }
         let board = set.results.values().next().map(|r| r.device.uuid.clone()).unwrap_or_default();
         match boards.iter_mut().find(|(b, _)| *b == board) {
             Some((_, merged)) => {
@@ -225,6 +234,12 @@ pub(super) fn report_campaign(
         }
         if !boards.is_empty() {
             head.push('\n');
+        }
+        if !empty_shards.is_empty() {
+            head.push_str(&format!(
+                "Shard(s) {} measured nothing: no benchmark fell in them (more shards than benchmarks).\n\n",
+                empty_shards.join(", ")
+            ));
         }
         for line in missing {
             head.push_str(&format!("> **MISSING:** {line}\n\n"));

@@ -644,7 +644,8 @@ fn a_campaign_reports_one_table_per_board_and_is_refused_while_a_shard_is_missin
     use energy_results::campaign::*;
     let dir = tempfile::tempdir().unwrap();
     let (board_a, board_b) = ("GPU-aaaaaaaa-0000", "GPU-bbbbbbbb-0000");
-    // Shards 1 and 3 ran on board A, shard 2 on board B; shard 4 was cancelled.
+    // Shards 1 and 3 ran on board A, shard 2 on board B; shard 4 held no benchmark (more shards
+    // than benchmarks); shard 5 was cancelled.
     let shards = [(1, board_a, "a/energy"), (2, board_b, "b/energy"), (3, board_a, "c/energy")];
     let mut states = Vec::new();
     for (index, board, id) in shards {
@@ -662,10 +663,22 @@ fn a_campaign_reports_one_table_per_board_and_is_refused_while_a_shard_is_missin
             reason: None,
         });
     }
+    let empty = dir.path().join(CampaignManifest::attempt_dir(4, "9_4")).join("energy");
+    write_set(&empty, "new", &[]);
     states.push(ShardState {
         index: 4,
-        status: ShardStatus::Missing,
+        status: ShardStatus::Complete,
         job: Some("9_4".into()),
+        node: Some("n3".into()),
+        gpu_uuid: None,
+        run_dir: Some("shards/4/9_4/energy/new".into()),
+        results: 0,
+        reason: None,
+    });
+    states.push(ShardState {
+        index: 5,
+        status: ShardStatus::Missing,
+        job: Some("9_5".into()),
         node: Some("n2".into()),
         gpu_uuid: None,
         run_dir: None,
@@ -676,7 +689,7 @@ fn a_campaign_reports_one_table_per_board_and_is_refused_while_a_shard_is_missin
         schema: CAMPAIGN_SCHEMA.into(),
         id: "campaign-test".into(),
         created: "2026-12-02T00:00:00Z".into(),
-        shards: 4,
+        shards: 5,
         bench_args: vec![],
         device: None,
         executables: vec![],
@@ -690,15 +703,16 @@ fn a_campaign_reports_one_table_per_board_and_is_refused_while_a_shard_is_missin
     let refused = cargo_energy(&["report", "--dir", d]);
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
     let said = text(&refused);
-    assert!(said.contains("1 of 4 shard(s)") && said.contains("shard 4/4 (job 9_4 on n2): missing: stopped"), "{said}");
+    assert!(said.contains("1 of 5 shard(s)") && said.contains("shard 5/5 (job 9_5 on n2): missing: stopped"), "{said}");
     let compared = compare(dir.path(), &[]);
     assert_eq!(compared.status.code(), Some(2), "compare refuses it too: {}", text(&compared));
     let partial = cargo_energy(&["report", "--dir", d, "--partial"]);
     assert!(partial.status.success(), "{}", text(&partial));
     let md = String::from_utf8_lossy(&partial.stdout).into_owned();
-    assert!(md.contains("3 shard(s) of 4, on 2 board(s)") && md.contains("> **MISSING:** shard 4/4"), "{md}");
+    assert!(md.contains("4 shard(s) of 5, on 2 board(s)") && md.contains("> **MISSING:** shard 5/5"), "{md}");
     assert_eq!(md.matches("### Energy report").count(), 2, "one table per board: {md}");
     assert!(md.contains("- `GPU-aaaaaaaa` on n1, n3: shard(s) 1, 3\n- `GPU-bbbbbbbb` on n2: shard(s) 2\n"), "{md}");
+    assert!(md.contains("Shard(s) 4 measured nothing: no benchmark fell in them"), "{md}");
     let table_a = &md[md.find("GPU-aaaaaaaa, driver").unwrap()..];
     let table_a = &table_a[..table_a.find("### ").unwrap_or(table_a.len())];
     assert!(
@@ -707,7 +721,7 @@ fn a_campaign_reports_one_table_per_board_and_is_refused_while_a_shard_is_missin
     );
     // Complete once the shard is: no MISSING line, no refusal.
     campaign.shard_states.pop();
-    campaign.shards = 3;
+    campaign.shards = 4;
     campaign.write(dir.path()).unwrap();
     let whole = cargo_energy(&["report", "--dir", d]);
     assert!(whole.status.success() && !text(&whole).contains("MISSING"), "{}", text(&whole));
