@@ -586,14 +586,17 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         },
         Command::Report { dir, run, baseline, format, threshold, output, run_id, partial } => {
             run_pin(run_id).and_then(|pin| {
-                let (dirs, campaign) = results::expand_campaigns(dirs_or_default(dir), partial)?;
-                let runs = results::Runs { dirs, pin };
-                match campaign {
-                    Some((campaign_dir, campaign)) if baseline.is_none() && run == "new" => {
-                        let (_, missing) = campaign.runs_to_report(&campaign_dir, partial)?;
-                        results::report_campaign(&runs, &campaign, &missing, format, threshold, output.as_deref())
+                let dirs = dirs_or_default(dir);
+                match dirs.as_slice() {
+                    [one] if results::is_campaign(one) && baseline.is_none() && run == "new" => {
+                        let campaign = energy_results::campaign::CampaignManifest::read(one)?;
+                        let output = output.as_deref();
+                        results::report_campaign(one, &campaign, partial, pin.as_ref(), format, threshold, output)
                     }
-                    _ => results::report(&runs, &run, baseline.as_deref(), format, threshold, output.as_deref()),
+                    _ => {
+                        let runs = results::Runs { dirs: results::expand_campaigns(dirs, partial)?, pin };
+                        results::report(&runs, &run, baseline.as_deref(), format, threshold, output.as_deref())
+                    }
                 }
             })
         }
@@ -717,7 +720,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 (false, None, true) => energy_report::DriftBasis::Unknown,
             };
             let compared = run_pin(run_id).and_then(|pin| {
-                let runs = results::Runs { dirs: results::expand_campaigns(dirs_or_default(dir), partial)?.0, pin };
+                let runs = results::Runs { dirs: results::expand_campaigns(dirs_or_default(dir), partial)?, pin };
                 let options =
                     results::CompareOptions { threshold, across_boards, removed, drift, history, history_runs };
                 results::compare(&runs, &baseline, &candidate, &options)

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use energy_report::{compare_across_boards, compare_runs, DriftBasis, ResultSet};
 use energy_report::{compare_text, measured_nothing_line, render_report, Compared, Format, Report};
 use energy_report::{optimum_moves, partial_line};
+use energy_results::campaign::CampaignManifest;
 use energy_results::write_atomically;
 use energy_results::{Error, ErrorKind, Result};
 use energy_results::{RunManifest, RunPin};
@@ -117,45 +118,43 @@ pub(super) fn report(
     Err(Error::new(ErrorKind::InvalidInput, format!("{} (the report {shown} says so first)", lines.join(". "))))
 }
 
-/// A campaign named alone by `--dir`: its directory and its manifest.
-pub(super) type NamedCampaign = (PathBuf, energy_results::campaign::CampaignManifest);
-
 /// The run folders of the directories `--dir` names, a campaign of `cargo energy slurm`
 /// (`campaign.json` there) standing for its shards' runs: refused while a shard is missing
-/// unless `partial`. Returns the folders (each holding `new`) and the campaign, when one was
-/// named alone.
-pub(super) fn expand_campaigns(dirs: Vec<PathBuf>, partial: bool) -> Result<(Vec<PathBuf>, Option<NamedCampaign>)> {
-    use energy_results::campaign::{CampaignManifest, CAMPAIGN_FILE};
+/// unless `partial`. Each folder holds `new`.
+pub(super) fn expand_campaigns(dirs: Vec<PathBuf>, partial: bool) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
-    let mut named = None;
-    let alone = dirs.len() == 1;
     for dir in dirs {
-        if !dir.join(CAMPAIGN_FILE).is_file() {
+        if !is_campaign(&dir) {
             out.push(dir);
             continue;
         }
         let campaign = CampaignManifest::read(&dir)?;
         let (runs, _) = campaign.runs_to_report(&dir, partial)?;
-        out.extend(runs.iter().map(|r| r.parent().unwrap_or(r).to_path_buf()));
-        if alone {
-            named = Some((dir, campaign));
-        }
+        out.extend(runs.into_iter().map(|(_, run)| run.parent().map(Path::to_path_buf).unwrap_or(run)));
     }
-    Ok((out, named))
+    Ok(out)
 }
 
-/// The report of a campaign (`cargo energy report --dir CAMPAIGN`, and `cargo energy slurm`
-/// at its end): the shards' runs, those of one board (GPU UUID) merged into one table (hash
-/// shards hold disjoint benchmarks), under lines naming the campaign and any shard missing.
+/// Whether `dir` holds a campaign of `cargo energy slurm` (its `campaign.json`).
+pub(super) fn is_campaign(dir: &Path) -> bool {
+    dir.join(energy_results::campaign::CAMPAIGN_FILE).is_file()
+}
+
+/// The report of the campaign in `dir` (`cargo energy report --dir CAMPAIGN`, and `cargo
+/// energy slurm` at its end): its shards' runs, refused while a shard is missing unless
+/// `partial`, those of one board (GPU UUID) merged into one table (hash shards hold disjoint
+/// benchmarks), under lines naming the campaign and any shard missing.
 pub(super) fn report_campaign(
-    runs: &Runs,
-    campaign: &energy_results::campaign::CampaignManifest,
-    missing: &[String],
+    dir: &Path,
+    campaign: &CampaignManifest,
+    partial: bool,
+    pin: Option<&RunPin>,
     format: Format,
     threshold: f64,
     output: Option<&Path>,
 ) -> Result<()> {
     check_threshold(threshold)?;
+    let (runs, missing) = campaign.runs_to_report(dir, partial)?;
     if !missing.is_empty() && format.is_tracker() {
         return Err(Error::new(
             ErrorKind::InvalidInput,
@@ -165,13 +164,10 @@ pub(super) fn report_campaign(
     let mut boards: Vec<(String, ResultSet)> = Vec::new();
     // Shards whose run holds no benchmark (more shards than benchmarks): complete, said once.
     let mut empty_shards: Vec<String> = Vec::new();
-    for dir in &runs.dirs {
-        let set = ResultSet::read_run_pinned_or_empty(&dir.join("new"), runs.pin.as_ref())?;
+    for (index, run) in &runs {
+        let set = ResultSet::read_run_pinned_or_empty(run, pin)?;
         if set.results.is_empty() {
-            let shard = campaign.shard_states.iter().find(|s| {
-                s.run_dir.as_ref().is_some_and(|r| dir.join("new").ends_with(r) || dir.join("new") == Path::new(r))
-            });
-            empty_shards.push(shard.map_or_else(|| dir.display().to_string(), |s| s.index.to_string()));
+            empty_shards.push(index.to_string());
             continue;
         }
         let board = set.results.values().next().map(|r| r.device.uuid.clone()).unwrap_or_default();

@@ -179,6 +179,17 @@ pub struct TaskState {
     pub reason: Option<String>,
 }
 
+/// A complete shard's index and the folder of its run (`…/energy/new`).
+pub type ShardRun = (u32, PathBuf);
+
+impl ShardState {
+    /// Shard `index` with `status` and, once submitted, Slurm's id of its task: nothing known
+    /// yet of where it ran or what it measured.
+    pub fn new(index: u32, status: ShardStatus, job: Option<String>) -> ShardState {
+        ShardState { index, status, job, node: None, gpu_uuid: None, run_dir: None, results: 0, reason: None }
+    }
+}
+
 impl CampaignManifest {
     /// The run id (`ENERGY_RUN_ID`) of shard `index`'s attempt by Slurm task `job`.
     pub fn run_id(&self, index: u32, job: &str) -> String {
@@ -245,11 +256,11 @@ impl CampaignManifest {
         crate::trace::format::write_atomically(&dir.join(CAMPAIGN_FILE), format!("{text}\n").as_bytes())
     }
 
-    /// The run folders of a report or a comparison of the campaign in `dir`: every shard's
-    /// complete run. A shard that is not complete refuses it (naming each and why, and
-    /// what to do) unless `partial`, when the complete ones are returned with one line per
+    /// The runs of a report or a comparison of the campaign in `dir`: every complete shard's
+    /// index and run folder. A shard that is not complete refuses it (naming each and why,
+    /// and what to do) unless `partial`, when the complete ones are returned with one line per
     /// shard left out.
-    pub fn runs_to_report(&self, dir: &Path, partial: bool) -> Result<(Vec<PathBuf>, Vec<String>)> {
+    pub fn runs_to_report(&self, dir: &Path, partial: bool) -> Result<(Vec<ShardRun>, Vec<String>)> {
         let missing: Vec<String> = self.incomplete().iter().map(|s| shard_line(s, self.shards)).collect();
         if !missing.is_empty() && !partial {
             return Err(Error::new(
@@ -270,7 +281,7 @@ impl CampaignManifest {
             .shard_states
             .iter()
             .filter(|s| s.status == ShardStatus::Complete)
-            .filter_map(|s| s.run_dir.as_ref().map(|r| dir.join(r)))
+            .filter_map(|s| s.run_dir.as_ref().map(|r| (s.index, dir.join(r))))
             .collect();
         Ok((runs, missing))
     }
@@ -345,7 +356,7 @@ mod tests {
         let (runs, left_out) = m.runs_to_report(Path::new("/c"), true).unwrap();
         assert_eq!(
             runs,
-            vec![PathBuf::from("/c/shards/1/7_1/energy/new"), PathBuf::from("/c/shards/3/7_3/energy/new")]
+            vec![(1, PathBuf::from("/c/shards/1/7_1/energy/new")), (3, PathBuf::from("/c/shards/3/7_3/energy/new"))]
         );
         assert_eq!(left_out.len(), 1);
         let whole = manifest(vec![ShardStatus::Complete; 3]);

@@ -93,8 +93,7 @@ pub(super) fn plan(uuids: &[String], target: &Path) -> Vec<GpuRun> {
         .iter()
         .enumerate()
         .map(|(i, uuid)| {
-            let short = uuid.split('-').take(2).collect::<Vec<_>>().join("-");
-            let label = format!("gpu{i}-{short}");
+            let label = format!("gpu{i}-{}", energy_results::result::short_uuid(uuid));
             GpuRun {
                 uuid: uuid.clone(),
                 shard: format!("{}/{}", i + 1, uuids.len()),

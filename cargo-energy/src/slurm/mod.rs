@@ -129,16 +129,7 @@ fn start(request: &SlurmRequest) -> Result<bool> {
         slurm: request.slurm.clone(),
         submissions: Vec::new(),
         shard_states: (1..=request.shards)
-            .map(|index| ShardState {
-                index,
-                status: ShardStatus::NotSubmitted,
-                job: None,
-                node: None,
-                gpu_uuid: None,
-                run_dir: None,
-                results: 0,
-                reason: None,
-            })
+            .map(|index| ShardState::new(index, ShardStatus::NotSubmitted, None))
             .collect(),
     };
     let all: Vec<u32> = (1..=request.shards).collect();
@@ -303,16 +294,7 @@ fn submit(campaign: &mut CampaignManifest, dir: &Path, shards: &[u32]) -> Result
         script: script_name,
     });
     for state in campaign.shard_states.iter_mut().filter(|s| shards.contains(&s.index)) {
-        *state = ShardState {
-            index: state.index,
-            status: ShardStatus::Pending,
-            job: Some(format!("{job}_{}", state.index)),
-            node: None,
-            gpu_uuid: None,
-            run_dir: None,
-            results: 0,
-            reason: None,
-        };
+        *state = ShardState::new(state.index, ShardStatus::Pending, Some(format!("{job}_{}", state.index)));
     }
     campaign.write(dir)?;
     eprintln!("energy slurm: submitted job array {job} (shard(s) {})", script::array_spec(shards, None));
@@ -517,10 +499,8 @@ fn report(campaign: &CampaignManifest, dir: &Path) -> Result<bool> {
         eprintln!("energy slurm: no shard holds a complete run: there is no report to show");
         return Ok(false);
     }
-    let runs_for_report =
-        crate::results::Runs { dirs: runs.iter().map(|r| r.parent().unwrap_or(r).to_path_buf()).collect(), pin: None };
     let format = energy_report::Format::named("markdown").expect("markdown is a format");
-    crate::results::report_campaign(&runs_for_report, campaign, &missing, format, 5.0, None)?;
+    crate::results::report_campaign(dir, campaign, true, None, format, 5.0, None)?;
     Ok(complete)
 }
 
