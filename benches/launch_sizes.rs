@@ -3,30 +3,17 @@
 //! the range the engine plans for (docs/VALIDATION.md, "wall time per benchmark").
 
 use energy_harness::prelude::*;
-use energy_harness::unstable::cuda::FMA_LOOP_PTX;
 
-/// A fixed grid (8 blocks of 256 threads per SM of an H100).
-const BLOCKS: u32 = 132 * 8;
-const THREADS: u32 = 256;
-/// FMAs per thread per loop iteration.
-const FMA_PER_ITER: u64 = 16;
+#[path = "common/fma_loop.rs"]
+mod fma;
+use fma::{FmaLoop, BLOCKS, FMA_PER_ITER, THREADS};
+
 /// Loop iterations per millisecond on an H100 at 1980 MHz (8192 took 1.14 ms).
 const ITERS_PER_MS: f64 = 7170.0;
 
-struct FmaLoop {
-    kernel: Kernel,
-    config: LaunchConfig,
-    args: KernelArgs,
-    _out: DeviceBuffer<f32>,
-}
-
 fn fma_loop(gpu: &CudaGpu, milliseconds: f64) -> Result<FmaLoop> {
-    let kernel = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O4)?.kernel("fma_loop")?;
-    let config = LaunchConfig::linear(BLOCKS, THREADS);
-    let out = gpu.alloc_zeros::<f32>((BLOCKS * THREADS) as usize)?;
     let iterations = (milliseconds * ITERS_PER_MS).round().max(1.0) as u32;
-    let args = KernelArgs::new().buffer(&out).u32(iterations);
-    Ok(FmaLoop { kernel, config, args, _out: out })
+    fma::fma_loop(gpu, iterations, JitOptLevel::O4)
 }
 
 /// FMAs per launch of a loop of `milliseconds`.
@@ -53,27 +40,27 @@ fn setup_1s(gpu: &CudaGpu) -> Result<FmaLoop> {
 // Simulated: the loop drew about 336 W on an H100 (research/results/2026-11-22-h100-calibrate).
 #[energy_bench(setup = setup_20us, ops = fmas(0.02), sim(seconds = 20e-6, watts = 336.0))]
 fn fma_20us(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
-    s.kernel.launch(stream, s.config, &s.args)
+    s.launch(stream)
 }
 
 #[energy_bench(setup = setup_1ms, ops = fmas(1.0), sim(seconds = 1e-3, watts = 336.0))]
 fn fma_1ms(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
-    s.kernel.launch(stream, s.config, &s.args)
+    s.launch(stream)
 }
 
 #[energy_bench(setup = setup_10ms, ops = fmas(10.0), sim(seconds = 10e-3, watts = 336.0))]
 fn fma_10ms(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
-    s.kernel.launch(stream, s.config, &s.args)
+    s.launch(stream)
 }
 
 #[energy_bench(setup = setup_100ms, ops = fmas(100.0), sim(seconds = 0.1, watts = 336.0))]
 fn fma_100ms(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
-    s.kernel.launch(stream, s.config, &s.args)
+    s.launch(stream)
 }
 
 #[energy_bench(setup = setup_1s, ops = fmas(1000.0), sim(seconds = 1.0, watts = 336.0))]
 fn fma_1s(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
-    s.kernel.launch(stream, s.config, &s.args)
+    s.launch(stream)
 }
 
 energy_main!();

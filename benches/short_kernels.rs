@@ -6,27 +6,13 @@
 //! Outside a plain `cargo bench`: `cargo bench --bench short_kernels`.
 
 use energy_harness::prelude::*;
-use energy_harness::unstable::cuda::FMA_LOOP_PTX;
 
-/// A fixed grid (8 blocks of 256 threads per SM of an H100).
-const BLOCKS: u32 = 132 * 8;
-const THREADS: u32 = 256;
-/// FMAs per thread per loop iteration.
-const FMA_PER_ITER: u64 = 16;
-
-struct FmaLoop {
-    kernel: Kernel,
-    config: LaunchConfig,
-    args: KernelArgs,
-    _out: DeviceBuffer<f32>,
-}
+#[path = "common/fma_loop.rs"]
+mod fma;
+use fma::{FmaLoop, BLOCKS, FMA_PER_ITER, THREADS};
 
 fn fma_loop(gpu: &CudaGpu, iterations: u32) -> Result<FmaLoop> {
-    let kernel = gpu.load_ptx(FMA_LOOP_PTX, "fma_loop.ptx", JitOptLevel::O4)?.kernel("fma_loop")?;
-    let config = LaunchConfig::linear(BLOCKS, THREADS);
-    let out = gpu.alloc_zeros::<f32>((BLOCKS * THREADS) as usize)?;
-    let args = KernelArgs::new().buffer(&out).u32(iterations);
-    Ok(FmaLoop { kernel, config, args, _out: out })
+    fma::fma_loop(gpu, iterations, JitOptLevel::O4)
 }
 
 /// FMAs per launch of `iterations`.
@@ -52,22 +38,22 @@ fn setup_143(gpu: &CudaGpu) -> Result<FmaLoop> {
 // simulated host launches one kernel every 3 µs.
 #[energy_bench(setup = setup_1, ops = fmas(1), sim(seconds = 1.6e-6, watts = 336.0))]
 fn fma_1_iteration(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
-    s.kernel.launch(stream, s.config, &s.args)
+    s.launch(stream)
 }
 
 #[energy_bench(setup = setup_16, ops = fmas(16), sim(seconds = 3.7e-6, watts = 336.0))]
 fn fma_16_iterations(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
-    s.kernel.launch(stream, s.config, &s.args)
+    s.launch(stream)
 }
 
 #[energy_bench(setup = setup_57, ops = fmas(57), sim(seconds = 9.4e-6, watts = 336.0))]
 fn fma_57_iterations(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
-    s.kernel.launch(stream, s.config, &s.args)
+    s.launch(stream)
 }
 
 #[energy_bench(setup = setup_143, ops = fmas(143), sim(seconds = 21.5e-6, watts = 336.0))]
 fn fma_143_iterations(s: &mut FmaLoop, stream: &Stream) -> Result<()> {
-    s.kernel.launch(stream, s.config, &s.args)
+    s.launch(stream)
 }
 
 energy_main!();
