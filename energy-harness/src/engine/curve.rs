@@ -131,18 +131,21 @@ pub fn counter_curve(sorted_readings: &[Reading]) -> Result<(EnergyCurve, Option
         }
         total_ticks += ticks.len();
         let fit = fit_tick_grid(&ticks);
+        let trusted = trusted_ticks(&ticks);
         let segment_points: Vec<(f64, f64)> = match &fit {
             Some(f) if f.grid_used => {
                 let base = ticks[0].time_s;
                 ticks
                     .iter()
-                    .map(|k| {
+                    .zip(&trusted)
+                    .filter(|(_, trusted)| **trusted)
+                    .map(|(k, _)| {
                         let index = ((k.time_s - base) / f.period_s).round();
                         (f.phase_s + f.period_s * index, k.energy_mj * 1e-3)
                     })
                     .collect()
             }
-            _ => ticks.iter().map(|k| (k.time_s, k.energy_mj * 1e-3)).collect(),
+            _ => ticks.iter().zip(&trusted).filter(|(_, t)| **t).map(|(k, _)| (k.time_s, k.energy_mj * 1e-3)).collect(),
         };
         // Each part continues from the last energy before it; what was drawn in between is unknown.
         if let (Some(&(t_last, e_last)), Some(&(t_first, e_first))) = (points.last(), segment_points.first()) {
@@ -170,6 +173,33 @@ pub fn counter_curve(sorted_readings: &[Reading]) -> Result<(EnergyCurve, Option
     let mut curve = EnergyCurve::from_points(points);
     curve.gaps = gaps;
     Ok((curve, best.and_then(|(_, fit)| fit)))
+}
+
+/// A tick whose bracketing reads lie further apart than this many times the trace's usual
+/// spacing (and than [`SLIPPED_TICK_MIN_S`]) is not used ([`trusted_ticks`]).
+pub const SLIPPED_TICK_SPACINGS: f64 = 3.0;
+/// Half-width of a tick's bracket below which it is always used, s.
+pub const SLIPPED_TICK_MIN_S: f64 = 0.004;
+
+/// Which ticks the curve uses: all but those inside the trace (never the first or the last)
+/// whose bracketing reads lie far apart ([`SLIPPED_TICK_SPACINGS`] times the median bracket,
+/// at least [`SLIPPED_TICK_MIN_S`] each side). The sampler's reads slow down when the GPU's
+/// firmware is busy, and so does the counter's own update: on two H200s
+/// (research/results/2026-12-02-graphs) every one of the eight ticks read more than 7 ms
+/// each side of their update, among 935 inside busy stretches, came 4-23 % late for its
+/// grid place (the interval before it read that much above the interval after it, always
+/// that way round; the other ticks ±1.9 % rms, either way), which took a window up to 4 %
+/// off. Without such a tick the curve interpolates across its two intervals, which holds
+/// wherever the power is steady (inside a busy stretch).
+pub fn trusted_ticks(ticks: &[CounterTick]) -> Vec<bool> {
+    let mut widths: Vec<f64> = ticks.iter().map(|k| k.uncertainty_s).filter(|u| u.is_finite()).collect();
+    if widths.is_empty() {
+        return vec![true; ticks.len()];
+    }
+    widths.sort_by(f64::total_cmp);
+    let limit = (SLIPPED_TICK_SPACINGS * widths[widths.len() / 2]).max(SLIPPED_TICK_MIN_S);
+    let last = ticks.len().saturating_sub(1);
+    ticks.iter().enumerate().map(|(i, k)| i == 0 || i == last || k.uncertainty_s <= limit).collect()
 }
 
 /// Fits `t_k = phase + period·k` through the ticks (indices from the median spacing),
@@ -440,6 +470,41 @@ mod tests {
         assert!((e / 810.0 - 1.0).abs() < 1e-7, "{e}");
         let before = curve.energy_at(2.0).unwrap() - curve.energy_at(1.0).unwrap();
         assert!((before / 120.0 - 1.0).abs() < 1e-7, "{before}");
+    }
+
+    #[test]
+    fn a_tick_read_far_from_its_update_is_not_used() {
+        // 300 W steady, ticks every 100 ms at phase 37 ms, read every 4 ms; the update of
+        // the tick due at 0.537 s slips 7 ms late (its energy holds 7 ms more) while the
+        // reads around it stall for 19 ms, as on the H200s of 2026-12-02.
+        let slipped = |grid: f64| if (grid - 0.537).abs() < 1e-9 { grid + 0.007 } else { grid };
+        let mut r = Vec::new();
+        let mut t: f64 = 0.0;
+        while t < 1.2 {
+            let k = ((t - 0.037) / 0.1).floor();
+            let mut due = k * 0.1 + 0.037;
+            if t < slipped(due) {
+                due -= 0.1;
+            }
+            r.push(Reading { time_s: t, value: 1e6 + 300.0 * slipped(due) * 1000.0 });
+            t += if (0.52..0.55).contains(&t) { 0.019 } else { 0.004 };
+        }
+        let (curve, fit) = counter_curve(&r).unwrap();
+        assert!(fit.unwrap().grid_used);
+        let ticks = counter_ticks(&r);
+        let trusted = trusted_ticks(&ticks);
+        assert_eq!(trusted.iter().filter(|t| !**t).count(), 1, "{ticks:?}");
+        // A window across the slipped tick reads the steady power, not 300 W ± 7 %.
+        let e = curve.energy_at(0.55).unwrap() - curve.energy_at(0.45).unwrap();
+        // (Within the grid's own error: the reads' phase moves after the stall, so the
+        // brackets' midpoints, and the fitted period, are off by a part in 400.)
+        assert!((e / 30.0 - 1.0).abs() < 5e-3, "{e} J in 100 ms at 300 W");
+        // Trusting every tick, the same window is off by the slip's share of the interval.
+        let all: Vec<(f64, f64)> =
+            ticks.iter().map(|k| (0.037 + 0.1 * ((k.time_s - 0.037) / 0.1).round(), k.energy_mj * 1e-3)).collect();
+        let naive = EnergyCurve::from_points(all);
+        let e_naive = naive.energy_at(0.55).unwrap() - naive.energy_at(0.45).unwrap();
+        assert!(e_naive / 30.0 - 1.0 > 0.04, "{e_naive}");
     }
 
     #[test]
