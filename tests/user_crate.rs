@@ -29,11 +29,15 @@ use std::path::Path;
 use kit::{package_into, repo, run, user_cargo, user_target};
 
 /// The user's crate in `dir`: the template (`tests/user_crate/`), the README's quick-start
-/// bench file and the book's two complete bench files (`docs/book/examples/`, which the book
+/// bench file and the book's complete bench files (`docs/book/examples/`, which the book
 /// includes), as a reader copies them (with the PTX the PTX one includes).
 fn write_user_crate(dir: &Path, vendor: &Path) {
-    const DOC_BENCHES: [(&str, &str); 3] =
-        [("quickstart.rs", "readme_quickstart"), ("saxpy_ptx.rs", "book_saxpy_ptx"), ("cudarc.rs", "book_cudarc")];
+    const DOC_BENCHES: [(&str, &str); 4] = [
+        ("quickstart.rs", "readme_quickstart"),
+        ("saxpy_ptx.rs", "book_saxpy_ptx"),
+        ("cudarc.rs", "book_cudarc"),
+        ("graph.rs", "book_graph"),
+    ];
     let targets: String =
         DOC_BENCHES.iter().map(|(_, bench)| format!("\n[[bench]]\nname = \"{bench}\"\nharness = false\n")).collect();
     kit::write_user_crate(&repo().join("tests/user_crate"), dir, vendor, &targets);

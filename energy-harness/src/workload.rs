@@ -126,6 +126,20 @@ pub trait Workload {
         None
     }
 
+    /// The launches of each replay when they run as a CUDA graph ([`KernelCode::graph`]);
+    /// `None` when each is launched by the host.
+    ///
+    /// [`KernelCode::graph`]: crate::KernelCode::graph
+    fn graph_launches(&self) -> Option<u64> {
+        None
+    }
+
+    /// The launches it runs at a time: every batch's count is a multiple of it. One, but a
+    /// CUDA graph of N captured launches replays N at a time.
+    fn launch_quantum(&self) -> u64 {
+        self.graph_launches().unwrap_or(1).max(1)
+    }
+
     /// The time per launch of `launches` launches run back to back on the GPU, with no wait
     /// for the host between them, s: the launches are enqueued while the stream is held busy
     /// (a spin kernel of the harness), then run as fast as the GPU runs them. Against the
@@ -138,9 +152,26 @@ pub trait Workload {
     }
 }
 
+/// `launches` rounded up to a whole number of `quantum` (at least one quantum): the count a
+/// workload that runs `quantum` launches at a time ([`Workload::launch_quantum`]) is given.
+pub fn whole_quanta(launches: u64, quantum: u64) -> u64 {
+    let quantum = quantum.max(1);
+    launches.max(1).div_ceil(quantum).saturating_mul(quantum)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batches_are_whole_quanta() {
+        assert_eq!(whole_quanta(1, 1), 1);
+        assert_eq!(whole_quanta(0, 1), 1);
+        assert_eq!(whole_quanta(1, 100), 100);
+        assert_eq!(whole_quanta(100, 100), 100);
+        assert_eq!(whole_quanta(101, 100), 200);
+        assert_eq!(whole_quanta(7, 0), 7);
+    }
 
     #[test]
     fn a_host_delay_once_is_let_through_and_work_left_running_is_refused() {

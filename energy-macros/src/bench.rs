@@ -68,8 +68,12 @@ pub fn factory(o: &Options, launch: &Path) -> TokenStream {
             quote_spanned! { launch.span() => #p::#f(#launch #arg) }
         }
     };
-    match o.any_stream {
+    let code = match o.any_stream {
         Some(flag) => quote_spanned! { flag => #code.any_stream() },
+        None => code,
+    };
+    match &o.graph {
+        Some(launches) => quote_spanned! { launches.span() => #code.graph((#launches) as u32) },
         None => code,
     }
 }
@@ -205,6 +209,29 @@ mod tests {
         }
         let err = parse_options(quote! { group = "a", max = "1 J" }, Attribute::Test).map(|_| ()).unwrap_err();
         assert!(err.to_string().contains("`group` is an option of #[energy_bench]"), "{err}");
+    }
+
+    #[test]
+    fn graph_captures_the_code_and_refuses_library_work_and_bad_sizes() {
+        let text = expand_text(quote! { graph = 100, ops = 1024 });
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(text.contains(". graph ((100) as u32)"), "{text}");
+        assert!(!expand_text(quote! { ops = 1024 }).contains(". graph"));
+        for (args, needle) in [
+            (quote! { graph = 0 }, "a whole number from 1 to 10000"),
+            (quote! { graph = 10001 }, "a whole number from 1 to 10000"),
+            (quote! { graph = 2.5 }, "a whole number"),
+            (quote! { graph = "100" }, "not a string"),
+            (quote! { graph }, "`graph` takes the launches"),
+            (quote! { graph = 10, graph = 20 }, "`graph` is given twice"),
+            (quote! { graph = 10, any_stream }, "library work"),
+            (quote! { graph = 10, setup = s, wait = w }, "library work"),
+        ] {
+            let err = parse_options(args.clone(), Attribute::Bench).map(|_| ()).unwrap_err().to_string();
+            assert!(err.contains(needle), "{args}: {err}");
+        }
+        let budget = parse_options(quote! { graph = 100, max = "1 mJ" }, Attribute::Test);
+        assert!(budget.is_ok(), "a budget takes `graph` too");
     }
 
     #[test]

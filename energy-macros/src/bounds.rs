@@ -152,6 +152,23 @@ pub fn windows_value(e: Expr, (least, why): (usize, &str)) -> syn::Result<Expr> 
     }
 }
 
+/// Checks a `graph` value: a whole number from 1 to `GRAPH_LAUNCHES_MAX` when a literal
+/// (an expression is checked when the kernel is measured).
+pub fn graph_value(e: Expr) -> syn::Result<Expr> {
+    use energy_units::bounds::{graph_launches_allowed, GRAPH_LAUNCHES_MAX};
+    if let Expr::Lit(ExprLit { lit: Lit::Str(_), .. }) = &e {
+        return Err(syn::Error::new_spanned(&e, "`graph` takes a number, not a string: `graph = 100`"));
+    }
+    match literal_number(&e) {
+        Some(v) if v.fract() == 0.0 && v >= 1.0 && graph_launches_allowed(v as u64) => Ok(e),
+        Some(_) => Err(syn::Error::new_spanned(
+            &e,
+            format!("`graph` is the launches each CUDA graph captures: a whole number from 1 to {GRAPH_LAUNCHES_MAX}"),
+        )),
+        None => Ok(e),
+    }
+}
+
 /// Checks a `max_rounds` value: at least `ROUNDS_MIN` when a literal.
 pub fn max_rounds_value(e: Expr) -> syn::Result<Expr> {
     if literal_number(&e).is_some_and(|v| v < ROUNDS_MIN as f64) {

@@ -46,10 +46,10 @@ impl Attribute {
     fn options(self) -> &'static str {
         match self {
             Attribute::Bench => {
-                "name, args, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, group, gpu_only, any_stream, wait, sim(...), baseline_sim(...)"
+                "name, args, setup, baseline, ops, bytes, baseline_ops, baseline_bytes, device, source, precision, window_s, windows, group, gpu_only, any_stream, wait, graph, sim(...), baseline_sim(...)"
             }
             Attribute::Test => {
-                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, args, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, gpu_only, any_stream, wait, sim(...), reference_sim(...)"
+                "max, max_per_op, max_per_byte, max_power, relative_to, max_ratio, args, setup, ops, bytes, device, source, precision, window_s, windows, max_rounds, inconclusive, gpu_only, any_stream, wait, graph, sim(...), reference_sim(...)"
             }
         }
     }
@@ -125,6 +125,8 @@ pub struct Options {
     pub any_stream: Option<Span>,
     /// `wait = f`: the library's wait, `fn(&mut S) -> Result<()>` on `setup`'s state.
     pub wait: Option<Path>,
+    /// `graph = N`: the launch captured N times into a CUDA graph, replayed per batch.
+    pub graph: Option<Expr>,
     /// `args = expr`: the arguments (any `IntoIterator` of `Clone + Display` values), each its
     /// own benchmark or budget (`name/arg`); the functions take the argument last, `&T`.
     pub args: Option<Expr>,
@@ -450,6 +452,12 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 }
                 once(&mut o.args, &meta, e)
             }
+            "graph" => {
+                let e = crate::bounds::graph_value(meta.value().map_err(|_| {
+                    meta.error("`graph` takes the launches each CUDA graph captures: `graph = 100`")
+                })?.parse()?)?;
+                once(&mut o.graph, &meta, e)
+            }
             "wait" => {
                 let path: Path = meta.value().map_err(|_| {
                     meta.error("`wait` names the function that waits for the library: `wait = sync` with `fn sync(state: &mut S) -> energy_harness::Result<()>`")
@@ -477,6 +485,13 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 ),
             ));
         }
+    }
+    if let (Some(graph), Some(_)) = (&o.graph, o.library_work()) {
+        return Err(syn::Error::new(
+            graph.span(),
+            "`graph` captures what the launch enqueues on the stream it is given into a CUDA graph; library work \
+             (`any_stream`, `wait`) goes to the library's own streams or queue, which no capture holds: remove `graph`",
+        ));
     }
     if o.gpu_only.is_some() {
         let models = [("sim", &o.sim), ("baseline_sim", &o.baseline_sim), ("reference_sim", &o.reference_sim)];

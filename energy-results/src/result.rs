@@ -152,6 +152,11 @@ pub struct Figures {
     /// measured (library work, launches of 200 µs or more) and in files of older versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub back_to_back_s: Option<f64>,
+    /// The launches of each replay when the kernel ran as a CUDA graph (`graph = N`): the
+    /// host launched the graph, the GPU ran its launches back to back. Every figure is still
+    /// per launch of the kernel. Absent when the host launched each kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph_launches: Option<u64>,
 }
 
 /// A GPU's UUID in short, as tables and legends name a board: `GPU-5ca491d2` (NVML's UUID

@@ -35,6 +35,16 @@ const _: () = assert!(WINDOW_MAX_S > 0.0);
 const _: () = assert!(WINDOWS_MIN <= BUDGET_WINDOWS_MIN && BUDGET_WINDOWS_MIN <= BENCH_WINDOWS_MIN);
 const _: () = assert!(BENCH_WINDOWS_MIN <= WINDOWS_MAX);
 
+/// Most launches a CUDA graph may capture (`graph = N`): a graph of ten thousand kernel
+/// nodes instantiates in milliseconds; more buys nothing, a replay of 100 launches of 2 µs
+/// already lasting 200 µs against a host's few µs per graph launch.
+pub const GRAPH_LAUNCHES_MAX: u32 = 10_000;
+
+/// Whether `launches` is a CUDA graph's allowed size: 1 to [`GRAPH_LAUNCHES_MAX`].
+pub fn graph_launches_allowed(launches: u64) -> bool {
+    (1..=u64::from(GRAPH_LAUNCHES_MAX)).contains(&launches)
+}
+
 /// Fewest measurement rounds a budget may be given (`max_rounds`): one.
 pub const ROUNDS_MIN: usize = 1;
 

@@ -65,7 +65,8 @@ impl Criteria {
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
             let mut g = c.benchmark_group(group);
             g.bench_function(function, |b| {
-                b.iter_custom(|_| match workload.run_batch(1).and_then(|_| workload.run_batch(2)) {
+                let quantum = workload.launch_quantum().max(1);
+                b.iter_custom(|_| match workload.run_batch(quantum).and_then(|_| workload.run_batch(2 * quantum)) {
                     Ok(_) => 0.0,
                     Err(e) => {
                         failure = Some(e);

@@ -53,7 +53,7 @@ use crate::device::Device;
 use crate::gpu::DeviceFacts;
 use crate::sampling::{Recorder, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
-use crate::workload::{TimeBasis, Workload};
+use crate::workload::{whole_quanta, TimeBasis, Workload};
 use energy_results::error::{Error, ErrorKind, Result};
 use energy_results::trace::{
     is_auxiliary_window, Channel, Trace, Window, WindowEdge, AUXILIARY_WINDOW, GUARD_AFTER_WINDOW, GUARD_BEFORE_WINDOW,
@@ -202,6 +202,8 @@ pub struct Session {
     guard_launches: Option<u64>,
     /// The launch-bound probe's time per launch back to back, s.
     back_to_back_s: Option<f64>,
+    /// The launches of each replay of the workload's CUDA graph, if it has one.
+    graph_launches: Option<u64>,
 }
 
 impl Session {
@@ -274,8 +276,9 @@ impl Session {
         }
         let back_to_back_s = probe_back_to_back(workload, launch_s)?;
         marker.end(AUXILIARY_WINDOW);
-        let plan = plan(&options, launch_s, &model);
-        let guard_launches = guard_launches(&plan, &model);
+        let plan = plan(&options, launch_s, &model).in_quanta_of(workload.launch_quantum());
+        let guard_launches =
+            guard_launches(&plan, &model).map(|launches| whole_quanta(launches, workload.launch_quantum()));
         if let Some(launches) = guard_launches {
             marked_batch(&marker, workload, GUARD_BEFORE_WINDOW, launches)?;
         }
@@ -307,6 +310,7 @@ impl Session {
             continued_from,
             guard_launches,
             back_to_back_s,
+            graph_launches: workload.graph_launches(),
         })
     }
 
@@ -510,6 +514,7 @@ impl Session {
         })?;
         measurement.time_basis = self.time_basis;
         measurement.back_to_back_s = self.back_to_back_s;
+        measurement.graph_launches = self.graph_launches;
         if let Some(warning) = launch_bound_warning(self.back_to_back_s, measurement.time_s.mean) {
             measurement.warnings.push(warning);
         }
@@ -596,8 +601,9 @@ pub fn launch_bound_warning(back_to_back_s: Option<f64>, time_per_launch_s: f64)
             format!(
                 "launch-bound: the GPU runs these launches back to back in {} each, but each took {} in the \
                  windows: it waited {:.0} % of each window for the host between launches, so the energy per launch \
-                 follows this host's launch rate (the active idle in the gaps) more than the kernel; put more work \
-                 in each launch (a loop, a larger grid, several kernels per call)",
+                 follows this host's launch rate (the active idle in the gaps) more than the kernel; replay the launches \
+                 as a CUDA graph (`graph = 100` in #[energy_bench]/#[energy_test]) or put more work in each launch \
+                 (a loop, a larger grid)",
                 energy_units::format_si(b2b, "s", 3),
                 energy_units::format_si(time_per_launch_s, "s", 3),
                 100.0 * waited
@@ -621,7 +627,7 @@ fn confirm_launch_time(workload: &mut dyn Workload, launch_s: f64, window_s: f64
         if !(launch_s.is_finite() && launch_s > 0.0 && window_s.is_finite() && window_s > 0.0) {
             break;
         }
-        let launches = launches_filling(window_s, launch_s);
+        let launches = whole_quanta(launches_filling(window_s, launch_s), workload.launch_quantum());
         let per_launch = workload.run_batch(launches)? / launches as f64;
         if !(per_launch.is_finite() && per_launch > 0.0) {
             return Ok(launch_s);
@@ -635,20 +641,22 @@ fn confirm_launch_time(workload: &mut dyn Workload, launch_s: f64, window_s: f64
 }
 
 fn warm_up(workload: &mut dyn Workload, warmup_s: f64) -> Result<f64> {
-    let first = workload.run_batch(1)?;
+    // A CUDA graph runs its launches a replay at a time: each batch is whole replays.
+    let quantum = workload.launch_quantum().max(1);
+    let first = workload.run_batch(quantum)?;
     if first >= warmup_s {
-        let second = workload.run_batch(1)?;
+        let second = workload.run_batch(quantum)?;
         if second >= warmup_s / 2.0 {
-            return Ok(second);
+            return Ok(second / quantum as f64);
         }
     }
-    let (mut batch, mut spent, mut gpu, mut launched) = (1u64, 0.0, 0.0, 0u64);
+    let (mut batch, mut spent, mut gpu, mut launched) = (quantum, 0.0, 0.0, 0u64);
     while spent < warmup_s {
         let t = workload.run_batch(batch)?;
         spent += t.max(1e-6);
         gpu += t;
         launched += batch;
-        batch = (batch * 2).min(MAX_LAUNCHES_PER_WINDOW);
+        batch = whole_quanta((batch * 2).min(MAX_LAUNCHES_PER_WINDOW), quantum);
     }
     Ok(gpu / launched as f64)
 }

@@ -203,6 +203,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
             thermal,
             // The session's launch-bound probe fills it in.
             back_to_back_s: None,
+            graph_launches: None,
         },
     })
 }

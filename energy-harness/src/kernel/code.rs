@@ -36,7 +36,7 @@ use std::sync::Arc;
 use crate::cuda::checked::NO_PTXAS;
 use crate::cuda::{CheckedActivity, CudaGpu, CudaWorkload, LibraryWorkload, Stream};
 use crate::workload::Workload;
-use energy_results::error::Result;
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// Launches the checked device runs of each kernel's code (after its setup).
 pub const CHECK_LAUNCHES: u32 = 3;
@@ -103,6 +103,8 @@ type Make = dyn Fn(&Arc<CudaGpu>) -> Result<Made> + Send + Sync;
 pub struct KernelCode {
     make: Arc<Make>,
     any_stream: bool,
+    /// Launches captured into a CUDA graph, replayed per batch ([`KernelCode::graph`]).
+    graph: Option<u32>,
 }
 
 impl KernelCode {
@@ -144,7 +146,7 @@ impl KernelCode {
                 wait: Some(Box::new(move || wait(&mut shared.borrow_mut()))),
             })
         };
-        KernelCode { make: Arc::new(make), any_stream: true }
+        KernelCode { make: Arc::new(make), any_stream: true, graph: None }
     }
 
     /// The same code, its GPU work on any stream of the GPU's CUDA context (a library's
@@ -154,6 +156,41 @@ impl KernelCode {
     pub fn any_stream(mut self) -> Self {
         self.any_stream = true;
         self
+    }
+
+    /// The same code launched through a CUDA graph: `launches` calls of the launch function
+    /// are captured into a graph once, on a real GPU, before anything is measured, and each
+    /// batch replays it, so the GPU runs the launches back to back without waiting for the
+    /// host between them. For kernels shorter than the host's time per launch (a few µs), whose
+    /// figures otherwise follow the host's launch rate (the `launch-bound` warning). Energy
+    /// and time are still per launch of the kernel, not per replay.
+    ///
+    /// The launch function then runs only while the graph is captured: it must enqueue its
+    /// work on the stream it is given and nothing else (no synchronize, no allocation, no
+    /// host copy; those belong in the setup). Every replay repeats the captured launches
+    /// exactly, with the arguments they had. Library work ([`KernelCode::any_stream`],
+    /// [`KernelCode::with_wait`]) cannot be captured and is refused when measured; `launches`
+    /// is 1 to [`GRAPH_LAUNCHES_MAX`](energy_units::bounds::GRAPH_LAUNCHES_MAX). On the
+    /// checked device (no GPU) the launches are checked as without a graph.
+    ///
+    /// ```
+    /// use energy_harness::prelude::*;
+    ///
+    /// fn launch(_stream: &Stream) -> Result<()> {
+    ///     Ok(()) // enqueue one launch of a 2 µs kernel
+    /// }
+    /// let code = KernelCode::launch(launch).graph(100);
+    /// assert_eq!(code.graph_launches(), Some(100));
+    /// ```
+    pub fn graph(mut self, launches: u32) -> Self {
+        self.graph = Some(launches);
+        self
+    }
+
+    /// The launches each replay of its CUDA graph holds ([`KernelCode::graph`]); `None`
+    /// when it is launched directly.
+    pub fn graph_launches(&self) -> Option<u32> {
+        self.graph
     }
 
     /// Whether its GPU work is waited for context-wide (a library's work:
@@ -179,19 +216,25 @@ impl KernelCode {
     /// neither of the two shapes above).
     pub fn from_fn(make: impl Fn(&Arc<CudaGpu>) -> Result<Launcher> + Send + Sync + 'static) -> Self {
         let make = move |gpu: &Arc<CudaGpu>| Ok(Made { launch: make(gpu)?, wait: None });
-        KernelCode { make: Arc::new(make), any_stream: false }
+        KernelCode { make: Arc::new(make), any_stream: false, graph: None }
     }
 
     /// The workload measured on a real GPU: setup, then launches timed with CUDA events on
     /// the harness's stream, or, for library work, batches closed by the library's wait and
     /// a context-wide synchronize and timed on the host clock.
     pub fn workload(&self, gpu: &Arc<CudaGpu>) -> Result<Box<dyn Workload>> {
+        if let Some(launches) = self.graph {
+            check_graph(launches, self.any_stream)?;
+        }
         let Made { launch, wait } = (self.make)(gpu)?;
         if self.any_stream {
             let wait = wait.unwrap_or_else(|| Box::new(|| Ok(())));
             return Ok(Box::new(LibraryWorkload::new(gpu.clone(), launch, wait)));
         }
-        Ok(Box::new(CudaWorkload::new(gpu.clone(), launch)?))
+        match self.graph {
+            Some(launches) => Ok(Box::new(CudaWorkload::with_graph(gpu.clone(), launch, u64::from(launches))?)),
+            None => Ok(Box::new(CudaWorkload::new(gpu.clone(), launch)?)),
+        }
     }
 
     /// Runs the code on `gpu` without measuring: setup once, then [`CHECK_LAUNCHES`]
@@ -227,6 +270,29 @@ impl KernelCode {
             },
         })
     }
+}
+
+/// Refuses a CUDA graph of `launches` that cannot be: out of bounds, or of library work
+/// (`library`), whose work a capture of the harness's stream does not hold.
+pub fn check_graph(launches: u32, library: bool) -> Result<()> {
+    use energy_units::bounds::{graph_launches_allowed, GRAPH_LAUNCHES_MAX};
+    if !graph_launches_allowed(u64::from(launches)) {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("`graph = {launches}`: a CUDA graph captures 1 to {GRAPH_LAUNCHES_MAX} launches"),
+        ));
+    }
+    if library {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "`graph = {launches}` with library work (`any_stream`, `wait`): a CUDA graph holds what is enqueued on \
+                 the harness's stream, and a library's work goes to its own streams or queue; remove `graph` (or launch \
+                 the kernels yourself on the stream given)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// What a check of a kernel's code saw.

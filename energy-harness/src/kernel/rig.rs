@@ -5,6 +5,7 @@
 use crate::engine::thermal::ThermalCalibration;
 use std::sync::Arc;
 
+use super::code::KernelCode;
 use super::subject::KernelUnderTest;
 use crate::cuda::CudaGpu;
 use crate::device::{Device, DeviceRequest};
@@ -75,7 +76,15 @@ impl Rig {
             let model = kernel.sim.ok_or_else(|| {
                 Error::new(ErrorKind::InvalidInput, format!("{} has no simulated model", kernel.name))
             })?;
-            return Ok(Box::new(SimWorkload::new(gpu.clone(), model).with_time_jitter(0.001, seed)));
+            let graph = kernel.code.as_ref().and_then(KernelCode::graph_launches);
+            if let (Some(launches), Some(code)) = (graph, &kernel.code) {
+                super::code::check_graph(launches, code.is_library_work())?;
+            }
+            let workload = SimWorkload::new(gpu.clone(), model).with_time_jitter(0.001, seed);
+            return Ok(match graph {
+                Some(launches) => Box::new(workload.with_graph(u64::from(launches))),
+                None => Box::new(workload),
+            });
         }
         let code = kernel.code.as_ref().ok_or_else(|| {
             Error::new(ErrorKind::InvalidInput, format!("{} has no launch for a real GPU", kernel.name))

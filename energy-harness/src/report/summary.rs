@@ -39,7 +39,11 @@ pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
         r.device.name,
         if r.device.simulated { "  [simulated]: every figure of this block is simulated, none measured" } else { "" }
     ));
-    lines.push(format!("  time per launch     {} ({})", interval(&r.time_s, "s"), r.time_basis.describe()));
+    let launched = match r.graph_launches {
+        Some(n) => format!("; launched as a CUDA graph of {n}, replayed back to back, figures per launch"),
+        None => String::new(),
+    };
+    lines.push(format!("  time per launch     {} ({}{launched})", interval(&r.time_s, "s"), r.time_basis.describe()));
     lines.push(format!("  energy per launch   {}", interval(&r.energy_j, "J")));
     lines.push(format!("  dynamic per launch  {}", interval(&r.dynamic_j, "J")));
     if let Some(t) = &r.thermal {

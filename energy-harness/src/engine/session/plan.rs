@@ -25,6 +25,12 @@ impl Plan {
     pub fn window_s(&self) -> f64 {
         self.launches_per_window as f64 * self.launch_s
     }
+
+    /// The plan with its windows' launches rounded up to a whole number of `quantum` (a CUDA
+    /// graph's replays: [`Workload::launch_quantum`](crate::workload::Workload::launch_quantum)).
+    pub fn in_quanta_of(self, quantum: u64) -> Plan {
+        Plan { launches_per_window: crate::workload::whole_quanta(self.launches_per_window, quantum), ..self }
+    }
 }
 
 /// Idle needed before the stretch (and after it) for a source's model: two whole counter

@@ -342,11 +342,53 @@ mod launch_bound {
     use std::sync::Arc;
 
     fn measured(kernel: SimKernel, host_launch_s: f64) -> Measurement {
+        measured_as(kernel, host_launch_s, None)
+    }
+
+    /// `kernel` measured with its launches replayed as a CUDA graph of `graph` launches.
+    fn measured_as(kernel: SimKernel, host_launch_s: f64, graph: Option<u64>) -> Measurement {
         let clock = Arc::new(VirtualClock::starting_at(0.0));
         let mut device = Device::simulated(SimGpu::new(SimPreset::h100().with_seed(5), clock), "test");
-        let mut workload = SimWorkload::new(device.sim().unwrap().clone(), kernel).with_host_launch_s(host_launch_s);
+        let workload = SimWorkload::new(device.sim().unwrap().clone(), kernel).with_host_launch_s(host_launch_s);
+        let mut workload = match graph {
+            Some(launches) => workload.with_graph(launches),
+            None => workload,
+        };
         let (m, _) = measure(&mut device, &mut workload, MeasureRequest::new("k", MeasureOptions::DEFAULT)).unwrap();
         m
+    }
+
+    #[test]
+    fn a_graph_runs_the_launches_back_to_back_and_measures_the_kernel_itself() {
+        // 1 µs kernels, a host taking 3 µs per launch (of a kernel or of a graph).
+        let kernel = SimKernel::new(1e-6, 420.0);
+        let graphed = measured_as(kernel, SIM_HOST_LAUNCH_S, Some(100));
+        assert_eq!(graphed.graph_launches, Some(100));
+        assert!(graphed.windows.iter().all(|w| w.launches % 100 == 0), "whole replays in every window");
+        assert!(!graphed.has_warning(WarningKind::LaunchBound), "{:?}", graphed.warnings);
+        assert!((graphed.time_s.mean / 1e-6 - 1.0).abs() < 0.01, "per launch, not per replay: {}", graphed.time_s.mean);
+        let error = graphed.energy_j.mean / truth(kernel) - 1.0;
+        assert!(error.abs() < 0.01, "{:.3} % off the truth's energy per launch", 100.0 * error);
+        // Launched by the host, each launch also carries two thirds of idle; the dynamic
+        // energy (the idle taken out) is the kernel's either way.
+        let direct = measured(kernel, SIM_HOST_LAUNCH_S);
+        assert_eq!(direct.graph_launches, None);
+        assert!(
+            direct.energy_j.mean > 1.3 * graphed.energy_j.mean,
+            "{} vs {}",
+            direct.energy_j.mean,
+            graphed.energy_j.mean
+        );
+        assert!((direct.dynamic_j.mean / graphed.dynamic_j.mean - 1.0).abs() < 0.03);
+        // A graph whose replay is shorter than the host's launch of it waits too, and is warned.
+        let small = measured_as(kernel, SIM_HOST_LAUNCH_S, Some(2));
+        let warning = small.warnings.iter().find(|w| w.kind == WarningKind::LaunchBound).expect("launch-bound");
+        assert!(warning.message.contains("waited 33 % of each window"), "{}", warning.message);
+    }
+
+    /// The truth: the board's energy per launch of `kernel` on the simulated GPU.
+    fn truth(kernel: SimKernel) -> f64 {
+        kernel.power_w * kernel.duration_s
     }
 
     #[test]
