@@ -30,6 +30,10 @@ use nvml_wrapper::enum_wrappers::device::TemperatureSensor;
 use nvml_wrapper::Nvml;
 use serde::Serialize;
 
+#[path = "support/nvml_counter.rs"]
+mod nvml_counter;
+use nvml_counter::{arg, sample_counter, ticks_between};
+
 const BLOCKS: u32 = 132 * 8;
 const THREADS: u32 = 256;
 const ITERS_PER_MS: f64 = 7170.0;
@@ -65,24 +69,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
-}
-
-/// A counter tick: (seconds since the start, cumulative energy in J).
-type Tick = (f64, f64);
-
-/// The first and last of `ticks` (each time the counter changed) within `[from, to]`, and
-/// how many lie there.
-fn ticks_between(ticks: &[Tick], from: f64, to: f64) -> Option<(Tick, Tick, usize)> {
-    let inside: Vec<&(f64, f64)> = ticks.iter().filter(|t| t.0 >= from && t.0 <= to).collect();
-    match (inside.first(), inside.last()) {
-        (Some(a), Some(b)) if b.0 > a.0 => Some((**a, **b, inside.len())),
-        _ => None,
-    }
-}
-
 fn run() -> Result<(), String> {
     let ms: f64 = arg("--ms").unwrap_or_else(|| "0.02".into()).parse().map_err(|e| format!("--ms: {e}"))?;
     let seconds: f64 = arg("--seconds").unwrap_or_else(|| "8".into()).parse().map_err(|e| format!("--seconds: {e}"))?;
@@ -108,21 +94,7 @@ fn run() -> Result<(), String> {
         let sampler = {
             let stop = stop.clone();
             let device = &device;
-            scope.spawn(move || {
-                let mut ticks: Vec<(f64, f64)> = Vec::new();
-                let mut last = None;
-                while !stop.load(Ordering::Relaxed) {
-                    if let Ok(mj) = device.total_energy_consumption() {
-                        let t = t0.elapsed().as_secs_f64();
-                        if last != Some(mj) {
-                            ticks.push((t, mj as f64 * 1e-3));
-                            last = Some(mj);
-                        }
-                    }
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                ticks
-            })
+            scope.spawn(move || sample_counter(device, &stop, t0))
         };
         // A second at rest (the idle before), then half a second of warm-up calls (which also
         // sizes the batches between synchronizes to ~50 ms), then the calls measured.

@@ -1,0 +1,44 @@
+//! What the independent references share (`library_reference`, `graph_reference`): their
+//! command-line values, and NVML's energy counter read by a thread of their own, every
+//! millisecond, kept where it changed (its ticks). Nothing of the harness's measurement.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use nvml_wrapper::Device;
+
+/// The value after `name` on the command line.
+pub fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
+/// A counter tick: (seconds since the start, cumulative energy in J).
+pub type Tick = (f64, f64);
+
+/// The first and last of `ticks` (each time the counter changed) within `[from, to]`, and
+/// how many lie there.
+pub fn ticks_between(ticks: &[Tick], from: f64, to: f64) -> Option<(Tick, Tick, usize)> {
+    let inside: Vec<&Tick> = ticks.iter().filter(|t| t.0 >= from && t.0 <= to).collect();
+    match (inside.first(), inside.last()) {
+        (Some(a), Some(b)) if b.0 > a.0 => Some((**a, **b, inside.len())),
+        _ => None,
+    }
+}
+
+/// Reads `device`'s energy counter every millisecond until `stop` is set, keeping each
+/// change as a tick timed from `t0`.
+pub fn sample_counter(device: &Device<'_>, stop: &AtomicBool, t0: Instant) -> Vec<Tick> {
+    let mut ticks: Vec<Tick> = Vec::new();
+    let mut last = None;
+    while !stop.load(Ordering::Relaxed) {
+        if let Ok(mj) = device.total_energy_consumption() {
+            if last != Some(mj) {
+                ticks.push((t0.elapsed().as_secs_f64(), mj as f64 * 1e-3));
+                last = Some(mj);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    ticks
+}
