@@ -533,6 +533,14 @@ pub mod __private {
         KernelCode::launch(move |stream: &Stream| launch(stream, &arg))
     }
 
+    /// `graph = N` of the attributes as the launches a CUDA graph captures: any integer
+    /// (a literal, a `usize` constant); one that is no `u32` becomes `u32::MAX`, which the
+    /// measurement refuses as out of bounds (a function, not a cast: no lint on the
+    /// user's literal).
+    pub fn graph_launches<N: TryInto<u32>>(launches: N) -> u32 {
+        launches.try_into().unwrap_or(u32::MAX)
+    }
+
     /// An argument of `args` as its benchmark's id shows it.
     pub fn arg_label<A: std::fmt::Display>(arg: &A) -> String {
         arg.to_string()

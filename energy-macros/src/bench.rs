@@ -73,7 +73,7 @@ pub fn factory(o: &Options, launch: &Path) -> TokenStream {
         None => code,
     };
     match &o.graph {
-        Some(launches) => quote_spanned! { launches.span() => #code.graph((#launches) as u32) },
+        Some(launches) => quote_spanned! { launches.span() => #code.graph(#p::graph_launches(#launches)) },
         None => code,
     }
 }
@@ -215,7 +215,7 @@ mod tests {
     fn graph_captures_the_code_and_refuses_library_work_and_bad_sizes() {
         let text = expand_text(quote! { graph = 100, ops = 1024 });
         assert!(!text.contains("compile_error"), "{text}");
-        assert!(text.contains(". graph ((100) as u32)"), "{text}");
+        assert!(text.contains(". graph (:: energy_harness :: __private :: graph_launches (100))"), "{text}");
         assert!(!expand_text(quote! { ops = 1024 }).contains(". graph"));
         for (args, needle) in [
             (quote! { graph = 0 }, "a whole number from 1 to 10000"),
