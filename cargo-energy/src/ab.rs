@@ -26,8 +26,8 @@ use energy_harness::unstable::bench::PAIRED_WINDOWS_ENV;
 use energy_harness::{Error, ErrorKind, Result};
 use energy_report::paired::run_figures;
 use energy_report::{ab_markdown, ab_text, progress_line, ResultSet};
-use energy_results::ab::{stop_reason, AbReport, AbSequence, Side, AB_SCHEMA};
-use energy_results::run::EXPECTED_TARGETS_ENV;
+use energy_results::ab::{stop_reason, AbReport, AbSequence, PairedChange, Side, AB_SCHEMA};
+use energy_results::run::{BENCHMARKS_ENV, EXPECTED_TARGETS_ENV};
 use energy_results::trace::format::write_atomically;
 
 use crate::gpus::{self, BenchExe, ExeEnd, Launch};
@@ -221,7 +221,9 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
             Side::B => SideExes { exes: &sides.candidate, expected: &expected.1 },
         };
         let started_s = start.elapsed().as_secs_f64();
-        let set = run_once(s, &exes, side, index + 1, &out, &stamp, visible.as_deref())?;
+        // Once a benchmark has settled, later runs measure the others only.
+        let only = (!sequence.settled.is_empty()).then(|| sequence.running().join("\n"));
+        let set = run_once(s, &exes, side, index + 1, &out, &stamp, visible.as_deref(), only.as_deref())?;
         let figures = run_figures(&set, index + 1, side, started_s, start.elapsed().as_secs_f64() - started_s)?;
         sequence.add(figures)?;
         if !sequence.runs.len().is_multiple_of(2) {
@@ -231,13 +233,29 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
         let changes = if pairs >= 2 { sequence.changes(s.threshold_pct)? } else { Vec::new() };
         let simulated = sequence.runs[0].device.simulated;
         for (id, figures) in sequence.pair_figures() {
+            if figures.len() < pairs {
+                continue; // settled before this pair
+            }
             let change = changes.iter().find(|c| c.id == id);
             if let Some(last) = figures.last() {
                 eprintln!("{}", progress_line(pairs, s.max_pairs, &id, last, change, simulated));
             }
         }
         if pairs >= 2 {
-            stop = stop_reason(&changes, pairs, s.min_pairs, s.max_pairs, s.target_pct);
+            // Benchmarks whose detectable change reached the target are judged on the pairs
+            // they ran; the sequence goes on for the others (and stops when none is left).
+            if pairs >= s.min_pairs {
+                let now = sequence.settle(&changes, s.target_pct);
+                if !now.is_empty() && !sequence.running().is_empty() && pairs < s.max_pairs {
+                    eprintln!(
+                        "energy ab: settled after {pairs} pairs, left out of the next: {}",
+                        now.iter().map(|id| energy_results::error::echo(id)).collect::<Vec<_>>().join(", ")
+                    );
+                }
+            }
+            let running: Vec<PairedChange> =
+                changes.into_iter().filter(|c| !sequence.settled.contains_key(&c.id)).collect();
+            stop = stop_reason(&running, pairs, s.min_pairs, s.max_pairs, s.target_pct);
             if stop.is_some() {
                 break;
             }
@@ -282,6 +300,7 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
         runs: sequence.runs,
         added: sequence.added,
         removed: sequence.removed,
+        settled: sequence.settled,
     };
     let json = serde_json::to_string_pretty(&report)
         .map_err(|e| Error::new(ErrorKind::Format, format!("could not write the report as JSON: {e}")))?;
@@ -297,6 +316,7 @@ struct SideExes<'a> {
 
 /// Runs the executables of one side in turn as run `number` of the sequence (one run id,
 /// one run) and reads the run they wrote.
+#[allow(clippy::too_many_arguments)]
 fn run_once(
     a: &SequenceArgs,
     side_exes: &SideExes<'_>,
@@ -305,6 +325,7 @@ fn run_once(
     out: &Path,
     stamp: &str,
     visible: Option<&str>,
+    only: Option<&str>,
 ) -> Result<ResultSet> {
     let dir = out.join(format!("run-{number:02}-{side:?}"));
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, "create the run's folder", e))?;
@@ -318,6 +339,9 @@ fn run_once(
     }
     if let Some(uuid) = visible {
         env.push(("CUDA_VISIBLE_DEVICES", uuid));
+    }
+    if let Some(ids) = only {
+        env.push((BENCHMARKS_ENV, ids));
     }
     let label = format!("run {number} ({})", side.role());
     let failed =

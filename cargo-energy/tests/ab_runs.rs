@@ -23,11 +23,27 @@ fn child() -> ! {
         std::process::exit(101);
     }
     let launch_s = if target.starts_with("heavier") { 0.011 } else { 0.010 };
-    let options = MeasureOptions { windows: Some(10), ..MeasureOptions::DEFAULT };
     // `base` and `heavier` measure `kernel`; a gate's targets `x_…` measure `…`.
     let id = target.split_once('_').map_or("kernel", |(_, id)| id);
-    let spec = BenchSpec::new(id, file!(), line!()).sim(launch_s, 300.0).options(options).without_time_bench();
-    let collected = run_collect(vec![spec], &RunSettings::default(), |_| {});
+    let specs = [id].into_iter().map(|id| {
+        // `steady` runs twice as many windows: intervals of its own that much narrower (what
+        // sets a benchmark's share of the sequence's noise, and so when it settles).
+        let windows = if id == "steady" { 20 } else { 10 };
+        let options = MeasureOptions { windows: Some(windows), ..MeasureOptions::DEFAULT };
+        // `noisy` draws a power of its own in every run (±2 %, by the run's number at the end
+        // of ENERGY_RUN_ID): a benchmark whose runs differ far beyond its windows.
+        let watts = if id == "noisy" {
+            let run: usize = std::env::var("ENERGY_RUN_ID")
+                .ok()
+                .and_then(|r| r.rsplit('-').next().and_then(|n| n.parse().ok()))
+                .unwrap_or(0);
+            300.0 * (1.0 + 0.02 * [0.9, -0.4, -0.8, 0.7, 0.2, -1.0, 0.5, -0.1][run % 8])
+        } else {
+            300.0
+        };
+        BenchSpec::new(id, file!(), line!()).sim(launch_s, watts).options(options).without_time_bench()
+    });
+    let collected = run_collect(specs.collect(), &RunSettings::default(), |_| {});
     std::process::exit(if collected.failures > 0 { 1 } else { 0 });
 }
 
@@ -141,6 +157,35 @@ fn a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment() {
     println!("  prebuilt gate over two targets a side: exit 1, the comment written");
 }
 
+/// A steady benchmark settles after two pairs and later runs leave it out, while a noisy one
+/// runs on: each benchmark costs the pairs its own noise needs.
+fn a_settled_benchmark_is_left_out_of_later_pairs() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let exes = bench_targets(dir.path(), &["base_steady", "base_noisy"]);
+    let out = dir.path().join("out");
+    let (steady, noisy) = (exes[0].to_str().unwrap(), exes[1].to_str().unwrap());
+    let args = ["ab", "--baseline", steady, "--baseline", noisy, "--candidate", steady, "--candidate", noisy];
+    let out_arg = out.to_str().unwrap();
+    let run = cargo_energy(
+        &[&args[..], &["--min-pairs", "2", "--max-pairs", "3", "--target", "5", "--output-dir", out_arg]].concat(),
+    );
+    let t = text(&run);
+    assert_eq!(run.status.code(), Some(0), "{t}");
+    let r = report(dir.path());
+    assert_eq!(r["settled"]["steady/energy (simulated)"], 2, "{t}\n{}", r["changes"]);
+    assert!(r["settled"].get("noisy/energy (simulated)").is_none(), "{}", r["changes"]);
+    let runs = r["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 6, "{t}");
+    let held = |i: usize| runs[i]["benchmarks"].as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(held(3).len(), 2);
+    assert_eq!(held(4), ["noisy/energy (simulated)"], "pair 3 leaves the settled one out");
+    assert!(t.contains("settled after 2 pairs, left out of the next: steady/energy (simulated)"), "{t}");
+    let changes = r["changes"].as_array().unwrap();
+    let pairs_of = |id: &str| changes.iter().find(|c| c["id"] == id).unwrap()["pairs"].as_array().unwrap().len();
+    assert_eq!((pairs_of("steady/energy (simulated)"), pairs_of("noisy/energy (simulated)")), (2, 3));
+    println!("  a settled benchmark left out of pair 3, the noisy one ran on");
+}
+
 fn main() {
     if std::env::var_os("AB_RUNS_CHILD").is_some() {
         child();
@@ -158,6 +203,7 @@ fn main() {
             "a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment",
             a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment,
         ),
+        ("a_settled_benchmark_is_left_out_of_later_pairs", a_settled_benchmark_is_left_out_of_later_pairs),
     ];
     common::run_cases("ab_runs", "AB_RUNS_ONLY", cases, &[]);
 }

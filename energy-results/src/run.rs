@@ -502,6 +502,12 @@ pub fn missing_run(dir: &Path) -> Error {
 /// name, comma-separated (`alpha,beta`).
 pub const EXPECTED_TARGETS_ENV: &str = "ENERGY_EXPECTED_TARGETS";
 
+/// The environment variable an orchestrator sets to the benchmarks a run measures, by
+/// result id (`saxpy/energy`), one per line: a bench binary then runs those of its
+/// benchmarks only, beside its filter and shard (`cargo energy ab` and `gate` leave a
+/// settled benchmark out of later pairs with it). Unset: every benchmark runs.
+pub const BENCHMARKS_ENV: &str = "ENERGY_BENCHMARKS";
+
 /// One command (a `cargo bench`, or an orchestrator's sequence) that wrote to a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -18,6 +18,9 @@ pub(super) struct RunOptions {
     pub(super) test_mode: bool,
     /// `ENERGY_SHARD=I/N`: this process runs shard I of N.
     pub(super) shard: Option<Shard>,
+    /// `ENERGY_BENCHMARKS`: the result ids this run measures (a paired sequence's
+    /// benchmarks not yet settled); `None` when unset or empty.
+    pub(super) only: Option<std::collections::BTreeSet<String>>,
 }
 
 /// The environment variable that splits a bench binary's benchmarks into shards.
@@ -155,7 +158,11 @@ impl RunOptions {
             args.iter().skip(1).any(|a| matches!(a.as_str(), "--list" | "--help" | "-h" | "--version" | "-V"));
         let test_mode = args.iter().skip(1).any(|a| a == "--test");
         let shard = Shard::from_env()?;
-        Ok(RunOptions { save_baseline, nothing_runs, filter: BenchFilter::from_args(&args), test_mode, shard })
+        let only = std::env::var(energy_results::run::BENCHMARKS_ENV)
+            .ok()
+            .map(|text| text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
+            .filter(|ids: &std::collections::BTreeSet<String>| !ids.is_empty());
+        Ok(RunOptions { save_baseline, nothing_runs, filter: BenchFilter::from_args(&args), test_mode, shard, only })
     }
 
     /// Starts (or joins) the runs this process writes: `new`, and the saved baseline.

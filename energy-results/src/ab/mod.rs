@@ -202,6 +202,9 @@ pub struct AbSequence {
     pub removed: Vec<String>,
     /// Baseline benchmarks the candidate may lack.
     pub removed_on_purpose: Vec<String>,
+    /// Benchmarks settled and left out of later pairs ([`AbSequence::settle`]): each id with
+    /// the pairs it ran.
+    pub settled: BTreeMap<String, usize>,
 }
 
 impl AbSequence {
@@ -259,7 +262,12 @@ impl AbSequence {
         if let Some(same) = self.runs.iter().find(|r| r.side == run.side) {
             let ids = |r: &RunFigures| r.benchmarks.keys().cloned().collect::<BTreeSet<String>>();
             let (before, now) = (ids(same), ids(&run));
-            if before != now {
+            // A benchmark settled before this run's pair may be left out of it (or run anyway,
+            // by an executable that ignores the selection: its later figures are not used).
+            let pair = self.runs.len() / 2 + 1;
+            let settled_before = |id: &String| self.settled.get(id).is_some_and(|&ran| ran < pair);
+            let lost_unsettled = before.difference(&now).any(|id| !settled_before(id));
+            if lost_unsettled || !now.is_subset(&before) {
                 let names = |s: Vec<&String>| s.into_iter().map(|i| format!("`{}`", echo(i))).collect::<Vec<_>>();
                 let lacks = names(before.difference(&now).collect());
                 let extra = names(now.difference(&before).collect());
@@ -317,13 +325,40 @@ impl AbSequence {
         Ok(())
     }
 
-    /// Every common benchmark's figures, pair by pair.
+    /// Settles every benchmark still running whose detectable change in `changes` is at
+    /// most `target_pct`: it is left out of later pairs ([`AbSequence::running`]) and judged
+    /// on the pairs it ran. A gate's cost then follows each benchmark's own noise: a quiet
+    /// benchmark stops after the pairs it needs while a noisy one runs on. Returns the ids
+    /// settled now.
+    pub fn settle(&mut self, changes: &[PairedChange], target_pct: f64) -> Vec<String> {
+        let pairs = self.pairs();
+        let now: Vec<String> = changes
+            .iter()
+            .filter(|c| !self.settled.contains_key(&c.id) && c.detectability.detectable_change_pct <= target_pct)
+            .map(|c| c.id.clone())
+            .collect();
+        for id in &now {
+            self.settled.insert(id.clone(), pairs);
+        }
+        now
+    }
+
+    /// The common benchmarks not settled: those the next pair runs.
+    pub fn running(&self) -> Vec<String> {
+        self.common.iter().filter(|id| !self.settled.contains_key(*id)).cloned().collect()
+    }
+
+    /// Every common benchmark's figures, pair by pair (a settled benchmark's up to the pair
+    /// it settled after).
     pub fn pair_figures(&self) -> BTreeMap<String, Vec<PairFigures>> {
         let mut out: BTreeMap<String, Vec<PairFigures>> = BTreeMap::new();
         for (i, two) in self.runs.chunks_exact(2).enumerate() {
             let (a, b) = if two[0].side == Side::A { (&two[0], &two[1]) } else { (&two[1], &two[0]) };
             let order = if two[0].side == Side::A { "AB" } else { "BA" };
             for id in &self.common {
+                if self.settled.get(id).is_some_and(|&ran| i + 1 > ran) {
+                    continue;
+                }
                 if let (Some(fa), Some(fb)) = (a.benchmarks.get(id), b.benchmarks.get(id)) {
                     out.entry(id.clone()).or_default().push(PairFigures::new(i + 1, order, *fa, *fb));
                 }
@@ -408,6 +443,10 @@ pub struct AbReport {
     pub added: Vec<String>,
     /// Baseline benchmarks the candidate lacks, removed on purpose.
     pub removed: Vec<String>,
+    /// Benchmarks left out of later pairs once their detectable change reached the target,
+    /// each with the pairs it ran (absent in reports of earlier versions: none were).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settled: BTreeMap<String, usize>,
 }
 
 impl AbReport {
@@ -425,6 +464,7 @@ impl AbReport {
             return Err(Error::new(ErrorKind::Format, format!("schema `{}` is not {AB_SCHEMA}", echo(&report.schema))));
         }
         let mut sequence = AbSequence::new(report.removed.clone());
+        sequence.settled = report.settled.clone();
         for run in &report.runs {
             sequence.add(run.clone())?;
         }

@@ -170,28 +170,34 @@ fn a_benchmark_missing_on_one_side_is_named() {
     assert!(s.add(run_of(1, &["y"], &e)).unwrap_err().message().contains("no benchmark in common"));
 }
 
-#[test]
-fn a_report_round_trips_and_its_changes_are_recomputed() {
-    let s = sequence(3, drifting(0.001, 0.02));
-    let changes = s.changes(1.0).unwrap();
-    let report = AbReport {
+/// The report of sequence `s` with `changes` (its settings those of a gate at 1 %).
+fn report_of(s: &AbSequence, changes: Vec<PairedChange>) -> AbReport {
+    AbReport {
         schema: AB_SCHEMA.into(),
         baseline: "a".into(),
         candidate: "b".into(),
         args: vec![],
         device: device("GPU-a", false),
         threshold_pct: 1.0,
-        target_pct: 1.0,
-        min_pairs: 3,
+        target_pct: 2.0,
+        min_pairs: 2,
         max_pairs: 12,
-        pairs: 3,
+        pairs: s.pairs(),
         stop: "test".into(),
         wall_s: 6.0,
         runs: s.runs.clone(),
-        changes: changes.clone(),
+        changes,
         added: vec![],
         removed: vec![],
-    };
+        settled: s.settled.clone(),
+    }
+}
+
+#[test]
+fn a_report_round_trips_and_its_changes_are_recomputed() {
+    let s = sequence(3, drifting(0.001, 0.02));
+    let changes = s.changes(1.0).unwrap();
+    let report = report_of(&s, changes.clone());
     let text = serde_json::to_string(&report).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["changes"] = serde_json::json!([]);
@@ -409,4 +415,61 @@ fn a_period_effect_neither_raises_false_alarms_nor_hides_a_change() {
     assert!(caught.iter().all(|&h| h * 100 >= 95 * gates), "+2 % caught per benchmark of {gates}: {caught:?}");
     let one = judge(1.3);
     assert!(one.iter().sum::<usize>() * 2 >= sds.len() * gates, "+1.3 % caught: {one:?}");
+}
+
+/// A quiet benchmark settles after two pairs and is left out of the rest; a noisy one runs
+/// on, and both are judged on the pairs they ran. A run lacking a benchmark not settled is
+/// refused as before; a run that measured a settled one anyway is read, its figure unused.
+#[test]
+fn a_settled_benchmark_leaves_the_sequence_and_keeps_its_verdict() {
+    // "quiet": +3 % true change, ±0.02 % jitter. "noisy": no change, up to ±1.5 % noise.
+    let energy = |id: &str, i: usize, side: Side| {
+        let jitter = 1.0 + 2e-4 * ((i * 7919 % 13) as f64 / 6.0 - 1.0);
+        match id {
+            "quiet" => 0.030 * jitter * if side == Side::B { 1.03 } else { 1.0 },
+            _ => 0.050 * (1.0 + 0.015 * [0.9, -0.4, -0.8, 0.7, 0.2, -1.0, 0.5, -0.1][i % 8]),
+        }
+    };
+    let run = |i: usize, ids: &[&str]| {
+        let mut r = run_of(i, ids, |_, _| 0.0);
+        for (id, f) in r.benchmarks.iter_mut() {
+            f.energy_j = energy(id, i, r.side);
+            // Each run's own interval says how noisy the benchmark is (the moderated
+            // variance scales the others' evidence by it).
+            let half = f.energy_j * if id == "quiet" { 0.0005 } else { 0.02 };
+            f.within_run = Some(WithinRun { ci_low_j: f.energy_j - half, ci_high_j: f.energy_j + half, windows: 8 });
+        }
+        r
+    };
+    let mut s = AbSequence::new(vec![]);
+    for i in 0..4 {
+        s.add(run(i, &["quiet", "noisy"])).unwrap();
+    }
+    let changes = s.changes(1.0).unwrap();
+    let settled = s.settle(&changes, 2.0);
+    assert_eq!(settled, ["quiet"], "{changes:?}");
+    assert_eq!(s.running(), ["noisy"]);
+    assert_eq!(s.settle(&changes, 2.0), Vec::<String>::new(), "settled once");
+    // Pair 3: the quiet benchmark is left out; leaving out the noisy one is refused.
+    let err = s.clone().add(run(4, &["quiet"])).unwrap_err();
+    assert!(err.message().contains("lacks `noisy`"), "{err}");
+    s.add(run(4, &["noisy"])).unwrap();
+    // An executable that ignored the selection measured it anyway: read, not used.
+    s.add(run(5, &["quiet", "noisy"])).unwrap();
+    let figures = s.pair_figures();
+    assert_eq!(figures["quiet"].len(), 2);
+    assert_eq!(figures["noisy"].len(), 3);
+    let changes = s.changes(1.0).unwrap();
+    let quiet = changes.iter().find(|c| c.id == "quiet").unwrap();
+    assert_eq!(quiet.verdict, Verdict::Regression, "{quiet:?}");
+    assert!((quiet.change_pct - 3.0).abs() < 0.1, "{quiet:?}");
+    // The report carries what settled when, and reads back to the same changes.
+    let report = report_of(&s, changes.clone());
+    let back = AbReport::parse(&serde_json::to_string(&report).unwrap()).unwrap();
+    assert_eq!(back.settled, BTreeMap::from([("quiet".to_string(), 2)]));
+    assert_eq!(back.changes, changes);
+    // Without `settled` (an earlier version's report) the runs lacking it are refused.
+    let mut old = serde_json::to_value(&report).unwrap();
+    old.as_object_mut().unwrap().remove("settled");
+    assert!(AbReport::parse(&old.to_string()).is_err());
 }

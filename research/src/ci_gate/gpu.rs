@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use energy_harness::Result;
-use energy_results::ab::{paired_change, paired_changes, period_fit, AbReport, PairFigures, PairedChange};
+use energy_results::ab::{paired_change, paired_changes, period_fit, AbReport, AbSequence, PairFigures, PairedChange};
 use energy_results::detect::Verdict;
 
 use super::CI_GATE_DIR;
@@ -15,13 +15,16 @@ use kernel_energy::generated::Page;
 
 /// The files of a gzipped tar archive (regular files only), by path.
 pub fn read_tgz(path: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
-    use std::io::Read as _;
-    let bad = |why: String| {
-        energy_harness::Error::new(energy_harness::ErrorKind::Format, format!("{}: {why}", path.display()))
-    };
     let file = std::fs::File::open(path).map_err(|e| energy_harness::Error::io(path, "open the archive", e))?;
+    read_tgz_from(file, &path.display().to_string())
+}
+
+/// [`read_tgz`] of an archive read from `reader`, named `name` in errors.
+fn read_tgz_from(reader: impl std::io::Read, name: &str) -> Result<BTreeMap<String, Vec<u8>>> {
+    use std::io::Read as _;
+    let bad = |why: String| energy_harness::Error::new(energy_harness::ErrorKind::Format, format!("{name}: {why}"));
     let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(file).read_to_end(&mut bytes).map_err(|e| bad(format!("not gzip ({e})")))?;
+    flate2::read::GzDecoder::new(reader).read_to_end(&mut bytes).map_err(|e| bad(format!("not gzip ({e})")))?;
     let mut files = BTreeMap::new();
     let mut at = 0;
     while at + 512 <= bytes.len() {
@@ -61,6 +64,9 @@ struct StudyGate {
     seconds: f64,
     report: Option<AbReport>,
     failure: Option<String>,
+    /// Each run's benchmarks' wall times, s, by run number, from the gate's bench logs
+    /// (`study/gates/NAME.logs.tgz`, from call 4 on); empty without them.
+    bench_walls: BTreeMap<usize, BTreeMap<String, f64>>,
 }
 
 /// The first call whose harness ran guards around the windows (6fb7dd68): its gates' window
@@ -108,8 +114,13 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                 let failure = text(&format!("study/gates/{name}.err")).and_then(|e| {
                     e.lines().find(|l| l.trim_start().starts_with("error:")).map(|l| l.trim().to_string())
                 });
+                let bench_walls = match files.get(&format!("study/gates/{name}.logs.tgz")) {
+                    Some(bytes) => run_bench_walls(&read_tgz_from(bytes.as_slice(), name)?),
+                    None => BTreeMap::new(),
+                };
                 gates.push(StudyGate {
                     call,
+                    bench_walls,
                     name: name.to_string(),
                     kind: parts[2].to_string(),
                     windows: match parts[3].trim_start_matches('w') {
@@ -125,6 +136,7 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                 let report = text("study/workflow-ab.json").map(|t| AbReport::parse(&t)).transpose()?;
                 gates.push(StudyGate {
                     call,
+                    bench_walls: BTreeMap::new(),
                     name: "workflow".into(),
                     kind: "p2".into(),
                     windows: "default".into(),
@@ -137,6 +149,118 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
         }
     }
     Ok((gates, calls))
+}
+
+/// Each run's benchmarks' wall times from a gate's bench logs (`run-NN-SIDE/bench.log`:
+/// `ID: measuring on GPU … , 1.8 s`), by run number.
+fn run_bench_walls(logs: &BTreeMap<String, Vec<u8>>) -> BTreeMap<usize, BTreeMap<String, f64>> {
+    let mut out: BTreeMap<usize, BTreeMap<String, f64>> = BTreeMap::new();
+    for (path, bytes) in logs {
+        let Some(run) = path.strip_prefix("run-").and_then(|r| r.get(..2)).and_then(|n| n.parse::<usize>().ok()) else {
+            continue;
+        };
+        for line in String::from_utf8_lossy(bytes).lines() {
+            let Some((id, rest)) = line.split_once(": measuring on ") else { continue };
+            if let Some(seconds) =
+                rest.rsplit(", ").next().and_then(|s| s.strip_suffix(" s")).and_then(|s| s.parse().ok())
+            {
+                out.entry(run).or_default().insert(id.to_string(), seconds);
+            }
+        }
+    }
+    out
+}
+
+/// A gate replayed ([`replay_settling`]): its final changes, the benchmark-runs it measured,
+/// and its estimated GPU time, s (`None` without bench logs).
+type Replayed = (Vec<PairedChange>, usize, Option<f64>);
+
+/// A gate replayed from its raw runs as `cargo energy gate` runs today: after each pair from
+/// `--min-pairs` on, a benchmark whose detectable change reached the target settles, and later
+/// runs leave it out (its figures in them are dropped); the sequence stops when none is left
+/// or at the pairs the gate ran. Returns the final changes, the benchmark-runs measured and
+/// the GPU time estimated from the runs' logs: each run's wall time less the benchmarks it
+/// left out (their logged wall times), or `None` without logs.
+fn replay_settling(gate: &StudyGate) -> Result<Option<Replayed>> {
+    let Some(report) = &gate.report else { return Ok(None) };
+    let mut sequence = AbSequence::new(report.removed.clone());
+    let (mut bench_runs, mut wall, mut timed) = (0, 0.0, true);
+    for (index, run) in report.runs.iter().enumerate() {
+        let running: Vec<String> =
+            if sequence.common.is_empty() { run.benchmarks.keys().cloned().collect() } else { sequence.running() };
+        let mut kept = run.clone();
+        kept.benchmarks.retain(|id, _| running.contains(id));
+        bench_runs += kept.benchmarks.len();
+        match gate.bench_walls.get(&run.run) {
+            Some(walls) => {
+                let left_out: f64 =
+                    walls.iter().filter(|(id, _)| !kept.benchmarks.contains_key(*id)).map(|(_, s)| s).sum();
+                wall += run.wall_s - left_out;
+            }
+            None => timed = false,
+        }
+        sequence.add(kept)?;
+        let pairs = sequence.pairs();
+        if index % 2 == 1 && pairs >= 2 && pairs >= report.min_pairs {
+            let changes = sequence.changes(report.threshold_pct)?;
+            sequence.settle(&changes, report.target_pct);
+            if sequence.running().is_empty() {
+                break;
+            }
+        }
+    }
+    Ok(Some((sequence.changes(report.threshold_pct)?, bench_runs, timed.then_some(wall))))
+}
+
+/// The gate's defaults replayed with settled benchmarks left out ([`replay_settling`]),
+/// beside the gates as they ran.
+fn settling_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
+    let _ = writeln!(
+        t,
+        "\nSettled benchmarks left out (`cargo energy gate` since 2026-12-02): every gate of the defaults with \
+         guards replayed from its raw runs as the gate runs today. After each pair from the second on, a benchmark \
+         whose detectable change reached the target (twice the threshold) settles and later runs leave it out (its \
+         figures in them are dropped); the rest run on, up to the pairs the gate ran. The GPU time is estimated from \
+         each run's wall time less the benchmarks it leaves out (their wall times in the run's bench log).\n"
+    );
+    let _ = writeln!(
+        t,
+        "| condition | benchmark-gates (N) | regressions as run | regressions, settled left out | benchmark-runs as run | left out | GPU time per 10 benchmarks as run | estimated, settled left out |"
+    );
+    let _ = writeln!(t, "|---|---|---|---|---|---|---|---|");
+    for kind in ["aa", "p1", "p2"] {
+        let chosen: Vec<&StudyGate> =
+            gates.iter().filter(|g| g.kind == kind && g.windows == DEFAULTS && g.report.is_some()).collect();
+        if chosen.is_empty() {
+            continue;
+        }
+        let (mut n, mut before, mut after, mut runs_before, mut runs_after) = (0, 0, 0, 0, 0);
+        let (mut wall_before, mut wall_after, mut all_timed) = (0.0, 0.0, true);
+        for g in &chosen {
+            let report = g.report.as_ref().expect("chosen with a report");
+            let Some((changes, bench_runs, wall)) = replay_settling(g)? else { continue };
+            n += changes.len();
+            before += report.regressions().len();
+            after += regressions(&changes);
+            runs_before += report.runs.iter().map(|r| r.benchmarks.len()).sum::<usize>();
+            runs_after += bench_runs;
+            wall_before += report.wall_s;
+            match wall {
+                Some(w) => wall_after += w,
+                None => all_timed = false,
+            }
+        }
+        let per_ten = |wall: f64| 10.0 * wall / n.max(1) as f64;
+        let _ = writeln!(
+            t,
+            "| {} | {n} | {before} of {n} | {after} of {n} | {runs_before} | {} | {:.0} s | {} |",
+            kind_label(kind),
+            runs_before - runs_after,
+            per_ten(wall_before),
+            if all_timed { format!("{:.0} s", per_ten(wall_after)) } else { "— (no logs)".into() }
+        );
+    }
+    Ok(())
 }
 
 /// The benchmark's kind from its name: `compute_…`, `memory_…`, `library_…`.
@@ -218,6 +342,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
         }
     }
     by_pairs_table(&mut t, &gates)?;
+    settling_table(&mut t, &gates)?;
     noise_table(&mut t, &gates);
     noise_by_benchmark(&mut t, &gates);
     period_table(&mut t, &gates);
