@@ -9,6 +9,11 @@ use energy_results::error::{Error, ErrorKind, Result};
 /// (an idle `cuCtxSynchronize` returns in microseconds).
 pub const UNAWAITED_FLOOR_S: f64 = 200e-6;
 
+/// The most launches the launch-bound probe queues behind its spin kernel
+/// ([`Workload::back_to_back_s`]): well within what a stream holds pending (about a thousand
+/// launches) before the host blocks.
+pub const PROBE_MAX_LAUNCHES: u64 = 256;
+
 /// Work left running after a batch beyond this share of the batch's time is refused: the
 /// window would close before its work ends (the next window, or the idle after the last,
 /// would be charged with it).

@@ -7,7 +7,7 @@ use cudarc::driver::{sys, CudaEvent, CudaGraph};
 use std::sync::Arc;
 
 use super::{cuda_error, CudaGpu, Stream};
-use crate::workload::{whole_quanta, Batch, TimeBasis, UnawaitedJudge, Workload};
+use crate::workload::{whole_quanta, Batch, TimeBasis, UnawaitedJudge, Workload, PROBE_MAX_LAUNCHES};
 use energy_results::error::{Error, ErrorKind, Result};
 
 /// Two CUDA events around a stretch of the stream.
@@ -175,10 +175,6 @@ fn capture<F: FnMut(&Stream) -> Result<()>>(gpu: &Arc<CudaGpu>, launch: &mut F, 
     gpu.synchronize()?;
     Ok(graph)
 }
-
-/// The most launches the probe queues behind its spin: well within what a stream holds
-/// pending (about a thousand launches) before the host blocks.
-const PROBE_MAX_LAUNCHES: u64 = 256;
 
 impl<F: FnMut(&Stream) -> Result<()>> Workload for CudaWorkload<F> {
     fn run(&mut self, launches: u64) -> Result<Batch> {

@@ -53,7 +53,7 @@ use crate::device::Device;
 use crate::gpu::DeviceFacts;
 use crate::sampling::{Recorder, SamplerConfig, WindowMarker};
 use crate::sensors::{SensorModel, SourceKind};
-use crate::workload::{whole_quanta, TimeBasis, Workload};
+use crate::workload::{whole_quanta, TimeBasis, Workload, PROBE_MAX_LAUNCHES};
 use energy_results::error::{Error, ErrorKind, Result};
 use energy_results::trace::{
     is_auxiliary_window, Channel, Trace, Window, WindowEdge, AUXILIARY_WINDOW, GUARD_AFTER_WINDOW, GUARD_BEFORE_WINDOW,
@@ -577,12 +577,12 @@ pub const LAUNCH_BOUND_WAIT_SHARE: f64 = 0.10;
 
 /// The launches' time back to back (the launch-bound probe, [`Workload::back_to_back_s`]),
 /// inside the warm-up's auxiliary window: for kernels on the harness's stream shorter than
-/// [`PROBE_LAUNCHES_UP_TO_S`], over as many launches as fit in [`PROBE_BUDGET_S`] (8 to 256).
+/// [`PROBE_LAUNCHES_UP_TO_S`], over as many launches as fit in [`PROBE_BUDGET_S`] (8 to [`PROBE_MAX_LAUNCHES`]).
 fn probe_back_to_back(workload: &mut dyn Workload, launch_s: f64) -> Result<Option<f64>> {
     if workload.time_basis() != TimeBasis::CudaEvents || !(launch_s > 0.0 && launch_s < PROBE_LAUNCHES_UP_TO_S) {
         return Ok(None);
     }
-    let launches = ((PROBE_BUDGET_S / launch_s).floor() as u64).clamp(8, 256);
+    let launches = ((PROBE_BUDGET_S / launch_s).floor() as u64).clamp(8, PROBE_MAX_LAUNCHES);
     workload.back_to_back_s(launches)
 }
 
