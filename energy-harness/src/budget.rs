@@ -429,6 +429,13 @@ impl fmt::Display for Report {
         for reason in &self.untrusted {
             write!(f, "; not trusted: {reason}")?;
         }
+        // What the figure describes besides the kernel: the host's pace, or a graph's replay.
+        if let Some(n) = m.graph_launches {
+            write!(f, "; launched as a CUDA graph of {n}, figures per launch")?;
+        }
+        if let Some(w) = m.warnings.iter().find(|w| w.kind == energy_results::warning::WarningKind::LaunchBound) {
+            write!(f, "; {}", w.message)?;
+        }
         Ok(())
     }
 }

@@ -189,3 +189,27 @@ fn a_budget_over_arguments_checks_each_and_names_every_one_that_failed() {
     );
     assert!(!message.contains("budget_over_milliseconds/1"), "the first argument met its budget: {message}");
 }
+
+/// A budget on a kernel shorter than its launch (1 µs at 300 W, the simulated host launching
+/// every 3 µs): launched by the host each launch also carries 2 µs of active idle, and the
+/// failure says the benchmark is launch-bound; replayed as a CUDA graph the same kernel is
+/// measured back to back (300 µJ) and passes, its report saying it was a graph.
+#[test]
+fn a_launch_bound_budget_says_so_and_a_graph_measures_the_kernel() {
+    let short = || KernelUnderTest::new("short").sim(1e-6, 300.0);
+    match check(EnergyBudget::new(short(), Limit::PerLaunch(Joules(400e-6)))) {
+        Verdict::Fail(report) => {
+            let message = report.to_string();
+            assert!(message.contains("launch-bound") && message.contains("graph = 100"), "{message}");
+        }
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    let graphed = short().code(energy_harness::KernelCode::launch(|_: &energy_harness::Stream| Ok(())).graph(100));
+    match check(EnergyBudget::new(graphed, Limit::PerLaunch(Joules(400e-6)))) {
+        Verdict::Pass(report) => {
+            assert!((report.estimate.mean / 300e-6 - 1.0).abs() < 0.02, "{report}");
+            assert!(report.to_string().contains("launched as a CUDA graph of 100"), "{report}");
+        }
+        other => panic!("expected a pass, got {other:?}"),
+    }
+}

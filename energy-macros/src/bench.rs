@@ -226,6 +226,8 @@ mod tests {
             (quote! { graph = 10, graph = 20 }, "`graph` is given twice"),
             (quote! { graph = 10, any_stream }, "library work"),
             (quote! { graph = 10, setup = s, wait = w }, "library work"),
+            // `graph` is the first thing wrong with library work, before its `sim` model.
+            (quote! { graph = 10, any_stream, sim(seconds = 1e-6, watts = 300.0) }, "which no capture holds"),
         ] {
             let err = parse_options(args.clone(), Attribute::Bench).map(|_| ()).unwrap_err().to_string();
             assert!(err.contains(needle), "{args}: {err}");

@@ -474,6 +474,13 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
             "`wait = …` waits on the state `setup` returns (`fn(state: &mut S) -> energy_harness::Result<()>`): give `setup = …` too, or write `any_stream` for CUDA work that a context-wide synchronize covers",
         ));
     }
+    if let (Some(graph), Some(_)) = (&o.graph, o.library_work()) {
+        return Err(syn::Error::new(
+            graph.span(),
+            "`graph` captures what the launch enqueues on the stream it is given into a CUDA graph; library work \
+             (`any_stream`, `wait`) goes to the library's own streams or queue, which no capture holds: remove `graph`",
+        ));
+    }
     if o.library_work().is_some() {
         let models = [("sim", &o.sim), ("baseline_sim", &o.baseline_sim), ("reference_sim", &o.reference_sim)];
         if let Some((option, model)) = models.into_iter().find_map(|(n, m)| m.as_ref().map(|m| (n, m))) {
@@ -485,13 +492,6 @@ pub fn parse_options(args: TokenStream, attribute: Attribute) -> syn::Result<Opt
                 ),
             ));
         }
-    }
-    if let (Some(graph), Some(_)) = (&o.graph, o.library_work()) {
-        return Err(syn::Error::new(
-            graph.span(),
-            "`graph` captures what the launch enqueues on the stream it is given into a CUDA graph; library work \
-             (`any_stream`, `wait`) goes to the library's own streams or queue, which no capture holds: remove `graph`",
-        ));
     }
     if o.gpu_only.is_some() {
         let models = [("sim", &o.sim), ("baseline_sim", &o.baseline_sim), ("reference_sim", &o.reference_sim)];

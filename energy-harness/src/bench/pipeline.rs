@@ -303,10 +303,11 @@ fn measure(
         Ok((m, plan, handover)) => {
             station.handover = Some(handover);
             eprintln!(
-                " {} windows × {} launches of {} ({}), {:.1} s",
+                " {} windows × {} launches of {}{} ({}), {:.1} s",
                 m.measurement.windows.len(),
                 plan.launches_per_window,
                 energy_units::format_si(plan.launch_s, "s", 3),
+                m.measurement.graph_launches.map(|n| format!(", replayed as a CUDA graph of {n}")).unwrap_or_default(),
                 m.measurement.stop.as_deref().unwrap_or("done"),
                 m.measurement.wall_time_s
             );

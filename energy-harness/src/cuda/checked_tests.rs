@@ -298,3 +298,20 @@ fn the_checked_device_has_no_pci_bus_id() {
     let gpu = crate::cuda::CudaGpu::checked(crate::sim::SimPreset::h100().gpu_properties());
     assert_eq!(gpu.pci_bus_id().unwrap_err().kind(), crate::ErrorKind::NeedsGpu);
 }
+
+/// `graph = N` without a GPU: the launches run as the graph's capture would, so a launch
+/// function that synchronizes is refused as CUDA refuses it on a GPU; without `graph` the
+/// same function runs, and after the check the stream synchronizes again.
+#[test]
+fn a_synchronize_in_a_graph_launch_is_refused_without_a_gpu() {
+    use crate::kernel::KernelCode;
+    let gpu = std::sync::Arc::new(crate::cuda::CudaGpu::checked(crate::sim::SimPreset::h100().gpu_properties()));
+    let waits = || KernelCode::launch(|stream: &crate::cuda::Stream| stream.synchronize());
+    let err = waits().graph(100).check(&gpu).unwrap_err();
+    assert!(err.message().contains("Stream::synchronize in a launch function captured into a CUDA graph"), "{err}");
+    assert!(err.message().contains("launch 1 of 3 failed"), "{err}");
+    assert!(waits().check(&gpu).is_ok(), "without a graph a synchronize is allowed");
+    assert!(gpu.stream().synchronize().is_ok(), "the capture ended with the check");
+    let fine = KernelCode::launch(|_: &crate::cuda::Stream| Ok(())).graph(100).check(&gpu).unwrap();
+    assert!(fine.to_string().contains("as a capture of a CUDA graph of 100 would run them"), "{fine}");
+}

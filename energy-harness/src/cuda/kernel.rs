@@ -247,7 +247,7 @@ impl Kernel {
         }
         checked::check_config(&self.name, &config, &self.properties, self.entry.as_deref())?;
         let (function, cu_stream) = match (&self.backend, &stream.0) {
-            (KernelBackend::Checked(gpu), StreamInner::Checked) => {
+            (KernelBackend::Checked(gpu), StreamInner::Checked(_)) => {
                 gpu.record_launch();
                 return Ok(());
             }

@@ -6,7 +6,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
 
 use super::checked::CheckedGpu;
 use super::{cuda_error, no_raw_cuda};
-use energy_results::error::Result;
+use energy_results::error::{Error, ErrorKind, Result};
 
 /// The stream a launch function is given: a real CUDA stream, or the checked device's.
 /// Code that needs the raw cudarc stream on a real GPU takes it from [`Stream::cuda`].
@@ -41,7 +41,9 @@ pub struct Stream(pub(super) StreamInner);
 #[derive(Clone)]
 pub(super) enum StreamInner {
     Real(Arc<CudaStream>),
-    Checked,
+    /// The checked device's stream; the flag is set while a launch function runs as it would
+    /// be captured into a CUDA graph ([`Stream::set_checked_capture`]).
+    Checked(Arc<std::sync::atomic::AtomicBool>),
 }
 
 impl Stream {
@@ -50,20 +52,36 @@ impl Stream {
     pub fn cuda(&self) -> Result<&Arc<CudaStream>> {
         match &self.0 {
             StreamInner::Real(stream) => Ok(stream),
-            StreamInner::Checked => Err(no_raw_cuda("Stream::cuda")),
+            StreamInner::Checked(_) => Err(no_raw_cuda("Stream::cuda")),
         }
     }
 
     /// Whether this is the checked device's stream (no GPU: nothing executes).
     pub fn is_checked(&self) -> bool {
-        matches!(self.0, StreamInner::Checked)
+        matches!(self.0, StreamInner::Checked(_))
     }
 
-    /// Waits for everything enqueued on the stream.
+    /// Waits for everything enqueued on the stream. Refused while the stream is captured
+    /// into a CUDA graph (`graph = N`): CUDA refuses it on a GPU, the checked device too.
     pub fn synchronize(&self) -> Result<()> {
         match &self.0 {
             StreamInner::Real(stream) => stream.synchronize().map_err(|e| cuda_error("cuStreamSynchronize", e)),
-            StreamInner::Checked => Ok(()),
+            StreamInner::Checked(capturing) if capturing.load(std::sync::atomic::Ordering::Relaxed) => Err(Error::new(
+                ErrorKind::InvalidInput,
+                "Stream::synchronize in a launch function captured into a CUDA graph (`graph = N`): a capture \
+                     cannot hold a synchronize (CUDA refuses it on a GPU); the harness waits for every batch \
+                     itself: remove the synchronize, or remove `graph`",
+            )),
+            StreamInner::Checked(_) => Ok(()),
+        }
+    }
+
+    /// On the checked device, runs the launch function as a CUDA graph's capture would
+    /// (`on`): what a capture cannot hold (a synchronize) is refused, as on a GPU. Nothing on
+    /// a real GPU, where the capture itself refuses it.
+    pub(crate) fn set_checked_capture(&self, on: bool) {
+        if let StreamInner::Checked(capturing) = &self.0 {
+            capturing.store(on, std::sync::atomic::Ordering::Relaxed);
         }
     }
 }

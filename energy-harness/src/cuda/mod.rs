@@ -289,7 +289,7 @@ impl CudaGpu {
         let gpu = Arc::new(CheckedGpu::new(properties.clone()));
         CudaGpu {
             backend: GpuBackend::Checked(gpu.clone()),
-            stream: Stream(StreamInner::Checked),
+            stream: Stream(StreamInner::Checked(Arc::new(std::sync::atomic::AtomicBool::new(false)))),
             properties,
             ordinal: 0,
         }
@@ -451,7 +451,7 @@ impl CudaGpu {
             (BufferInner::Real(slice), StreamInner::Real(stream)) => {
                 stream.clone_dtoh(slice).map_err(|e| cuda_error("cuMemcpyDtoH", e))
             }
-            (BufferInner::Checked { data, .. }, StreamInner::Checked) => {
+            (BufferInner::Checked { data, .. }, StreamInner::Checked(_)) => {
                 Ok(data.clone().unwrap_or_else(|| vec![T::default(); buffer.len]))
             }
             _ => Err(Error::new(ErrorKind::InvalidInput, "download of a buffer from another device")),

@@ -171,7 +171,8 @@ impl KernelCode {
     /// exactly, with the arguments they had. Library work ([`KernelCode::any_stream`],
     /// [`KernelCode::with_wait`]) cannot be captured and is refused when measured; `launches`
     /// is 1 to [`GRAPH_LAUNCHES_MAX`](energy_units::bounds::GRAPH_LAUNCHES_MAX). On the
-    /// checked device (no GPU) the launches are checked as without a graph.
+    /// checked device (no GPU) the launches run as the capture would run them: a synchronize
+    /// in the launch function is refused there too.
     ///
     /// ```
     /// use energy_harness::prelude::*;
@@ -243,9 +244,15 @@ impl KernelCode {
     pub fn check(&self, gpu: &Arc<CudaGpu>) -> Result<CodeCheck> {
         let before = gpu.checked_activity().unwrap_or_default();
         let Made { launch: mut launcher, wait } = (self.make)(gpu).map_err(|e| e.context("its setup failed"))?;
-        for launch in 1..=CHECK_LAUNCHES {
-            launcher(gpu.stream()).map_err(|e| e.context(format!("launch {launch} of {CHECK_LAUNCHES} failed")))?;
-        }
+        // With a CUDA graph the launches run as its capture would: what a capture cannot
+        // hold (a synchronize) is refused here too.
+        let capture = self.graph.is_some();
+        gpu.stream().set_checked_capture(capture);
+        let launched = (1..=CHECK_LAUNCHES).try_for_each(|launch| {
+            launcher(gpu.stream()).map_err(|e| e.context(format!("launch {launch} of {CHECK_LAUNCHES} failed")))
+        });
+        gpu.stream().set_checked_capture(false);
+        launched?;
         if let Some(mut wait) = wait {
             wait().map_err(|e| e.context("its wait function failed"))?;
         }
@@ -254,6 +261,7 @@ impl KernelCode {
         let after = gpu.checked_activity().unwrap_or_default();
         let properties = gpu.properties()?;
         Ok(CodeCheck {
+            graph: self.graph,
             arch: properties.arch(),
             device: properties.name,
             activity: CheckedActivity {
@@ -298,6 +306,8 @@ pub fn check_graph(launches: u32, library: bool) -> Result<()> {
 /// What a check of a kernel's code saw.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodeCheck {
+    /// The launches of its CUDA graph (`graph = N`), whose capture the launches ran as.
+    pub graph: Option<u32>,
     /// The device it ran on.
     pub device: String,
     /// Its architecture (`sm_90`).
@@ -350,8 +360,12 @@ impl CodeCheck {
         };
         write!(
             f,
-            "setup and {CHECK_LAUNCHES} launches ran on the checked {} (nothing executes): {}{assembly}, {} launch(es) checked, {} buffer(s) of {:.1} MiB",
+            "setup and {CHECK_LAUNCHES} launches ran on the checked {} (nothing executes){}: {}{assembly}, {} launch(es) checked, {} buffer(s) of {:.1} MiB",
             self.device.trim_end_matches(" (simulated)"),
+            match self.graph {
+                Some(n) => format!(" as a capture of a CUDA graph of {n} would run them (no synchronize)"),
+                None => String::new(),
+            },
             match (a.compiled_by_nvrtc, a.cuda_c_not_compiled) {
                 (0, 0) => format!("{} PTX module(s) read", a.modules),
                 (n, 0) if n == a.modules => format!("{n} CUDA C module(s) compiled by NVRTC"),
