@@ -157,6 +157,21 @@ pub trait Workload {
     }
 }
 
+/// Refuses a batch of `launches` that is no whole number of replays of a CUDA graph of
+/// `per_graph`: the engine sizes every batch in whole replays, so one that is not is a bug.
+pub fn whole_replays(launches: u64, per_graph: u64) -> Result<u64> {
+    if per_graph == 0 || !launches.is_multiple_of(per_graph) {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "{launches} launches are no whole number of replays of a CUDA graph of {per_graph} (a harness bug: \
+                 please report it)"
+            ),
+        ));
+    }
+    Ok(launches / per_graph)
+}
+
 /// `launches` rounded up to a whole number of `quantum` (at least one quantum): the count a
 /// workload that runs `quantum` launches at a time ([`Workload::launch_quantum`]) is given.
 pub fn whole_quanta(launches: u64, quantum: u64) -> u64 {

@@ -65,7 +65,7 @@ impl Criteria {
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
             let mut g = c.benchmark_group(group);
             g.bench_function(function, |b| {
-                let quantum = workload.launch_quantum().max(1);
+                let quantum = workload.launch_quantum();
                 b.iter_custom(|_| match workload.run_batch(quantum).and_then(|_| workload.run_batch(2 * quantum)) {
                     Ok(_) => 0.0,
                     Err(e) => {

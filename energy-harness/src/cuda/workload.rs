@@ -7,7 +7,7 @@ use cudarc::driver::{sys, CudaEvent, CudaGraph};
 use std::sync::Arc;
 
 use super::{cuda_error, CudaGpu, Stream};
-use crate::workload::{whole_quanta, Batch, TimeBasis, UnawaitedJudge, Workload, PROBE_MAX_LAUNCHES};
+use crate::workload::{whole_quanta, whole_replays, Batch, TimeBasis, UnawaitedJudge, Workload, PROBE_MAX_LAUNCHES};
 use energy_results::error::{Error, ErrorKind, Result};
 
 /// Two CUDA events around a stretch of the stream.
@@ -84,16 +84,7 @@ impl<F: FnMut(&Stream) -> Result<()>> CudaWorkload<F> {
                 }
             }
             Some((graph, per_graph)) => {
-                if !launches.is_multiple_of(*per_graph) {
-                    return Err(Error::new(
-                        ErrorKind::InvalidInput,
-                        format!(
-                            "{launches} launches are no whole number of replays of a CUDA graph of {per_graph} \
-                             (a harness bug: please report it)"
-                        ),
-                    ));
-                }
-                for _ in 0..launches / per_graph {
+                for _ in 0..whole_replays(launches, *per_graph)? {
                     graph.launch().map_err(|e| cuda_error("cuGraphLaunch", e))?;
                 }
             }

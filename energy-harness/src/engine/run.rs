@@ -12,7 +12,7 @@ use crate::device::Device;
 use crate::sampling::{record_until, Sampler, SamplerConfig, WindowMarker};
 use crate::sensors::SourceKind;
 use crate::sim::{SimGpu, SimKernel};
-use crate::workload::{Batch, TimeBasis, Workload};
+use crate::workload::{whole_replays, Batch, TimeBasis, Workload};
 use energy_results::error::{Error, ErrorKind, Result};
 use energy_results::trace::Trace;
 
@@ -36,11 +36,9 @@ pub struct SimWorkload {
     batches: i64,
     /// The last batch's first kernel start and last kernel end.
     span_s: Option<(f64, f64)>,
-    /// Launches per host launch: 1, or a CUDA graph's N captured launches, replayed by one
-    /// host launch each ([`SimWorkload::with_graph`]).
-    graph_launches: u64,
-    /// Whether the launches run as a CUDA graph.
-    graph: bool,
+    /// The launches of each replay when they run as a CUDA graph, one host launch per replay
+    /// ([`SimWorkload::with_graph`]); `None`: one host launch per kernel.
+    graph: Option<u64>,
 }
 
 impl SimWorkload {
@@ -54,16 +52,14 @@ impl SimWorkload {
             seed: 0,
             batches: 0,
             span_s: None,
-            graph_launches: 1,
-            graph: false,
+            graph: None,
         }
     }
 
     /// Launches replayed as a CUDA graph of `launches` captured launches: the host launches
     /// the graph once per `launches` kernels, which the GPU then runs back to back.
     pub fn with_graph(mut self, launches: u64) -> Self {
-        self.graph_launches = launches.max(1);
-        self.graph = true;
+        self.graph = Some(launches.max(1));
         self
     }
 
@@ -91,19 +87,12 @@ impl Workload for SimWorkload {
         let scale = 1.0 + self.time_jitter * crate::sim::noise::gaussian(self.seed, 0x77, self.batches);
         self.batches += 1;
         let kernel = SimKernel { duration_s: self.kernel.duration_s * scale.max(0.5), ..self.kernel };
-        if !launches.is_multiple_of(self.graph_launches) {
-            return Err(Error::new(
-                ErrorKind::InvalidInput,
-                format!(
-                    "{launches} launches are no whole number of replays of a CUDA graph of {} (a harness bug: please report it)",
-                    self.graph_launches
-                ),
-            ));
-        }
+        let per_host_launch = self.launch_quantum();
+        whole_replays(launches, per_host_launch)?;
         let host_start = self.gpu.clock().now_s();
         for i in 0..launches {
             // One host launch per replay of the graph (per kernel without one).
-            let host_launch = (i / self.graph_launches) as f64 * self.host_launch_s;
+            let host_launch = (i / per_host_launch) as f64 * self.host_launch_s;
             let (start, end) = self.gpu.schedule(host_start + host_launch, kernel);
             first_start.get_or_insert(start);
             last_end = end;
@@ -118,7 +107,7 @@ impl Workload for SimWorkload {
     }
 
     fn graph_launches(&self) -> Option<u64> {
-        self.graph.then_some(self.graph_launches)
+        self.graph
     }
 
     /// As on a real GPU: a spin kernel holds the stream while every launch is enqueued, then

@@ -642,7 +642,7 @@ fn confirm_launch_time(workload: &mut dyn Workload, launch_s: f64, window_s: f64
 
 fn warm_up(workload: &mut dyn Workload, warmup_s: f64) -> Result<f64> {
     // A CUDA graph runs its launches a replay at a time: each batch is whole replays.
-    let quantum = workload.launch_quantum().max(1);
+    let quantum = workload.launch_quantum();
     let first = workload.run_batch(quantum)?;
     if first >= warmup_s {
         let second = workload.run_batch(quantum)?;

@@ -194,6 +194,31 @@ impl KernelCode {
         self.graph
     }
 
+    /// [`KernelCode::graph_launches`], refused when no graph can be: out of bounds, or of
+    /// library work, whose work a capture of the harness's stream does not hold. What a real
+    /// GPU and the simulated one both ask before they replay a graph.
+    pub(crate) fn checked_graph(&self) -> Result<Option<u32>> {
+        use energy_units::bounds::{graph_launches_allowed, GRAPH_LAUNCHES_MAX};
+        let Some(launches) = self.graph else { return Ok(None) };
+        if !graph_launches_allowed(u64::from(launches)) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("`graph = {launches}`: a CUDA graph captures 1 to {GRAPH_LAUNCHES_MAX} launches"),
+            ));
+        }
+        if self.any_stream {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "`graph = {launches}` with library work (`any_stream`, `wait`): a CUDA graph holds what is enqueued on \
+                     the harness's stream, and a library's work goes to its own streams or queue; remove `graph` (or launch \
+                     the kernels yourself on the stream given)"
+                ),
+            ));
+        }
+        Ok(Some(launches))
+    }
+
     /// Whether its GPU work is waited for context-wide (a library's work:
     /// [`KernelCode::any_stream`], [`KernelCode::with_wait`]). Such code cannot run on the
     /// checked device: without a GPU it is *not run*.
@@ -224,15 +249,13 @@ impl KernelCode {
     /// the harness's stream, or, for library work, batches closed by the library's wait and
     /// a context-wide synchronize and timed on the host clock.
     pub fn workload(&self, gpu: &Arc<CudaGpu>) -> Result<Box<dyn Workload>> {
-        if let Some(launches) = self.graph {
-            check_graph(launches, self.any_stream)?;
-        }
+        let graph = self.checked_graph()?;
         let Made { launch, wait } = (self.make)(gpu)?;
         if self.any_stream {
             let wait = wait.unwrap_or_else(|| Box::new(|| Ok(())));
             return Ok(Box::new(LibraryWorkload::new(gpu.clone(), launch, wait)));
         }
-        match self.graph {
+        match graph {
             Some(launches) => Ok(Box::new(CudaWorkload::with_graph(gpu.clone(), launch, u64::from(launches))?)),
             None => Ok(Box::new(CudaWorkload::new(gpu.clone(), launch)?)),
         }
@@ -278,29 +301,6 @@ impl KernelCode {
             },
         })
     }
-}
-
-/// Refuses a CUDA graph of `launches` that cannot be: out of bounds, or of library work
-/// (`library`), whose work a capture of the harness's stream does not hold.
-pub fn check_graph(launches: u32, library: bool) -> Result<()> {
-    use energy_units::bounds::{graph_launches_allowed, GRAPH_LAUNCHES_MAX};
-    if !graph_launches_allowed(u64::from(launches)) {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!("`graph = {launches}`: a CUDA graph captures 1 to {GRAPH_LAUNCHES_MAX} launches"),
-        ));
-    }
-    if library {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!(
-                "`graph = {launches}` with library work (`any_stream`, `wait`): a CUDA graph holds what is enqueued on \
-                 the harness's stream, and a library's work goes to its own streams or queue; remove `graph` (or launch \
-                 the kernels yourself on the stream given)"
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// What a check of a kernel's code saw.

@@ -76,10 +76,7 @@ impl Rig {
             let model = kernel.sim.ok_or_else(|| {
                 Error::new(ErrorKind::InvalidInput, format!("{} has no simulated model", kernel.name))
             })?;
-            let graph = kernel.code.as_ref().and_then(KernelCode::graph_launches);
-            if let (Some(launches), Some(code)) = (graph, &kernel.code) {
-                super::code::check_graph(launches, code.is_library_work())?;
-            }
+            let graph = kernel.code.as_ref().map(KernelCode::checked_graph).transpose()?.flatten();
             let workload = SimWorkload::new(gpu.clone(), model).with_time_jitter(0.001, seed);
             return Ok(match graph {
                 Some(launches) => Box::new(workload.with_graph(u64::from(launches))),
