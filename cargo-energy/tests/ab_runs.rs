@@ -25,25 +25,23 @@ fn child() -> ! {
     let launch_s = if target.starts_with("heavier") { 0.011 } else { 0.010 };
     // `base` and `heavier` measure `kernel`; a gate's targets `x_…` measure `…`.
     let id = target.split_once('_').map_or("kernel", |(_, id)| id);
-    let specs = [id].into_iter().map(|id| {
-        // `steady` runs twice as many windows: intervals of its own that much narrower (what
-        // sets a benchmark's share of the sequence's noise, and so when it settles).
-        let windows = if id == "steady" { 20 } else { 10 };
-        let options = MeasureOptions { windows: Some(windows), ..MeasureOptions::DEFAULT };
-        // `noisy` draws a power of its own in every run (±2 %, by the run's number at the end
-        // of ENERGY_RUN_ID): a benchmark whose runs differ far beyond its windows.
-        let watts = if id == "noisy" {
-            let run: usize = std::env::var("ENERGY_RUN_ID")
-                .ok()
-                .and_then(|r| r.rsplit('-').next().and_then(|n| n.parse().ok()))
-                .unwrap_or(0);
-            300.0 * (1.0 + 0.02 * [0.9, -0.4, -0.8, 0.7, 0.2, -1.0, 0.5, -0.1][run % 8])
-        } else {
-            300.0
-        };
-        BenchSpec::new(id, file!(), line!()).sim(launch_s, watts).options(options).without_time_bench()
-    });
-    let collected = run_collect(specs.collect(), &RunSettings::default(), |_| {});
+    // `steady` runs twice as many windows: intervals of its own that much narrower (what
+    // sets a benchmark's share of the sequence's noise, and so when it settles).
+    let windows = if id == "steady" { 20 } else { 10 };
+    let options = MeasureOptions { windows: Some(windows), ..MeasureOptions::DEFAULT };
+    // `noisy` draws a power of its own in every run (±2 %, by the run's number at the end of
+    // ENERGY_RUN_ID): a benchmark whose runs differ far beyond its windows.
+    let watts = if id == "noisy" {
+        let run: usize = std::env::var("ENERGY_RUN_ID")
+            .ok()
+            .and_then(|r| r.rsplit('-').next().and_then(|n| n.parse().ok()))
+            .unwrap_or(0);
+        300.0 * (1.0 + 0.02 * [0.9, -0.4, -0.8, 0.7, 0.2, -1.0, 0.5, -0.1][run % 8])
+    } else {
+        300.0
+    };
+    let spec = BenchSpec::new(id, file!(), line!()).sim(launch_s, watts).options(options).without_time_bench();
+    let collected = run_collect(vec![spec], &RunSettings::default(), |_| {});
     std::process::exit(if collected.failures > 0 { 1 } else { 0 });
 }
 
