@@ -39,7 +39,7 @@ use serde::Serialize;
 
 #[path = "support/nvml_counter.rs"]
 mod nvml_counter;
-use nvml_counter::{arg, sample_counter, ticks_between};
+use nvml_counter::{arg, calls_at, idle_power_w, sample_counter, ticks_between};
 
 const BLOCKS: u32 = 132 * 8;
 const THREADS: u32 = 256;
@@ -185,11 +185,7 @@ fn run() -> Result<(), String> {
     let done_at = &done_at[1..];
     let busy_from = done_at.first().map(|c| c.0).ok_or("no chunk completed")?;
     let busy_to = done_at.last().map(|c| c.0).unwrap_or(busy_from);
-    let calls_at = |t: f64| -> f64 {
-        let i = done_at.partition_point(|c| c.0 <= t).clamp(1, done_at.len() - 1);
-        let (a, b) = (done_at[i - 1], done_at[i]);
-        a.1 as f64 + (b.1 - a.1) as f64 * ((t - a.0) / (b.0 - a.0)).clamp(0.0, 1.0)
-    };
+    let calls_at = |t: f64| calls_at(done_at, t);
     let (a, b, used) =
         ticks_between(&ticks, busy_from + 1.0, busy_to - 0.5).ok_or("too few counter ticks during the launches")?;
     let launches = (calls_at(b.0) - calls_at(a.0)) * per_call as f64;
@@ -204,10 +200,7 @@ fn run() -> Result<(), String> {
         }
         from += 0.5;
     }
-    let idle = |from: f64, to: f64| -> Result<f64, String> {
-        let (x, y, _) = ticks_between(&ticks, from, to).ok_or("too few counter ticks in an idle second")?;
-        Ok((y.1 - x.1) / (y.0 - x.0))
-    };
+    let idle = |from: f64, to: f64| idle_power_w(&ticks, from, to);
     let idle_before_w = idle(warm_from - 0.8, warm_from)?;
     let idle_after_w = idle(busy_to + 0.05, busy_to + 1.0)?;
     let idle_w = 0.5 * (idle_before_w + idle_after_w);

@@ -32,7 +32,7 @@ use serde::Serialize;
 
 #[path = "support/nvml_counter.rs"]
 mod nvml_counter;
-use nvml_counter::{arg, sample_counter, ticks_between};
+use nvml_counter::{arg, idle_power_w, sample_counter, ticks_between};
 
 const BLOCKS: u32 = 132 * 8;
 const THREADS: u32 = 256;
@@ -129,11 +129,7 @@ fn run() -> Result<(), String> {
     })?;
     let busy_from = calls_at[0].0;
     let busy_to = calls_at.last().map(|c| c.0).unwrap_or(busy_from);
-    let calls_interp = |t: f64| -> f64 {
-        let i = calls_at.partition_point(|c| c.0 <= t).clamp(1, calls_at.len() - 1);
-        let (a, b) = (calls_at[i - 1], calls_at[i]);
-        a.1 as f64 + (b.1 - a.1) as f64 * ((t - a.0) / (b.0 - a.0)).clamp(0.0, 1.0)
-    };
+    let calls_interp = |t: f64| nvml_counter::calls_at(&calls_at, t);
     let (a, b, used) =
         ticks_between(&ticks, busy_from + 1.0, busy_to - 0.5).ok_or("too few counter ticks during the calls")?;
     let calls = calls_interp(b.0) - calls_interp(a.0);
@@ -155,10 +151,7 @@ fn run() -> Result<(), String> {
         let gpu_s = f64::from(first.elapsed_ms(&last).map_err(|e| format!("elapsed: {e}"))?) * 1e-3;
         boundary_uncovered_s.push(host_s - gpu_s);
     }
-    let idle = |from: f64, to: f64| -> Result<f64, String> {
-        let (x, y, _) = ticks_between(&ticks, from, to).ok_or("too few counter ticks in an idle second")?;
-        Ok((y.1 - x.1) / (y.0 - x.0))
-    };
+    let idle = |from: f64, to: f64| idle_power_w(&ticks, from, to);
     let idle_before_w = idle(warm_from - 0.8, warm_from)?;
     let idle_after_w = idle(busy_to + 0.05, busy_to + 1.0)?;
     let idle_w = 0.5 * (idle_before_w + idle_after_w);

@@ -26,6 +26,21 @@ pub fn ticks_between(ticks: &[Tick], from: f64, to: f64) -> Option<(Tick, Tick, 
     }
 }
 
+/// How many calls had completed at `t`, interpolated linearly between `marks` (each a
+/// time and the calls completed by then, at least two, sorted by time).
+pub fn calls_at(marks: &[(f64, u64)], t: f64) -> f64 {
+    let i = marks.partition_point(|c| c.0 <= t).clamp(1, marks.len() - 1);
+    let (a, b) = (marks[i - 1], marks[i]);
+    a.1 as f64 + (b.1 - a.1) as f64 * ((t - a.0) / (b.0 - a.0)).clamp(0.0, 1.0)
+}
+
+/// The active idle over `[from, to]`, W: the counter's power between its first and last
+/// tick there.
+pub fn idle_power_w(ticks: &[Tick], from: f64, to: f64) -> Result<f64, String> {
+    let (x, y, _) = ticks_between(ticks, from, to).ok_or("too few counter ticks in an idle second")?;
+    Ok((y.1 - x.1) / (y.0 - x.0))
+}
+
 /// Reads `device`'s energy counter every millisecond until `stop` is set, keeping each
 /// change as a tick timed from `t0`.
 pub fn sample_counter(device: &Device<'_>, stop: &AtomicBool, t0: Instant) -> Vec<Tick> {
