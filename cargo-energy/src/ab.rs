@@ -27,7 +27,7 @@ use energy_harness::{Error, ErrorKind, Result};
 use energy_report::paired::run_figures;
 use energy_report::{ab_markdown, ab_text, progress_line, ResultSet};
 use energy_results::ab::{stop_reason, AbReport, AbSequence, PairedChange, Side, AB_SCHEMA};
-use energy_results::run::{BENCHMARKS_ENV, EXPECTED_TARGETS_ENV};
+use energy_results::run::{BENCHMARKS_ENV, EXPECTED_TARGETS_ENV, PAIRED_RUN_ENV};
 use energy_results::trace::format::write_atomically;
 
 use crate::gpus::{self, BenchExe, ExeEnd, Launch};
@@ -333,7 +333,8 @@ fn run_once(
     let log = std::fs::File::create(&log_path).map_err(|e| Error::io(&log_path, "create the log", e))?;
     let run_env = format!("{stamp}-{number}");
     let windows = a.windows.map(|n| n.to_string());
-    let mut env = vec![("ENERGY_RUN_ID", run_env.as_str()), (EXPECTED_TARGETS_ENV, side_exes.expected)];
+    let mut env =
+        vec![("ENERGY_RUN_ID", run_env.as_str()), (EXPECTED_TARGETS_ENV, side_exes.expected), (PAIRED_RUN_ENV, "1")];
     if let Some(n) = &windows {
         env.push((PAIRED_WINDOWS_ENV, n.as_str()));
     }

@@ -45,7 +45,7 @@ pub(crate) struct SequenceFlags {
     #[arg(long = "max-minutes", value_parser = gate::parse_minutes)]
     max_minutes: Option<std::time::Duration>,
     /// Windows per benchmark in each run (3-40; a benchmark that fixes its own keeps them)
-    /// [default: for ab as each benchmark's precision needs, 10 at least; 8 for gate]: the
+    /// [default: for ab as each benchmark's precision needs, 10 at least; 6 for gate]: the
     /// pairs' spread is the verdict's noise, so each run needs no interval of its own.
     #[arg(long)]
     windows: Option<usize>,
@@ -66,11 +66,13 @@ pub(crate) const AB_DEFAULTS: SequenceDefaults =
     SequenceDefaults { threshold_pct: 5.0, min_pairs: 3, target_pct: Some(1.0), windows: None };
 
 /// `cargo energy gate`: a 1 % threshold, 2 pairs at least, a target of twice the threshold,
-/// 8 windows per benchmark and run. On an H200 (research/results/2026-12-01-ci-gate) a
-/// gate's noise fell with each run's busy time, and its fixed cost is ~0.7 s per benchmark
-/// and run: two pairs of 8 windows cost about as much as three of 3 and catch more.
+/// 6 windows per benchmark and run. On H200s (research/results/2026-12-01-ci-gate) a gate's
+/// noise fell with each run's busy time, and its fixed cost is ~0.7 s per benchmark and run:
+/// two pairs of 8 windows cost about as much as three of 3 and caught more; 4 windows lost
+/// power at +2 %; with settled benchmarks left out of later pairs, 6 windows keep the
+/// noisier benchmarks' extra pairs cheap.
 pub(crate) const GATE_DEFAULTS: SequenceDefaults =
-    SequenceDefaults { threshold_pct: 1.0, min_pairs: 2, target_pct: None, windows: Some(8) };
+    SequenceDefaults { threshold_pct: 1.0, min_pairs: 2, target_pct: None, windows: Some(6) };
 
 impl SequenceFlags {
     pub(crate) fn into_args(self, defaults: &SequenceDefaults, args: Vec<String>) -> ab::SequenceArgs {

@@ -86,6 +86,18 @@ fn a_heavier_candidate_is_a_simulated_regression() {
     assert!((change - 10.0).abs() < 1.0, "{c}");
     assert!(c["change_low_pct"].as_f64().unwrap() < change && c["change_high_pct"].as_f64().unwrap() > change);
     assert_eq!(c["detectability"]["basis"], "pairs");
+    // Each run is a paired one: criterion is handed nothing, each idle tail is one interval.
+    let run_dir = dir.path().join("out").join("run-01-A");
+    let log = std::fs::read_to_string(run_dir.join("bench.log")).unwrap();
+    assert!(log.contains("a run of a paired sequence (ENERGY_PAIRED_RUN)"), "{log}");
+    assert!(!log.contains("time:   ["), "criterion was handed the windows: {log}");
+    let trace = std::fs::read_dir(run_dir.join("energy").join("new"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".trace.csv"))
+        .expect("a trace");
+    let trace = std::fs::read_to_string(trace).unwrap();
+    assert!(trace.contains("1 counter interval(s) of idle after the stretch"), "{}", &trace[..trace.len().min(2000)]);
     println!("  heavier candidate: {change:+.2} % (simulated), exit 1");
 }
 

@@ -508,6 +508,12 @@ pub const EXPECTED_TARGETS_ENV: &str = "ENERGY_EXPECTED_TARGETS";
 /// settled benchmark out of later pairs with it). Unset: every benchmark runs.
 pub const BENCHMARKS_ENV: &str = "ENERGY_BENCHMARKS";
 
+/// The environment variable an orchestrator sets to `1` in each run of a paired sequence
+/// (`cargo energy ab`, `cargo energy gate`): the sequence's verdict rests on the runs' total
+/// energies, so a bench binary hands criterion nothing (its statistics would go unread) and
+/// each measurement's idle tail is one counter interval instead of two.
+pub const PAIRED_RUN_ENV: &str = "ENERGY_PAIRED_RUN";
+
 /// One command (a `cargo bench`, or an orchestrator's sequence) that wrote to a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

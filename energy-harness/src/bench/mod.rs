@@ -157,6 +157,14 @@ pub fn run_collect(
     if let Some(shard) = options.shard {
         eprintln!("{}: shard {} of {} (ENERGY_SHARD)", current_exe_name(), shard.index, shard.count);
     }
+    if options.paired && !options.nothing_runs && !options.test_mode {
+        eprintln!(
+            "{}: a run of a paired sequence ({}): the windows are not handed to criterion (the sequence reads the \
+             result files), and each idle tail is one counter interval",
+            current_exe_name(),
+            energy_results::run::PAIRED_RUN_ENV
+        );
+    }
     // With a queue (`cargo energy run --gpus`), the benchmarks this process may run are
     // registered there and claimed one at a time; without one, each runs in turn.
     let queue = match queue::WorkQueue::from_env() {

@@ -87,9 +87,12 @@ pub(super) fn run_spec(
     if options.test_mode {
         return launch_for_test(spec, &selected, &plan, station, criteria);
     }
-    let kernel = measure_kernel(spec, &selected, &plan, station)?;
-    let baseline = measure_baseline(spec, &selected, &plan, station)?;
-    hand_to_criterion(spec, &selected, kernel.as_ref(), baseline.as_ref(), criteria);
+    let kernel = measure_kernel(spec, &selected, &plan, station, options.paired)?;
+    let baseline = measure_baseline(spec, &selected, &plan, station, options.paired)?;
+    // A paired sequence reads the result files only: criterion's statistics would go unread.
+    if !options.paired {
+        hand_to_criterion(spec, &selected, kernel.as_ref(), baseline.as_ref(), criteria);
+    }
     let (kernel, baseline) = summarize(spec, kernel, baseline);
     write(runs, [baseline.as_ref(), kernel.as_ref()], spec.sweep())?;
     Ok(SpecOutcome::Ran(Box::new((kernel.map(|k| k.measured.measurement), baseline.map(|b| b.measured.measurement)))))
@@ -221,18 +224,30 @@ struct Measured {
 }
 
 /// Step 4, measure the kernel, with the benchmark's options.
-fn measure_kernel(spec: &BenchSpec, s: &Selected, plan: &Plan, station: &mut Station) -> Result<Option<Measured>> {
+fn measure_kernel(
+    spec: &BenchSpec,
+    s: &Selected,
+    plan: &Plan,
+    station: &mut Station,
+    paired: bool,
+) -> Result<Option<Measured>> {
     if !plan.kernel {
         return Ok(None);
     }
-    measure(station, spec.name(), &s.energy_fn, &spec.subject.kernel, &spec.options, 1).map(Some)
+    measure(station, spec.name(), &s.energy_fn, &spec.subject.kernel, &spec.options, 1, paired).map(Some)
 }
 
 /// Step 5, measure the baseline, with its own counts ([`MeasureOptions::baseline`]).
-fn measure_baseline(spec: &BenchSpec, s: &Selected, plan: &Plan, station: &mut Station) -> Result<Option<Measured>> {
+fn measure_baseline(
+    spec: &BenchSpec,
+    s: &Selected,
+    plan: &Plan,
+    station: &mut Station,
+    paired: bool,
+) -> Result<Option<Measured>> {
     match spec.baseline_kernel().filter(|_| plan.baseline) {
         Some(baseline) => {
-            measure(station, spec.name(), &s.baseline_fn, baseline, &spec.options.baseline(), 2).map(Some)
+            measure(station, spec.name(), &s.baseline_fn, baseline, &spec.options.baseline(), 2, paired).map(Some)
         }
         None => Ok(None),
     }
@@ -263,6 +278,7 @@ fn paired_windows() -> Result<Option<usize>> {
 /// Measures `kernel` as `group/function` with the session engine, one progress line on
 /// stderr. The idle the station's last measurement ended with is this one's lead-in when it
 /// fits ([`Session::prepare_continuing`]); this one's idle tail is left for the next.
+/// `paired`: a run of a paired sequence ([`MeasureRequest::paired`]).
 fn measure(
     station: &mut Station,
     group: &str,
@@ -270,6 +286,7 @@ fn measure(
     kernel: &KernelUnderTest,
     options: &MeasureOptions,
     seed: u64,
+    paired: bool,
 ) -> Result<Measured> {
     use std::io::Write as _;
     let handover = station.handover.take();
@@ -285,7 +302,8 @@ fn measure(
     let request = MeasureRequest::new(&id, options_on(&station.device, &options))
         .min_windows(floor)
         .calibration(station.rig.calibration().cloned())
-        .thermal(station.rig.thermal().cloned());
+        .thermal(station.rig.thermal().cloned())
+        .paired(paired);
     let device = &mut station.device;
     {
         let mut err = std::io::stderr().lock();

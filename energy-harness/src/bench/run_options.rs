@@ -21,6 +21,8 @@ pub(super) struct RunOptions {
     /// `ENERGY_BENCHMARKS`: the result ids this run measures (a paired sequence's
     /// benchmarks not yet settled); `None` when unset or empty.
     pub(super) only: Option<std::collections::BTreeSet<String>>,
+    /// `ENERGY_PAIRED_RUN=1`: a run of a paired sequence (`cargo energy ab`, `gate`).
+    pub(super) paired: bool,
 }
 
 /// The environment variable that splits a bench binary's benchmarks into shards.
@@ -146,6 +148,26 @@ impl BenchFilter {
     }
 }
 
+/// Reads `ENERGY_PAIRED_RUN`: unset or empty, not paired; `1`, paired; anything else an
+/// error naming it.
+fn paired_run_from_env() -> Result<bool> {
+    use energy_results::run::PAIRED_RUN_ENV;
+    match std::env::var(PAIRED_RUN_ENV) {
+        Err(_) => Ok(false),
+        Ok(text) => match text.trim() {
+            "" => Ok(false),
+            "1" => Ok(true),
+            other => Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "{PAIRED_RUN_ENV}=`{}`: set it to 1 (cargo energy ab and gate set it in their runs) or leave it unset",
+                    energy_results::error::echo(other)
+                ),
+            )),
+        },
+    }
+}
+
 impl RunOptions {
     pub(super) fn from_args() -> Result<Self> {
         let args: Vec<String> = std::env::args().collect();
@@ -162,7 +184,16 @@ impl RunOptions {
             .ok()
             .map(|text| text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
             .filter(|ids: &std::collections::BTreeSet<String>| !ids.is_empty());
-        Ok(RunOptions { save_baseline, nothing_runs, filter: BenchFilter::from_args(&args), test_mode, shard, only })
+        let paired = paired_run_from_env()?;
+        Ok(RunOptions {
+            save_baseline,
+            nothing_runs,
+            filter: BenchFilter::from_args(&args),
+            test_mode,
+            shard,
+            only,
+            paired,
+        })
     }
 
     /// Starts (or joins) the runs this process writes: `new`, and the saved baseline.

@@ -89,12 +89,15 @@ pub const HANDOVER_MAX_GAP_S: f64 = 1.0;
 /// Most launches in one window.
 const MAX_LAUNCHES_PER_WINDOW: u64 = 50_000_000;
 
-/// Fewest seconds of idle after a busy stretch on an energy counter ([`Session`]'s tail).
-const TAIL_MIN_S: f64 = 0.2;
+/// Fewest seconds of idle after a busy stretch on an energy counter, per whole counter
+/// interval the tail measures ([`Session`]'s tail; [`MeasureRequest::tail_intervals`]).
+const TAIL_MIN_PER_INTERVAL_S: f64 = 0.1;
 
 /// Counter updates read after a busy stretch before its idle tail ends: the first closes the
-/// interval holding the stretch's end, the next two bound two whole intervals of idle.
-const TAIL_UPDATES: usize = 3;
+/// interval holding the stretch's end, each next one bounds a whole interval of idle.
+fn tail_updates(tail_intervals: usize) -> usize {
+    tail_intervals.max(1) + 1
+}
 
 /// How often the idle tail looks for the counter's updates, s.
 const TAIL_POLL_S: f64 = 0.005;
@@ -440,20 +443,23 @@ impl Session {
     }
 
     /// Waits out the idle after the busy stretch that ended at `stretch_end_s`. On an energy
-    /// counter, until its third update after that end has been read (two whole tick
-    /// intervals of idle, whatever the ticks' phase and the reporting delay), at least
-    /// [`TAIL_MIN_S`] and at most the plan's idle and a tick more; on other sensors, the
-    /// plan's idle.
+    /// counter, until its update after that end that bounds the request's whole tick
+    /// intervals of idle has been read (the third update for two intervals, whatever the
+    /// ticks' phase and the reporting delay), at least [`TAIL_MIN_PER_INTERVAL_S`] per
+    /// interval and at most the plan's idle and a tick more; on other sensors, the plan's
+    /// idle.
     fn idle_tail(&mut self, stretch_end_s: f64) -> Result<()> {
         let SensorModel::Counter { period_s } = self.model else {
             self.clock.sleep_s(self.plan.idle_s);
             return Ok(());
         };
-        let (floor, cap) = (stretch_end_s + TAIL_MIN_S, stretch_end_s + self.plan.idle_s + period_s);
+        let intervals = self.request.tail_intervals.max(1);
+        let updates = tail_updates(intervals);
+        let floor = stretch_end_s + TAIL_MIN_PER_INTERVAL_S * intervals as f64;
+        let cap = stretch_end_s + self.plan.idle_s + period_s;
         loop {
             let now = self.clock.now_s();
-            if now >= cap || (now >= floor && self.recorder.updates_after(self.primary, stretch_end_s)? >= TAIL_UPDATES)
-            {
+            if now >= cap || (now >= floor && self.recorder.updates_after(self.primary, stretch_end_s)? >= updates) {
                 return Ok(());
             }
             self.clock.sleep_s(TAIL_POLL_S.min(cap - now));
@@ -495,6 +501,17 @@ impl Session {
         );
         if let Some(previous) = &self.continued_from {
             trace.set_metadata("lead-in", format!("the idle after {previous}, one recording"));
+        }
+        if self.request.tail_intervals != request::DEFAULT_TAIL_INTERVALS
+            && matches!(self.model, SensorModel::Counter { .. })
+        {
+            trace.set_metadata(
+                "idle tail",
+                format!(
+                    "{} counter interval(s) of idle after the stretch (a run of a paired sequence: its verdict rests on the total energy)",
+                    self.request.tail_intervals
+                ),
+            );
         }
         let stop = self.stop.unwrap_or(StopReason::WindowLimit);
         let mut measurement = summarize(Summary {

@@ -8,6 +8,9 @@ use crate::engine::options::{MeasureOptions, ResolvedOptions};
 use crate::engine::thermal::ThermalCalibration;
 use crate::sensors::{SensorModel, SourceKind};
 
+/// Whole counter intervals of idle after a busy stretch, by default.
+pub const DEFAULT_TAIL_INTERVALS: usize = 2;
+
 /// What to measure and how: the options (resolved by the session) and what the caller
 /// knows of the GPU.
 #[derive(Clone, Debug)]
@@ -27,6 +30,9 @@ pub struct MeasureRequest {
     /// The GPU's thermal calibration, if any: the result then carries its energy at the
     /// reference temperature too.
     pub thermal: Option<ThermalCalibration>,
+    /// Whole counter intervals of idle the session measures after its busy stretch, on an
+    /// energy counter: 2 by default; 1 in a run of a paired sequence ([`MeasureRequest::paired`]).
+    pub tail_intervals: usize,
 }
 
 impl MeasureRequest {
@@ -40,7 +46,18 @@ impl MeasureRequest {
             calibration: None,
             record_also: Vec::new(),
             thermal: None,
+            tail_intervals: DEFAULT_TAIL_INTERVALS,
         }
+    }
+
+    /// A run of a paired sequence (`cargo energy gate`, `cargo energy ab`) when `paired`:
+    /// the idle tail measures one counter interval instead of two. The sequence's verdict
+    /// rests on the total energy, which the windows hold whatever the idle; the dynamic
+    /// figures take the active idle from that one interval and the one before the stretch
+    /// (the previous benchmark's tail, when handed over), and the trace says so.
+    pub fn paired(mut self, paired: bool) -> Self {
+        self.tail_intervals = if paired { 1 } else { DEFAULT_TAIL_INTERVALS };
+        self
     }
 
     /// The GPU's thermal calibration.
