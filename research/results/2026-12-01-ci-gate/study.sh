@@ -56,8 +56,10 @@ while :; do
         last=$((SECONDS - t0))
         echo "$name exit $code ${last} s" >> "$OUT/study/index.txt"
         cp "/tmp/gate-runs/$name/ab.json" "$OUT/study/gates/$name.ab.json" 2>/dev/null
-        # Each run's bench log (per benchmark: windows, launches, seconds): where a gate's time goes.
-        (cd "/tmp/gate-runs/$name" && find . -name bench.log -print0 | tar czf "$OUT/study/gates/$name.logs.tgz" --null -T -)
+        # Each run's bench log (per benchmark: windows, launches, seconds): where a gate's time goes;
+        # and its result files (each window's energy and marks), without traces and plots.
+        (cd "/tmp/gate-runs/$name" && find . \( -name bench.log -o -path '*/energy/new/*.json' \) -print0 \
+            | tar czf "$OUT/study/gates/$name.logs.tgz" --null -T -)
         i=$((i + 1))
     done
 done
