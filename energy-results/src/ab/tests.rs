@@ -312,14 +312,14 @@ fn within_run_intervals_scale_the_others_evidence_to_each_benchmark() {
     let noisy = changes.iter().find(|c| c.id == "noisy").unwrap();
     // Prior: ratio 2 (the others') × within 2 = 4, its own 4: the variance stays 4.
     assert!((noisy.detectability.standard_error_pct - (4.0f64 / 3.0).sqrt()).abs() < 1e-6, "{noisy:?}");
-    // Without intervals the quiet ones' variance would have pulled it to (4·0.04 + 2·4) / 6.
+    // Without intervals the quiet ones' variance would have pulled it to (d₀·0.04 + 2·4) / (d₀ + 2).
     let bare = BTreeMap::from([
         ("a".to_string(), pairs_of(&quiet, None)),
         ("b".to_string(), pairs_of(&quiet, None)),
         ("noisy".to_string(), pairs_of(&[0.0, 2.0, 4.0], None)),
     ]);
     let bare = paired_changes(bare, 1.0).unwrap();
-    let pulled = ((4.0 * 0.04 + 2.0 * 4.0) / 6.0 / 3.0f64).sqrt();
+    let pulled = ((POOLED_PRIOR_DF * 0.04 + 2.0 * 4.0) / (POOLED_PRIOR_DF + 2.0) / 3.0f64).sqrt();
     assert!((bare[2].detectability.standard_error_pct - pulled).abs() < 1e-6, "{:?}", bare[2]);
 }
 
