@@ -77,13 +77,30 @@ const GUARDS_FROM_CALL: usize = 7;
 /// cargo-energy of 892b9d94): its window settings are labelled `… + guards + settling`.
 const SETTLING_FROM_CALL: usize = 11;
 
+/// The first call whose bench binaries ran as runs of a paired sequence (the harness and
+/// cargo-energy of c171c536: no criterion replay, one counter interval of idle after each
+/// stretch, the gate's default 6 windows instead of 8): labelled `… + paired runs`.
+const PAIRED_RUNS_FROM_CALL: usize = 13;
+
 /// The window settings in the page's order: each benchmark's precision (`default`), a
 /// count given, the gate's default (`gate`), from call 7 the same with guards, and from
 /// call 11 the gate's default with settled benchmarks left out.
-const SETTINGS: [&str; 7] = ["default", "3", "4", "gate", "4 + guards", "gate + guards", "gate + guards + settling"];
+const SETTINGS: [&str; 8] = [
+    "default",
+    "3",
+    "4",
+    "gate",
+    "4 + guards",
+    "gate + guards",
+    "gate + guards + settling",
+    "gate + guards + settling + paired runs",
+];
 
 /// The gate's defaults as a user gets them today.
-const DEFAULTS: &str = "gate + guards + settling";
+const DEFAULTS: &str = "gate + guards + settling + paired runs";
+
+/// The gate's defaults before its runs were paired runs (calls 11-12: 8 windows).
+const DEFAULTS_BEFORE_PAIRED_RUNS: &str = "gate + guards + settling";
 
 /// The gate's defaults before settled benchmarks were left out (calls 7-10).
 const DEFAULTS_BEFORE_SETTLING: &str = "gate + guards";
@@ -132,6 +149,7 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                     name: name.to_string(),
                     kind: parts[2].to_string(),
                     windows: match parts[3].trim_start_matches('w') {
+                        w if call >= PAIRED_RUNS_FROM_CALL => format!("{w} + guards + settling + paired runs"),
                         w if call >= SETTLING_FROM_CALL => format!("{w} + guards + settling"),
                         w if call >= GUARDS_FROM_CALL => format!("{w} + guards"),
                         w => w.to_string(),
@@ -313,7 +331,11 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
          same with guards, call 8 with guards at `--windows 4`. Calls 11 and 12 the defaults again, with the harness \
          and cargo-energy of 892b9d94, which leave a settled benchmark out of later pairs (settings `… + settling`: \
          after each pair from the second, a benchmark whose detectable change reached the target is judged on the \
-         pairs it ran and the next runs measure the others only), the builds again from the same clone. Executables \
+         pairs it ran and the next runs measure the others only), the builds again from the same clone. Calls 13-15 \
+         (2026-12-02, the harness and cargo-energy of c171c536, settings `… + paired runs`): each run a run of a paired \
+         sequence (criterion handed nothing, one counter interval of idle after each stretch) at the gate's new \
+         default of 6 windows; calls 13-14 settled benchmarks on a moderated variance weighing the others as 4 \
+         degrees of freedom, call 15 as 2 (today's rule, by which every verdict here is computed again). Executables \
          stripped for transport. The workflow's own gate (`raw/workflow-gate.log`, the gate job's steps as a runner \
          runs them) is listed apart: its stop rule was the workflow's then (3 to 12 pairs, `--max-minutes 5`).\n"
     );
@@ -507,44 +529,63 @@ fn by_pairs_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
     Ok(())
 }
 
+/// One summary line of the gates of window setting `label` (`heading` with `{calls}`
+/// replaced by their calls): regressions by condition, as today's rule judges them, gates
+/// that stopped with an error, and the GPU time per 10 benchmarks by the pairs they ran.
+fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str) {
+    let chosen: Vec<&StudyGate> = gates.iter().filter(|g| g.windows == label).collect();
+    let reports: Vec<&AbReport> = chosen.iter().filter_map(|g| g.report.as_ref()).collect();
+    if reports.is_empty() {
+        return;
+    }
+    let count = |kind: &str| -> (usize, usize) {
+        chosen
+            .iter()
+            .filter(|g| g.kind == kind)
+            .filter_map(|g| g.report.as_ref())
+            .fold((0, 0), |(hit, n), r| (hit + r.regressions().len(), n + r.changes.len()))
+    };
+    let per_ten = |r: &&AbReport| 10.0 * r.wall_s / r.changes.len() as f64;
+    let mean = reports.iter().map(per_ten).sum::<f64>() / reports.len() as f64;
+    let at = |pairs: usize| -> String {
+        let v: Vec<f64> = reports.iter().filter(|r| r.pairs == pairs).map(per_ten).collect();
+        if v.is_empty() {
+            "—".into()
+        } else {
+            format!("{:.0} s in {} of {} gates", v.iter().sum::<f64>() / v.len() as f64, v.len(), reports.len())
+        }
+    };
+    let ((aa, aa_n), (p1, p1_n), (p2, p2_n)) = (count("aa"), count("p1"), count("p2"));
+    let mut calls: Vec<String> = chosen.iter().map(|g| g.call.to_string()).collect();
+    calls.dedup();
+    let failed = chosen.len() - reports.len();
+    let failed = if failed > 0 { format!("; {failed} gate(s) stopped with an error, listed below") } else { String::new() };
+    let stops: Vec<String> = (2..=4).map(|k| format!("after {k}: {}", at(k))).collect();
+    let _ = writeln!(
+        t,
+        "**{}: A/A {aa} of {aa_n} regressions, +2 % {p2} of {p2_n} caught, +1 % {p1} of {p1_n}{failed}; GPU time per \
+         10 benchmarks {mean:.0} s on average (stopped {}).**\n",
+        heading.replace("{calls}", &calls.join(", ")),
+        stops.join("; ")
+    );
+}
+
 /// The page's two summary lines, quoted by the GUIDE (a test holds them to the page): the
 /// gate's defaults as they ran, and the two rules at three pairs over every gate that ran
 /// three or more.
 fn summary_lines(t: &mut String, gates: &[StudyGate]) -> Result<()> {
-    let defaults: Vec<&AbReport> =
-        gates.iter().filter(|g| g.windows == DEFAULTS).filter_map(|g| g.report.as_ref()).collect();
-    let count = |kind: &str| -> (usize, usize) {
-        gates
-            .iter()
-            .filter(|g| g.windows == DEFAULTS && g.kind == kind)
-            .filter_map(|g| g.report.as_ref())
-            .fold((0, 0), |(hit, n), r| (hit + r.regressions().len(), n + r.changes.len()))
-    };
-    if !defaults.is_empty() {
-        let per_ten = |r: &&AbReport| 10.0 * r.wall_s / r.changes.len() as f64;
-        let mean = defaults.iter().map(per_ten).sum::<f64>() / defaults.len() as f64;
-        let at = |pairs: usize| -> String {
-            let v: Vec<f64> = defaults.iter().filter(|r| r.pairs == pairs).map(per_ten).collect();
-            if v.is_empty() {
-                "—".into()
-            } else {
-                format!("{:.0} s in {} of {} gates", v.iter().sum::<f64>() / v.len() as f64, v.len(), defaults.len())
-            }
-        };
-        let ((aa, aa_n), (p1, p1_n), (p2, p2_n)) = (count("aa"), count("p1"), count("p2"));
-        let mut calls: Vec<String> =
-            gates.iter().filter(|g| g.windows == DEFAULTS).map(|g| g.call.to_string()).collect();
-        calls.dedup();
-        let stops: Vec<String> = (2..=4).map(|k| format!("after {k}: {}", at(k))).collect();
-        let _ = writeln!(
-            t,
-            "**The gate's defaults as they ran (calls {}, with guards, settled benchmarks left out): A/A {aa} of \
-             {aa_n} regressions, +2 % {p2} of {p2_n} caught, +1 % {p1} of {p1_n}; GPU time per 10 benchmarks \
-             {mean:.0} s on average (stopped {}).**\n",
-            calls.join(", "),
-            stops.join("; ")
-        );
-    }
+    defaults_line(
+        t,
+        gates,
+        DEFAULTS,
+        "The gate's defaults as they ran (calls {calls}: paired runs of 6 windows, with guards, settled benchmarks left out)",
+    );
+    defaults_line(
+        t,
+        gates,
+        DEFAULTS_BEFORE_PAIRED_RUNS,
+        "Before paired runs (calls {calls}: 8 windows, criterion handed the windows, two idle intervals)",
+    );
     let mut cells = Vec::new();
     for kind in ["aa", "p2", "p1"] {
         let (mut own, mut moderated, mut n) = (0, 0, 0);
