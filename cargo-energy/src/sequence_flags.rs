@@ -15,7 +15,7 @@ pub(crate) struct SequenceFlags {
     #[arg(long)]
     gpu: Option<String>,
     /// Pairs run before the sequence may stop (2 or more) [default: 3 for ab, 2 for gate:
-    /// each benchmark is judged on its own pairs and, as 4 degrees of freedom, the other
+    /// each benchmark is judged on its own pairs and, as 2 degrees of freedom, the other
     /// benchmarks' (a moderated variance)].
     #[arg(long = "min-pairs")]
     min_pairs: Option<usize>,

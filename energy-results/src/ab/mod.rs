@@ -38,7 +38,9 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::result::ResultDevice;
 
 mod moderated;
-pub use moderated::{paired_change, paired_changes, period_fit, PairedChange, PeriodFit, POOLED_PRIOR_DF};
+pub use moderated::{
+    paired_change, paired_changes, paired_changes_weighted, period_fit, PairedChange, PeriodFit, POOLED_PRIOR_DF,
+};
 
 /// The schema tag of `cargo energy ab`'s report (`ab.json`).
 pub const AB_SCHEMA: &str = "energy-ab/1";

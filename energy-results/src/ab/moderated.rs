@@ -38,16 +38,17 @@ pub struct PairedChange {
 }
 
 /// The degrees of freedom the other benchmarks of a sequence lend each benchmark's noise
-/// ([`paired_changes`]): the weight of the prior in Smyth's moderated variance. Two: as much
-/// as two pairs' own one and a period fit's three pairs. Four were chosen on the first H200
+/// ([`paired_changes`]): the weight of the prior in Smyth's moderated variance. Two. Four
+/// were chosen on the first H200
 /// gate study (issue 58: 0 of 54 false alarms on unchanged code, 36 of 36 +2 % changes caught
 /// at three pairs) and judged well on four more boards; on a seventh (2026-12-02), an
 /// L2-resident benchmark whose runs differ ~5 times more than their windows say (as on every
 /// board, less so) was called a +1.3 % regression of unchanged code after two pairs: the
 /// others' quiet spread had stood in for its own. Every stored gate judged again after two
-/// pairs (`research/results/2026-12-01-ci-gate/`): with four, 2 false alarms in 261
-/// benchmark-gates of unchanged code and 8 significant changes either way; with two, none
-/// and 3; a +2 % change needs a third pair a little more often.
+/// pairs (`research/results/2026-12-01-ci-gate/gpu-gates.md`, 15 calls, 8 boards): with four,
+/// 2 false alarms in 279 benchmark-gates of unchanged code and 8 significant changes either
+/// way; with two, none and 3; +2 % caught 196 of 261 times after two pairs instead of 214, so
+/// a third pair runs a little more often.
 pub const POOLED_PRIOR_DF: f64 = 2.0;
 
 /// One benchmark's paired differences, checked: the change they estimate, the variance of
@@ -182,6 +183,16 @@ pub fn paired_change(id: &str, pairs: Vec<PairFigures>, threshold_pct: f64) -> R
 /// within-run variance when every pair has intervals (a noisy benchmark keeps its noise),
 /// their mean variance otherwise. A benchmark alone keeps its own spread.
 pub fn paired_changes(by_id: BTreeMap<String, Vec<PairFigures>>, threshold_pct: f64) -> Result<Vec<PairedChange>> {
+    paired_changes_weighted(by_id, threshold_pct, POOLED_PRIOR_DF)
+}
+
+/// [`paired_changes`] with the other benchmarks weighted as `prior_df` degrees of freedom
+/// instead of [`POOLED_PRIOR_DF`] (to judge stored sequences by another weight).
+pub fn paired_changes_weighted(
+    by_id: BTreeMap<String, Vec<PairFigures>>,
+    threshold_pct: f64,
+    prior_df: f64,
+) -> Result<Vec<PairedChange>> {
     let spreads: Vec<Spread> = by_id.into_iter().map(|(id, pairs)| spread(&id, pairs)).collect::<Result<_>>()?;
     let scaled = spreads.iter().all(|s| s.within_variance.is_some_and(|w| w.is_finite() && w > 0.0));
     // What one benchmark says of the others' noise: its variance, or its ratio to within-run.
@@ -194,7 +205,7 @@ pub fn paired_changes(by_id: BTreeMap<String, Vec<PairFigures>>, threshold_pct: 
     let mut out = Vec::with_capacity(spreads.len());
     for (s, e) in spreads.into_iter().zip(evidence) {
         let others_df = total_df - s.df;
-        let prior_df = POOLED_PRIOR_DF.min(others_df);
+        let prior_df = prior_df.min(others_df);
         if prior_df <= 0.0 {
             let (variance, df) = (s.variance, s.df);
             out.push(judged(s, variance, df, NoiseBasis::Pairs, threshold_pct));

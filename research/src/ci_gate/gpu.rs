@@ -7,11 +7,16 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use energy_harness::Result;
-use energy_results::ab::{paired_change, paired_changes, period_fit, AbReport, AbSequence, PairFigures, PairedChange};
+use energy_results::ab::{
+    paired_change, paired_changes, paired_changes_weighted, period_fit, AbReport, AbSequence, PairFigures,
+    PairedChange, POOLED_PRIOR_DF,
+};
 use energy_results::detect::Verdict;
 
 use super::CI_GATE_DIR;
 use kernel_energy::generated::Page;
+
+mod paired_runs;
 
 /// The files of a gzipped tar archive (regular files only), by path.
 pub fn read_tgz(path: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
@@ -67,6 +72,9 @@ struct StudyGate {
     /// Each run's benchmarks' wall times, s, by run number, from the gate's bench logs
     /// (`study/gates/NAME.logs.tgz`, from call 4 on); empty without them.
     bench_walls: BTreeMap<usize, BTreeMap<String, f64>>,
+    /// Each run's benchmarks' energies per launch, window by window, J, by run number, from
+    /// the result files in the gate's logs (from call 13 on); empty without them.
+    run_windows: BTreeMap<usize, BTreeMap<String, Vec<f64>>>,
 }
 
 /// The first call whose harness ran guards around the windows (6fb7dd68): its gates' window
@@ -139,13 +147,16 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                 let failure = text(&format!("study/gates/{name}.err")).and_then(|e| {
                     e.lines().find(|l| l.trim_start().starts_with("error:")).map(|l| l.trim().to_string())
                 });
-                let bench_walls = match files.get(&format!("study/gates/{name}.logs.tgz")) {
-                    Some(bytes) => run_bench_walls(&read_tgz_from(bytes.as_slice(), name)?),
+                let logs = match files.get(&format!("study/gates/{name}.logs.tgz")) {
+                    Some(bytes) => read_tgz_from(bytes.as_slice(), name)?,
                     None => BTreeMap::new(),
                 };
+                let bench_walls = run_bench_walls(&logs);
+                let run_windows = paired_runs::run_windows(&logs)?;
                 gates.push(StudyGate {
                     call,
                     bench_walls,
+                    run_windows,
                     name: name.to_string(),
                     kind: parts[2].to_string(),
                     windows: match parts[3].trim_start_matches('w') {
@@ -164,6 +175,7 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                 gates.push(StudyGate {
                     call,
                     bench_walls: BTreeMap::new(),
+                    run_windows: BTreeMap::new(),
                     name: "workflow".into(),
                     kind: "p2".into(),
                     windows: "default".into(),
@@ -379,7 +391,10 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     }
     by_pairs_table(&mut t, &gates)?;
     settling_table(&mut t, &gates)?;
+    prior_weight_table(&mut t, &gates)?;
     noise_table(&mut t, &gates);
+    paired_runs::run_cost_table(&mut t, &gates, &[DEFAULTS_BEFORE_PAIRED_RUNS, DEFAULTS]);
+    paired_runs::window_prefix_table(&mut t, &gates, DEFAULTS);
     noise_by_benchmark(&mut t, &gates);
     period_table(&mut t, &gates);
     let _ = writeln!(t, "\nBy kind of benchmark (windows as found, all gates above):\n");
@@ -475,6 +490,65 @@ fn judged_after(report: &AbReport, pairs: usize, rule: Rule) -> Result<Vec<Paire
     }
 }
 
+/// The weights the page compares the moderated variance at: the others as 4 degrees of
+/// freedom (the rule until 2026-12-02) and today's.
+const PRIOR_WEIGHTS: [f64; 2] = [4.0, POOLED_PRIOR_DF];
+
+/// The moderated variance by the others' weight, every gate judged again after its first two
+/// pairs: false alarms and significant changes either way on unchanged code, +2 % caught.
+fn prior_weight_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
+    let reports: Vec<(&StudyGate, &AbReport)> = gates
+        .iter()
+        .filter(|g| g.name != "workflow")
+        .filter_map(|g| g.report.as_ref().map(|r| (g, r)))
+        .filter(|(_, r)| r.pairs >= 2)
+        .collect();
+    let boards: std::collections::BTreeSet<&str> =
+        reports.iter().flat_map(|(_, r)| r.runs.iter().map(|run| run.device.uuid.as_str())).collect();
+    let mut calls: Vec<usize> = reports.iter().map(|(g, _)| g.call).collect();
+    calls.dedup();
+    let _ = writeln!(
+        t,
+        "The others' weight in the moderated variance, every gate of calls {}-{} ({} boards) judged again after its \
+         first two pairs (today's weight: {}):\n",
+        calls.first().copied().unwrap_or(0),
+        calls.last().copied().unwrap_or(0),
+        boards.len(),
+        POOLED_PRIOR_DF
+    );
+    let _ = writeln!(
+        t,
+        "| weight (degrees of freedom) | A/A: regressions | A/A: significant either way | +2 %: caught | +1 %: caught |"
+    );
+    let _ = writeln!(t, "|---|---|---|---|---|");
+    for weight in PRIOR_WEIGHTS {
+        let mut cells = Vec::new();
+        for (kind, either_way) in [("aa", false), ("aa", true), ("p2", false), ("p1", false)] {
+            let (mut hit, mut n) = (0, 0);
+            for (_, r) in reports.iter().filter(|(g, _)| g.kind == kind) {
+                let by_id: BTreeMap<String, Vec<PairFigures>> =
+                    r.changes.iter().map(|c| (c.id.clone(), c.pairs.iter().take(2).cloned().collect())).collect();
+                let judged = paired_changes_weighted(by_id, r.threshold_pct, weight)?;
+                n += judged.len();
+                hit += judged
+                    .iter()
+                    .filter(|c| {
+                        if either_way {
+                            c.verdict != Verdict::NotSignificant
+                        } else {
+                            c.verdict == Verdict::Regression
+                        }
+                    })
+                    .count();
+            }
+            cells.push(format!("{hit} of {n}"));
+        }
+        let _ = writeln!(t, "| {weight} | {} |", cells.join(" | "));
+    }
+    let _ = writeln!(t);
+    Ok(())
+}
+
 fn regressions(changes: &[PairedChange]) -> usize {
     changes.iter().filter(|c| c.verdict == Verdict::Regression).count()
 }
@@ -559,12 +633,13 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
     let mut calls: Vec<String> = chosen.iter().map(|g| g.call.to_string()).collect();
     calls.dedup();
     let failed = chosen.len() - reports.len();
-    let failed = if failed > 0 { format!("; {failed} gate(s) stopped with an error, listed below") } else { String::new() };
+    let failed =
+        if failed > 0 { format!("; {failed} gate(s) stopped with an error (listed below)") } else { String::new() };
     let stops: Vec<String> = (2..=4).map(|k| format!("after {k}: {}", at(k))).collect();
     let _ = writeln!(
         t,
-        "**{}: A/A {aa} of {aa_n} regressions, +2 % {p2} of {p2_n} caught, +1 % {p1} of {p1_n}{failed}; GPU time per \
-         10 benchmarks {mean:.0} s on average (stopped {}).**\n",
+        "**{}: A/A {aa} of {aa_n} regressions, +2 % {p2} of {p2_n} caught, +1 % {p1} of {p1_n}; GPU time per 10 \
+         benchmarks {mean:.0} s on average (stopped {}){failed}.**\n",
         heading.replace("{calls}", &calls.join(", ")),
         stops.join("; ")
     );

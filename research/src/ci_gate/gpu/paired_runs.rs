@@ -1,0 +1,150 @@
+//! What paired runs cost and how their noise falls with windows: each run's wall time by
+//! the benchmarks it measured, and every pair's difference computed again from the first
+//! `k` windows of each run (a run of fewer windows is a prefix of the same run: the guard
+//! after the last window keeps the edge it ends on steady).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use energy_harness::Result;
+use energy_results::ab::Side;
+
+use super::StudyGate;
+
+/// Each run's energies per launch, window by window, J, by run number and benchmark id, from
+/// a gate's logs (`run-NN-SIDE/energy/new/*.json`, the result files; `run.json` skipped).
+pub(super) fn run_windows(logs: &BTreeMap<String, Vec<u8>>) -> Result<BTreeMap<usize, BTreeMap<String, Vec<f64>>>> {
+    let mut out: BTreeMap<usize, BTreeMap<String, Vec<f64>>> = BTreeMap::new();
+    for (path, bytes) in logs {
+        let Some(run) = path.strip_prefix("run-").and_then(|r| r.get(..2)).and_then(|n| n.parse::<usize>().ok()) else {
+            continue;
+        };
+        if !path.contains("/energy/new/") || !path.ends_with(".json") || path.ends_with("/run.json") {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+            energy_harness::Error::new(energy_harness::ErrorKind::Format, format!("{path}: not a result file ({e})"))
+        })?;
+        let Some(id) = value["id"].as_str() else { continue };
+        let per_launch: Vec<f64> = value["windows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|w| Some(w["energy_j"].as_f64()? / w["launches"].as_f64().filter(|n| *n > 0.0)?))
+            .collect();
+        out.entry(run).or_default().insert(id.to_string(), per_launch);
+    }
+    Ok(out)
+}
+
+/// Least squares of each run's wall time on the benchmarks it measured, over the gates of
+/// each window setting in `labels`: the run's fixed cost and each benchmark's.
+pub(super) fn run_cost_table(t: &mut String, gates: &[StudyGate], labels: &[&str]) {
+    let _ = writeln!(
+        t,
+        "What a run of a gate costs (every run of the settings' gates: its wall time as `cargo energy` timed the \
+         executable, fitted by least squares as a fixed cost per run and a cost per benchmark it measured; settled \
+         benchmarks make runs of fewer):\n"
+    );
+    let _ = writeln!(t, "| setting | runs | benchmarks per run | fixed cost per run | per benchmark |");
+    let _ = writeln!(t, "|---|---|---|---|---|");
+    for label in labels {
+        let points: Vec<(f64, f64)> = gates
+            .iter()
+            .filter(|g| g.windows == *label)
+            .filter_map(|g| g.report.as_ref())
+            .flat_map(|r| r.runs.iter().map(|run| (run.benchmarks.len() as f64, run.wall_s)))
+            .collect();
+        let n = points.len() as f64;
+        let (mx, my) = (points.iter().map(|p| p.0).sum::<f64>() / n, points.iter().map(|p| p.1).sum::<f64>() / n);
+        let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+        let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let (min, max) = points.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| (a.min(p.0), b.max(p.0)));
+        if points.len() < 3 || sxx <= 0.0 {
+            let _ = writeln!(
+                t,
+                "| {label} | {} | {min:.0}-{max:.0} | — | {:.2} s (all runs alike) |",
+                points.len(),
+                my / mx
+            );
+            continue;
+        }
+        let slope = sxy / sxx;
+        let _ =
+            writeln!(t, "| {label} | {} | {min:.0}-{max:.0} | {:.2} s | {slope:.2} s |", points.len(), my - slope * mx);
+    }
+    let _ = writeln!(t);
+}
+
+/// The spread of one pair's difference by the windows each run keeps (its first `k`),
+/// pooled within gates over the gates of setting `label`, per benchmark.
+pub(super) fn window_prefix_table(t: &mut String, gates: &[StudyGate], label: &str) {
+    let chosen: Vec<&StudyGate> =
+        gates.iter().filter(|g| g.windows == label && !g.run_windows.is_empty() && g.report.is_some()).collect();
+    let most =
+        chosen.iter().flat_map(|g| g.run_windows.values().flat_map(|b| b.values().map(Vec::len))).max().unwrap_or(0);
+    if chosen.is_empty() || most < 2 {
+        return;
+    }
+    // (benchmark, k) → (sum of squares about each gate's mean, degrees of freedom)
+    let mut pooled: BTreeMap<(String, usize), (f64, f64)> = BTreeMap::new();
+    for gate in &chosen {
+        let Some(report) = &gate.report else { continue };
+        let side_of: BTreeMap<usize, Side> = report.runs.iter().map(|r| (r.run, r.side)).collect();
+        let mut by: BTreeMap<(String, usize), Vec<f64>> = BTreeMap::new();
+        for first in (1..).step_by(2).take_while(|n| side_of.contains_key(&(n + 1))) {
+            let (Some(x), Some(y)) = (gate.run_windows.get(&first), gate.run_windows.get(&(first + 1))) else {
+                continue;
+            };
+            let (a, b) = if side_of[&first] == Side::A { (x, y) } else { (y, x) };
+            for (id, wa) in a {
+                let Some(wb) = b.get(id) else { continue };
+                for k in 2..=wa.len().min(wb.len()) {
+                    let mean = |w: &[f64]| w[..k].iter().sum::<f64>() / k as f64;
+                    let d = 100.0 * (mean(wb) / mean(wa)).ln();
+                    if d.is_finite() {
+                        by.entry((id.clone(), k)).or_default().push(d);
+                    }
+                }
+            }
+        }
+        for (key, d) in by.into_iter().filter(|(_, d)| d.len() >= 2) {
+            let m = d.iter().sum::<f64>() / d.len() as f64;
+            let entry = pooled.entry(key).or_default();
+            entry.0 += d.iter().map(|x| (x - m).powi(2)).sum::<f64>();
+            entry.1 += (d.len() - 1) as f64;
+        }
+    }
+    let calls: Vec<String> = {
+        let mut c: Vec<String> = chosen.iter().map(|g| g.call.to_string()).collect();
+        c.dedup();
+        c
+    };
+    let _ = writeln!(
+        t,
+        "Noise by windows within paired runs (calls {}, `{label}`): the spread of a pair's difference when each run \
+         keeps its first k windows, pooled within gates (sd, and the degrees of freedom). A spread that does not fall \
+         with k is a difference between runs (processes) that no window count removes.\n",
+        calls.join(", ")
+    );
+    let ks: Vec<usize> = (2..=most).collect();
+    let header: Vec<String> = ks.iter().map(|k| format!("k = {k}")).collect();
+    let _ = writeln!(t, "| benchmark | {} |", header.join(" | "));
+    let _ = writeln!(t, "|---|{}", "---|".repeat(ks.len()));
+    let ids: Vec<String> = {
+        let mut ids: Vec<String> = pooled.keys().map(|(id, _)| id.clone()).collect();
+        ids.dedup();
+        ids
+    };
+    for id in ids {
+        let cells: Vec<String> = ks
+            .iter()
+            .map(|k| match pooled.get(&(id.clone(), *k)) {
+                Some((ss, df)) if *df > 0.0 => format!("{:.2} % ({df:.0})", (ss / df).sqrt()),
+                _ => "—".into(),
+            })
+            .collect();
+        let _ = writeln!(t, "| `{id}` | {} |", cells.join(" | "));
+    }
+    let _ = writeln!(t);
+}
