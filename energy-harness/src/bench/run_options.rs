@@ -151,10 +151,15 @@ impl BenchFilter {
 /// Reads `ENERGY_PAIRED_RUN`: unset or empty, not paired; `1`, paired; anything else an
 /// error naming it.
 fn paired_run_from_env() -> Result<bool> {
+    parse_paired_run(std::env::var(energy_results::run::PAIRED_RUN_ENV).ok().as_deref())
+}
+
+/// [`paired_run_from_env`] of the variable's value (`None`: unset).
+fn parse_paired_run(value: Option<&str>) -> Result<bool> {
     use energy_results::run::PAIRED_RUN_ENV;
-    match std::env::var(PAIRED_RUN_ENV) {
-        Err(_) => Ok(false),
-        Ok(text) => match text.trim() {
+    match value {
+        None => Ok(false),
+        Some(text) => match text.trim() {
             "" => Ok(false),
             "1" => Ok(true),
             other => Err(Error::new(
@@ -279,5 +284,15 @@ mod tests {
         assert!(filter(&["--exact", "saxpy/time (simulated)"]).runs_any(&ids("saxpy")));
         assert!(!filter(&["--exact", "saxpy"]).runs_any(&ids("saxpy")));
         assert!(!filter(&["--ignored"]).runs_any(&ids("saxpy")));
+    }
+
+    #[test]
+    fn a_paired_run_is_one_and_anything_else_is_named() {
+        assert!(!parse_paired_run(None).unwrap());
+        assert!(!parse_paired_run(Some(" ")).unwrap());
+        assert!(parse_paired_run(Some("1")).unwrap());
+        let err = parse_paired_run(Some("yes")).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("ENERGY_PAIRED_RUN=`yes`: set it to 1"), "{err}");
     }
 }
