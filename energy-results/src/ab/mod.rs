@@ -399,12 +399,42 @@ pub fn stop_reason(
         ));
     }
     (pairs >= max_pairs).then(|| {
+        let between = worst.and_then(between_runs_ratio).filter(|r| *r >= BETWEEN_RUNS_NOTE_RATIO).map_or(
+            String::new(),
+            |r| {
+                format!(
+                    "; its pairs differ {r:.1} times as much as its runs' windows say: a difference between runs \
+                     (processes) that more windows do not remove; more pairs (--max-pairs) or a higher --threshold \
+                     gate it"
+                )
+            },
+        );
         format!(
-            "--max-pairs {max_pairs} reached; the detectable change of `{}` is {:.2} %, above the target {target_pct:.2} %",
+            "--max-pairs {max_pairs} reached; the detectable change of `{}` is {:.2} %, above the target {target_pct:.2} %{between}",
             worst.map_or(String::new(), |c| echo(&c.id)),
             worst_pct
         )
     })
+}
+
+/// From this ratio on, [`stop_reason`] says that a benchmark's pairs differ by more than its
+/// runs' windows say (in the H200 gate study's four-pair gates: an L2-resident saxpy's ratio
+/// 3-8, cuBLAS calls' mostly below 1).
+pub const BETWEEN_RUNS_NOTE_RATIO: f64 = 2.0;
+
+/// How many times the spread of a benchmark's paired differences (about the fit, period effect
+/// included) exceeds what its runs' own intervals predict for one difference; `None` without
+/// intervals on every pair or without a spread.
+pub fn between_runs_ratio(change: &PairedChange) -> Option<f64> {
+    let within: Vec<f64> =
+        change.pairs.iter().map(|p| p.within_run_se_pct.map(|se| se * se)).collect::<Option<Vec<f64>>>()?;
+    if change.pairs.len() < 2 {
+        return None;
+    }
+    let within = within.iter().sum::<f64>() / within.len() as f64;
+    let fit = period_fit(&change.pairs);
+    let ratio = (fit.variance / within).sqrt();
+    (ratio.is_finite() && fit.df > 0.0).then_some(ratio)
 }
 
 /// What `cargo energy ab` found: every run's raw figures and each benchmark's paired change

@@ -130,6 +130,24 @@ fn the_sequence_stops_at_the_target_or_at_max_pairs() {
 }
 
 #[test]
+fn a_benchmark_whose_runs_differ_beyond_its_windows_is_named_so_at_max_pairs() {
+    // Pairs spreading about ±0.7 % whose runs' windows say 0.1 % each: between runs.
+    let differences = [0.7, 0.8, -0.6, -0.7];
+    let between = paired_change("l2", abba_pairs_of(&differences, Some(0.1)), 1.0).unwrap();
+    let ratio = between_runs_ratio(&between).unwrap();
+    assert!(ratio > 4.0, "{ratio}");
+    let stop = stop_reason(&[between], 4, 2, 4, 0.5).unwrap();
+    assert!(stop.contains("--max-pairs 4 reached") && stop.contains("a difference between runs"), "{stop}");
+    // The same spread where the windows say as much: no such note.
+    let windows = paired_change("wide", abba_pairs_of(&differences, Some(0.6)), 1.0).unwrap();
+    assert!(between_runs_ratio(&windows).unwrap() < BETWEEN_RUNS_NOTE_RATIO);
+    let stop = stop_reason(&[windows], 4, 2, 4, 0.5).unwrap();
+    assert!(stop.contains("--max-pairs 4 reached") && !stop.contains("between runs"), "{stop}");
+    // Without intervals nothing is said of them.
+    assert!(between_runs_ratio(&paired_change("bare", abba_pairs_of(&differences, None), 1.0).unwrap()).is_none());
+}
+
+#[test]
 fn runs_on_different_gpus_or_simulated_and_measured_are_refused() {
     let mut s = AbSequence::new(vec![]);
     s.add(run_of(0, &["k"], drifting(0.0, 0.0))).unwrap();
