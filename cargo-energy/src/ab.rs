@@ -77,6 +77,8 @@ pub(super) struct Sides {
     pub candidate: Vec<BenchExe>,
     pub baseline_label: String,
     pub candidate_label: String,
+    /// Built by `cargo energy gate` from two revisions (not executables given by the user).
+    pub from_revisions: bool,
 }
 
 fn bad(why: String) -> Error {
@@ -157,6 +159,7 @@ pub(super) fn run(a: &AbArgs) -> Result<bool> {
         candidate: side("--candidate", &a.candidate)?,
         baseline_label: label(&a.baseline),
         candidate_label: label(&a.candidate),
+        from_revisions: false,
     };
     let (report, out) = run_sequence(&a.sequence, &sides)?;
     let text = match a.format {
@@ -190,7 +193,12 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
     }
     if same_executables(&sides.baseline, &sides.candidate) {
         eprintln!(
-            "note: the baseline's and the candidate's executables are the same (one file, or identical contents): an A/A run, no change is expected. Two `cargo bench --no-run` builds write to one path: copy the first away before building the second"
+            "note: the baseline's and the candidate's executables are the same (one file, or identical contents): an A/A run, no change is expected{}",
+            if sides.from_revisions {
+                ""
+            } else {
+                ". Two `cargo bench --no-run` builds write to one path: copy the first away before building the second"
+            }
         );
     }
     let sim = std::env::var("ENERGY_DEVICE").is_ok_and(|v| v.trim().to_ascii_lowercase().starts_with("sim"));

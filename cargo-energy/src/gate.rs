@@ -161,6 +161,7 @@ fn sides_of(dir: &Path, build: &GateBuild, prebuilt: bool) -> Result<Sides> {
         candidate: side("candidate", &build.candidate)?,
         baseline_label: build.base.label.clone(),
         candidate_label: build.candidate.label.clone(),
+        from_revisions: true,
     })
 }
 

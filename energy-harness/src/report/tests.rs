@@ -145,3 +145,18 @@ fn schema_is_checked_on_read() {
     std::fs::write(&path, "not json").unwrap();
     assert_eq!(ResultFile::read_json(&path).unwrap_err().kind(), ErrorKind::Format);
 }
+
+#[test]
+fn the_precision_is_said_as_asked_only_where_it_decided_the_windows() {
+    let with = |stop: &str, fixed: bool| {
+        let mut v = minimal_result();
+        v["stop"] = serde_json::json!(stop);
+        v["options"] = serde_json::json!({"ops": null, "bytes": null, "device": 0, "source": null, "precision": 0.01,
+            "window_s": null, "min_windows": 6, "max_windows": if fixed { 6 } else { 40 }, "fixed_windows": fixed});
+        render_summary(&parse(&v).unwrap(), None)
+    };
+    let fixed = with("window count given", true);
+    assert!(fixed.contains("window count given") && !fixed.contains("asked"), "{fixed}");
+    let reached = with("precision reached", false);
+    assert!(reached.contains("precision reached; ±1.00 % asked"), "{reached}");
+}
