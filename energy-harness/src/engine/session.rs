@@ -96,7 +96,7 @@ const TAIL_MIN_PER_INTERVAL_S: f64 = 0.1;
 /// Counter updates read after a busy stretch before its idle tail ends: the first closes the
 /// interval holding the stretch's end, each next one bounds a whole interval of idle.
 fn tail_updates(tail_intervals: usize) -> usize {
-    tail_intervals.max(1) + 1
+    tail_intervals + 1
 }
 
 /// How often the idle tail looks for the counter's updates, s.

@@ -132,9 +132,11 @@ pub fn render_summary(r: &ResultFile, files: Option<&WrittenFiles>) -> String {
         ));
     }
     // A window count given leaves the precision unused: not said as asked.
-    let fixed = r.stop.as_deref() == Some(crate::engine::session::StopReason::FixedWindows.describe());
-    let asked =
-        r.options.filter(|_| !fixed).map(|o| format!("; ±{:.2} % asked", o.precision * 100.0)).unwrap_or_default();
+    let asked = r
+        .options
+        .filter(|o| !o.fixed_windows)
+        .map(|o| format!("; ±{:.2} % asked", o.precision * 100.0))
+        .unwrap_or_default();
     let stop = r.stop.as_deref().map(|s| format!(", {s}")).unwrap_or_default();
     lines.push(format!("  wall time           {:.1} s{stop}{asked}", r.wall_time_s));
     if let Some(f) = files {

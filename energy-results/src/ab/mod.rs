@@ -39,7 +39,8 @@ use crate::result::ResultDevice;
 
 mod moderated;
 pub use moderated::{
-    paired_change, paired_changes, paired_changes_weighted, period_fit, PairedChange, PeriodFit, POOLED_PRIOR_DF,
+    between_runs_ratio, paired_change, paired_changes, paired_changes_weighted, period_fit, PairedChange, PeriodFit,
+    POOLED_PRIOR_DF,
 };
 
 /// The schema tag of `cargo energy ab`'s report (`ab.json`).
@@ -421,21 +422,6 @@ pub fn stop_reason(
 /// runs' windows say (in the H200 gate study's four-pair gates: an L2-resident saxpy's ratio
 /// 3-8, cuBLAS calls' mostly below 1).
 pub const BETWEEN_RUNS_NOTE_RATIO: f64 = 2.0;
-
-/// How many times the spread of a benchmark's paired differences (about the fit, period effect
-/// included) exceeds what its runs' own intervals predict for one difference; `None` without
-/// intervals on every pair or without a spread.
-pub fn between_runs_ratio(change: &PairedChange) -> Option<f64> {
-    let within: Vec<f64> =
-        change.pairs.iter().map(|p| p.within_run_se_pct.map(|se| se * se)).collect::<Option<Vec<f64>>>()?;
-    if change.pairs.len() < 2 {
-        return None;
-    }
-    let within = within.iter().sum::<f64>() / within.len() as f64;
-    let fit = period_fit(&change.pairs);
-    let ratio = (fit.variance / within).sqrt();
-    (ratio.is_finite() && fit.df > 0.0).then_some(ratio)
-}
 
 /// What `cargo energy ab` found: every run's raw figures and each benchmark's paired change
 /// (`ab.json`, schema [`AB_SCHEMA`]).

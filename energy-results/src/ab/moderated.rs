@@ -145,6 +145,15 @@ pub fn period_fit(pairs: &[PairFigures]) -> PeriodFit {
     PeriodFit { change, variance: rss / (n - 2.0), df: n - 2.0, effective_pairs: det / n, period: Some(period) }
 }
 
+/// How many times the spread of a benchmark's paired differences (about the fit, period effect
+/// included) exceeds what its runs' own intervals predict for one difference; `None` without
+/// intervals on every pair or without a spread.
+pub fn between_runs_ratio(change: &PairedChange) -> Option<f64> {
+    let s = spread(&change.id, change.pairs.clone()).ok()?;
+    let ratio = (s.variance / s.within_variance?).sqrt();
+    (ratio.is_finite() && s.df > 0.0).then_some(ratio)
+}
+
 /// Judges a spread with the noise `variance` of one difference on `df` degrees of freedom.
 fn judged(s: Spread, variance: f64, df: f64, basis: NoiseBasis, threshold_pct: f64) -> PairedChange {
     let se = (variance / s.effective_pairs).sqrt();
