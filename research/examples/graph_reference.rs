@@ -39,7 +39,7 @@ use serde::Serialize;
 
 #[path = "support/nvml_counter.rs"]
 mod nvml_counter;
-use nvml_counter::{arg, calls_at, idle_power_w, sample_counter, ticks_between};
+use nvml_counter::{arg, calls_at, idle_power_w, sample_counter, ticks_between, warm_up};
 
 const BLOCKS: u32 = 132 * 8;
 const THREADS: u32 = 256;
@@ -139,16 +139,7 @@ fn run() -> Result<(), String> {
         std::thread::sleep(Duration::from_secs(1));
         let warm_from = t0.elapsed().as_secs_f64();
         // Warm-up: half a second of calls, which also sizes a chunk to about 5 ms.
-        let warm = Instant::now();
-        let mut warm_calls = 0u64;
-        while warm.elapsed() < Duration::from_millis(500) {
-            for _ in 0..8 {
-                call()?;
-            }
-            stream.synchronize().map_err(|e| format!("sync: {e}"))?;
-            warm_calls += 8;
-        }
-        let per_call_s = warm.elapsed().as_secs_f64() / warm_calls as f64;
+        let per_call_s = warm_up(8, &mut call, || stream.synchronize().map_err(|e| format!("sync: {e}")))?;
         let chunk = ((5e-3 / per_call_s).round() as u64).max(1);
         let timing = Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING);
         let mut done_at: Vec<(f64, u64)> = vec![(t0.elapsed().as_secs_f64(), 0)];

@@ -32,7 +32,7 @@ use serde::Serialize;
 
 #[path = "support/nvml_counter.rs"]
 mod nvml_counter;
-use nvml_counter::{arg, idle_power_w, sample_counter, ticks_between};
+use nvml_counter::{arg, idle_power_w, sample_counter, ticks_between, warm_up};
 
 const BLOCKS: u32 = 132 * 8;
 const THREADS: u32 = 256;
@@ -100,16 +100,7 @@ fn run() -> Result<(), String> {
         // sizes the batches between synchronizes to ~50 ms), then the calls measured.
         std::thread::sleep(Duration::from_secs(1));
         let warm_from = t0.elapsed().as_secs_f64();
-        let warm = Instant::now();
-        let mut warm_calls = 0u64;
-        while warm.elapsed() < Duration::from_millis(500) {
-            for _ in 0..16 {
-                launch()?;
-            }
-            stream.synchronize().map_err(|e| format!("sync: {e}"))?;
-            warm_calls += 16;
-        }
-        let per_call = warm.elapsed().as_secs_f64() / warm_calls as f64;
+        let per_call = warm_up(16, &mut launch, || stream.synchronize().map_err(|e| format!("sync: {e}")))?;
         let batch = ((0.05 / per_call).round() as u64).max(1);
         let mut calls_at: Vec<(f64, u64)> = vec![(t0.elapsed().as_secs_f64(), 0)];
         let mut calls = 0u64;

@@ -57,3 +57,22 @@ pub fn sample_counter(device: &Device<'_>, stop: &AtomicBool, t0: Instant) -> Ve
     }
     ticks
 }
+
+/// Half a second of warm-up: `call` repeated, `calls_per_sync` of them between each `sync`.
+/// Returns the time per call, s (what sizes the measured batches).
+pub fn warm_up(
+    calls_per_sync: u64,
+    mut call: impl FnMut() -> Result<(), String>,
+    mut sync: impl FnMut() -> Result<(), String>,
+) -> Result<f64, String> {
+    let warm = Instant::now();
+    let mut warm_calls = 0u64;
+    while warm.elapsed() < std::time::Duration::from_millis(500) {
+        for _ in 0..calls_per_sync {
+            call()?;
+        }
+        sync()?;
+        warm_calls += calls_per_sync;
+    }
+    Ok(warm.elapsed().as_secs_f64() / warm_calls as f64)
+}

@@ -190,14 +190,17 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
     Ok((gates, calls))
 }
 
+/// The run number of a path in a gate's logs (`run-NN-SIDE/…`).
+fn run_number(path: &str) -> Option<usize> {
+    path.strip_prefix("run-").and_then(|r| r.get(..2)).and_then(|n| n.parse().ok())
+}
+
 /// Each run's benchmarks' wall times from a gate's bench logs (`run-NN-SIDE/bench.log`:
 /// `ID: measuring on GPU … , 1.8 s`), by run number.
 fn run_bench_walls(logs: &BTreeMap<String, Vec<u8>>) -> BTreeMap<usize, BTreeMap<String, f64>> {
     let mut out: BTreeMap<usize, BTreeMap<String, f64>> = BTreeMap::new();
     for (path, bytes) in logs {
-        let Some(run) = path.strip_prefix("run-").and_then(|r| r.get(..2)).and_then(|n| n.parse::<usize>().ok()) else {
-            continue;
-        };
+        let Some(run) = run_number(path) else { continue };
         for line in String::from_utf8_lossy(bytes).lines() {
             let Some((id, rest)) = line.split_once(": measuring on ") else { continue };
             if let Some(seconds) =
@@ -480,10 +483,14 @@ enum Rule {
     Moderated,
 }
 
+/// Each benchmark's first `pairs` pairs of a gate (fewer where it settled sooner).
+fn first_pairs(report: &AbReport, pairs: usize) -> BTreeMap<String, Vec<PairFigures>> {
+    report.changes.iter().map(|c| (c.id.clone(), c.pairs.iter().take(pairs).cloned().collect())).collect()
+}
+
 /// A gate judged again after its first `pairs` pairs, by `rule`.
 fn judged_after(report: &AbReport, pairs: usize, rule: Rule) -> Result<Vec<PairedChange>> {
-    let by_id: BTreeMap<String, Vec<PairFigures>> =
-        report.changes.iter().map(|c| (c.id.clone(), c.pairs.iter().take(pairs).cloned().collect())).collect();
+    let by_id = first_pairs(report, pairs);
     match rule {
         Rule::Moderated => paired_changes(by_id, report.threshold_pct),
         Rule::OwnSpread => by_id.into_iter().map(|(id, p)| paired_change(&id, p, report.threshold_pct)).collect(),
@@ -526,9 +533,7 @@ fn prior_weight_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
         for (kind, either_way) in [("aa", false), ("aa", true), ("p2", false), ("p1", false)] {
             let (mut hit, mut n) = (0, 0);
             for (_, r) in reports.iter().filter(|(g, _)| g.kind == kind) {
-                let by_id: BTreeMap<String, Vec<PairFigures>> =
-                    r.changes.iter().map(|c| (c.id.clone(), c.pairs.iter().take(2).cloned().collect())).collect();
-                let judged = paired_changes_weighted(by_id, r.threshold_pct, weight)?;
+                let judged = paired_changes_weighted(first_pairs(r, 2), r.threshold_pct, weight)?;
                 n += judged.len();
                 hit += judged
                     .iter()

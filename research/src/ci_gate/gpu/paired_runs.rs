@@ -8,17 +8,16 @@ use std::fmt::Write as _;
 
 use energy_harness::Result;
 use energy_results::ab::Side;
+use energy_results::stats::linear_fit;
 
-use super::StudyGate;
+use super::{run_number, StudyGate};
 
 /// Each run's energies per launch, window by window, J, by run number and benchmark id, from
 /// a gate's logs (`run-NN-SIDE/energy/new/*.json`, the result files; `run.json` skipped).
 pub(super) fn run_windows(logs: &BTreeMap<String, Vec<u8>>) -> Result<BTreeMap<usize, BTreeMap<String, Vec<f64>>>> {
     let mut out: BTreeMap<usize, BTreeMap<String, Vec<f64>>> = BTreeMap::new();
     for (path, bytes) in logs {
-        let Some(run) = path.strip_prefix("run-").and_then(|r| r.get(..2)).and_then(|n| n.parse::<usize>().ok()) else {
-            continue;
-        };
+        let Some(run) = run_number(path) else { continue };
         if !path.contains("/energy/new/") || !path.ends_with(".json") || path.ends_with("/run.json") {
             continue;
         }
@@ -55,23 +54,27 @@ pub(super) fn run_cost_table(t: &mut String, gates: &[StudyGate], labels: &[&str
             .filter_map(|g| g.report.as_ref())
             .flat_map(|r| r.runs.iter().map(|run| (run.benchmarks.len() as f64, run.wall_s)))
             .collect();
-        let n = points.len() as f64;
-        let (mx, my) = (points.iter().map(|p| p.0).sum::<f64>() / n, points.iter().map(|p| p.1).sum::<f64>() / n);
-        let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
-        let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
         let (min, max) = points.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| (a.min(p.0), b.max(p.0)));
-        if points.len() < 3 || sxx <= 0.0 {
-            let _ = writeln!(
-                t,
-                "| {label} | {} | {min:.0}-{max:.0} | — | {:.2} s (all runs alike) |",
-                points.len(),
-                my / mx
-            );
-            continue;
+        match linear_fit(&points).filter(|_| points.len() >= 3) {
+            Some(fit) => {
+                let _ = writeln!(
+                    t,
+                    "| {label} | {} | {min:.0}-{max:.0} | {:.2} s | {:.2} s |",
+                    points.len(),
+                    fit.intercept,
+                    fit.slope
+                );
+            }
+            None => {
+                let mean = |f: fn(&(f64, f64)) -> f64| points.iter().map(f).sum::<f64>() / points.len() as f64;
+                let _ = writeln!(
+                    t,
+                    "| {label} | {} | {min:.0}-{max:.0} | — | {:.2} s (all runs alike) |",
+                    points.len(),
+                    mean(|p| p.1) / mean(|p| p.0)
+                );
+            }
         }
-        let slope = sxy / sxx;
-        let _ =
-            writeln!(t, "| {label} | {} | {min:.0}-{max:.0} | {:.2} s | {slope:.2} s |", points.len(), my - slope * mx);
     }
     let _ = writeln!(t);
 }
