@@ -78,6 +78,28 @@ pub const WARMUP_S: f64 = 0.2;
 /// windows.
 pub const WARMUP_CONTINUING_S: f64 = 0.1;
 
+/// Least GPU time the warm-up's own batches spend before a guard takes over the rest of the
+/// warm-up ([`warmup_batches_s`]), s: enough to size the guard (the guard's launches size
+/// the windows).
+pub const WARMUP_BATCHES_MIN_S: f64 = 0.025;
+
+/// GPU time the warm-up's batches spend when the warm-up may take `warmup_s` in all, s. On an
+/// energy counter, for work timed by CUDA events, the guard before window 0 (one counter
+/// period of the kernel's own launches back to back) is the warm-up's last part: the batches
+/// spend the rest, at least [`WARMUP_BATCHES_MIN_S`]. Before the guards came the warm-up ran
+/// whole and the guard after it: on an H200 (`research/results/2026-12-01-ci-gate`, calls
+/// 13-15) a benchmark of a paired run spent about 0.25 s busy before its first window where
+/// 0.1 s of launches already brings the clocks up and sizes the windows. Work timed on the
+/// host clock (library calls that may autotune or compile in their first calls) keeps the
+/// whole warm-up and its window-length check ([`confirm_launch_time`]) before the guard; so
+/// do other sensors (no guard).
+pub fn warmup_batches_s(warmup_s: f64, model: &SensorModel, time_basis: TimeBasis) -> f64 {
+    match (model, time_basis) {
+        (SensorModel::Counter { period_s }, TimeBasis::CudaEvents) => (warmup_s - period_s).max(WARMUP_BATCHES_MIN_S),
+        _ => warmup_s,
+    }
+}
+
 /// Longest the next session may start after the idle a session handed over ended and still
 /// take that idle as its own lead-in, s ([`IdleHandover`]). What ran in between (the next
 /// benchmark's setup) is kept out of the idle, but a setup that long may have run work of
@@ -273,22 +295,29 @@ impl Session {
                 (recorder, marker, None, WARMUP_S)
             }
         };
-        let mut launch_s = warm_up(workload, warmup_s)?;
+        let batches_s = warmup_batches_s(warmup_s, &model, workload.time_basis());
+        let mut launch_s = warm_up(workload, batches_s)?;
         if workload.time_basis() == TimeBasis::HostClock {
             launch_s = confirm_launch_time(workload, launch_s, options.window_s(&model))?;
         }
         let back_to_back_s = probe_back_to_back(workload, launch_s)?;
         marker.end(AUXILIARY_WINDOW);
-        let plan = plan(&options, launch_s, &model).in_quanta_of(workload.launch_quantum());
-        let guard_launches =
-            guard_launches(&plan, &model).map(|launches| whole_quanta(launches, workload.launch_quantum()));
+        let quantum = workload.launch_quantum();
+        let mut planned = plan(&options, launch_s, &model).in_quanta_of(quantum);
+        let guard_launches = guard_launches(&planned, &model).map(|launches| whole_quanta(launches, quantum));
         if let Some(launches) = guard_launches {
-            marked_batch(&marker, workload, GUARD_BEFORE_WINDOW, launches)?;
+            let guard_s = marked_batch(&marker, workload, GUARD_BEFORE_WINDOW, launches)?;
+            // The guard's launches ran back to back right before window 0, after the whole
+            // warm-up: their time per launch sizes the windows.
+            let guard_launch_s = guard_s / launches as f64;
+            if guard_launch_s.is_finite() && guard_launch_s > 0.0 {
+                planned = plan(&options, guard_launch_s, &model).in_quanta_of(quantum);
+            }
         }
         Ok(Session {
             request,
             options,
-            plan,
+            plan: planned,
             analysis,
             primary,
             recorder,
@@ -673,7 +702,15 @@ fn warm_up(workload: &mut dyn Workload, warmup_s: f64) -> Result<f64> {
         spent += t.max(1e-6);
         gpu += t;
         launched += batch;
-        batch = whole_quanta((batch * 2).min(MAX_LAUNCHES_PER_WINDOW), quantum);
+        // Doubling, but no further than the rest of the warm-up at this batch's pace (a last
+        // doubled batch would overrun it by up to its whole length).
+        let per_launch = t / batch as f64;
+        let rest = if per_launch > 0.0 && per_launch.is_finite() {
+            ((warmup_s - spent) / per_launch).ceil().clamp(1.0, MAX_LAUNCHES_PER_WINDOW as f64) as u64
+        } else {
+            MAX_LAUNCHES_PER_WINDOW
+        };
+        batch = whole_quanta((batch * 2).min(rest).min(MAX_LAUNCHES_PER_WINDOW), quantum);
     }
     Ok(gpu / launched as f64)
 }

@@ -34,6 +34,33 @@ fn a_long_first_launch_does_not_size_the_windows() {
     assert!((warm_up(&mut jit, WARMUP_S).unwrap() - 20e-6).abs() < 1e-15);
 }
 
+#[test]
+fn the_warm_up_spends_its_time_and_not_a_doubled_batch_more() {
+    // The L2-resident saxpy of the gate study (1.22 ms a launch): doubling batches alone
+    // (1, 2, … 32: 77 ms) would end with 64 more launches, 155 ms in all.
+    for (launch_s, warmup_s) in [(1.22e-3, 0.1), (20e-6, 0.025), (6.14e-3, 0.1), (57.2e-3, 0.1), (3e-3, 0.025)] {
+        let mut steady = LazyInit { first_s: launch_s, launch_s, launched: 0 };
+        let estimate = warm_up(&mut steady, warmup_s).unwrap();
+        assert!((estimate / launch_s - 1.0).abs() < 1e-9, "{launch_s}: {estimate}");
+        // The first launch, then batches ending within one launch past the warm-up.
+        let spent = (steady.launched - 1) as f64 * launch_s;
+        assert!(spent >= warmup_s - 1e-12 && spent < warmup_s + launch_s + 1e-12, "{launch_s}: spent {spent} s");
+    }
+}
+
+#[test]
+fn a_guard_is_the_warm_ups_last_part_for_kernels_on_a_counter() {
+    let counter = SensorModel::Counter { period_s: 0.1 };
+    // Kernels timed by CUDA events: the batches spend what the guard (one period) leaves.
+    assert!((warmup_batches_s(WARMUP_S, &counter, TimeBasis::CudaEvents) - 0.1).abs() < 1e-12);
+    assert_eq!(warmup_batches_s(WARMUP_CONTINUING_S, &counter, TimeBasis::CudaEvents), WARMUP_BATCHES_MIN_S);
+    // Library work on the host clock keeps the whole warm-up (its first calls may autotune);
+    // other sensors have no guard.
+    assert_eq!(warmup_batches_s(WARMUP_CONTINUING_S, &counter, TimeBasis::HostClock), WARMUP_CONTINUING_S);
+    let boxcar = SensorModel::Boxcar { width_s: 1.0 };
+    assert_eq!(warmup_batches_s(WARMUP_S, &boxcar, TimeBasis::CudaEvents), WARMUP_S);
+}
+
 /// Library work timed on the host clock whose first `slow` calls take `slow_s` each (a
 /// library autotuning or compiling) and every later one `fast_s`.
 struct Autotuning {
@@ -218,10 +245,12 @@ mod handover {
                 x.mean >= y.ci_low && x.mean <= y.ci_high || y.mean >= x.ci_low && y.mean <= x.ci_high,
                 "{x:?} {y:?}"
             );
-            // The continued one saves the lead-in and half the warm-up (a virtual clock: no
-            // host time).
+            // The continued one saves the lead-in and part of the warm-up's batches (a virtual
+            // clock: no host time).
             let saved = alone.wall_time_s - second.wall_time_s;
-            let expected = idle_s(&SensorModel::Counter { period_s: 0.1 }) + WARMUP_S - WARMUP_CONTINUING_S;
+            let counter = SensorModel::Counter { period_s: 0.1 };
+            let expected = idle_s(&counter) + warmup_batches_s(WARMUP_S, &counter, TimeBasis::CudaEvents)
+                - warmup_batches_s(WARMUP_CONTINUING_S, &counter, TimeBasis::CudaEvents);
             assert!(saved > expected - 0.05, "seed {seed}: saved {saved:.3} s, expected at least {expected:.3} s");
             // Its idle tail ended at the counter's third update after the stretch (the guard
             // after the last window): two whole tick intervals of idle, whatever the ticks' phase.
@@ -240,7 +269,14 @@ mod handover {
             let last = &second.windows.last().unwrap().energy;
             assert!((0.0..0.005).contains(&(guard.start_s - last.end_s)), "seed {seed}");
             assert_eq!(second.windows.len(), marked.iter().filter(|w| !is_auxiliary_window(w.index)).count());
-            assert_eq!(trace.metadata("launches per guard"), Some(second.launches_per_window.to_string().as_str()));
+            // The guard fills one period at the warm-up's pace; the windows are sized by the
+            // guard's own pace (the same kernel: within its jitter).
+            let guard_launches: f64 = trace.metadata("launches per guard").unwrap().parse().unwrap();
+            assert!(
+                (guard_launches / second.launches_per_window as f64 - 1.0).abs() < 0.01,
+                "seed {seed}: {guard_launches} launches per guard, {} per window",
+                second.launches_per_window
+            );
             let updates = updates_after(&trace, end);
             assert_eq!(updates.len(), 3, "seed {seed}: {updates:?} after {end}");
             let series = trace.series(&Channel::Source(SourceKind::Counter));
