@@ -66,16 +66,15 @@ pub(crate) const AB_DEFAULTS: SequenceDefaults =
     SequenceDefaults { threshold_pct: 5.0, min_pairs: 3, target_pct: Some(1.0), windows: None };
 
 /// `cargo energy gate`: a 1 % threshold, 2 pairs at least, a target of twice the threshold,
-/// 4 windows per benchmark and run. On H200s (research/results/2026-12-01-ci-gate) a gate's
-/// verdict rests on the spread of its pairs, and a run's fixed cost is ~0.8 s besides each
-/// benchmark's: two pairs of 8 windows cost about as much as three of 3 and caught more, and
-/// 4 windows lost power at +2 % while the first and last windows took the stretch's edges.
-/// With guards around the windows and paired runs (calls 13-15), each run's first 4 windows
-/// gave pair differences within 3 % of its 6 windows' spread (rms over the nine benchmarks,
-/// the page's table of noise by windows): the spread left is between runs, which only more
-/// pairs narrow, and each window costs 0.1 s of every benchmark and run.
+/// 6 windows per benchmark and run. On H200s (research/results/2026-12-01-ci-gate) a gate's
+/// verdict rests on the spread of its pairs, and a run costs ~0.3-0.8 s besides each
+/// benchmark's: two pairs of 8 windows cost about as much as three of 3 and caught more.
+/// Calls 13-15's gates (6 windows) replayed from their own runs keeping each run's first 4
+/// or 5 windows: one A/A false alarm in 63 benchmark-gates at either, and +2 % caught 58 and
+/// 59 of 63 against 60 of 63 at 6 (the cuBLAS benchmarks' windows still average noise out);
+/// calls 16-18 at 4 windows caught 57 of 63.
 pub(crate) const GATE_DEFAULTS: SequenceDefaults =
-    SequenceDefaults { threshold_pct: 1.0, min_pairs: 2, target_pct: None, windows: Some(4) };
+    SequenceDefaults { threshold_pct: 1.0, min_pairs: 2, target_pct: None, windows: Some(6) };
 
 impl SequenceFlags {
     pub(crate) fn into_args(self, defaults: &SequenceDefaults, args: Vec<String>) -> ab::SequenceArgs {

@@ -121,6 +121,16 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
     let line = |start: &str| gpu.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("`{start}`"));
     let rules = line("**At three pairs");
     let defaults = line("**The gate's defaults");
+    // The replay at all of a run's windows judges as the gates did (judged again by today's
+    // rule): the estimate of today's defaults rests on the same verdicts.
+    let today = line("**Today's defaults estimated");
+    let counts = |text: &str, label: &str| -> String {
+        let at = text.find(label).unwrap_or_else(|| panic!("`{label}` in {text}")) + label.len();
+        text[at..].split([',', ';']).next().unwrap().trim().to_string()
+    };
+    assert_eq!(counts(today, "A/A (unchanged) "), counts(defaults, "A/A ").replace(" regressions", ""), "{today}");
+    assert_eq!(counts(today, "+2 % (102 calls) "), counts(defaults, "+2 % ").replace(" caught", ""), "{today}");
+    assert_eq!(counts(today, "+1 % (101 calls) "), counts(defaults, "+1 % "), "{today}");
     let p2 = &rules[rules.find("+2 % (102 calls): ").unwrap()..];
     let moderated = number_after(p2, ": ");
     let n = number_after(p2, " of ");

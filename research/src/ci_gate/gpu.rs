@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use energy_harness::Result;
 use energy_results::ab::{
     paired_change, paired_changes, paired_changes_weighted, period_fit, AbReport, AbSequence, PairFigures,
-    PairedChange, POOLED_PRIOR_DF,
+    PairedChange, RunFigures, POOLED_PRIOR_DF,
 };
 use energy_results::detect::Verdict;
 
@@ -17,6 +17,7 @@ use super::CI_GATE_DIR;
 use kernel_energy::generated::Page;
 
 mod paired_runs;
+mod windows_replay;
 
 /// The files of a gzipped tar archive (regular files only), by path.
 pub fn read_tgz(path: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
@@ -90,10 +91,16 @@ const SETTLING_FROM_CALL: usize = 11;
 /// stretch, the gate's default 6 windows instead of 8): labelled `… + paired runs`.
 const PAIRED_RUNS_FROM_CALL: usize = 13;
 
+/// The first call whose harness ended the warm-up with the guard (the harness and
+/// cargo-energy of 51775baf: the warm-up's batches spend what the guard before window 0
+/// leaves, no doubled batch past the warm-up, the windows sized by the guard's pace; the
+/// gate's default 4 windows instead of 6): labelled `… + lean warm-up`.
+const LEAN_WARMUP_FROM_CALL: usize = 16;
+
 /// The window settings in the page's order: each benchmark's precision (`default`), a
 /// count given, the gate's default (`gate`), from call 7 the same with guards, and from
 /// call 11 the gate's default with settled benchmarks left out.
-const SETTINGS: [&str; 8] = [
+const SETTINGS: [&str; 9] = [
     "default",
     "3",
     "4",
@@ -102,10 +109,16 @@ const SETTINGS: [&str; 8] = [
     "gate + guards",
     "gate + guards + settling",
     "gate + guards + settling + paired runs",
+    "gate + guards + settling + paired runs + lean warm-up",
 ];
 
-/// The gate's defaults as a user gets them today.
-const DEFAULTS: &str = "gate + guards + settling + paired runs";
+/// The gate's defaults at today's window count, 6, the whole warm-up before the guard
+/// (calls 13-15). Today the guard ends the warm-up ([`LEAN_WARMUP_4_WINDOWS`]).
+const DEFAULTS_6_WINDOWS: &str = "gate + guards + settling + paired runs";
+
+/// The guard ending the warm-up, at 4 windows (calls 16-18): a same-board replay of calls
+/// 13-15 then found 4 windows losing power, and the default went back to 6 windows.
+const LEAN_WARMUP_4_WINDOWS: &str = "gate + guards + settling + paired runs + lean warm-up";
 
 /// The gate's defaults before its runs were paired runs (calls 11-12: 8 windows).
 const DEFAULTS_BEFORE_PAIRED_RUNS: &str = "gate + guards + settling";
@@ -160,6 +173,9 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                     name: name.to_string(),
                     kind: parts[2].to_string(),
                     windows: match parts[3].trim_start_matches('w') {
+                        w if call >= LEAN_WARMUP_FROM_CALL => {
+                            format!("{w} + guards + settling + paired runs + lean warm-up")
+                        }
                         w if call >= PAIRED_RUNS_FROM_CALL => format!("{w} + guards + settling + paired runs"),
                         w if call >= SETTLING_FROM_CALL => format!("{w} + guards + settling"),
                         w if call >= GUARDS_FROM_CALL => format!("{w} + guards"),
@@ -241,17 +257,25 @@ fn replay_settling(gate: &StudyGate) -> Result<Option<Replayed>> {
             }
             None => timed = false,
         }
-        sequence.add(kept)?;
-        let pairs = sequence.pairs();
-        if index % 2 == 1 && pairs >= 2 && pairs >= report.min_pairs {
-            let changes = sequence.changes(report.threshold_pct)?;
-            sequence.settle(&changes, report.target_pct);
-            if sequence.running().is_empty() {
-                break;
-            }
+        if add_and_settle(&mut sequence, kept, index, report)? {
+            break;
         }
     }
     Ok(Some((sequence.changes(report.threshold_pct)?, bench_runs, timed.then_some(wall))))
+}
+
+/// Adds run `index` (from 0) of a replayed gate to `sequence` and, after each whole pair from
+/// the gate's `--min-pairs` on (two at least), settles the benchmarks whose detectable change
+/// reached its target, as `cargo energy gate` does. Returns whether none is left to run.
+fn add_and_settle(sequence: &mut AbSequence, run: RunFigures, index: usize, report: &AbReport) -> Result<bool> {
+    sequence.add(run)?;
+    let pairs = sequence.pairs();
+    if index % 2 == 1 && pairs >= 2 && pairs >= report.min_pairs {
+        let changes = sequence.changes(report.threshold_pct)?;
+        sequence.settle(&changes, report.target_pct);
+        return Ok(sequence.running().is_empty());
+    }
+    Ok(false)
 }
 
 /// The gate's defaults replayed with settled benchmarks left out ([`replay_settling`]),
@@ -350,11 +374,23 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
          (2026-12-02, the harness and cargo-energy of c171c536, settings `… + paired runs`): each run a run of a paired \
          sequence (criterion handed nothing, one counter interval of idle after each stretch) at the gate's new \
          default of 6 windows; calls 13-14 settled benchmarks on a moderated variance weighing the others as 4 \
-         degrees of freedom, call 15 as 2 (today's rule, by which every verdict here is computed again). Executables \
+         degrees of freedom, call 15 as 2 (today's rule, by which every verdict here is computed again). Calls 16-18 \
+         (2026-12-02, the harness and cargo-energy of 51775baf, settings `… + lean warm-up`): the guard before window 0 \
+         is the warm-up's last part (the warm-up's batches spend what it leaves, at least 25 ms, and stop at its end; \
+         the guard's pace sizes the windows) at the gate's new default of 4 windows; the builds made again from the \
+         same clone. Executables \
          stripped for transport. The workflow's own gate (`raw/workflow-gate.log`, the gate job's steps as a runner \
          runs them) is listed apart: its stop rule was the workflow's then (3 to 12 pairs, `--max-minutes 5`).\n"
     );
-    summary_lines(&mut t, &gates)?;
+    // Calls 13-15's runs replayed at fewer windows and at the lean warm-up's run cost: the
+    // estimate of today's defaults and the evidence for their window count.
+    let same_runs = windows_replay::replay_rows(
+        &gates,
+        DEFAULTS_6_WINDOWS,
+        &[(0, 6), (0, 5), (0, 4), (1, 5), (0, 3)],
+        Some(LEAN_WARMUP_4_WINDOWS),
+    )?;
+    summary_lines(&mut t, &gates, same_runs.as_ref())?;
     let _ = writeln!(
         t,
         "| condition | windows | gates | benchmark-gates (N) | regressions | change: mean (sd) | detectable: median [max] | GPU time per gate | per 10 benchmarks |"
@@ -396,8 +432,20 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     settling_table(&mut t, &gates)?;
     prior_weight_table(&mut t, &gates)?;
     noise_table(&mut t, &gates);
-    paired_runs::run_cost_table(&mut t, &gates, &[DEFAULTS_BEFORE_PAIRED_RUNS, DEFAULTS]);
-    paired_runs::window_prefix_table(&mut t, &gates, DEFAULTS);
+    paired_runs::run_cost_table(
+        &mut t,
+        &gates,
+        &[DEFAULTS_BEFORE_PAIRED_RUNS, DEFAULTS_6_WINDOWS, LEAN_WARMUP_4_WINDOWS],
+    );
+    paired_runs::window_prefix_table(&mut t, &gates, DEFAULTS_6_WINDOWS);
+    paired_runs::window_prefix_table(&mut t, &gates, LEAN_WARMUP_4_WINDOWS);
+    paired_runs::window_place_table(&mut t, &gates, &[DEFAULTS_6_WINDOWS, LEAN_WARMUP_4_WINDOWS]);
+    if let Some(replay) = &same_runs {
+        windows_replay::windows_replay_table(&mut t, DEFAULTS_6_WINDOWS, Some(LEAN_WARMUP_4_WINDOWS), replay);
+    }
+    if let Some(replay) = windows_replay::replay_rows(&gates, LEAN_WARMUP_4_WINDOWS, &[(0, 4), (0, 3), (1, 4)], None)? {
+        windows_replay::windows_replay_table(&mut t, LEAN_WARMUP_4_WINDOWS, None, &replay);
+    }
     noise_by_benchmark(&mut t, &gates);
     period_table(&mut t, &gates);
     let _ = writeln!(t, "\nBy kind of benchmark (windows as found, all gates above):\n");
@@ -650,15 +698,49 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
     );
 }
 
+/// The estimate of today's defaults (6 windows, the guard ending the warm-up): the verdicts
+/// of calls 13-15's gates replayed at all their windows, the GPU time at the lean warm-up's
+/// run cost; beside it the same replay at 4 windows.
+fn today_line(t: &mut String, replay: &windows_replay::Replay) {
+    let cells = |part: (usize, usize)| -> Option<(String, f64)> {
+        let rows: Vec<&windows_replay::ReplayRow> = replay.rows.iter().filter(|r| r.part == part).collect();
+        let n: usize = rows.iter().map(|r| r.benchmarks).sum();
+        let time = rows.iter().map(|r| r.per_ten_other_s.map(|s| s * r.benchmarks as f64)).sum::<Option<f64>>()?;
+        let text: Vec<String> = ["aa", "p2", "p1"]
+            .iter()
+            .filter_map(|kind| rows.iter().find(|r| r.kind == *kind))
+            .map(|r| format!("{} {} of {}", kind_label(r.kind), r.regressions, r.benchmarks))
+            .collect();
+        Some((text.join(", "), time / n.max(1) as f64))
+    };
+    let (Some((six, six_s)), Some((four, four_s))) = (cells((0, 6)), cells((0, 4))) else { return };
+    let _ = writeln!(
+        t,
+        "**Today's defaults estimated (6 windows, the guard ending the warm-up; calls {}'s gates replayed from their \
+         runs, the GPU time at the lean warm-up's run cost): {six}; GPU time per 10 benchmarks {six_s:.0} s on \
+         average. The same runs at 4 windows: {four}; {four_s:.0} s.**\n",
+        replay.calls
+    );
+}
+
 /// The page's two summary lines, quoted by the GUIDE (a test holds them to the page): the
 /// gate's defaults as they ran, and the two rules at three pairs over every gate that ran
 /// three or more.
-fn summary_lines(t: &mut String, gates: &[StudyGate]) -> Result<()> {
+fn summary_lines(t: &mut String, gates: &[StudyGate], same_runs: Option<&windows_replay::Replay>) -> Result<()> {
     defaults_line(
         t,
         gates,
-        DEFAULTS,
-        "The gate's defaults as they ran (calls {calls}: paired runs of 6 windows, with guards, settled benchmarks left out)",
+        DEFAULTS_6_WINDOWS,
+        "The gate's defaults at their 6 windows as they ran (calls {calls}: paired runs, settled benchmarks left out, the guard after the whole warm-up)",
+    );
+    if let Some(replay) = same_runs {
+        today_line(t, replay);
+    }
+    defaults_line(
+        t,
+        gates,
+        LEAN_WARMUP_4_WINDOWS,
+        "The lean warm-up at 4 windows (calls {calls}: the guard ending the warm-up; then the default went back to 6 windows)",
     );
     defaults_line(
         t,

@@ -79,34 +79,58 @@ pub(super) fn run_cost_table(t: &mut String, gates: &[StudyGate], labels: &[&str
     let _ = writeln!(t);
 }
 
-/// The spread of one pair's difference by the windows each run keeps (its first `k`),
-/// pooled within gates over the gates of setting `label`, per benchmark.
-pub(super) fn window_prefix_table(t: &mut String, gates: &[StudyGate], label: &str) {
-    let chosen: Vec<&StudyGate> =
-        gates.iter().filter(|g| g.windows == label && !g.run_windows.is_empty() && g.report.is_some()).collect();
-    let most =
-        chosen.iter().flat_map(|g| g.run_windows.values().flat_map(|b| b.values().map(Vec::len))).max().unwrap_or(0);
-    if chosen.is_empty() || most < 2 {
-        return;
-    }
-    // (benchmark, k) → (sum of squares about each gate's mean, degrees of freedom)
+/// The gates of setting `label` that brought their result files back.
+pub(super) fn with_windows<'a>(gates: &'a [StudyGate], label: &str) -> Vec<&'a StudyGate> {
+    gates.iter().filter(|g| g.windows == label && !g.run_windows.is_empty() && g.report.is_some()).collect()
+}
+
+/// The most windows a run of `gates` has.
+pub(super) fn most_windows(gates: &[&StudyGate]) -> Option<usize> {
+    gates.iter().flat_map(|g| g.run_windows.values().flat_map(|b| b.values().map(Vec::len))).max()
+}
+
+/// The calls of `gates`, in order, once each.
+pub(super) fn calls_of(gates: &[&StudyGate]) -> String {
+    let mut c: Vec<String> = gates.iter().map(|g| g.call.to_string()).collect();
+    c.dedup();
+    c.join(", ")
+}
+
+/// One run's energies per launch, window by window, by benchmark id.
+type RunWindows = BTreeMap<String, Vec<f64>>;
+
+/// Each pair of each gate's runs as (side A's windows, side B's windows) by benchmark.
+fn pairs_of(gate: &StudyGate) -> Vec<(&RunWindows, &RunWindows)> {
+    let Some(report) = &gate.report else { return Vec::new() };
+    let side_of: BTreeMap<usize, Side> = report.runs.iter().map(|r| (r.run, r.side)).collect();
+    (1..)
+        .step_by(2)
+        .take_while(|n| side_of.contains_key(&(n + 1)))
+        .filter_map(|first| {
+            let (x, y) = (gate.run_windows.get(&first)?, gate.run_windows.get(&(first + 1))?);
+            Some(if side_of[&first] == Side::A { (x, y) } else { (y, x) })
+        })
+        .collect()
+}
+
+/// The spread of a pair's difference, %, when each run keeps the windows `part` picks of its
+/// own (`None`: too few), pooled within gates per benchmark and part: (benchmark, part index)
+/// → (sum of squares about each gate's mean, degrees of freedom).
+fn pooled_spread(gates: &[&StudyGate], parts: &[(usize, usize)]) -> BTreeMap<(String, usize), (f64, f64)> {
     let mut pooled: BTreeMap<(String, usize), (f64, f64)> = BTreeMap::new();
-    for gate in &chosen {
-        let Some(report) = &gate.report else { continue };
-        let side_of: BTreeMap<usize, Side> = report.runs.iter().map(|r| (r.run, r.side)).collect();
+    for gate in gates {
         let mut by: BTreeMap<(String, usize), Vec<f64>> = BTreeMap::new();
-        for first in (1..).step_by(2).take_while(|n| side_of.contains_key(&(n + 1))) {
-            let (Some(x), Some(y)) = (gate.run_windows.get(&first), gate.run_windows.get(&(first + 1))) else {
-                continue;
-            };
-            let (a, b) = if side_of[&first] == Side::A { (x, y) } else { (y, x) };
+        for (a, b) in pairs_of(gate) {
             for (id, wa) in a {
                 let Some(wb) = b.get(id) else { continue };
-                for k in 2..=wa.len().min(wb.len()) {
-                    let mean = |w: &[f64]| w[..k].iter().sum::<f64>() / k as f64;
+                for (i, &(from, to)) in parts.iter().enumerate() {
+                    if to > wa.len().min(wb.len()) {
+                        continue;
+                    }
+                    let mean = |w: &[f64]| w[from..to].iter().sum::<f64>() / (to - from) as f64;
                     let d = 100.0 * (mean(wb) / mean(wa)).ln();
                     if d.is_finite() {
-                        by.entry((id.clone(), k)).or_default().push(d);
+                        by.entry((id.clone(), i)).or_default().push(d);
                     }
                 }
             }
@@ -118,36 +142,97 @@ pub(super) fn window_prefix_table(t: &mut String, gates: &[StudyGate], label: &s
             entry.1 += (d.len() - 1) as f64;
         }
     }
-    let calls: Vec<String> = {
-        let mut c: Vec<String> = chosen.iter().map(|g| g.call.to_string()).collect();
-        c.dedup();
-        c
-    };
-    let _ = writeln!(
-        t,
-        "Noise by windows within paired runs (calls {}, `{label}`): the spread of a pair's difference when each run \
-         keeps its first k windows, pooled within gates (sd, and the degrees of freedom). A spread that does not fall \
-         with k is a difference between runs (processes) that no window count removes.\n",
-        calls.join(", ")
-    );
-    let ks: Vec<usize> = (2..=most).collect();
-    let header: Vec<String> = ks.iter().map(|k| format!("k = {k}")).collect();
-    let _ = writeln!(t, "| benchmark | {} |", header.join(" | "));
-    let _ = writeln!(t, "|---|{}", "---|".repeat(ks.len()));
-    let ids: Vec<String> = {
-        let mut ids: Vec<String> = pooled.keys().map(|(id, _)| id.clone()).collect();
-        ids.dedup();
-        ids
-    };
+    pooled
+}
+
+/// A table of [`pooled_spread`]: one row per benchmark, one column per part.
+fn spread_rows(t: &mut String, pooled: &BTreeMap<(String, usize), (f64, f64)>, headers: &[String]) {
+    let _ = writeln!(t, "| benchmark | {} |", headers.join(" | "));
+    let _ = writeln!(t, "|---|{}", "---|".repeat(headers.len()));
+    let mut ids: Vec<&String> = pooled.keys().map(|(id, _)| id).collect();
+    ids.dedup();
     for id in ids {
-        let cells: Vec<String> = ks
-            .iter()
-            .map(|k| match pooled.get(&(id.clone(), *k)) {
+        let cells: Vec<String> = (0..headers.len())
+            .map(|i| match pooled.get(&(id.clone(), i)) {
                 Some((ss, df)) if *df > 0.0 => format!("{:.2} % ({df:.0})", (ss / df).sqrt()),
                 _ => "—".into(),
             })
             .collect();
         let _ = writeln!(t, "| `{id}` | {} |", cells.join(" | "));
+    }
+    let _ = writeln!(t);
+}
+
+/// The spread of one pair's difference by the windows each run keeps (its first `k`), and
+/// by where four of them lie in the run (windows `a+1` to `a+4`: a later start stands for a
+/// longer warm-up), pooled within gates over the gates of setting `label`, per benchmark.
+pub(super) fn window_prefix_table(t: &mut String, gates: &[StudyGate], label: &str) {
+    let chosen = with_windows(gates, label);
+    let most = most_windows(&chosen).unwrap_or(0);
+    if chosen.is_empty() || most < 2 {
+        return;
+    }
+    let prefixes: Vec<(usize, usize)> = (2..=most).map(|k| (0, k)).collect();
+    let _ = writeln!(
+        t,
+        "Noise by windows within paired runs (calls {}, `{label}`): the spread of a pair's difference when each run \
+         keeps its first k windows, pooled within gates (sd, and the degrees of freedom). A spread that does not fall \
+         with k is a difference between runs (processes) that no window count removes.\n",
+        calls_of(&chosen)
+    );
+    let headers: Vec<String> = prefixes.iter().map(|(_, k)| format!("k = {k}")).collect();
+    spread_rows(t, &pooled_spread(&chosen, &prefixes), &headers);
+    const KEPT: usize = 4;
+    if most <= KEPT {
+        return;
+    }
+    let places: Vec<(usize, usize)> = (0..=most - KEPT).map(|a| (a, a + KEPT)).collect();
+    let _ = writeln!(
+        t,
+        "The same runs keeping {KEPT} windows at each place in the run (windows a+1 to a+{KEPT}): windows that \
+         start later in the busy stretch stand for a longer warm-up before them. A spread that does not fall as \
+         they start later is not the warm-up's.\n"
+    );
+    let headers: Vec<String> = places.iter().map(|(a, b)| format!("windows {}-{b}", a + 1)).collect();
+    spread_rows(t, &pooled_spread(&chosen, &places), &headers);
+}
+
+/// Each window's energy per launch against its run's mean over its first four windows, by
+/// the window's place, averaged over every run of each setting in `labels`: how the energy
+/// per launch moves across a busy stretch (the die warming), the same in both sides of a pair.
+pub(super) fn window_place_table(t: &mut String, gates: &[StudyGate], labels: &[&str]) {
+    const KEPT: usize = 4;
+    let _ = writeln!(
+        t,
+        "Each window's energy per launch against its run's mean over its first {KEPT} windows, by the window's \
+         place (mean over every run of the setting; both sides of a pair alike, so it cancels in a pair's \
+         difference): how the energy per launch moves across a run's busy stretch.\n"
+    );
+    let headers: Vec<String> = (1..=KEPT).map(|w| format!("window {w}")).collect();
+    let _ = writeln!(t, "| setting | benchmark | runs | {} |", headers.join(" | "));
+    let _ = writeln!(t, "|---|---|---|{}", "---|".repeat(KEPT));
+    for label in labels {
+        let chosen = with_windows(gates, label);
+        let mut by: BTreeMap<&str, (usize, [f64; KEPT])> = BTreeMap::new();
+        for w in chosen.iter().flat_map(|g| g.run_windows.values()).flat_map(|b| b.iter()) {
+            let (id, windows) = w;
+            if windows.len() < KEPT {
+                continue;
+            }
+            let mean = windows[..KEPT].iter().sum::<f64>() / KEPT as f64;
+            if mean.is_nan() || mean <= 0.0 {
+                continue;
+            }
+            let entry = by.entry(id.as_str()).or_insert((0, [0.0; KEPT]));
+            entry.0 += 1;
+            for (sum, e) in entry.1.iter_mut().zip(&windows[..KEPT]) {
+                *sum += 100.0 * (e / mean - 1.0);
+            }
+        }
+        for (id, (n, sums)) in by {
+            let cells: Vec<String> = sums.iter().map(|s| format!("{:+.2} %", s / n as f64)).collect();
+            let _ = writeln!(t, "| {label} | `{id}` | {n} | {} |", cells.join(" | "));
+        }
     }
     let _ = writeln!(t);
 }
