@@ -210,13 +210,18 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
     // Each side's expected targets, read from its executables once for the whole sequence.
     let expected = (gpus::expected_targets(&sides.baseline), gpus::expected_targets(&sides.candidate));
     eprintln!(
-        "energy ab: {} against {} in ABBA order, {}-{} pairs{}, on {}; runs in {}",
+        "energy ab: {} against {} in ABBA order, {}-{} pairs{}, {}, on {}; runs in {}",
         sides.candidate_label,
         sides.baseline_label,
         s.min_pairs,
         s.max_pairs,
         s.budget.map_or(String::new(), |b| format!(" within {:.1} min", b.as_secs_f64() / 60.0)),
-        visible.as_deref().map_or("the GPU ENERGY_DEVICE / CUDA_VISIBLE_DEVICES choose".to_string(), |u| u.to_string()),
+        s.windows.map_or("each benchmark's own windows".to_string(), |w| {
+            format!("{w} windows per benchmark and run (a benchmark that fixes its own keeps them)")
+        }),
+        visible
+            .as_deref()
+            .map_or("the GPU that ENERGY_DEVICE or CUDA_VISIBLE_DEVICES chooses".to_string(), |u| u.to_string()),
         out.display()
     );
     gpus::catch_interrupts();

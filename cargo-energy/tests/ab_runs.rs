@@ -154,7 +154,12 @@ fn a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment() {
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("1 regression(s) in 2 benchmark(s) (simulated)"), "{t}");
+    // The gate's default window count said as it starts, and the windows the runs measured
+    // (these benchmarks fix their own 10) where the verdict is.
+    assert!(t.contains("6 windows per benchmark and run (a benchmark that fixes its own keeps them)"), "{t}");
+    assert!(t.contains("2 ABBA pairs, 10 windows per benchmark and run on"), "{t}");
     let comment = std::fs::read_to_string(&md).unwrap();
+    assert!(comment.contains("2 ABBA pairs, 10 windows per benchmark and run on"), "{comment}");
     assert!(comment.starts_with("## Energy gate: REGRESSION"), "{comment}");
     assert!(comment.contains("Compared: candidate (11111111) against base main (00000000)."), "{comment}");
     assert!(comment.contains("SIMULATED"), "{comment}");

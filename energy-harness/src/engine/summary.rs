@@ -170,7 +170,7 @@ pub(super) fn summarize(done: Summary<'_>) -> Result<Measurement> {
         }
         _ => None,
     };
-    let rails = rail_energies(trace, &windows, analysis_options, n, &mut warnings);
+    let rails = rail_energies(trace, &windows, analysis_options, n, analysis.idle_w, &mut warnings);
     let thermal = thermal.and_then(|cal| super::thermal::normalize(&facts_before.uuid, &per_window, cal));
 
     Ok(Measurement {
@@ -261,12 +261,18 @@ pub fn net_energy(with: &Measurement, without: &Measurement) -> Option<NetEnergy
 /// The energy per launch of every rail the trace holds, over the same windows as the
 /// board's, each with its own model (its calibration, else its default; never the model
 /// given for the board's source). A rail that failed while recorded, or whose readings
-/// cannot be analyzed, gives a warning instead of a figure; the board's figures stand.
+/// cannot be analyzed, gives a warning instead of a figure; the board's figures stand. A
+/// rail's active idle above the board's own (`board_idle_w`: a rail is a part of the board)
+/// or below nothing, and a dynamic figure below nothing, are left out: a rail whose sensor
+/// averages over longer than the idle measured around the stretch (the memory rail's 1 s
+/// boxcar after a paired run's one-interval tail read 459 W against a board idle of 121 W)
+/// gives its energy only.
 fn rail_energies(
     trace: &Trace,
     windows: &[Window],
     board: &AnalysisOptions,
     launches: f64,
+    board_idle_w: f64,
     warnings: &mut Vec<Warning>,
 ) -> Vec<RailEnergy> {
     if let Some(why) = trace.metadata(RAIL_FAILED) {
@@ -285,15 +291,8 @@ fn rail_energies(
             let energy_j = energy_j.filter(|e| e.validate(true).is_ok()).ok_or_else(|| {
                 Error::new(ErrorKind::Analysis, "no positive, finite energy per launch in the windows")
             })?;
-            // (A dynamic figure that a result file would refuse is left out, not written.)
-            let dynamic_j = dynamic_j.filter(|d| d.validate(false).is_ok() && d.mean <= energy_j.mean);
-            Ok(RailEnergy {
-                source: rail,
-                sensor_model: a.sensor_model,
-                energy_j,
-                dynamic_j,
-                idle_w: Some(a.idle_w).filter(|w| w.is_finite()),
-            })
+            let (idle_w, dynamic_j) = rail_idle_and_dynamic(a.idle_w, dynamic_j, energy_j.mean, board_idle_w);
+            Ok(RailEnergy { source: rail, sensor_model: a.sensor_model, energy_j, dynamic_j, idle_w })
         });
         match figures {
             Ok(figures) => rails.push(figures),
@@ -304,6 +303,23 @@ fn rail_energies(
         }
     }
     rails
+}
+
+/// A rail's active idle and dynamic energy per launch as a result may hold them: the idle
+/// only where finite, not below nothing and not above the board's own (`board_idle_w`); the
+/// dynamic figure only with that idle, not below nothing and not above the rail's energy per
+/// launch (`energy_j`), and one a result file would accept.
+fn rail_idle_and_dynamic(
+    idle_w: f64,
+    dynamic_j: Option<Estimate>,
+    energy_j: f64,
+    board_idle_w: f64,
+) -> (Option<f64>, Option<Estimate>) {
+    let idle_w = Some(idle_w).filter(|w| w.is_finite() && *w >= 0.0 && (board_idle_w.is_nan() || *w <= board_idle_w));
+    let dynamic_j = dynamic_j
+        .filter(|d| d.validate(false).is_ok() && d.mean >= 0.0 && d.mean <= energy_j)
+        .filter(|_| idle_w.is_some());
+    (idle_w, dynamic_j)
 }
 
 /// How the windows moved from the first to the last: the energy per launch (least-squares
@@ -374,6 +390,24 @@ fn state_warnings(before: &DeviceFacts, after: &DeviceFacts) -> Vec<Warning> {
 mod tests {
     use super::*;
     use crate::gpu::GpuProcess;
+
+    #[test]
+    fn a_rail_keeps_no_idle_above_the_boards_and_no_dynamic_below_nothing() {
+        let dynamic = |values: &[f64]| Estimate::from_values(values);
+        // A sound rail: both kept.
+        let (idle, dyn_j) = rail_idle_and_dynamic(23.1, dynamic(&[0.017, 0.018, 0.019]), 0.064, 129.2);
+        assert_eq!(idle, Some(23.1));
+        assert!(dyn_j.is_some_and(|d| (d.mean - 0.018).abs() < 1e-12));
+        // The memory rail's 1 s boxcar after a paired run's short tail (a simulated H100,
+        // 2026-12-02): 458.6 W of "idle" against a board idle of 121.2 W, dynamic −3.38 mJ.
+        let (idle, dyn_j) = rail_idle_and_dynamic(458.6, dynamic(&[-3.3e-3, -3.4e-3, -3.44e-3]), 1.752e-3, 121.2);
+        assert_eq!((idle, dyn_j.is_some()), (None, false));
+        // A plausible idle with a dynamic figure below nothing: the idle stays, the dynamic goes.
+        let (idle, dyn_j) = rail_idle_and_dynamic(60.0, dynamic(&[-2.0e-4, -2.1e-4, -2.2e-4]), 0.05, 121.2);
+        assert_eq!((idle, dyn_j.is_some()), (Some(60.0), false));
+        // Nothing finite, nothing kept.
+        assert_eq!(rail_idle_and_dynamic(f64::NAN, None, 0.05, 121.2), (None, None));
+    }
 
     #[test]
     fn net_energy_subtracts_the_baseline_and_widens_the_interval() {

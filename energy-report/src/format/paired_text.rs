@@ -58,13 +58,29 @@ pub fn progress_line(
     )
 }
 
+/// The windows each run measured a benchmark over, from the runs' figures: ", 6 windows per
+/// benchmark and run" (or a range where benchmarks differ); empty in reports without them.
+fn windows_phrase(report: &AbReport) -> String {
+    let counts: Vec<usize> = report
+        .runs
+        .iter()
+        .flat_map(|r| r.benchmarks.values().filter_map(|b| b.within_run.map(|w| w.windows)))
+        .collect();
+    match (counts.iter().min(), counts.iter().max()) {
+        (Some(lo), Some(hi)) if lo == hi => format!(", {lo} windows per benchmark and run"),
+        (Some(lo), Some(hi)) => format!(", {lo}-{hi} windows per benchmark and run"),
+        _ => String::new(),
+    }
+}
+
 /// The report as text for the terminal.
 pub fn ab_text(report: &AbReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "energy per launch, candidate (B) against baseline (A), {} ABBA pairs on {}",
+        "energy per launch, candidate (B) against baseline (A), {} ABBA pairs{} on {}",
         report.pairs,
+        windows_phrase(report),
         device_line(report)
     );
     let _ = writeln!(out, "  A: {}\n  B: {}", visible(&report.baseline), visible(&report.candidate));
@@ -129,7 +145,13 @@ pub fn ab_text(report: &AbReport) -> String {
 /// The report as markdown (a pull-request comment).
 pub fn ab_markdown(report: &AbReport) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "### cargo energy ab: {} ABBA pairs on {}\n", report.pairs, device_line(report));
+    let _ = writeln!(
+        out,
+        "### cargo energy ab: {} ABBA pairs{} on {}\n",
+        report.pairs,
+        windows_phrase(report),
+        device_line(report)
+    );
     let _ = writeln!(out, "| benchmark | A | B | change (95 % CI) | detectable | pairs | verdict |");
     let _ = writeln!(out, "|---|---|---|---|---|---|---|");
     for c in &report.changes {

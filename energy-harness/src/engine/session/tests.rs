@@ -311,6 +311,12 @@ mod handover {
                 let error = m.energy_j.mean / truth(SECOND) - 1.0;
                 assert!(error.abs() < 0.01, "seed {seed}: off the truth by {:.3} %", error * 100.0);
                 assert!((m.idle_w - SimPreset::h100().idle_w).abs() < 5.0, "seed {seed}: idle {:.1} W", m.idle_w);
+                // A rail is a part of the board: no idle above the board's, no dynamic below
+                // nothing (the memory rail's 1 s boxcar cannot give either after a short tail).
+                for rail in &m.rails {
+                    assert!(rail.idle_w.is_none_or(|w| (0.0..=m.idle_w).contains(&w)), "seed {seed}: {rail:?}");
+                    assert!(rail.dynamic_j.is_none_or(|d| d.mean >= 0.0), "seed {seed}: {rail:?}");
+                }
             }
             // One tick interval shorter (a virtual clock: no host time).
             let saved = plain.wall_time_s - paired.wall_time_s;
