@@ -203,6 +203,11 @@ fn targets_run_one_by_one_compare_against_a_baseline_holding_both() {
     assert_eq!(names(&run), ["beta", "alpha"]);
     assert_eq!(run.targets[0], beta_before, "beta's part kept as it was");
     assert_eq!(c.compare().status.code(), Some(0), "{}", text(&c.compare()));
+    // Every target again from the same source: nothing of the run there is kept, and the
+    // message says a new run, not a continued one keeping nothing.
+    let again = c.cargo(&["bench"]);
+    assert!(again.contains("a new run in") && !again.contains("keeping bench target(s) none"), "{again}");
+    assert_eq!(names(&c.new_run()), ["alpha", "beta"]);
     println!("  --bench alpha, then --bench beta: one run, both compared (exit 0); alpha again: beta kept");
 }
 

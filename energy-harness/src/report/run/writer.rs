@@ -264,10 +264,18 @@ impl RunWriter {
             (Some(m), Joining::Continue(replaced)) => {
                 let kept: Vec<&str> =
                     m.targets.iter().filter(|t| !replaced.contains(&t.name)).map(|t| t.name.as_str()).collect();
-                eprintln!(
-                    "energy: continuing the run in {shown}, built from the same source: keeping bench target(s) {}",
-                    if kept.is_empty() { "none".to_string() } else { kept.join(", ") }
-                );
+                if kept.is_empty() {
+                    // Every target of the run there runs again: its results are replaced.
+                    eprintln!(
+                        "energy: a new run in {shown} (built from the same source; bench target(s) {} run again)",
+                        replaced.join(", ")
+                    );
+                } else {
+                    eprintln!(
+                        "energy: continuing the run in {shown}, built from the same source: keeping bench target(s) {}",
+                        kept.join(", ")
+                    );
+                }
             }
             _ => {}
         }
