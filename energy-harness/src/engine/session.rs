@@ -13,9 +13,9 @@
 //! time before window 0 brings the clocks up (a burst after idle reads low for its first
 //! ~25 ms, DESIGN.md §6) and is never taken for idle; [`WARMUP_S`] of GPU time in all, the
 //! guard before window 0 its last part where there is one ([`warmup_batches_s`]). From the
-//! warm-up's time per launch it plans the windows, and from the guard's where one ran. On an energy counter, a guard
-//! of the kernel's own back-to-back launches (one counter period's worth, at most a
-//! window's) runs before window 0 and another after the last window
+//! warm-up's time per launch it plans the windows, and from the guard's where one ran. On
+//! an energy counter, a guard of the kernel's own back-to-back launches (one counter
+//! period's worth, at most a window's) runs before window 0 and another after the last window
 //! ([`GUARD_BEFORE_WINDOW`], [`GUARD_AFTER_WINDOW`]): auxiliary, never measured, they put
 //! every measured window's edges where the power is the kernel's steady power. Without
 //! them the first and last windows take the split of the tick intervals holding the
@@ -307,7 +307,8 @@ impl Session {
         let back_to_back_s = probe_back_to_back(workload, launch_s)?;
         marker.end(AUXILIARY_WINDOW);
         let quantum = workload.launch_quantum();
-        let mut planned = plan(&options, launch_s, &model).in_quanta_of(quantum);
+        let plan_at = |launch_s: f64| plan(&options, launch_s, &model).in_quanta_of(quantum);
+        let mut planned = plan_at(launch_s);
         let guard_launches = guard_launches(&planned, &model).map(|launches| whole_quanta(launches, quantum));
         if let Some(launches) = guard_launches {
             let guard_s = marked_batch(&marker, workload, GUARD_BEFORE_WINDOW, launches)?;
@@ -315,7 +316,7 @@ impl Session {
             // warm-up: their time per launch sizes the windows.
             let guard_launch_s = guard_s / launches as f64;
             if guard_launch_s.is_finite() && guard_launch_s > 0.0 {
-                planned = plan(&options, guard_launch_s, &model).in_quanta_of(quantum);
+                planned = plan_at(guard_launch_s);
             }
         }
         Ok(Session {
@@ -714,7 +715,7 @@ fn warm_up(workload: &mut dyn Workload, warmup_s: f64) -> Result<f64> {
         } else {
             MAX_LAUNCHES_PER_WINDOW
         };
-        batch = whole_quanta((batch * 2).min(rest).min(MAX_LAUNCHES_PER_WINDOW), quantum);
+        batch = whole_quanta((batch * 2).min(rest), quantum);
     }
     Ok(gpu / launched as f64)
 }
