@@ -244,10 +244,7 @@ fn replay_settling(gate: &StudyGate) -> Result<Option<Replayed>> {
     let mut sequence = AbSequence::new(report.removed.clone());
     let (mut bench_runs, mut wall, mut timed) = (0, 0.0, true);
     for (index, run) in report.runs.iter().enumerate() {
-        let running: Vec<String> =
-            if sequence.common.is_empty() { run.benchmarks.keys().cloned().collect() } else { sequence.running() };
-        let mut kept = run.clone();
-        kept.benchmarks.retain(|id, _| running.contains(id));
+        let kept = still_running(&sequence, run);
         bench_runs += kept.benchmarks.len();
         match gate.bench_walls.get(&run.run) {
             Some(walls) => {
@@ -262,6 +259,15 @@ fn replay_settling(gate: &StudyGate) -> Result<Option<Replayed>> {
         }
     }
     Ok(Some((sequence.changes(report.threshold_pct)?, bench_runs, timed.then_some(wall))))
+}
+
+/// `run` with only the benchmarks `sequence` still runs (all of them before its first pair).
+fn still_running(sequence: &AbSequence, run: &RunFigures) -> RunFigures {
+    let running: Vec<String> =
+        if sequence.common.is_empty() { run.benchmarks.keys().cloned().collect() } else { sequence.running() };
+    let mut kept = run.clone();
+    kept.benchmarks.retain(|id, _| running.contains(id));
+    kept
 }
 
 /// Adds run `index` (from 0) of a replayed gate to `sequence` and, after each whole pair from

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use energy_harness::Result;
 use energy_results::ab::Side;
-use energy_results::stats::linear_fit;
+use energy_results::stats::{linear_fit, LinearFit};
 
 use super::{run_number, StudyGate};
 
@@ -36,6 +36,27 @@ pub(super) fn run_windows(logs: &BTreeMap<String, Vec<u8>>) -> Result<BTreeMap<u
     Ok(out)
 }
 
+/// Each run of `gates` as (the benchmarks it measured, its wall time as `cargo energy` timed
+/// it, s).
+fn run_points(gates: &[&StudyGate]) -> Vec<(f64, f64)> {
+    gates
+        .iter()
+        .filter_map(|g| g.report.as_ref())
+        .flat_map(|r| r.runs.iter().map(|run| (run.benchmarks.len() as f64, run.wall_s)))
+        .collect()
+}
+
+/// The least squares of runs' wall times on their benchmarks ([`run_points`]): `intercept` a
+/// run, `slope` a benchmark, s; `None` under three runs.
+fn cost_fit(points: &[(f64, f64)]) -> Option<LinearFit> {
+    linear_fit(points).filter(|_| points.len() >= 3)
+}
+
+/// [`cost_fit`] of the runs of `gates`.
+pub(super) fn run_cost(gates: &[&StudyGate]) -> Option<LinearFit> {
+    cost_fit(&run_points(gates))
+}
+
 /// Least squares of each run's wall time on the benchmarks it measured, over the gates of
 /// each window setting in `labels`: the run's fixed cost and each benchmark's.
 pub(super) fn run_cost_table(t: &mut String, gates: &[StudyGate], labels: &[&str]) {
@@ -48,14 +69,10 @@ pub(super) fn run_cost_table(t: &mut String, gates: &[StudyGate], labels: &[&str
     let _ = writeln!(t, "| setting | runs | benchmarks per run | fixed cost per run | per benchmark |");
     let _ = writeln!(t, "|---|---|---|---|---|");
     for label in labels {
-        let points: Vec<(f64, f64)> = gates
-            .iter()
-            .filter(|g| g.windows == *label)
-            .filter_map(|g| g.report.as_ref())
-            .flat_map(|r| r.runs.iter().map(|run| (run.benchmarks.len() as f64, run.wall_s)))
-            .collect();
+        let chosen: Vec<&StudyGate> = gates.iter().filter(|g| g.windows == *label).collect();
+        let points = run_points(&chosen);
         let (min, max) = points.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| (a.min(p.0), b.max(p.0)));
-        match linear_fit(&points).filter(|_| points.len() >= 3) {
+        match cost_fit(&points) {
             Some(fit) => {
                 let _ = writeln!(
                     t,
@@ -78,6 +95,10 @@ pub(super) fn run_cost_table(t: &mut String, gates: &[StudyGate], labels: &[&str
     }
     let _ = writeln!(t);
 }
+
+/// The windows of a run the tables by place keep: the fewest the study's runs measured since
+/// paired runs (4, calls 16-18).
+const KEPT: usize = 4;
 
 /// The gates of setting `label` that brought their result files back.
 pub(super) fn with_windows<'a>(gates: &'a [StudyGate], label: &str) -> Vec<&'a StudyGate> {
@@ -182,7 +203,6 @@ pub(super) fn window_prefix_table(t: &mut String, gates: &[StudyGate], label: &s
     );
     let headers: Vec<String> = prefixes.iter().map(|(_, k)| format!("k = {k}")).collect();
     spread_rows(t, &pooled_spread(&chosen, &prefixes), &headers);
-    const KEPT: usize = 4;
     if most <= KEPT {
         return;
     }
@@ -201,7 +221,6 @@ pub(super) fn window_prefix_table(t: &mut String, gates: &[StudyGate], label: &s
 /// the window's place, averaged over every run of each setting in `labels`: how the energy
 /// per launch moves across a busy stretch (the die warming), the same in both sides of a pair.
 pub(super) fn window_place_table(t: &mut String, gates: &[StudyGate], labels: &[&str]) {
-    const KEPT: usize = 4;
     let _ = writeln!(
         t,
         "Each window's energy per launch against its run's mean over its first {KEPT} windows, by the window's \

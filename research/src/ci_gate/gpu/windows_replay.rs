@@ -6,18 +6,18 @@ use std::fmt::Write as _;
 
 use energy_harness::Result;
 use energy_results::ab::{AbSequence, WithinRun};
-use energy_results::detect::{student_t_quantile, Verdict};
-use energy_results::stats::{linear_fit, LinearFit};
+use energy_results::stats::{Estimate, LinearFit};
 
-use super::paired_runs::{calls_of, most_windows, with_windows};
-use super::{add_and_settle, kind_label, StudyGate};
+use super::paired_runs::{calls_of, most_windows, run_cost, with_windows};
+use super::{add_and_settle, kind_label, regressions, still_running, StudyGate};
 
 /// Seconds one window of the study's benchmarks lasts (a counter period, about).
 const WINDOW_S: f64 = 0.1;
 
 /// One gate replayed: its benchmark-gates' verdicts, the benchmark-runs it measured, the
 /// benchmarks cut short (the gate as run had left them out of runs the replay still needs:
-/// judged on the pairs they had), the pairs of its last run, and its estimated GPU time, s.
+/// judged on the pairs they had), the pairs of its last run, and the runs it ran (with the
+/// benchmark-runs, what its GPU time is estimated from).
 struct Replayed {
     regressions: usize,
     benchmarks: usize,
@@ -25,28 +25,15 @@ struct Replayed {
     cut_short: usize,
     pairs: usize,
     runs: usize,
-    wall_s: f64,
-}
-
-/// The least-squares cost of the runs of `gates`: a run's wall time on the benchmarks it
-/// measured (`intercept` a run, `slope` a benchmark), s.
-fn run_cost(gates: &[&StudyGate]) -> Option<LinearFit> {
-    let points: Vec<(f64, f64)> = gates
-        .iter()
-        .filter_map(|g| g.report.as_ref())
-        .flat_map(|r| r.runs.iter().map(|run| (run.benchmarks.len() as f64, run.wall_s)))
-        .collect();
-    linear_fit(&points).filter(|_| points.len() >= 3)
 }
 
 /// `gate` replayed as the gate runs today (settled benchmarks left out after each pair from
 /// the second), each run's figure of a benchmark the mean of its windows `from..to` (and its
-/// interval from them); `None` without the result files. A run's GPU time is estimated as
-/// `fixed_s` and `per_bench_s` for each benchmark it measured.
-fn replay(gate: &StudyGate, (from, to): (usize, usize), fixed_s: f64, per_bench_s: f64) -> Result<Option<Replayed>> {
+/// interval from them); `None` without the result files.
+fn replay(gate: &StudyGate, (from, to): (usize, usize)) -> Result<Option<Replayed>> {
     let Some(report) = &gate.report else { return Ok(None) };
     let mut sequence = AbSequence::new(report.removed.clone());
-    let (mut bench_runs, mut cut_short, mut runs, mut wall_s) = (0, 0, 0, 0.0);
+    let (mut bench_runs, mut cut_short, mut runs) = (0, 0, 0);
     for (index, run) in report.runs.iter().enumerate() {
         let Some(windows) = gate.run_windows.get(&run.run) else { return Ok(None) };
         if !sequence.common.is_empty() {
@@ -61,35 +48,28 @@ fn replay(gate: &StudyGate, (from, to): (usize, usize), fixed_s: f64, per_bench_
                 break;
             }
         }
-        let running: Vec<String> =
-            if sequence.common.is_empty() { run.benchmarks.keys().cloned().collect() } else { sequence.running() };
-        let mut kept = run.clone();
-        kept.benchmarks.retain(|id, _| running.contains(id));
+        let mut kept = still_running(&sequence, run);
         for (id, figure) in kept.benchmarks.iter_mut() {
-            let Some(part) = windows.get(id).and_then(|w| w.get(from..to)) else { return Ok(None) };
-            let n = part.len() as f64;
-            let mean = part.iter().sum::<f64>() / n;
-            let sd = (part.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-            let half = student_t_quantile(0.975, n - 1.0) * sd / n.sqrt();
-            figure.energy_j = mean;
-            figure.within_run = Some(WithinRun { ci_low_j: mean - half, ci_high_j: mean + half, windows: part.len() });
+            let Some(e) = windows.get(id).and_then(|w| w.get(from..to)).and_then(Estimate::from_values) else {
+                return Ok(None);
+            };
+            figure.energy_j = e.mean;
+            figure.within_run = Some(WithinRun { ci_low_j: e.ci_low, ci_high_j: e.ci_high, windows: e.n });
         }
         bench_runs += kept.benchmarks.len();
         runs += 1;
-        wall_s += fixed_s + per_bench_s * kept.benchmarks.len() as f64;
         if add_and_settle(&mut sequence, kept, index, report)? {
             break;
         }
     }
     let changes = sequence.changes(report.threshold_pct)?;
     Ok(Some(Replayed {
-        regressions: changes.iter().filter(|c| c.verdict == Verdict::Regression).count(),
+        regressions: regressions(&changes),
         benchmarks: changes.len(),
         bench_runs,
         cut_short,
         pairs: sequence.pairs(),
         runs,
-        wall_s,
     }))
 }
 
@@ -157,7 +137,8 @@ pub(super) fn replay_rows(
             };
             let (mut wall, mut other_wall) = (0.0, 0.0);
             for gate in chosen.iter().filter(|g| g.kind == kind) {
-                let Some(r) = replay(gate, (from, to), fit.intercept, per_bench_s)? else { continue };
+                let Some(r) = replay(gate, (from, to))? else { continue };
+                wall += fit.intercept * r.runs as f64 + per_bench_s * r.bench_runs as f64;
                 if let Some((other_fit, windows)) = &other {
                     let per_bench_s = other_fit.slope + WINDOW_S * (to as f64 - *windows as f64);
                     other_wall += other_fit.intercept * r.runs as f64 + per_bench_s * r.bench_runs as f64;
@@ -167,7 +148,6 @@ pub(super) fn replay_rows(
                 row.bench_runs += r.bench_runs;
                 row.cut_short += r.cut_short;
                 row.pairs.push(r.pairs);
-                wall += r.wall_s;
             }
             if row.pairs.is_empty() {
                 continue;
