@@ -13,9 +13,11 @@
 //! last pair that fits. Both executables get the same GPU: `--gpu` (a CUDA ordinal or a
 //! UUID, passed as `CUDA_VISIBLE_DEVICES=<UUID>` as `run --gpus` does), else whatever
 //! `ENERGY_DEVICE` and `CUDA_VISIBLE_DEVICES` choose; every run's results must name the same
-//! GPU, and simulated and measured figures are never mixed. After `--min-pairs` pairs the
-//! sequence stops when every benchmark's detectable change is at most `--target`, or at
-//! `--max-pairs`. The report (`energy-ab/1`) is written atomically to `<output>/ab.json`.
+//! GPU, and simulated and measured figures are never mixed. After each pair from
+//! `--min-pairs` on, a benchmark settles once its detectable change is at most `--target`
+//! (for `gate` also once its verdict is clear: a regression, or clearly within the
+//! threshold; `energy_results::ab::settles`) and later runs leave it out; the sequence stops
+//! when none is left, or at `--max-pairs`. The report (`energy-ab/1`) is written atomically to `<output>/ab.json`.
 //! Exit 1 on a regression, 0 otherwise, 2 when nothing could be decided (bad arguments, an
 //! executable that failed, runs on different GPUs, a benchmark missing).
 
@@ -26,7 +28,7 @@ use energy_harness::unstable::bench::PAIRED_WINDOWS_ENV;
 use energy_harness::{Error, ErrorKind, Result};
 use energy_report::paired::run_figures;
 use energy_report::{ab_markdown, ab_text, progress_line, ResultSet};
-use energy_results::ab::{stop_reason, AbReport, AbSequence, PairedChange, Side, AB_SCHEMA};
+use energy_results::ab::{stop_reason, AbReport, AbSequence, PairedChange, Settling, Side, AB_SCHEMA};
 use energy_results::run::{BENCHMARKS_ENV, EXPECTED_TARGETS_ENV, PAIRED_RUN_ENV};
 use energy_results::trace::format::write_atomically;
 
@@ -68,6 +70,20 @@ pub(super) struct SequenceArgs {
     pub output_dir: Option<PathBuf>,
     pub removed: Vec<String>,
     pub args: Vec<String>,
+    /// Whether a benchmark settles on a clear verdict too, not only once precise enough
+    /// (`gate`: a verdict; `ab`: a measurement of the change).
+    pub settle_on_verdict: bool,
+}
+
+impl SequenceArgs {
+    /// When a benchmark settles ([`Settling`]).
+    pub fn settling(&self) -> Settling {
+        if self.settle_on_verdict {
+            Settling::Verdict { target_pct: self.target_pct, threshold_pct: self.threshold_pct }
+        } else {
+            Settling::Precise { target_pct: self.target_pct }
+        }
+    }
 }
 
 /// The two sides of a sequence: their executables and how the report names them.
@@ -258,11 +274,14 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
             // Benchmarks whose detectable change reached the target are judged on the pairs
             // they ran; the sequence goes on for the others (and stops when none is left).
             if pairs >= s.min_pairs {
-                let now = sequence.settle(&changes, s.target_pct);
+                let now = sequence.settle(&changes, s.settling());
                 if !now.is_empty() && !sequence.running().is_empty() && pairs < s.max_pairs {
                     eprintln!(
                         "energy ab: settled after {pairs} pairs, left out of the next: {}",
-                        now.iter().map(|id| energy_results::error::echo(id)).collect::<Vec<_>>().join(", ")
+                        now.iter()
+                            .map(|(id, why)| format!("{} ({})", energy_results::error::echo(id), why.describe()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     );
                 }
             }
@@ -399,6 +418,7 @@ mod tests {
             output_dir: None,
             removed: vec![],
             args: vec![],
+            settle_on_verdict: false,
         }
     }
 

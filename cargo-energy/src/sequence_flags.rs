@@ -22,9 +22,11 @@ pub(crate) struct SequenceFlags {
     /// Pairs run at most.
     #[arg(long = "max-pairs", default_value_t = 12)]
     max_pairs: usize,
-    /// Stop once every benchmark's detectable change is at most this, percent [default: 1
-    /// for ab; for gate twice the threshold: a rise of twice the threshold caught 95 % of
-    /// the time].
+    /// A benchmark settles (later pairs leave it out) once its detectable change is at most
+    /// this, percent, and the sequence stops when every one has [default: 1 for ab; for gate
+    /// twice the threshold: a rise of twice the threshold caught 95 % of the time; gate
+    /// settles a benchmark on a clear verdict too: a regression, or clearly within the
+    /// threshold].
     #[arg(long)]
     target: Option<f64>,
     /// Regression threshold, percent [default: 5 for ab, 1 for gate].
@@ -58,12 +60,19 @@ pub(crate) struct SequenceDefaults {
     /// `None`: the target is twice the threshold.
     target_pct: Option<f64>,
     windows: Option<usize>,
+    /// A benchmark settles on a clear verdict too (`energy_results::ab::Settling::Verdict`).
+    settle_on_verdict: bool,
 }
 
 /// `cargo energy ab`: a 5 % threshold, 3 pairs at least, a 1 % target, the benchmarks' own
 /// windows.
-pub(crate) const AB_DEFAULTS: SequenceDefaults =
-    SequenceDefaults { threshold_pct: 5.0, min_pairs: 3, target_pct: Some(1.0), windows: None };
+pub(crate) const AB_DEFAULTS: SequenceDefaults = SequenceDefaults {
+    threshold_pct: 5.0,
+    min_pairs: 3,
+    target_pct: Some(1.0),
+    windows: None,
+    settle_on_verdict: false,
+};
 
 /// `cargo energy gate`: a 1 % threshold, 2 pairs at least, a target of twice the threshold,
 /// 6 windows per benchmark and run. On H200s (research/results/2026-12-01-ci-gate) a gate's
@@ -72,9 +81,11 @@ pub(crate) const AB_DEFAULTS: SequenceDefaults =
 /// Calls 13-15's gates (6 windows) replayed from their own runs keeping each run's first 4
 /// or 5 windows: one A/A false alarm in 63 benchmark-gates at either, and +2 % caught 58 and
 /// 59 of 63 against 60 of 63 at 6 (the cuBLAS benchmarks' windows still average noise out);
-/// calls 16-18 at 4 windows caught 57 of 63.
+/// calls 16-18 at 4 windows caught 57 of 63. Calls 19-21 (6 windows, the guard ending the
+/// warm-up): A/A 0 of 81, +2 % 79 of 81, 64 s per 10 benchmarks; settling on clear verdicts
+/// (`settle_on_verdict`) replays them at 58 s with the same verdicts.
 pub(crate) const GATE_DEFAULTS: SequenceDefaults =
-    SequenceDefaults { threshold_pct: 1.0, min_pairs: 2, target_pct: None, windows: Some(6) };
+    SequenceDefaults { threshold_pct: 1.0, min_pairs: 2, target_pct: None, windows: Some(6), settle_on_verdict: true };
 
 impl SequenceFlags {
     pub(crate) fn into_args(self, defaults: &SequenceDefaults, args: Vec<String>) -> ab::SequenceArgs {
@@ -91,6 +102,7 @@ impl SequenceFlags {
             output_dir: self.output_dir,
             removed: self.removed,
             args,
+            settle_on_verdict: defaults.settle_on_verdict,
         }
     }
 }
@@ -100,4 +112,31 @@ pub(crate) fn parse_seconds(text: &str) -> Result<f64, String> {
         .ok()
         .filter(|s| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
         .ok_or_else(|| format!("`{text}` is not a duration in seconds (0 < S <= 86400)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use energy_results::ab::Settling;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        sequence: SequenceFlags,
+    }
+
+    /// `gate` gives a verdict and settles a benchmark on a clear one; `ab` measures the change
+    /// and settles a benchmark only once it is measured to its target.
+    #[test]
+    fn gate_settles_on_a_verdict_ab_on_precision() {
+        let flags = |args: &[&str]| Flags::parse_from([&["t"], args].concat()).sequence;
+        let gate = flags(&[]).into_args(&GATE_DEFAULTS, vec![]);
+        assert_eq!(gate.settling(), Settling::Verdict { target_pct: 2.0, threshold_pct: 1.0 });
+        let gate = flags(&["--threshold", "2", "--target", "3"]).into_args(&GATE_DEFAULTS, vec![]);
+        assert_eq!(gate.settling(), Settling::Verdict { target_pct: 3.0, threshold_pct: 2.0 });
+        let ab = flags(&[]).into_args(&AB_DEFAULTS, vec![]);
+        assert_eq!(ab.settling(), Settling::Precise { target_pct: 1.0 });
+    }
 }

@@ -445,7 +445,7 @@ fn a_settled_benchmark_leaves_the_sequence_and_keeps_its_verdict() {
         let jitter = 1.0 + 2e-4 * ((i * 7919 % 13) as f64 / 6.0 - 1.0);
         match id {
             "quiet" => 0.030 * jitter * if side == Side::B { 1.03 } else { 1.0 },
-            _ => 0.050 * (1.0 + 0.015 * [0.9, -0.4, -0.8, 0.7, 0.2, -1.0, 0.5, -0.1][i % 8]),
+            _ => 0.050 * (1.0 + 0.015 * [-0.4, 0.9, -0.8, 0.7, 0.2, -1.0, 0.5, -0.1][i % 8]),
         }
     };
     let run = |i: usize, ids: &[&str]| {
@@ -464,10 +464,10 @@ fn a_settled_benchmark_leaves_the_sequence_and_keeps_its_verdict() {
         s.add(run(i, &["quiet", "noisy"])).unwrap();
     }
     let changes = s.changes(1.0).unwrap();
-    let settled = s.settle(&changes, 2.0);
-    assert_eq!(settled, ["quiet"], "{changes:?}");
+    let settled = s.settle(&changes, Settling::Precise { target_pct: 2.0 });
+    assert_eq!(settled, [("quiet".to_string(), Settled::Precise)], "{changes:?}");
     assert_eq!(s.running(), ["noisy"]);
-    assert_eq!(s.settle(&changes, 2.0), Vec::<String>::new(), "settled once");
+    assert_eq!(s.settle(&changes, Settling::Precise { target_pct: 2.0 }), Vec::new(), "settled once");
     // Pair 3: the quiet benchmark is left out; leaving out the noisy one is refused.
     let err = s.clone().add(run(4, &["quiet"])).unwrap_err();
     assert!(err.message().contains("lacks `noisy`"), "{err}");
@@ -477,10 +477,14 @@ fn a_settled_benchmark_leaves_the_sequence_and_keeps_its_verdict() {
     let figures = s.pair_figures();
     assert_eq!(figures["quiet"].len(), 2);
     assert_eq!(figures["noisy"].len(), 3);
+    let at_settling = changes.iter().find(|c| c.id == "quiet").unwrap().clone();
     let changes = s.changes(1.0).unwrap();
     let quiet = changes.iter().find(|c| c.id == "quiet").unwrap();
     assert_eq!(quiet.verdict, Verdict::Regression, "{quiet:?}");
     assert!((quiet.change_pct - 3.0).abs() < 0.1, "{quiet:?}");
+    // Its judgement is the one it settled on: the noisy benchmark's third pair, which moves
+    // the others' evidence, does not reach it.
+    assert_eq!(quiet, &at_settling);
     // The report carries what settled when, and reads back to the same changes.
     let report = report_of(&s, changes.clone());
     let back = AbReport::parse(&serde_json::to_string(&report).unwrap()).unwrap();
@@ -490,4 +494,36 @@ fn a_settled_benchmark_leaves_the_sequence_and_keeps_its_verdict() {
     let mut old = serde_json::to_value(&report).unwrap();
     old.as_object_mut().unwrap().remove("settled");
     assert!(AbReport::parse(&old.to_string()).is_err());
+}
+
+/// By the gate's rule a benchmark settles once its verdict is clear, not only once its
+/// detectable change reaches the target: a clear regression, a change clearly within the
+/// threshold; an unclear one, near the threshold with a wide interval, runs on.
+#[test]
+fn a_clear_verdict_settles_before_the_target() {
+    let changes = |d: [f64; 2], d_2: [f64; 2]| {
+        let mut s = AbSequence::new(vec![]);
+        for i in 0..4 {
+            let mut r = run_of(i, &["x", "y"], |_, _| 0.0);
+            for (id, f) in r.benchmarks.iter_mut() {
+                let pair_d = if id == "x" { d[i / 2] } else { d_2[i / 2] };
+                f.energy_j = if r.side == Side::B { 0.05 * (pair_d / 100.0).exp() } else { 0.05 };
+            }
+            s.add(r).unwrap();
+        }
+        let changes = s.changes(1.0).unwrap();
+        let rule = Settling::Verdict { target_pct: 0.5, threshold_pct: 1.0 };
+        let why = |id: &str| settles(changes.iter().find(|c| c.id == id).unwrap(), rule);
+        // `ab`'s rule settles on precision alone.
+        let precise =
+            |id: &str| settles(changes.iter().find(|c| c.id == id).unwrap(), Settling::Precise { target_pct: 0.5 });
+        assert_eq!((precise("x"), precise("y")), (None, None));
+        (why("x"), why("y"))
+    };
+    // +3.0 % and +3.2 %: a regression (detectable well above the 0.5 % target).
+    assert_eq!(changes([3.0, 3.2], [0.1, -0.1]).0, Some(Settled::Regression));
+    // −0.1 % and +0.1 % beside it: clearly below the 1 % threshold, though not precise to 0.5 %.
+    assert_eq!(changes([3.0, 3.2], [-0.3, 0.3]).1, Some(Settled::WithinThreshold));
+    // +0.5 % and +1.5 %: neither a regression nor clear of the threshold: runs on.
+    assert_eq!(changes([0.5, 1.5], [-0.3, 0.3]).0, None);
 }

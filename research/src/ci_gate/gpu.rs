@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use energy_harness::Result;
 use energy_results::ab::{
     paired_change, paired_changes, paired_changes_weighted, period_fit, AbReport, AbSequence, PairFigures,
-    PairedChange, RunFigures, POOLED_PRIOR_DF,
+    PairedChange, RunFigures, Settling, POOLED_PRIOR_DF,
 };
 use energy_results::detect::Verdict;
 
@@ -97,10 +97,15 @@ const PAIRED_RUNS_FROM_CALL: usize = 13;
 /// gate's default 4 windows instead of 6): labelled `… + lean warm-up`.
 const LEAN_WARMUP_FROM_CALL: usize = 16;
 
+/// The first call with the lean warm-up at the gate's default of 6 windows again (the
+/// harness of 51775baf, cargo-energy of c2f9dcb3: today's defaults): labelled
+/// `… + lean warm-up + 6 windows`.
+const LEAN_WARMUP_6_WINDOWS_FROM_CALL: usize = 19;
+
 /// The window settings in the page's order: each benchmark's precision (`default`), a
 /// count given, the gate's default (`gate`), from call 7 the same with guards, and from
 /// call 11 the gate's default with settled benchmarks left out.
-const SETTINGS: [&str; 9] = [
+const SETTINGS: [&str; 10] = [
     "default",
     "3",
     "4",
@@ -110,6 +115,7 @@ const SETTINGS: [&str; 9] = [
     "gate + guards + settling",
     "gate + guards + settling + paired runs",
     "gate + guards + settling + paired runs + lean warm-up",
+    "gate + guards + settling + paired runs + lean warm-up + 6 windows",
 ];
 
 /// The gate's defaults at today's window count, 6, the whole warm-up before the guard
@@ -119,6 +125,9 @@ const DEFAULTS_6_WINDOWS: &str = "gate + guards + settling + paired runs";
 /// The guard ending the warm-up, at 4 windows (calls 16-18): a same-board replay of calls
 /// 13-15 then found 4 windows losing power, and the default went back to 6 windows.
 const LEAN_WARMUP_4_WINDOWS: &str = "gate + guards + settling + paired runs + lean warm-up";
+
+/// Today's defaults: the guard ending the warm-up, at 6 windows (calls 19-21).
+const TODAY_DEFAULTS: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows";
 
 /// The gate's defaults before its runs were paired runs (calls 11-12: 8 windows).
 const DEFAULTS_BEFORE_PAIRED_RUNS: &str = "gate + guards + settling";
@@ -173,6 +182,9 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                     name: name.to_string(),
                     kind: parts[2].to_string(),
                     windows: match parts[3].trim_start_matches('w') {
+                        w if call >= LEAN_WARMUP_6_WINDOWS_FROM_CALL => {
+                            format!("{w} + guards + settling + paired runs + lean warm-up + 6 windows")
+                        }
                         w if call >= LEAN_WARMUP_FROM_CALL => {
                             format!("{w} + guards + settling + paired runs + lean warm-up")
                         }
@@ -234,7 +246,7 @@ fn run_bench_walls(logs: &BTreeMap<String, Vec<u8>>) -> BTreeMap<usize, BTreeMap
 type Replayed = (Vec<PairedChange>, usize, Option<f64>);
 
 /// A gate replayed from its raw runs as `cargo energy gate` runs today: after each pair from
-/// `--min-pairs` on, a benchmark whose detectable change reached the target settles, and later
+/// `--min-pairs` on, a benchmark whose verdict is clear settles (`energy_results::ab::settles`), and later
 /// runs leave it out (its figures in them are dropped); the sequence stops when none is left
 /// or at the pairs the gate ran. Returns the final changes, the benchmark-runs measured and
 /// the GPU time estimated from the runs' logs: each run's wall time less the benchmarks it
@@ -272,13 +284,14 @@ fn still_running(sequence: &AbSequence, run: &RunFigures) -> RunFigures {
 
 /// Adds run `index` (from 0) of a replayed gate to `sequence` and, after each whole pair from
 /// the gate's `--min-pairs` on (two at least), settles the benchmarks whose detectable change
-/// reached its target, as `cargo energy gate` does. Returns whether none is left to run.
+/// reached its target or whose verdict is clear, as `cargo energy gate` does. Returns whether none is left to run.
 fn add_and_settle(sequence: &mut AbSequence, run: RunFigures, index: usize, report: &AbReport) -> Result<bool> {
     sequence.add(run)?;
     let pairs = sequence.pairs();
     if index % 2 == 1 && pairs >= 2 && pairs >= report.min_pairs {
         let changes = sequence.changes(report.threshold_pct)?;
-        sequence.settle(&changes, report.target_pct);
+        let rule = Settling::Verdict { target_pct: report.target_pct, threshold_pct: report.threshold_pct };
+        sequence.settle(&changes, rule);
         return Ok(sequence.running().is_empty());
     }
     Ok(false)
@@ -291,7 +304,9 @@ fn settling_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
         t,
         "\nSettled benchmarks left out (`cargo energy gate` since 2026-12-02): every gate of the defaults with \
          guards replayed from its raw runs as the gate runs today. After each pair from the second on, a benchmark \
-         whose detectable change reached the target (twice the threshold) settles and later runs leave it out (its \
+         whose verdict is clear settles (its detectable change at most the target, twice the threshold; a \
+         regression; or its change's 95 % upper bound below the threshold) and keeps the verdict of that pair, and \
+         later runs leave it out (its \
          figures in them are dropped); the rest run on, up to the pairs the gate ran. The GPU time is estimated from \
          each run's wall time less the benchmarks it leaves out (their wall times in the run's bench log).\n"
     );
@@ -384,19 +399,24 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
          (2026-12-02, the harness and cargo-energy of 51775baf, settings `… + lean warm-up`): the guard before window 0 \
          is the warm-up's last part (the warm-up's batches spend what it leaves, at least 25 ms, and stop at its end; \
          the guard's pace sizes the windows) at the gate's new default of 4 windows; the builds made again from the \
-         same clone. Executables \
+         same clone. Calls 19-21 (2026-12-02, the same builds, cargo-energy of c2f9dcb3, settings `… + lean warm-up \
+         + 6 windows`): today's defaults, 6 windows, a benchmark settling only once its detectable change reached the \
+         target. Every gate is judged by today's rule: a settled benchmark keeps the verdict of the pair it settled \
+         after; the replays settle a benchmark on a clear verdict too (a regression, or its change's 95 % upper \
+         bound below the threshold: `energy_results::ab::settles`). Executables \
          stripped for transport. The workflow's own gate (`raw/workflow-gate.log`, the gate job's steps as a runner \
          runs them) is listed apart: its stop rule was the workflow's then (3 to 12 pairs, `--max-minutes 5`).\n"
     );
     // Calls 13-15's runs replayed at fewer windows and at the lean warm-up's run cost: the
-    // estimate of today's defaults and the evidence for their window count.
+    // evidence for the window count. Today's defaults' runs replayed by today's rule.
     let same_runs = windows_replay::replay_rows(
         &gates,
         DEFAULTS_6_WINDOWS,
         &[(0, 6), (0, 5), (0, 4), (1, 5), (0, 3)],
         Some(LEAN_WARMUP_4_WINDOWS),
     )?;
-    summary_lines(&mut t, &gates, same_runs.as_ref())?;
+    let today_runs = windows_replay::replay_rows(&gates, TODAY_DEFAULTS, &[(0, 6), (0, 5), (0, 4)], None)?;
+    summary_lines(&mut t, &gates, today_runs.as_ref())?;
     let _ = writeln!(
         t,
         "| condition | windows | gates | benchmark-gates (N) | regressions | change: mean (sd) | detectable: median [max] | GPU time per gate | per 10 benchmarks |"
@@ -441,7 +461,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     paired_runs::run_cost_table(
         &mut t,
         &gates,
-        &[DEFAULTS_BEFORE_PAIRED_RUNS, DEFAULTS_6_WINDOWS, LEAN_WARMUP_4_WINDOWS],
+        &[DEFAULTS_BEFORE_PAIRED_RUNS, DEFAULTS_6_WINDOWS, LEAN_WARMUP_4_WINDOWS, TODAY_DEFAULTS],
     );
     paired_runs::window_prefix_table(&mut t, &gates, DEFAULTS_6_WINDOWS);
     paired_runs::window_prefix_table(&mut t, &gates, LEAN_WARMUP_4_WINDOWS);
@@ -451,6 +471,9 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     }
     if let Some(replay) = windows_replay::replay_rows(&gates, LEAN_WARMUP_4_WINDOWS, &[(0, 4), (0, 3), (1, 4)], None)? {
         windows_replay::windows_replay_table(&mut t, LEAN_WARMUP_4_WINDOWS, None, &replay);
+    }
+    if let Some(replay) = &today_runs {
+        windows_replay::windows_replay_table(&mut t, TODAY_DEFAULTS, None, replay);
     }
     noise_by_benchmark(&mut t, &gates);
     period_table(&mut t, &gates);
@@ -704,44 +727,49 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
     );
 }
 
-/// The estimate of today's defaults (6 windows, the guard ending the warm-up): the verdicts
-/// of calls 13-15's gates replayed at all their windows, the GPU time at the lean warm-up's
-/// run cost; beside it the same replay at 4 windows.
-fn today_line(t: &mut String, replay: &windows_replay::Replay) {
-    let cells = |part: (usize, usize)| -> Option<(String, f64)> {
-        let rows: Vec<&windows_replay::ReplayRow> = replay.rows.iter().filter(|r| r.part == part).collect();
-        let n: usize = rows.iter().map(|r| r.benchmarks).sum();
-        let time = rows.iter().map(|r| r.per_ten_other_s.map(|s| s * r.benchmarks as f64)).sum::<Option<f64>>()?;
-        let text: Vec<String> = ["aa", "p2", "p1"]
-            .iter()
-            .filter_map(|kind| rows.iter().find(|r| r.kind == *kind))
-            .map(|r| format!("{} {} of {}", kind_label(r.kind), r.regressions, r.benchmarks))
-            .collect();
-        Some((text.join(", "), time / n.max(1) as f64))
-    };
-    let (Some((six, six_s)), Some((four, four_s))) = (cells((0, 6)), cells((0, 4))) else { return };
+/// Today's rule replayed on the runs of today's defaults: a benchmark settles on a clear
+/// verdict too ([`energy_results::ab::settles`]), where the gates as run settled it only
+/// once its detectable change reached the target; the GPU time at those runs' own cost.
+fn clear_verdict_line(t: &mut String, replay: &windows_replay::Replay) {
+    let rows: Vec<&windows_replay::ReplayRow> = replay.rows.iter().filter(|r| r.part == (0, replay.most)).collect();
+    let n: usize = rows.iter().map(|r| r.benchmarks).sum();
+    let time: f64 = rows.iter().map(|r| r.per_ten_s * r.benchmarks as f64).sum();
+    let cut: usize = rows.iter().map(|r| r.cut_short).sum();
+    let text: Vec<String> = ["aa", "p2", "p1"]
+        .iter()
+        .filter_map(|kind| rows.iter().find(|r| r.kind == *kind))
+        .map(|r| format!("{} {} of {}, {:.0} s", kind_label(r.kind), r.regressions, r.benchmarks, r.per_ten_s))
+        .collect();
     let _ = writeln!(
         t,
-        "**Today's defaults estimated (6 windows, the guard ending the warm-up; calls {}'s gates replayed from their \
-         runs, the GPU time at the lean warm-up's run cost): {six}; GPU time per 10 benchmarks {six_s:.0} s on \
-         average. The same runs at 4 windows: {four}; {four_s:.0} s.**\n",
-        replay.calls
+        "**Today's rule on the same runs (calls {}'s gates replayed from their runs, a benchmark settling on a clear \
+         verdict too: a regression, or its change's 95 % upper bound below the threshold; GPU time from the runs' \
+         least-squares cost): {}; GPU time per 10 benchmarks {:.0} s on average; {cut} benchmark-gate(s) cut short.**\n",
+        replay.calls,
+        text.join("; "),
+        time / n.max(1) as f64
     );
 }
 
 /// The page's two summary lines, quoted by the GUIDE (a test holds them to the page): the
 /// gate's defaults as they ran, and the two rules at three pairs over every gate that ran
 /// three or more.
-fn summary_lines(t: &mut String, gates: &[StudyGate], same_runs: Option<&windows_replay::Replay>) -> Result<()> {
+fn summary_lines(t: &mut String, gates: &[StudyGate], today_runs: Option<&windows_replay::Replay>) -> Result<()> {
+    defaults_line(
+        t,
+        gates,
+        TODAY_DEFAULTS,
+        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled once its detectable change reached the target)",
+    );
+    if let Some(replay) = today_runs {
+        clear_verdict_line(t, replay);
+    }
     defaults_line(
         t,
         gates,
         DEFAULTS_6_WINDOWS,
         "The gate's defaults at their 6 windows as they ran (calls {calls}: paired runs, settled benchmarks left out, the guard after the whole warm-up)",
     );
-    if let Some(replay) = same_runs {
-        today_line(t, replay);
-    }
     defaults_line(
         t,
         gates,
