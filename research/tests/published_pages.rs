@@ -127,6 +127,10 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
         let rest = &replayed[replayed.find(label).unwrap_or_else(|| panic!("`{label}` in {replayed}"))..];
         number_after(rest, ", ")
     };
+    // Unchanged code judged after every pair: the last cell of the looks table's A/A row.
+    let looks = gpu.split("Regressions at each look").nth(1).expect("the looks table");
+    let aa_looks = looks.lines().find(|l| l.starts_with("| A/A (unchanged) |")).expect("its A/A row");
+    let any_look = aa_looks.trim_end_matches(" |").rsplit("| ").next().unwrap().to_string();
     let p2 = &rules[rules.find("+2 % (102 calls): ").unwrap()..];
     let moderated = number_after(p2, ": ");
     let n = number_after(p2, " of ");
@@ -140,6 +144,7 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
         defaults[defaults.find("A/A ").unwrap()..defaults.find("; GPU time").unwrap()].to_string(),
         format!("GPU time per 10 benchmarks {} s on average", number_after(defaults, "per 10 benchmarks ")),
         format!("GPU time per 10 benchmarks {} s on", number_after(replayed, "per 10 benchmarks ")),
+        format!("a regression at no look ({any_look} benchmark-gates)"),
         format!(
             "{} s for unchanged code, {} s for +2 %, {} s for +1 %",
             replay_time("A/A (unchanged) "),

@@ -457,6 +457,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     by_pairs_table(&mut t, &gates)?;
     settling_table(&mut t, &gates)?;
     prior_weight_table(&mut t, &gates)?;
+    looks_table(&mut t, &gates)?;
     noise_table(&mut t, &gates);
     paired_runs::run_cost_table(
         &mut t,
@@ -572,6 +573,52 @@ fn judged_after(report: &AbReport, pairs: usize, rule: Rule) -> Result<Vec<Paire
         Rule::Moderated => paired_changes(by_id, report.threshold_pct),
         Rule::OwnSpread => by_id.into_iter().map(|(id, p)| paired_change(&id, p, report.threshold_pct)).collect(),
     }
+}
+
+/// Every gate judged again after each of its pairs from the second (today's moderated
+/// variance; a benchmark that settled sooner on the pairs it ran): the regressions at each
+/// look, and the benchmark-gates called a regression at any look. A gate that settles a
+/// benchmark on a clear verdict ([`energy_results::ab::settles`]) ends it at the first look
+/// that calls it a regression, so on unchanged code "at any look" bounds its false alarms.
+fn looks_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
+    let last_call = gates.iter().map(|g| g.call).max().unwrap_or(0);
+    let _ = writeln!(
+        t,
+        "\nRegressions at each look: every gate of calls 1-{last_call} judged again after each of its pairs from the \
+         second (today's moderated variance; a benchmark settled sooner judged on the pairs it ran), and the \
+         benchmark-gates called a regression at one look or more. On unchanged code the last column bounds the \
+         false alarms of a gate that ends a benchmark at the first look calling it a regression.\n"
+    );
+    let _ = writeln!(t, "| condition | after 2 pairs | after 3 | after 4 | at any look |");
+    let _ = writeln!(t, "|---|---|---|---|---|");
+    for kind in ["aa", "p2", "p1"] {
+        let chosen: Vec<&AbReport> = gates
+            .iter()
+            .filter(|g| g.kind == kind && g.name != "workflow")
+            .filter_map(|g| g.report.as_ref())
+            .filter(|r| r.pairs >= 2)
+            .collect();
+        let mut cells = Vec::new();
+        let mut any: BTreeMap<(usize, String), bool> = BTreeMap::new();
+        for look in 2..=4 {
+            let (mut hit, mut n) = (0, 0);
+            for (i, r) in chosen.iter().enumerate() {
+                if r.pairs < look {
+                    continue;
+                }
+                for c in judged_after(r, look, Rule::Moderated)? {
+                    n += 1;
+                    let regression = c.verdict == Verdict::Regression;
+                    hit += usize::from(regression);
+                    *any.entry((i, c.id.clone())).or_default() |= regression;
+                }
+            }
+            cells.push(format!("{hit} of {n}"));
+        }
+        let any_hit = any.values().filter(|v| **v).count();
+        let _ = writeln!(t, "| {} | {} | {any_hit} of {} |", kind_label(kind), cells.join(" | "), any.len());
+    }
+    Ok(())
 }
 
 /// The weights the page compares the moderated variance at: the others as 4 degrees of
