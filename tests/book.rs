@@ -177,3 +177,23 @@ fn the_checker_finds_broken_links_anchors_includes_and_inline_rust() {
     assert!(p[3].contains("has no anchor gone") && p[4].contains("f.rs}}` shows code no test"), "{p:?}");
     assert!(p[5].contains(":10: a Rust block not included"), "{p:?}");
 }
+
+/// The simulated saxpy's sample output is shown in the README, the book and the GUIDE: one
+/// output, regenerated together, never one copy left behind.
+#[test]
+fn the_sample_output_is_one_output_wherever_it_is_shown() {
+    // From the summary's first line to its `files` line (the GUIDE shows criterion's lines
+    // around it).
+    let block = |file: &str| -> String {
+        let text = std::fs::read_to_string(repo().join(file)).unwrap();
+        let start =
+            text.find("saxpy/energy (simulated) on").unwrap_or_else(|| panic!("{file} shows the saxpy sample output"));
+        let files = start + text[start..].find("\n  files ").expect("its files line");
+        let end = files + 1 + text[files + 1..].find('\n').unwrap();
+        text[start..end].to_string()
+    };
+    let readme = block("README.md");
+    for file in ["docs/book/src/benchmarks.md", "docs/GUIDE.md"] {
+        assert_eq!(block(file), readme, "{file}'s saxpy sample differs from the README's");
+    }
+}

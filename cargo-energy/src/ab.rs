@@ -275,9 +275,11 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
             // they ran; the sequence goes on for the others (and stops when none is left).
             if pairs >= s.min_pairs {
                 let now = sequence.settle(&changes, s.settling());
-                if !now.is_empty() && !sequence.running().is_empty() && pairs < s.max_pairs {
+                if !now.is_empty() {
+                    let left_out = !sequence.running().is_empty() && pairs < s.max_pairs;
                     eprintln!(
-                        "energy ab: settled after {pairs} pairs, left out of the next: {}",
+                        "energy ab: settled after {pairs} pairs{}: {}",
+                        if left_out { ", left out of the next" } else { "" },
                         now.iter()
                             .map(|(id, why)| format!("{} ({})", energy_results::error::echo(id), why.describe()))
                             .collect::<Vec<_>>()
@@ -298,8 +300,9 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
             if elapsed + per_pair > budget.as_secs_f64() {
                 if pairs < 2 {
                     return Err(bad(format!(
-                        "--max-minutes {:.1}: one pair took {per_pair:.0} s, and a verdict needs two: give the gate more time or fewer benchmarks (a filter after `--`, or --bench)",
-                        budget.as_secs_f64() / 60.0
+                        "--max-minutes {:.1}: one pair took {per_pair:.0} s, and a verdict needs two (about {:.1} min): give the gate more time or fewer benchmarks (a filter after `--`, or --bench)",
+                        budget.as_secs_f64() / 60.0,
+                        (2.0 * per_pair / 60.0 * 10.0).ceil() / 10.0
                     )));
                 }
                 stop = Some(format!(
@@ -333,6 +336,7 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
         added: sequence.added,
         removed: sequence.removed,
         settled: sequence.settled,
+        settled_because: sequence.settled_because,
     };
     let json = serde_json::to_string_pretty(&report)
         .map_err(|e| Error::new(ErrorKind::Format, format!("could not write the report as JSON: {e}")))?;

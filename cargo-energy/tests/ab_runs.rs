@@ -194,7 +194,12 @@ fn a_settled_benchmark_is_left_out_of_later_pairs() {
     let held = |i: usize| runs[i]["benchmarks"].as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     assert_eq!(held(3).len(), 2);
     assert_eq!(held(4), ["noisy/energy (simulated)"], "pair 3 leaves the settled one out");
-    assert!(t.contains("settled after 2 pairs, left out of the next: steady/energy (simulated)"), "{t}");
+    assert!(
+        t.contains("settled after 2 pairs, left out of the next: steady/energy (simulated) (precise enough)"),
+        "{t}"
+    );
+    assert!(t.contains("2 pairs (settled: precise enough), "), "the report's line says why: {t}");
+    assert_eq!(r["settled_because"]["steady/energy (simulated)"], "precise", "{}", r["settled_because"]);
     let changes = r["changes"].as_array().unwrap();
     let pairs_of = |id: &str| changes.iter().find(|c| c["id"] == id).unwrap()["pairs"].as_array().unwrap().len();
     assert_eq!((pairs_of("steady/energy (simulated)"), pairs_of("noisy/energy (simulated)")), (2, 3));

@@ -101,9 +101,11 @@ pub fn ab_text(report: &AbReport) -> String {
             c.change_high_pct,
             verdict_label(c.verdict)
         );
+        let settled =
+            report.settled_because.get(&c.id).map_or(String::new(), |why| format!(" (settled: {})", why.describe()));
         let _ = writeln!(
             out,
-            "      {} pairs, {:.0} degrees of freedom; {}",
+            "      {} pairs{settled}, {:.0} degrees of freedom; {}",
             c.pairs.len(),
             c.detectability.degrees_of_freedom,
             c.detectability.describe()

@@ -208,6 +208,8 @@ pub struct AbSequence {
     /// Benchmarks settled and left out of later pairs ([`AbSequence::settle`]): each id with
     /// the pairs it ran.
     pub settled: BTreeMap<String, usize>,
+    /// Why each settled benchmark settled.
+    pub settled_because: BTreeMap<String, Settled>,
 }
 
 impl AbSequence {
@@ -341,8 +343,9 @@ impl AbSequence {
             .filter(|c| !self.settled.contains_key(&c.id))
             .filter_map(|c| settles(c, rule).map(|why| (c.id.clone(), why)))
             .collect();
-        for (id, _) in &now {
+        for (id, why) in &now {
             self.settled.insert(id.clone(), pairs);
+            self.settled_because.insert(id.clone(), *why);
         }
         now
     }
@@ -420,14 +423,16 @@ pub enum Settling {
 }
 
 /// Why a benchmark settled ([`settles`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum Settled {
     /// Its detectable change reached the target.
     Precise,
     /// Called a regression: above the threshold and significant.
     Regression,
     /// Clearly within the threshold: the one-sided upper bound of its change at
-    /// [`DETECTION_POWER`] lies below the threshold.
+    /// [`DETECTION_POWER`] (the top of the two-sided 90 % interval) lies below the threshold.
     WithinThreshold,
 }
 
@@ -517,8 +522,13 @@ pub fn stop_reason(
                 )
             },
         );
+        let others = changes.iter().filter(|c| c.detectability.detectable_change_pct > target_pct).count() - 1;
+        let more = match others {
+            0 => String::new(),
+            n => format!(" (and {n} more benchmark(s) above it)"),
+        };
         format!(
-            "--max-pairs {max_pairs} reached; the detectable change of `{}` is {:.2} %, above the target {target_pct:.2} %{between}",
+            "--max-pairs {max_pairs} reached; the detectable change of `{}` is {:.2} %, above the target {target_pct:.2} %{more}{between}",
             worst.map_or(String::new(), |c| echo(&c.id)),
             worst_pct
         )
@@ -568,10 +578,14 @@ pub struct AbReport {
     pub added: Vec<String>,
     /// Baseline benchmarks the candidate lacks, removed on purpose.
     pub removed: Vec<String>,
-    /// Benchmarks left out of later pairs once their detectable change reached the target,
-    /// each with the pairs it ran (absent in reports of earlier versions: none were).
+    /// Benchmarks settled (`energy_results::ab::settles`: measured to the target, or, in a
+    /// gate, a clear verdict), each with the pairs it ran; later pairs left them out (absent
+    /// in reports of earlier versions: none were).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub settled: BTreeMap<String, usize>,
+    /// Why each settled benchmark settled (absent in reports of earlier versions).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settled_because: BTreeMap<String, Settled>,
 }
 
 impl AbReport {
@@ -590,6 +604,7 @@ impl AbReport {
         }
         let mut sequence = AbSequence::new(report.removed.clone());
         sequence.settled = report.settled.clone();
+        sequence.settled_because = report.settled_because.clone();
         for run in &report.runs {
             sequence.add(run.clone())?;
         }

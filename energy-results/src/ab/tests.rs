@@ -208,6 +208,7 @@ fn report_of(s: &AbSequence, changes: Vec<PairedChange>) -> AbReport {
         added: vec![],
         removed: vec![],
         settled: s.settled.clone(),
+        settled_because: s.settled_because.clone(),
     }
 }
 
@@ -489,6 +490,7 @@ fn a_settled_benchmark_leaves_the_sequence_and_keeps_its_verdict() {
     let report = report_of(&s, changes.clone());
     let back = AbReport::parse(&serde_json::to_string(&report).unwrap()).unwrap();
     assert_eq!(back.settled, BTreeMap::from([("quiet".to_string(), 2)]));
+    assert_eq!(back.settled_because, BTreeMap::from([("quiet".to_string(), Settled::Precise)]));
     assert_eq!(back.changes, changes);
     // Without `settled` (an earlier version's report) the runs lacking it are refused.
     let mut old = serde_json::to_value(&report).unwrap();
