@@ -16,7 +16,8 @@
 //! the checkout's: cargo would take the base's binaries for fresh builds of the checkout.
 //! Its executables are kept per commit and build arguments under
 //! `<target>/energy/gate/base-<commit>-<hash>/`: a second gate against the same base builds
-//! only the checkout.
+//! only the checkout. A path dependency outside the repository is built as it is now (the
+//! base's commit cannot say what it was): its files are part of the hash, and the gate says so.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -273,20 +274,42 @@ fn build_both(base: &str, cargo_args: &[String], dir: &Path) -> Result<GateBuild
         .map(|v| std::env::var(v).unwrap_or_default())
         .collect::<Vec<_>>()
         .join("\u{1f}");
-    let key = content_hash(format!("{}\n{toolchain}\n{flags}", cargo_args.join("\u{1f}")).as_bytes());
     let gate = target.join("energy").join("gate");
-    let cache = gate.join(format!("base-{}-{}", &commit[..12.min(commit.len())], &key[..8]));
     let short = &commit[..8.min(commit.len())];
     let worktree = gate.join("base-src");
-    let base_side = match cached_base(&cache) {
+    check_out(&root, &worktree, &commit)?;
+    let package_dir = worktree.join(&package_rel);
+    // Path dependencies outside the repository are built as they are now, whatever the
+    // base's commit: their files are part of the key.
+    let outside = outside_path_dependencies(&package_dir, &canonical(&worktree));
+    let outside_key = match &outside {
+        Ok(deps) => {
+            if !deps.is_empty() {
+                let named: Vec<String> = deps.iter().map(|d| format!("`{}` ({})", d.name, d.dir.display())).collect();
+                eprintln!(
+                    "energy gate: the base reads {} path dependenc{} from outside the repository as {} now, not as at \
+                     {base}: {}",
+                    deps.len(),
+                    if deps.len() == 1 { "y" } else { "ies" },
+                    if deps.len() == 1 { "it is" } else { "they are" },
+                    named.join(", ")
+                );
+            }
+            deps.iter().map(|d| format!("{}={}", d.dir.display(), d.files_hash)).collect::<Vec<_>>().join("\u{1f}")
+        }
+        Err(why) => {
+            eprintln!("energy gate: {why}: the base is built again, not taken from the cache");
+            String::new()
+        }
+    };
+    let key = content_hash(format!("{}\n{toolchain}\n{flags}\n{outside_key}", cargo_args.join("\u{1f}")).as_bytes());
+    let cache = gate.join(format!("base-{}-{}", &commit[..12.min(commit.len())], &key[..8]));
+    let base_side = match cached_base(&cache).filter(|_| outside.is_ok()) {
         Some(side) => {
             eprintln!("energy gate: the base {base} ({short}) is cached in {}", cache.display());
-            check_out(&root, &worktree, &commit)?;
             side
         }
         None => {
-            check_out(&root, &worktree, &commit)?;
-            let package_dir = worktree.join(&package_rel);
             let exes =
                 cargo_build(&package_dir, cargo_args, &gate.join("base-target"), &format!("base {base} ({short})"))?;
             std::fs::create_dir_all(&cache).map_err(|e| Error::io(&cache, "create the base's cache", e))?;
@@ -330,6 +353,80 @@ fn build_both(base: &str, cargo_args: &[String], dir: &Path) -> Result<GateBuild
     let json = serde_json::to_string_pretty(&build).map_err(|e| bad(format!("could not encode: {e}")))?;
     write_atomically(&dir.join(BUILD_FILE), format!("{json}\n").as_bytes())?;
     Ok(build)
+}
+
+/// A path dependency of a package that lies outside its repository, with a hash of its files.
+#[derive(Debug)]
+struct OutsideDependency {
+    name: String,
+    dir: PathBuf,
+    files_hash: String,
+}
+
+/// The path dependencies of the package at `package_dir` (from `cargo metadata`) whose
+/// manifests lie outside `root`, each with a hash of its files (`target/` and `.git/` left
+/// out), sorted by folder; or why they could not be told.
+fn outside_path_dependencies(package_dir: &Path, root: &Path) -> std::result::Result<Vec<OutsideDependency>, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(&cargo)
+        .args(["metadata", "--format-version", "1"])
+        .current_dir(package_dir)
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("could not run `cargo metadata` for the base's path dependencies: {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "`cargo metadata` failed in {} ({}), so the base's path dependencies are unknown",
+            package_dir.display(),
+            err.lines().find(|l| l.contains("error")).unwrap_or("no error line").trim()
+        ));
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("`cargo metadata` printed no JSON: {e}"))?;
+    let mut deps = Vec::new();
+    for package in meta["packages"].as_array().into_iter().flatten() {
+        // A path dependency has no source (a registry's or a git repository's).
+        let Some(manifest) = package["manifest_path"].as_str().filter(|_| package["source"].is_null()) else {
+            continue;
+        };
+        let dir = Path::new(manifest).parent().unwrap_or(Path::new("/"));
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        if dir.starts_with(root) {
+            continue;
+        }
+        let mut files = Vec::new();
+        list_files(&dir, &dir, &mut files);
+        files.sort();
+        let mut all = Vec::new();
+        for (rel, path) in &files {
+            all.extend_from_slice(rel.as_bytes());
+            all.push(0);
+            all.extend_from_slice(&std::fs::read(path).unwrap_or_default());
+            all.push(0);
+        }
+        let name = package["name"].as_str().unwrap_or("?").to_string();
+        deps.push(OutsideDependency { name, dir, files_hash: content_hash(&all) });
+    }
+    deps.sort_by(|a, b| a.dir.cmp(&b.dir));
+    Ok(deps)
+}
+
+/// Every file under `dir` but `target/` and `.git/`, as (path from `top`, path).
+fn list_files(top: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() {
+            if path != top.join("target") && entry.file_name() != ".git" {
+                list_files(top, &path, out);
+            }
+        } else if kind.is_file() {
+            let rel = path.strip_prefix(top).unwrap_or(&path).display().to_string();
+            out.push((rel, path));
+        }
+    }
 }
 
 /// Checks out `commit` (detached, every tracked file as committed) in the base's worktree
@@ -436,5 +533,39 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = GateArgs { prebuilt: Some(dir.path().into()), ..a };
         assert!(run(&missing).unwrap_err().message().contains("no gate-build.json there"));
+    }
+
+    /// A path dependency outside the repository is found, with a hash that follows its files;
+    /// one inside is not listed.
+    #[test]
+    fn a_path_dependency_outside_the_repository_is_part_of_the_base_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = top.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        let manifest = |name: &str, deps: &str| {
+            format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}")
+        };
+        write("ext/Cargo.toml", &manifest("ext", ""));
+        write("ext/src/lib.rs", "pub fn f() {}\n");
+        write("repo/inner/Cargo.toml", &manifest("inner", ""));
+        write("repo/inner/src/lib.rs", "");
+        let deps = format!("ext = {{ path = \"{}\" }}\ninner = {{ path = \"inner\" }}\n", top.join("ext").display());
+        write("repo/Cargo.toml", &format!("{}\n[workspace]\n", manifest("p", &deps)));
+        write("repo/src/lib.rs", "");
+        let repo = top.join("repo");
+        let found = outside_path_dependencies(&repo, &repo).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].name.as_str(), found[0].dir.as_path()), ("ext", top.join("ext").as_path()));
+        // Its files are its key: a change to them is a different base build.
+        write("ext/src/lib.rs", "pub fn f() { let _ = 1; }\n");
+        let again = outside_path_dependencies(&repo, &repo).unwrap();
+        assert_ne!(again[0].files_hash, found[0].files_hash);
+        // A folder that is no package: said, not guessed.
+        let err = outside_path_dependencies(&top, &top).unwrap_err();
+        assert!(err.contains("`cargo metadata` failed"), "{err}");
     }
 }
