@@ -70,18 +70,34 @@ pub(super) struct SequenceArgs {
     pub output_dir: Option<PathBuf>,
     pub removed: Vec<String>,
     pub args: Vec<String>,
-    /// Whether a benchmark settles on a clear verdict too, not only once precise enough
-    /// (`gate`: a verdict; `ab`: a measurement of the change).
-    pub settle_on_verdict: bool,
+    /// The command running the sequence.
+    pub command: PairedCommand,
+}
+
+/// The command a paired sequence runs for: its name in the lines it prints, and when its
+/// benchmarks settle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PairedCommand {
+    /// `cargo energy ab`: a measurement of the change, each benchmark to its target.
+    Ab,
+    /// `cargo energy gate`: a verdict, a benchmark settled on a clear one too.
+    Gate,
 }
 
 impl SequenceArgs {
     /// When a benchmark settles ([`Settling`]).
     pub fn settling(&self) -> Settling {
-        if self.settle_on_verdict {
-            Settling::Verdict { target_pct: self.target_pct, threshold_pct: self.threshold_pct }
-        } else {
-            Settling::Precise { target_pct: self.target_pct }
+        match self.command {
+            PairedCommand::Gate => Settling::Verdict { target_pct: self.target_pct, threshold_pct: self.threshold_pct },
+            PairedCommand::Ab => Settling::Precise { target_pct: self.target_pct },
+        }
+    }
+
+    /// `energy ab` or `energy gate`, as its lines begin.
+    pub fn prefix(&self) -> &'static str {
+        match self.command {
+            PairedCommand::Ab => "energy ab",
+            PairedCommand::Gate => "energy gate",
         }
     }
 }
@@ -186,7 +202,7 @@ pub(super) fn run(a: &AbArgs) -> Result<bool> {
         }
     };
     crate::output::emit(&text)?;
-    eprintln!("energy ab: report in {}", out.join("ab.json").display());
+    eprintln!("{}: report in {}", a.sequence.prefix(), out.join("ab.json").display());
     Ok(!report.regressions().is_empty())
 }
 
@@ -226,7 +242,8 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
     // Each side's expected targets, read from its executables once for the whole sequence.
     let expected = (gpus::expected_targets(&sides.baseline), gpus::expected_targets(&sides.candidate));
     eprintln!(
-        "energy ab: {} against {} in ABBA order, {}-{} pairs{}, {}, on {}; runs in {}",
+        "{}: {} against {} in ABBA order, {}-{} pairs{}, {}, on {}; runs in {}",
+        s.prefix(),
         sides.candidate_label,
         sides.baseline_label,
         s.min_pairs,
@@ -278,7 +295,8 @@ pub(super) fn run_sequence(s: &SequenceArgs, sides: &Sides) -> Result<(AbReport,
                 if !now.is_empty() {
                     let left_out = !sequence.running().is_empty() && pairs < s.max_pairs;
                     eprintln!(
-                        "energy ab: settled after {pairs} pairs{}: {}",
+                        "{}: settled after {pairs} pairs{}: {}",
+                        s.prefix(),
                         if left_out { ", left out of the next" } else { "" },
                         now.iter()
                             .map(|(id, why)| format!("{} ({})", energy_results::error::echo(id), why.describe()))
@@ -422,7 +440,7 @@ mod tests {
             output_dir: None,
             removed: vec![],
             args: vec![],
-            settle_on_verdict: false,
+            command: PairedCommand::Ab,
         }
     }
 

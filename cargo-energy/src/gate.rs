@@ -522,7 +522,7 @@ mod tests {
             output_dir: None,
             removed: vec![],
             args: vec![],
-            settle_on_verdict: true,
+            command: crate::ab::PairedCommand::Gate,
         };
         let a = GateArgs { base: None, cargo_args: vec![], build_only: None, prebuilt: None, markdown: None, sequence };
         assert!(run(&a).unwrap_err().message().contains("--base REV"));

@@ -60,8 +60,9 @@ pub(crate) struct SequenceDefaults {
     /// `None`: the target is twice the threshold.
     target_pct: Option<f64>,
     windows: Option<usize>,
-    /// A benchmark settles on a clear verdict too (`energy_results::ab::Settling::Verdict`).
-    settle_on_verdict: bool,
+    /// The command: `gate` settles a benchmark on a clear verdict too
+    /// (`energy_results::ab::Settling::Verdict`).
+    command: ab::PairedCommand,
 }
 
 /// `cargo energy ab`: a 5 % threshold, 3 pairs at least, a 1 % target, the benchmarks' own
@@ -71,7 +72,7 @@ pub(crate) const AB_DEFAULTS: SequenceDefaults = SequenceDefaults {
     min_pairs: 3,
     target_pct: Some(1.0),
     windows: None,
-    settle_on_verdict: false,
+    command: ab::PairedCommand::Ab,
 };
 
 /// `cargo energy gate`: a 1 % threshold, 2 pairs at least, a target of twice the threshold,
@@ -83,9 +84,14 @@ pub(crate) const AB_DEFAULTS: SequenceDefaults = SequenceDefaults {
 /// 59 of 63 against 60 of 63 at 6 (the cuBLAS benchmarks' windows still average noise out);
 /// calls 16-18 at 4 windows caught 57 of 63. Calls 19-21 (6 windows, the guard ending the
 /// warm-up): A/A 0 of 81, +2 % 79 of 81, 64 s per 10 benchmarks; settling on clear verdicts
-/// (`settle_on_verdict`) replays them at 58 s with the same verdicts.
-pub(crate) const GATE_DEFAULTS: SequenceDefaults =
-    SequenceDefaults { threshold_pct: 1.0, min_pairs: 2, target_pct: None, windows: Some(6), settle_on_verdict: true };
+/// (`PairedCommand::Gate`) replays them at 58 s with the same verdicts.
+pub(crate) const GATE_DEFAULTS: SequenceDefaults = SequenceDefaults {
+    threshold_pct: 1.0,
+    min_pairs: 2,
+    target_pct: None,
+    windows: Some(6),
+    command: ab::PairedCommand::Gate,
+};
 
 impl SequenceFlags {
     pub(crate) fn into_args(self, defaults: &SequenceDefaults, args: Vec<String>) -> ab::SequenceArgs {
@@ -102,7 +108,7 @@ impl SequenceFlags {
             output_dir: self.output_dir,
             removed: self.removed,
             args,
-            settle_on_verdict: defaults.settle_on_verdict,
+            command: defaults.command,
         }
     }
 }

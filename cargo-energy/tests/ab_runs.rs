@@ -154,6 +154,8 @@ fn a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment() {
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("1 regression(s) in 2 benchmark(s) (simulated)"), "{t}");
+    // The gate's lines are the gate's, settlements on the last pair included.
+    assert!(t.contains("energy gate: settled after 2 pairs: ") && !t.contains("energy ab:"), "{t}");
     // The gate's default window count said as it starts, and the windows the runs measured
     // (these benchmarks fix their own 10) where the verdict is.
     assert!(t.contains("6 windows per benchmark and run (a benchmark that fixes its own keeps them)"), "{t}");
