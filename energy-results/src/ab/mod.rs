@@ -497,10 +497,7 @@ pub fn stop_reason(
         return None;
     }
     if changes.is_empty() {
-        return Some(format!(
-            "every benchmark settled after {pairs} pairs or fewer (precise enough, a regression, or clearly within \
-             the threshold)"
-        ));
+        return Some(format!("every benchmark settled after {pairs} pairs or fewer (why: on each benchmark's line)"));
     }
     let worst = changes
         .iter()

@@ -127,6 +127,9 @@ fn the_sequence_stops_at_the_target_or_at_max_pairs() {
     let noisy = sequence(3, |i, _| if i % 3 == 0 { 1.0 } else { 1.05 }).changes(5.0).unwrap();
     assert!(stop_reason(&noisy, 3, 3, 12, 1.0).is_none());
     assert!(stop_reason(&noisy, 12, 3, 12, 1.0).unwrap().contains("--max-pairs 12 reached"));
+    // None left running: every benchmark settled, each with its own reason.
+    assert!(stop_reason(&[], 2, 2, 12, 1.0).unwrap().starts_with("every benchmark settled after 2 pairs"));
+    assert!(stop_reason(&[], 1, 2, 12, 1.0).is_none(), "not before --min-pairs");
 }
 
 #[test]
