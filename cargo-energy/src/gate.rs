@@ -298,6 +298,13 @@ fn build_both(base: &str, cargo_args: &[String], dir: &Path) -> Result<GateBuild
             deps.iter().map(|d| format!("{}={}", d.dir.display(), d.files_hash)).collect::<Vec<_>>().join("\u{1f}")
         }
         Err(why) => {
+            // The checkout resolves what the base's worktree cannot: a relative path out of
+            // the repository, which from the worktree points elsewhere.
+            if let Ok(deps) = outside_path_dependencies(&here, &canonical(&root)) {
+                if !deps.is_empty() {
+                    return Err(bad(relative_outside_message(why, &deps, &worktree)));
+                }
+            }
             eprintln!("energy gate: {why}: the base is built again, not taken from the cache");
             String::new()
         }
@@ -410,6 +417,19 @@ fn outside_path_dependencies(package_dir: &Path, root: &Path) -> std::result::Re
     }
     deps.sort_by(|a, b| a.dir.cmp(&b.dir));
     Ok(deps)
+}
+
+/// What to do when the base's worktree cannot resolve its path dependencies while the
+/// checkout, which has `deps` outside the repository, can.
+fn relative_outside_message(why: &str, deps: &[OutsideDependency], worktree: &Path) -> String {
+    let named: Vec<String> = deps.iter().map(|d| format!("`{}` ({})", d.name, d.dir.display())).collect();
+    format!(
+        "{why}, while the checkout resolves its path dependencies outside the repository: {}. The base is \
+         built in {}, from where a relative path out of the repository points elsewhere: give such a \
+         dependency by an absolute path (or as a git dependency)",
+        named.join(", "),
+        worktree.display()
+    )
 }
 
 /// Every file under `dir` but `target/` and `.git/`, as (path from `top`, path).
@@ -564,6 +584,21 @@ mod tests {
         write("ext/src/lib.rs", "pub fn f() { let _ = 1; }\n");
         let again = outside_path_dependencies(&repo, &repo).unwrap();
         assert_ne!(again[0].files_hash, found[0].files_hash);
+        // A relative path out of the repository resolves from the repository, not from a copy
+        // of it elsewhere (the base's worktree): the copy fails, and the message says what to do.
+        write("rel/Cargo.toml", &format!("{}\n[workspace]\n", manifest("r", "ext = { path = \"../ext\" }\n")));
+        write("rel/src/lib.rs", "");
+        let rel = outside_path_dependencies(&top.join("rel"), &top.join("rel")).unwrap();
+        assert_eq!(rel.len(), 1, "{rel:?}");
+        write("elsewhere/copy/Cargo.toml", &std::fs::read_to_string(top.join("rel/Cargo.toml")).unwrap());
+        write("elsewhere/copy/src/lib.rs", "");
+        let copy = top.join("elsewhere/copy");
+        let err = outside_path_dependencies(&copy, &copy).unwrap_err();
+        let message = relative_outside_message(&err, &rel, &copy);
+        assert!(
+            message.contains("give such a dependency by an absolute path") && message.contains("`ext`"),
+            "{message}"
+        );
         // A folder that is no package: said, not guessed.
         let err = outside_path_dependencies(&top, &top).unwrap_err();
         assert!(err.contains("`cargo metadata` failed"), "{err}");
