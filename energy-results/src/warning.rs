@@ -44,6 +44,9 @@ pub enum WarningKind {
     /// The host launched more slowly than the GPU ran the kernel: the GPU waited between
     /// launches, and the energy per launch follows the host's launch rate.
     LaunchBound,
+    /// No whole sensor interval of idle lies before or after the windows: the active idle,
+    /// and every dynamic figure resting on it, are unknown; the total energy stands.
+    NoIdle,
 }
 
 impl WarningKind {
@@ -66,6 +69,7 @@ impl WarningKind {
             WarningKind::Drift => "drift",
             WarningKind::RailUnavailable => "rail unavailable",
             WarningKind::LaunchBound => "launch-bound",
+            WarningKind::NoIdle => "no idle measured",
         }
     }
 }

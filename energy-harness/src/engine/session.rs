@@ -125,6 +125,13 @@ fn tail_updates(tail_intervals: usize) -> usize {
     tail_intervals + 1
 }
 
+/// How much later than its reporting delay a counter update may be read and still be taken
+/// for one made after the busy stretch's end, s: the analysis locates update instants to
+/// within a read (a few ms). Without it, one measurement in five of the H200 gate study's
+/// paired runs (one interval of tail) had no whole idle interval after its stretch and, with
+/// none in its short lead-in either, reported an active idle of 0 W.
+const TAIL_TICK_MARGIN_S: f64 = 0.005;
+
 /// How often the idle tail looks for the counter's updates, s.
 const TAIL_POLL_S: f64 = 0.005;
 
@@ -490,10 +497,14 @@ impl Session {
         let intervals = self.request.tail_intervals.max(1);
         let updates = tail_updates(intervals);
         let floor = stretch_end_s + TAIL_MIN_PER_INTERVAL_S * intervals as f64;
-        let cap = stretch_end_s + self.plan.idle_s + period_s;
+        // The analysis places each update at its reading less the reporting delay: an update
+        // read just after the stretch's end was made before it, and closes no idle interval.
+        let made_after_s =
+            stretch_end_s + super::analyze::reporting_delay_s(self.primary, &self.analysis) + TAIL_TICK_MARGIN_S;
+        let cap = made_after_s + self.plan.idle_s + period_s;
         loop {
             let now = self.clock.now_s();
-            if now >= cap || (now >= floor && self.recorder.updates_after(self.primary, stretch_end_s)? >= updates) {
+            if now >= cap || (now >= floor && self.recorder.updates_after(self.primary, made_after_s)? >= updates) {
                 return Ok(());
             }
             self.clock.sleep_s(TAIL_POLL_S.min(cap - now));

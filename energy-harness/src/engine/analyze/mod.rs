@@ -120,6 +120,13 @@ fn resolve_model(kind: SourceKind, options: &AnalysisOptions) -> Result<(SensorM
     }
 }
 
+/// The reporting delay the analysis takes for `kind` under `options` (its sensor model's, or
+/// the source's default when the model cannot be resolved): a reading at `t` describes the
+/// update the sensor made at `t −` this.
+pub fn reporting_delay_s(kind: SourceKind, options: &AnalysisOptions) -> f64 {
+    resolve_model(kind, options).map_or(kind.default_delay_s(), |(_, delay_s, _)| delay_s)
+}
+
 /// Analyzes the windows of `trace`.
 pub fn analyze_trace(trace: &Trace, options: &AnalysisOptions) -> Result<TraceAnalysis> {
     let windows = trace.windows()?;
@@ -327,6 +334,16 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
     }
     if energies.is_empty() {
         return Err(Error::new(ErrorKind::Analysis, "the trace marks no measured window (only auxiliary stretches)"));
+    }
+    // The split takes an idle of 0 W when the trace holds no idle interval at all.
+    if energies.iter().all(|w| w.idle_before_w.is_none() && w.idle_after_w.is_none() && w.idle_w == 0.0) {
+        warnings.push(Warning::new(
+            WarningKind::NoIdle,
+            format!(
+                "no whole {source} interval of idle lies in the trace: the active idle (shown as 0 W) and the dynamic \
+                 figures are unknown; the total energy stands. Record longer idle around the windows"
+            ),
+        ));
     }
     let idle_w = energies.iter().map(|w| w.idle_w).sum::<f64>() / energies.len() as f64;
     Ok(TraceAnalysis {

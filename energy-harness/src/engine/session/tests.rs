@@ -251,9 +251,11 @@ mod handover {
             let counter = SensorModel::Counter { period_s: 0.1 };
             let expected = idle_s(&counter) + warmup_batches_s(WARMUP_S, &counter, TimeBasis::CudaEvents)
                 - warmup_batches_s(WARMUP_CONTINUING_S, &counter, TimeBasis::CudaEvents);
-            assert!(saved > expected - 0.05, "seed {seed}: saved {saved:.3} s, expected at least {expected:.3} s");
-            // Its idle tail ended at the counter's third update after the stretch (the guard
-            // after the last window): two whole tick intervals of idle, whatever the ticks' phase.
+            // Either tail may wait a tick more for an update made after its stretch.
+            assert!(saved > expected - 0.15, "seed {seed}: saved {saved:.3} s, expected at least {expected:.3} s");
+            // Its idle tail ended at the counter's third update made after the stretch (the
+            // guard after the last window; read later by the reporting delay and a margin):
+            // two whole tick intervals of idle, whatever the ticks' phase.
             let marked = trace.windows().unwrap();
             let guard = marked.iter().find(|w| w.index == GUARD_AFTER_WINDOW).expect("a guard after the windows");
             let end = guard.end_s;
@@ -277,11 +279,12 @@ mod handover {
                 "seed {seed}: {guard_launches} launches per guard, {} per window",
                 second.launches_per_window
             );
-            let updates = updates_after(&trace, end);
-            assert_eq!(updates.len(), 3, "seed {seed}: {updates:?} after {end}");
+            let made_after = end + SourceKind::Counter.default_delay_s() + TAIL_TICK_MARGIN_S;
+            let updates = updates_after(&trace, made_after);
+            assert_eq!(updates.len(), 3, "seed {seed}: {updates:?} after {made_after}");
             let series = trace.series(&Channel::Source(SourceKind::Counter));
             let tail = series.last().unwrap().time_s - end;
-            assert!((0.2..0.32).contains(&tail), "seed {seed}: tail {tail:.3} s");
+            assert!((0.2..0.34).contains(&tail), "seed {seed}: tail {tail:.3} s");
             assert_eq!(trace.metadata("idle tail"), None);
             // The idle it took is the idle, not the stretch before it.
             let before = second.windows[0].energy.idle_before_w.unwrap();
@@ -296,16 +299,21 @@ mod handover {
 
     #[test]
     fn a_paired_run_measures_one_interval_of_idle_and_its_figures_hold() {
-        for seed in 1..=4 {
+        // Sixteen phases of the counter's ticks against the stretch's end: with four, a tail
+        // that counted an update read just after the end but made before it passed by luck.
+        let mut saved_s = Vec::new();
+        for seed in 1..=16 {
             let (_, _, plain, _) = continued_as(seed, 0.05, false);
             let (_, _, paired, trace) = continued_as(seed, 0.05, true);
             assert!(trace.metadata("idle tail").is_some_and(|m| m.starts_with("1 counter interval")), "seed {seed}");
-            // Its tail ended at the counter's second update after the guard: one whole interval.
+            // Its tail ended at the counter's second update made after the guard (read after
+            // it by more than the reporting delay and a margin): one whole interval.
             let guard = trace.windows().unwrap().into_iter().find(|w| w.index == GUARD_AFTER_WINDOW).unwrap();
-            let updates = updates_after(&trace, guard.end_s);
-            assert_eq!(updates.len(), 2, "seed {seed}: {updates:?} after {}", guard.end_s);
+            let made_after = guard.end_s + SourceKind::Counter.default_delay_s() + TAIL_TICK_MARGIN_S;
+            let updates = updates_after(&trace, made_after);
+            assert_eq!(updates.len(), 2, "seed {seed}: {updates:?} after {made_after}");
             let tail = trace.series(&Channel::Source(SourceKind::Counter)).last().unwrap().time_s - guard.end_s;
-            assert!((0.1..0.22).contains(&tail), "seed {seed}: tail {tail:.3} s");
+            assert!((0.1..0.24).contains(&tail), "seed {seed}: tail {tail:.3} s");
             // The total energy holds as well as the plain run's; the idle is still the idle.
             for m in [&plain, &paired] {
                 let error = m.energy_j.mean / truth(SECOND) - 1.0;
@@ -318,10 +326,14 @@ mod handover {
                     assert!(rail.dynamic_j.is_none_or(|d| d.mean >= 0.0), "seed {seed}: {rail:?}");
                 }
             }
-            // One tick interval shorter (a virtual clock: no host time).
+            // About one tick interval shorter (a virtual clock: no host time); either may wait
+            // a tick more for an update made after its stretch, or stop at the idle's cap.
             let saved = plain.wall_time_s - paired.wall_time_s;
-            assert!((0.05..0.15).contains(&saved), "seed {seed}: saved {saved:.3} s");
+            assert!((-0.02..0.25).contains(&saved), "seed {seed}: saved {saved:.3} s");
+            saved_s.push(saved);
         }
+        let mean = saved_s.iter().sum::<f64>() / saved_s.len() as f64;
+        assert!((0.05..0.15).contains(&mean), "saved {mean:.3} s on average: {saved_s:?}");
     }
 
     /// A simulated kernel whose host wakes `delay_s` late from every batch's wait (a loaded
