@@ -17,7 +17,8 @@
 //! `--min-pairs` on, a benchmark settles once its detectable change is at most `--target`
 //! (for `gate` also once its verdict is clear: a regression, or clearly within the
 //! threshold; `energy_results::ab::settles`) and later runs leave it out; the sequence stops
-//! when none is left, or at `--max-pairs`. The report (`energy-ab/1`) is written atomically to `<output>/ab.json`.
+//! when none is left, or at `--max-pairs`. The report (`energy-ab/1`) is written atomically
+//! to `<output>/ab.json`.
 //! Exit 1 on a regression, 0 otherwise, 2 when nothing could be decided (bad arguments, an
 //! executable that failed, runs on different GPUs, a benchmark missing).
 

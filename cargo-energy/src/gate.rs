@@ -285,14 +285,13 @@ fn build_both(base: &str, cargo_args: &[String], dir: &Path) -> Result<GateBuild
     let outside_key = match &outside {
         Ok(deps) => {
             if !deps.is_empty() {
-                let named: Vec<String> = deps.iter().map(|d| format!("`{}` ({})", d.name, d.dir.display())).collect();
                 eprintln!(
                     "energy gate: the base reads {} path dependenc{} from outside the repository as {} now, not as at \
                      {base}: {}",
                     deps.len(),
                     if deps.len() == 1 { "y" } else { "ies" },
                     if deps.len() == 1 { "it is" } else { "they are" },
-                    named.join(", ")
+                    named(deps)
                 );
             }
             deps.iter().map(|d| format!("{}={}", d.dir.display(), d.files_hash)).collect::<Vec<_>>().join("\u{1f}")
@@ -405,15 +404,13 @@ fn outside_path_dependencies(package_dir: &Path, root: &Path) -> std::result::Re
         let mut files = Vec::new();
         list_files(&dir, &dir, &mut files);
         files.sort();
-        let mut all = Vec::new();
-        for (rel, path) in &files {
-            all.extend_from_slice(rel.as_bytes());
-            all.push(0);
-            all.extend_from_slice(&std::fs::read(path).unwrap_or_default());
-            all.push(0);
-        }
+        // Each file's path and hash, one file in memory at a time.
+        let listing: String = files
+            .iter()
+            .map(|(rel, path)| format!("{rel}\0{}\n", content_hash(&std::fs::read(path).unwrap_or_default())))
+            .collect();
         let name = package["name"].as_str().unwrap_or("?").to_string();
-        deps.push(OutsideDependency { name, dir, files_hash: content_hash(&all) });
+        deps.push(OutsideDependency { name, dir, files_hash: content_hash(listing.as_bytes()) });
     }
     deps.sort_by(|a, b| a.dir.cmp(&b.dir));
     Ok(deps)
@@ -422,14 +419,18 @@ fn outside_path_dependencies(package_dir: &Path, root: &Path) -> std::result::Re
 /// What to do when the base's worktree cannot resolve its path dependencies while the
 /// checkout, which has `deps` outside the repository, can.
 fn relative_outside_message(why: &str, deps: &[OutsideDependency], worktree: &Path) -> String {
-    let named: Vec<String> = deps.iter().map(|d| format!("`{}` ({})", d.name, d.dir.display())).collect();
     format!(
         "{why}, while the checkout resolves its path dependencies outside the repository: {}. The base is \
          built in {}, from where a relative path out of the repository points elsewhere: give such a \
          dependency by an absolute path (or as a git dependency)",
-        named.join(", "),
+        named(deps),
         worktree.display()
     )
+}
+
+/// `deps` as a message names them: "`name` (folder), …".
+fn named(deps: &[OutsideDependency]) -> String {
+    deps.iter().map(|d| format!("`{}` ({})", d.name, d.dir.display())).collect::<Vec<_>>().join(", ")
 }
 
 /// Every file under `dir` but `target/` and `.git/`, as (path from `top`, path).

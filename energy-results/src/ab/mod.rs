@@ -330,12 +330,12 @@ impl AbSequence {
         Ok(())
     }
 
-    /// Settles every benchmark still running that `rule` settles ([`settles`]): it is left out of later pairs ([`AbSequence::running`])
-    /// and keeps the verdict of the pair it settled after ([`AbSequence::changes`]). A
-    /// gate's cost then follows each benchmark's own noise and change: a quiet (or, by
-    /// [`Settling::Verdict`], clearly judged) benchmark stops after the pairs it needs while
-    /// the others run on.
-    /// Returns the benchmarks settled now, each with why.
+    /// Settles every benchmark still running that `rule` settles ([`settles`]): it is left
+    /// out of later pairs ([`AbSequence::running`]) and keeps the verdict of the pair it
+    /// settled after ([`AbSequence::changes`]). A gate's cost then follows each benchmark's
+    /// own noise and change: a quiet (or, by [`Settling::Verdict`], clearly judged) benchmark
+    /// stops after the pairs it needs while the others run on. Returns the benchmarks settled
+    /// now, each with why.
     pub fn settle(&mut self, changes: &[PairedChange], rule: Settling) -> Vec<(String, Settled)> {
         let pairs = self.pairs();
         let now: Vec<(String, Settled)> = changes

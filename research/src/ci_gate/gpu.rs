@@ -102,6 +102,21 @@ const LEAN_WARMUP_FROM_CALL: usize = 16;
 /// `… + lean warm-up + 6 windows`.
 const LEAN_WARMUP_6_WINDOWS_FROM_CALL: usize = 19;
 
+/// What each call's harness and gate added to the label of its window setting, from that
+/// call on; a later call's label holds every earlier part ([`setting_label`]).
+const LABEL_PARTS: [(usize, &str); 5] = [
+    (GUARDS_FROM_CALL, " + guards"),
+    (SETTLING_FROM_CALL, " + settling"),
+    (PAIRED_RUNS_FROM_CALL, " + paired runs"),
+    (LEAN_WARMUP_FROM_CALL, " + lean warm-up"),
+    (LEAN_WARMUP_6_WINDOWS_FROM_CALL, " + 6 windows"),
+];
+
+/// The label of a gate's window setting (`gate`, `4`, `default`, …) in call `call`.
+fn setting_label(windows: &str, call: usize) -> String {
+    LABEL_PARTS.iter().filter(|(from, _)| call >= *from).fold(windows.to_string(), |label, (_, part)| label + part)
+}
+
 /// The window settings in the page's order: each benchmark's precision (`default`), a
 /// count given, the gate's default (`gate`), from call 7 the same with guards, and from
 /// call 11 the gate's default with settled benchmarks left out.
@@ -181,18 +196,7 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                     run_windows,
                     name: name.to_string(),
                     kind: parts[2].to_string(),
-                    windows: match parts[3].trim_start_matches('w') {
-                        w if call >= LEAN_WARMUP_6_WINDOWS_FROM_CALL => {
-                            format!("{w} + guards + settling + paired runs + lean warm-up + 6 windows")
-                        }
-                        w if call >= LEAN_WARMUP_FROM_CALL => {
-                            format!("{w} + guards + settling + paired runs + lean warm-up")
-                        }
-                        w if call >= PAIRED_RUNS_FROM_CALL => format!("{w} + guards + settling + paired runs"),
-                        w if call >= SETTLING_FROM_CALL => format!("{w} + guards + settling"),
-                        w if call >= GUARDS_FROM_CALL => format!("{w} + guards"),
-                        w => w.to_string(),
-                    },
+                    windows: setting_label(parts[3].trim_start_matches('w'), call),
                     exit: words.get(2).and_then(|c| c.parse().ok()).unwrap_or(-1),
                     seconds: words.get(3).and_then(|s| s.parse().ok()).unwrap_or(f64::NAN),
                     report,
@@ -246,8 +250,8 @@ fn run_bench_walls(logs: &BTreeMap<String, Vec<u8>>) -> BTreeMap<usize, BTreeMap
 type Replayed = (Vec<PairedChange>, usize, Option<f64>);
 
 /// A gate replayed from its raw runs as `cargo energy gate` runs today: after each pair from
-/// `--min-pairs` on, a benchmark whose verdict is clear settles (`energy_results::ab::settles`), and later
-/// runs leave it out (its figures in them are dropped); the sequence stops when none is left
+/// `--min-pairs` on, a benchmark whose verdict is clear settles (`energy_results::ab::settles`),
+/// and later runs leave it out (its figures in them are dropped); the sequence stops when none is left
 /// or at the pairs the gate ran. Returns the final changes, the benchmark-runs measured and
 /// the GPU time estimated from the runs' logs: each run's wall time less the benchmarks it
 /// left out (their logged wall times), or `None` without logs.
@@ -284,7 +288,8 @@ fn still_running(sequence: &AbSequence, run: &RunFigures) -> RunFigures {
 
 /// Adds run `index` (from 0) of a replayed gate to `sequence` and, after each whole pair from
 /// the gate's `--min-pairs` on (two at least), settles the benchmarks whose detectable change
-/// reached its target or whose verdict is clear, as `cargo energy gate` does. Returns whether none is left to run.
+/// reached its target or whose verdict is clear, as `cargo energy gate` does. Returns whether
+/// none is left to run.
 fn add_and_settle(sequence: &mut AbSequence, run: RunFigures, index: usize, report: &AbReport) -> Result<bool> {
     sequence.add(run)?;
     let pairs = sequence.pairs();
