@@ -121,7 +121,7 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
     let line = |start: &str| gpu.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("`{start}`"));
     let rules = line("**At three pairs");
     let defaults = line("**Today's defaults as they ran");
-    let replayed = line("**Today's rule on the same runs");
+    let replayed = line("**Today's rule replayed on the runs settled on precision only");
     // Each condition's GPU time in the replay, as the GUIDE gives it.
     let replay_time = |label: &str| {
         let rest = &replayed[replayed.find(label).unwrap_or_else(|| panic!("`{label}` in {replayed}"))..];

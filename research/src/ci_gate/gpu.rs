@@ -102,14 +102,21 @@ const LEAN_WARMUP_FROM_CALL: usize = 16;
 /// `… + lean warm-up + 6 windows`.
 const LEAN_WARMUP_6_WINDOWS_FROM_CALL: usize = 19;
 
+/// The first call whose gate settled a benchmark on a clear verdict too (cargo-energy and
+/// harness of 84b312fe: a regression, or its change's 95 % upper bound below the threshold;
+/// the paired run's idle tail waiting for an update made after the stretch): labelled
+/// `… + 6 windows + clear verdicts`.
+const CLEAR_VERDICTS_FROM_CALL: usize = 22;
+
 /// What each call's harness and gate added to the label of its window setting, from that
 /// call on; a later call's label holds every earlier part ([`setting_label`]).
-const LABEL_PARTS: [(usize, &str); 5] = [
+const LABEL_PARTS: [(usize, &str); 6] = [
     (GUARDS_FROM_CALL, " + guards"),
     (SETTLING_FROM_CALL, " + settling"),
     (PAIRED_RUNS_FROM_CALL, " + paired runs"),
     (LEAN_WARMUP_FROM_CALL, " + lean warm-up"),
     (LEAN_WARMUP_6_WINDOWS_FROM_CALL, " + 6 windows"),
+    (CLEAR_VERDICTS_FROM_CALL, " + clear verdicts"),
 ];
 
 /// The label of a gate's window setting (`gate`, `4`, `default`, …) in call `call`.
@@ -120,7 +127,7 @@ fn setting_label(windows: &str, call: usize) -> String {
 /// The window settings in the page's order: each benchmark's precision (`default`), a
 /// count given, the gate's default (`gate`), from call 7 the same with guards, and from
 /// call 11 the gate's default with settled benchmarks left out.
-const SETTINGS: [&str; 10] = [
+const SETTINGS: [&str; 11] = [
     "default",
     "3",
     "4",
@@ -131,6 +138,7 @@ const SETTINGS: [&str; 10] = [
     "gate + guards + settling + paired runs",
     "gate + guards + settling + paired runs + lean warm-up",
     "gate + guards + settling + paired runs + lean warm-up + 6 windows",
+    "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts",
 ];
 
 /// The gate's defaults at today's window count, 6, the whole warm-up before the guard
@@ -141,8 +149,13 @@ const DEFAULTS_6_WINDOWS: &str = "gate + guards + settling + paired runs";
 /// 13-15 then found 4 windows losing power, and the default went back to 6 windows.
 const LEAN_WARMUP_4_WINDOWS: &str = "gate + guards + settling + paired runs + lean warm-up";
 
-/// Today's defaults: the guard ending the warm-up, at 6 windows (calls 19-21).
-const TODAY_DEFAULTS: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows";
+/// The guard ending the warm-up at 6 windows, a benchmark settled only once precise enough
+/// (calls 19-21): the runs today's rule was first replayed on.
+const SETTLED_ON_PRECISION: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows";
+
+/// Today's defaults: the guard ending the warm-up, 6 windows, a benchmark settled on a clear
+/// verdict too (calls 22 on).
+const TODAY_DEFAULTS: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts";
 
 /// The gate's defaults before its runs were paired runs (calls 11-12: 8 windows).
 const DEFAULTS_BEFORE_PAIRED_RUNS: &str = "gate + guards + settling";
@@ -420,8 +433,9 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
         &[(0, 6), (0, 5), (0, 4), (1, 5), (0, 3)],
         Some(LEAN_WARMUP_4_WINDOWS),
     )?;
+    let precision_runs = windows_replay::replay_rows(&gates, SETTLED_ON_PRECISION, &[(0, 6), (0, 5), (0, 4)], None)?;
     let today_runs = windows_replay::replay_rows(&gates, TODAY_DEFAULTS, &[(0, 6), (0, 5), (0, 4)], None)?;
-    summary_lines(&mut t, &gates, today_runs.as_ref())?;
+    summary_lines(&mut t, &gates, precision_runs.as_ref())?;
     let _ = writeln!(
         t,
         "| condition | windows | gates | benchmark-gates (N) | regressions | change: mean (sd) | detectable: median [max] | GPU time per gate | per 10 benchmarks |"
@@ -467,7 +481,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     paired_runs::run_cost_table(
         &mut t,
         &gates,
-        &[DEFAULTS_BEFORE_PAIRED_RUNS, DEFAULTS_6_WINDOWS, LEAN_WARMUP_4_WINDOWS, TODAY_DEFAULTS],
+        &[DEFAULTS_BEFORE_PAIRED_RUNS, DEFAULTS_6_WINDOWS, LEAN_WARMUP_4_WINDOWS, SETTLED_ON_PRECISION, TODAY_DEFAULTS],
     );
     paired_runs::window_prefix_table(&mut t, &gates, DEFAULTS_6_WINDOWS);
     paired_runs::window_prefix_table(&mut t, &gates, LEAN_WARMUP_4_WINDOWS);
@@ -477,6 +491,9 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     }
     if let Some(replay) = windows_replay::replay_rows(&gates, LEAN_WARMUP_4_WINDOWS, &[(0, 4), (0, 3), (1, 4)], None)? {
         windows_replay::windows_replay_table(&mut t, LEAN_WARMUP_4_WINDOWS, None, &replay);
+    }
+    if let Some(replay) = &precision_runs {
+        windows_replay::windows_replay_table(&mut t, SETTLED_ON_PRECISION, None, replay);
     }
     if let Some(replay) = &today_runs {
         windows_replay::windows_replay_table(&mut t, TODAY_DEFAULTS, None, replay);
@@ -779,7 +796,7 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
     );
 }
 
-/// Today's rule replayed on the runs of today's defaults: a benchmark settles on a clear
+/// Today's rule replayed on the runs settled on precision only (calls 19-21): a benchmark settles on a clear
 /// verdict too ([`energy_results::ab::settles`]), where the gates as run settled it only
 /// once its detectable change reached the target; the GPU time at those runs' own cost.
 fn clear_verdict_line(t: &mut String, replay: &windows_replay::Replay) {
@@ -794,9 +811,9 @@ fn clear_verdict_line(t: &mut String, replay: &windows_replay::Replay) {
         .collect();
     let _ = writeln!(
         t,
-        "**Today's rule on the same runs (calls {}'s gates replayed from their runs, a benchmark settling on a clear \
-         verdict too: a regression, or its change's 95 % upper bound below the threshold; GPU time from the runs' \
-         least-squares cost): {}; GPU time per 10 benchmarks {:.0} s on average; {cut} benchmark-gate(s) cut short.**\n",
+        "**Today's rule replayed on the runs settled on precision only (calls {}'s gates replayed from their runs, a \
+         benchmark settling on a clear verdict too: a regression, or its change's 95 % upper bound below the \
+         threshold; GPU time from the runs' least-squares cost): {}; GPU time per 10 benchmarks {:.0} s on average; {cut} benchmark-gate(s) cut short.**\n",
         replay.calls,
         text.join("; "),
         time / n.max(1) as f64
@@ -806,14 +823,20 @@ fn clear_verdict_line(t: &mut String, replay: &windows_replay::Replay) {
 /// The page's two summary lines, quoted by the GUIDE (a test holds them to the page): the
 /// gate's defaults as they ran, and the two rules at three pairs over every gate that ran
 /// three or more.
-fn summary_lines(t: &mut String, gates: &[StudyGate], today_runs: Option<&windows_replay::Replay>) -> Result<()> {
+fn summary_lines(t: &mut String, gates: &[StudyGate], precision_runs: Option<&windows_replay::Replay>) -> Result<()> {
     defaults_line(
         t,
         gates,
         TODAY_DEFAULTS,
-        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled once its detectable change reached the target)",
+        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled on a clear verdict or once its detectable change reached the target)",
     );
-    if let Some(replay) = today_runs {
+    defaults_line(
+        t,
+        gates,
+        SETTLED_ON_PRECISION,
+        "Settled on precision only, as they ran (calls {calls}: as today but a benchmark settled only once its detectable change reached the target)",
+    );
+    if let Some(replay) = precision_runs {
         clear_verdict_line(t, replay);
     }
     defaults_line(
