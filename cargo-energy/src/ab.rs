@@ -25,7 +25,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use energy_harness::unstable::bench::PAIRED_WINDOWS_ENV;
+use energy_harness::unstable::bench::{PAIRED_LEAN_ENV, PAIRED_WINDOWS_ENV};
 use energy_harness::{Error, ErrorKind, Result};
 use energy_report::paired::run_figures;
 use energy_report::{ab_markdown, ab_text, progress_line, ResultSet};
@@ -392,6 +392,11 @@ fn run_once(
         vec![("ENERGY_RUN_ID", run_env.as_str()), (EXPECTED_TARGETS_ENV, side_exes.expected), (PAIRED_RUN_ENV, "1")];
     if let Some(n) = &windows {
         env.push((PAIRED_WINDOWS_ENV, n.as_str()));
+    }
+    // The first pair's runs measure an idle tail (the idle, and work outliving its windows
+    // refused); later runs are lean: no tail, the idle carried from each process's lead-in.
+    if number > 2 {
+        env.push((PAIRED_LEAN_ENV, "1"));
     }
     if let Some(uuid) = visible {
         env.push(("CUDA_VISIBLE_DEVICES", uuid));

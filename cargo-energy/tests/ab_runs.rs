@@ -167,6 +167,25 @@ fn a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment() {
     assert!(comment.contains("SIMULATED"), "{comment}");
     let r = report(dir.path());
     assert_eq!(r["runs"][0]["benchmarks"].as_object().unwrap().len(), 2, "both targets in one run: {r}");
+    // The first pair's runs measure an idle tail; the second pair's are lean: none, each
+    // benchmark (the first of its process) taking the idle of its lead-in alone.
+    let idle_after = |run: &str| -> Vec<bool> {
+        let folder = dir.path().join("out").join(run).join("energy").join("new");
+        let mut seen = Vec::new();
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".json") && name != "run.json" {
+                let result: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                let windows = result["windows"].as_array().unwrap();
+                assert!(windows.iter().all(|w| w["idle_before_w"].is_number()), "{run}: {name}");
+                seen.push(windows.iter().all(|w| w["idle_after_w"].is_number()));
+            }
+        }
+        seen
+    };
+    assert_eq!((idle_after("run-01-A"), idle_after("run-02-B")), (vec![true; 2], vec![true; 2]));
+    assert_eq!((idle_after("run-03-B"), idle_after("run-04-A")), (vec![false; 2], vec![false; 2]));
     // A budget too small for two pairs is refused with what to do.
     let out = gate(&["--max-minutes", "0.001"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));

@@ -47,6 +47,10 @@ pub enum WarningKind {
     /// No whole sensor interval of idle lies before or after the windows: the active idle,
     /// and every dynamic figure resting on it, are unknown; the total energy stands.
     NoIdle,
+    /// No idle of its own lies in the trace (a lean run of a paired sequence measures none
+    /// after its first benchmark): the active idle, and the dynamic figures resting on it,
+    /// were measured earlier in the run, by the benchmark named; the total energy stands.
+    IdleCarried,
 }
 
 impl WarningKind {
@@ -70,6 +74,7 @@ impl WarningKind {
             WarningKind::RailUnavailable => "rail unavailable",
             WarningKind::LaunchBound => "launch-bound",
             WarningKind::NoIdle => "no idle measured",
+            WarningKind::IdleCarried => "idle carried",
         }
     }
 }

@@ -275,6 +275,35 @@ fn paired_windows() -> Result<Option<usize>> {
     }
 }
 
+/// The environment variable an orchestrator sets to `1` in the runs of a paired sequence after
+/// its first pair (`cargo energy gate`, `cargo energy ab`): a lean run measures no idle tail
+/// ([`MeasureRequest::lean`]), its active idle carried from before its process's first
+/// benchmark. The first pair's runs measure one interval of tail, and refuse work that
+/// outlives its windows. A harness that predates it ignores it and measures the tail.
+pub const PAIRED_LEAN_ENV: &str = "ENERGY_PAIRED_LEAN";
+
+/// `ENERGY_PAIRED_LEAN`: unset, empty or `0`, not lean; `1`, lean; anything else an error
+/// naming it.
+fn paired_lean() -> Result<bool> {
+    parse_paired_lean(std::env::var(PAIRED_LEAN_ENV).ok().as_deref())
+}
+
+/// [`paired_lean`] of the variable's value (`None`: unset).
+fn parse_paired_lean(value: Option<&str>) -> Result<bool> {
+    let Some(text) = value else { return Ok(false) };
+    match text.trim() {
+        "" | "0" => Ok(false),
+        "1" => Ok(true),
+        other => Err(Error::new(
+            energy_results::error::ErrorKind::InvalidInput,
+            format!(
+                "{PAIRED_LEAN_ENV}=`{}`: set it to 1 or 0 (cargo energy ab and gate set it in their runs) or leave it unset",
+                energy_results::error::echo(other)
+            ),
+        )),
+    }
+}
+
 /// Measures `kernel` as `group/function` with the session engine, one progress line on
 /// stderr. The idle the station's last measurement ended with is this one's lead-in when it
 /// fits ([`Session::prepare_continuing`]); this one's idle tail is left for the next.
@@ -304,6 +333,7 @@ fn measure(
         .calibration(station.rig.calibration().cloned())
         .thermal(station.rig.thermal().cloned())
         .paired(paired);
+    let request = if paired && paired_lean()? { request.lean() } else { request };
     let device = &mut station.device;
     {
         let mut err = std::io::stderr().lock();
@@ -412,4 +442,19 @@ fn write(runs: &[RunWriter], summaries: [Option<&Summary>; 2], sweep: Option<&Sw
         println!("{}", render_summary(&result, files.as_ref()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lean_paired_run_is_one_and_anything_else_is_named() {
+        assert!(!parse_paired_lean(None).unwrap());
+        assert!(!parse_paired_lean(Some("")).unwrap());
+        assert!(!parse_paired_lean(Some("0")).unwrap());
+        assert!(parse_paired_lean(Some(" 1 ")).unwrap());
+        let err = parse_paired_lean(Some("yes")).unwrap_err();
+        assert!(err.to_string().contains("ENERGY_PAIRED_LEAN=`yes`: set it to 1 or 0"), "{err}");
+    }
 }

@@ -44,7 +44,7 @@
 //! measurement, the warm-up is the kernel itself. The SM clock and temperature are read by
 //! the sampler alongside the sensors and reported per window, with their drift.
 
-use super::analyze::{analyze_windows, AnalysisOptions};
+use super::analyze::{analyze_windows, AnalysisOptions, CarriedIdle};
 use super::options::{MeasureOptions, ResolvedOptions};
 use super::result::Measurement;
 use super::stats::Estimate;
@@ -200,6 +200,9 @@ pub struct IdleHandover {
     idle_until_s: f64,
     /// The benchmark that measured before.
     previous_id: String,
+    /// The active idle the recording measured last (this stretch's, or carried to it), for a
+    /// next session whose trace holds none of its own (a lean paired run).
+    carried_idle: Option<CarriedIdle>,
 }
 
 impl IdleHandover {
@@ -271,7 +274,7 @@ impl Session {
         let clock = device.clock().clone();
         let wall_start = clock.now_s();
         let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-        let (sources, analysis, primary, model) = choose(device, &request, &options);
+        let (sources, mut analysis, primary, model) = choose(device, &request, &options);
         let idle = idle_s(&model);
         // On an energy counter only: its readings after the stretch hold nothing of it once
         // the first tick after its end is read; a lagging or averaging sensor's would.
@@ -287,6 +290,9 @@ impl Session {
                 // The idle after the stretch before is this one's lead-in; what came after it
                 // (this benchmark's setup) joins the warm-up's auxiliary window.
                 h.recorder.forget_before(h.idle_from_s)?;
+                // A lean paired run measured no idle after the stretch before: the idle the
+                // recording measured last stands in, and the analysis says so.
+                analysis.carried_idle = h.carried_idle.take();
                 let marker = h.recorder.marker();
                 marker.at(AUXILIARY_WINDOW, WindowEdge::Start, h.idle_until_s);
                 (h.recorder, marker, Some(h.previous_id), WARMUP_CONTINUING_S)
@@ -487,20 +493,23 @@ impl Session {
     /// counter, until its update after that end that bounds the request's whole tick
     /// intervals of idle has been read (the third update for two intervals, whatever the
     /// ticks' phase and the reporting delay), at least [`TAIL_MIN_PER_INTERVAL_S`] per
-    /// interval and at most the plan's idle and a tick more; on other sensors, the plan's
-    /// idle.
-    fn idle_tail(&mut self, stretch_end_s: f64) -> Result<()> {
+    /// interval and at most the plan's idle and a tick more; with no interval asked (a lean
+    /// paired run), until the update after the last window's end (`windows_end_s`) has been
+    /// read: its interval holds that window's edge, and the guard after it runs through it.
+    /// On other sensors, the plan's idle.
+    fn idle_tail(&mut self, stretch_end_s: f64, windows_end_s: f64) -> Result<()> {
         let SensorModel::Counter { period_s } = self.model else {
             self.clock.sleep_s(self.plan.idle_s);
             return Ok(());
         };
-        let intervals = self.request.tail_intervals.max(1);
-        let updates = tail_updates(intervals);
+        let intervals = self.request.tail_intervals;
+        let (updates, after_s) =
+            if intervals == 0 { (1, windows_end_s) } else { (tail_updates(intervals), stretch_end_s) };
         let floor = stretch_end_s + TAIL_MIN_PER_INTERVAL_S * intervals as f64;
         // The analysis places each update at its reading less the reporting delay: an update
         // read just after the stretch's end was made before it, and closes no idle interval.
         let made_after_s =
-            stretch_end_s + super::analyze::reporting_delay_s(self.primary, &self.analysis) + TAIL_TICK_MARGIN_S;
+            after_s + super::analyze::reporting_delay_s(self.primary, &self.analysis) + TAIL_TICK_MARGIN_S;
         let cap = made_after_s + self.plan.idle_s + period_s;
         loop {
             let now = self.clock.now_s();
@@ -524,7 +533,14 @@ impl Session {
             .filter(|m| m.index != AUXILIARY_WINDOW && m.edge == WindowEdge::End)
             .map(|m| m.time_s)
             .fold(f64::NEG_INFINITY, f64::max);
-        self.idle_tail(idle_from_s)?;
+        let windows_end_s = self
+            .marker
+            .marks()
+            .iter()
+            .filter(|m| !is_auxiliary_window(m.index) && m.edge == WindowEdge::End)
+            .map(|m| m.time_s)
+            .fold(f64::NEG_INFINITY, f64::max);
+        self.idle_tail(idle_from_s, windows_end_s)?;
         let idle_until_s = self.clock.now_s();
         let (mut trace, kept) = if keep {
             let mut recorder = self.recorder;
@@ -550,13 +566,16 @@ impl Session {
         if self.request.tail_intervals != request::DEFAULT_TAIL_INTERVALS
             && matches!(self.model, SensorModel::Counter { .. })
         {
-            trace.set_metadata(
-                "idle tail",
-                format!(
-                    "{} counter interval(s) of idle after the stretch (a run of a paired sequence: its verdict rests on the total energy)",
-                    self.request.tail_intervals
+            let tail = match self.request.tail_intervals {
+                0 => "none: the counter's update after the last window only (a lean run of a paired sequence: its \
+                      verdict rests on the total energy; the active idle is the one measured before the process's \
+                      first benchmark)"
+                    .to_string(),
+                n => format!(
+                    "{n} counter interval(s) of idle after the stretch (a run of a paired sequence: its verdict rests on the total energy)"
                 ),
-            );
+            };
+            trace.set_metadata("idle tail", tail);
         }
         let stop = self.stop.unwrap_or(StopReason::WindowLimit);
         let mut measurement = summarize(Summary {
@@ -581,6 +600,18 @@ impl Session {
             measurement.warnings.push(warning);
         }
         check_work_ended(&measurement)?;
+        // The idle this measurement took: its own where it measured one, else what it carried.
+        let measured_idle =
+            measurement.windows.iter().any(|w| w.energy.idle_before_w.is_some() || w.energy.idle_after_w.is_some());
+        let carried_idle = if measured_idle {
+            Some(CarriedIdle {
+                watts: measurement.idle_w,
+                from_id: self.request.id.clone(),
+                measured_at_s: idle_until_s,
+            })
+        } else {
+            self.analysis.carried_idle.clone()
+        };
         let handover = kept.map(|recorder| IdleHandover {
             recorder,
             sources: self.sources,
@@ -588,6 +619,7 @@ impl Session {
             idle_from_s,
             idle_until_s,
             previous_id: self.request.id.clone(),
+            carried_idle,
         });
         Ok((measurement, trace, handover))
     }

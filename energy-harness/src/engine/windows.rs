@@ -16,7 +16,7 @@
 
 use super::curve::EnergyCurve;
 use energy_results::error::{Error, ErrorKind, Result};
-use energy_results::trace::Window;
+use energy_results::trace::{is_auxiliary_window, Window};
 
 /// Windows closer than this are one busy stretch (back to back), s: they share the idle
 /// measured around the stretch.
@@ -27,11 +27,15 @@ pub const BACK_TO_BACK_GAP_S: f64 = 0.02;
 pub struct SplitOptions {
     /// How far before a window's start and after its end idle power is looked for, s.
     pub lookback_s: f64,
+    /// The active idle measured earlier on the same device, W: the idle level where the
+    /// trace holds no idle interval at all (a lean run of a paired sequence,
+    /// [`crate::engine::analyze::CarriedIdle`]). `None`: such a trace's idle is 0 W.
+    pub carried_idle_w: Option<f64>,
 }
 
 impl Default for SplitOptions {
     fn default() -> Self {
-        SplitOptions { lookback_s: 1.0 }
+        SplitOptions { lookback_s: 1.0, carried_idle_w: None }
     }
 }
 
@@ -71,6 +75,15 @@ pub fn window_energies(curve: &EnergyCurve, windows: &[Window], options: SplitOp
     let Some((lo, hi)) = curve.span_s() else {
         return Err(Error::new(ErrorKind::Analysis, "no readings to integrate"));
     };
+    // An auxiliary stretch (a warm-up, a guard) may reach past the readings: a lean paired
+    // run's recording ends at the counter's update after the last window, inside the guard
+    // after it. No interval lies beyond the readings, so clipping it to them changes no share
+    // of any interval; its own energy is never reported.
+    for w in windows.iter_mut().filter(|w| is_auxiliary_window(w.index)) {
+        w.start_s = w.start_s.max(lo);
+        w.end_s = w.end_s.min(hi).max(w.start_s);
+    }
+    windows.retain(|w| !is_auxiliary_window(w.index) || w.end_s > w.start_s);
     for w in &windows {
         if w.start_s < lo || w.end_s > hi {
             return Err(Error::new(
@@ -152,7 +165,7 @@ pub fn window_energies(curve: &EnergyCurve, windows: &[Window], options: SplitOp
             (before, after)
         })
         .collect();
-    let global_idle = idle_mean(f64::NEG_INFINITY, f64::INFINITY);
+    let global_idle = idle_mean(f64::NEG_INFINITY, f64::INFINITY).or(options.carried_idle_w);
     let all: Vec<&Interval> = intervals.iter().collect();
     let (all_e, all_t) = prefix(&all);
     let busy: Vec<Option<f64>> = windows
@@ -314,5 +327,29 @@ mod tests {
         let err =
             window_energies(&curve, &[window(0, 0.2, 0.5), window(1, 0.4, 0.6)], SplitOptions::default()).unwrap_err();
         assert!(err.message().contains("overlap"), "{err}");
+    }
+
+    #[test]
+    fn a_guard_past_the_readings_is_clipped_and_the_idle_may_be_carried() {
+        use energy_results::trace::{GUARD_AFTER_WINDOW, GUARD_BEFORE_WINDOW};
+        // A lean paired run: guard, windows 1.0-1.6 s, a guard to 1.7 s, the readings ending
+        // at the tick after the last window (1.637 s), no idle after; none before either.
+        let curve = stepped(&[(0.9, 1.7)], 1.65);
+        let curve = EnergyCurve::from_points(curve.points().iter().copied().filter(|p| p.0 > 0.9).collect());
+        let ws: Vec<Window> = [window(GUARD_BEFORE_WINDOW, 0.9, 1.0), window(GUARD_AFTER_WINDOW, 1.6, 1.7)]
+            .into_iter()
+            .chain((0..6).map(|i| window(i, f64::from(10 + i) / 10.0, f64::from(11 + i) / 10.0)))
+            .collect();
+        let carried = SplitOptions { carried_idle_w: Some(97.0), ..SplitOptions::default() };
+        let w = window_energies(&curve, &ws, carried).unwrap();
+        let measured: Vec<&WindowEnergy> = w.iter().filter(|e| !is_auxiliary_window(e.index)).collect();
+        assert_eq!(measured.len(), 6);
+        for e in measured {
+            assert!((e.energy_j - 30.0).abs() / 30.0 < 0.002, "{e:?}");
+            assert_eq!((e.idle_before_w, e.idle_after_w, e.idle_w), (None, None, 97.0), "{e:?}");
+        }
+        // A measured window past the readings is still refused.
+        let err = window_energies(&curve, &[window(0, 1.5, 1.69)], SplitOptions::default()).unwrap_err();
+        assert!(err.message().contains("record longer"), "{err}");
     }
 }

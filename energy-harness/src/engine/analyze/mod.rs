@@ -48,6 +48,23 @@ pub struct AnalysisOptions {
     /// [`POWER_CEILING_FACTOR`] times it is corrupt data, not a measurement. Without it
     /// (and without `power_limit_w` in the trace's metadata) [`GENERIC_POWER_CEILING_W`] applies.
     pub power_limit_w: Option<f64>,
+    /// The active idle measured earlier in the same recording, for a trace that holds none
+    /// of its own (a lean run of a paired sequence); `None` otherwise.
+    pub carried_idle: Option<CarriedIdle>,
+}
+
+/// An active idle measured by an earlier benchmark of the same recording, taken by a
+/// measurement that measured none of its own: a lean run of a paired sequence measures idle
+/// only before its process's first benchmark. The dynamic figures rest on it (with an
+/// [`WarningKind::IdleCarried`] warning); the total energy does not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CarriedIdle {
+    /// The active idle, W.
+    pub watts: f64,
+    /// The benchmark that measured it.
+    pub from_id: String,
+    /// When its measurement ended, s (the recording's clock).
+    pub measured_at_s: f64,
 }
 
 /// The analysis of a trace.
@@ -210,7 +227,8 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
         transitions.sort_by(f64::total_cmp);
         (power_curve(&aligned, &model, &transitions)?, None, model)
     };
-    let energies = window_energies(&curve, windows, options.split)?;
+    let split = SplitOptions { carried_idle_w: options.carried_idle.as_ref().map(|c| c.watts), ..options.split };
+    let energies = window_energies(&curve, windows, split)?;
     let limit_w = options
         .power_limit_w
         .or_else(|| trace.metadata("power_limit_w").and_then(|v| v.parse::<f64>().ok()))
@@ -335,8 +353,22 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
     if energies.is_empty() {
         return Err(Error::new(ErrorKind::Analysis, "the trace marks no measured window (only auxiliary stretches)"));
     }
-    // The split takes an idle of 0 W when the trace holds no idle interval at all.
-    if energies.iter().all(|w| w.idle_before_w.is_none() && w.idle_after_w.is_none() && w.idle_w == 0.0) {
+    // The split takes the carried idle, or else 0 W, when the trace holds no idle interval.
+    let no_idle_of_its_own = energies.iter().all(|w| w.idle_before_w.is_none() && w.idle_after_w.is_none());
+    if let (true, Some(carried)) = (no_idle_of_its_own, &options.carried_idle) {
+        let first_window = energies.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
+        warnings.push(Warning::new(
+            WarningKind::IdleCarried,
+            format!(
+                "no idle of its own: the active idle ({:.1} W), and the dynamic figures with it, are the idle \
+                 measured with {}, whose measurement ended {:.1} s before this one's first window (a lean run of a \
+                 paired sequence measures idle before its process's first benchmark only); the total energy stands",
+                carried.watts,
+                carried.from_id,
+                (first_window - carried.measured_at_s).max(0.0)
+            ),
+        ));
+    } else if no_idle_of_its_own && energies.iter().all(|w| w.idle_w == 0.0) {
         warnings.push(Warning::new(
             WarningKind::NoIdle,
             format!(

@@ -31,7 +31,8 @@ pub struct MeasureRequest {
     /// reference temperature too.
     pub thermal: Option<ThermalCalibration>,
     /// Whole counter intervals of idle the session measures after its busy stretch, on an
-    /// energy counter: 2 by default; 1 in a run of a paired sequence ([`MeasureRequest::paired`]).
+    /// energy counter: 2 by default; 1 in a run of a paired sequence ([`MeasureRequest::paired`]),
+    /// 0 in a lean one ([`MeasureRequest::lean`]).
     pub tail_intervals: usize,
 }
 
@@ -57,6 +58,18 @@ impl MeasureRequest {
     /// (the previous benchmark's tail, when handed over), and the trace says so.
     pub fn paired(mut self, paired: bool) -> Self {
         self.tail_intervals = if paired { 1 } else { DEFAULT_TAIL_INTERVALS };
+        self
+    }
+
+    /// A lean run of a paired sequence (its runs after the first pair): no idle tail at all.
+    /// The session waits only for the counter's update after its last window (the guard after
+    /// it runs through that update's interval), and its dynamic figures take the active idle
+    /// the recording measured last, before its process's first benchmark
+    /// ([`crate::engine::analyze::CarriedIdle`]); the total energy, on which the sequence's
+    /// verdict rests, does not use the idle. Nothing after the windows is measured, so work
+    /// that outlives them goes unseen here: the first pair's runs measure a tail and refuse it.
+    pub fn lean(mut self) -> Self {
+        self.tail_intervals = 0;
         self
     }
 

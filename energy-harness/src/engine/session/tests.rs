@@ -196,12 +196,30 @@ mod handover {
 
     /// The first kernel measured with its recording kept, then the second continuing it.
     fn continued(seed: u64, gap_s: f64) -> (Measurement, Trace, Measurement, Trace) {
-        continued_as(seed, gap_s, false)
+        continued_as(seed, gap_s, Run::Plain)
     }
 
-    /// [`continued`], both measurements runs of a paired sequence when `paired`.
-    fn continued_as(seed: u64, gap_s: f64, paired: bool) -> (Measurement, Trace, Measurement, Trace) {
-        let request = |id: &str| request(id).paired(paired);
+    /// How both measurements of [`continued_as`] run.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Run {
+        /// Outside a paired sequence.
+        Plain,
+        /// A run of a paired sequence ([`MeasureRequest::paired`]).
+        Paired,
+        /// A lean run of one ([`MeasureRequest::lean`]).
+        Lean,
+    }
+
+    /// [`continued`], both measurements run as `run` says.
+    fn continued_as(seed: u64, gap_s: f64, run: Run) -> (Measurement, Trace, Measurement, Trace) {
+        let request = |id: &str| {
+            let paired = request(id).paired(run != Run::Plain);
+            if run == Run::Lean {
+                paired.lean()
+            } else {
+                paired
+            }
+        };
         let mut device = device(seed);
         let mut a = workload(&device, FIRST, seed);
         let (first, _, handover) =
@@ -303,8 +321,8 @@ mod handover {
         // that counted an update read just after the end but made before it passed by luck.
         let mut saved_s = Vec::new();
         for seed in 1..=16 {
-            let (_, _, plain, _) = continued_as(seed, 0.05, false);
-            let (_, _, paired, trace) = continued_as(seed, 0.05, true);
+            let (_, _, plain, _) = continued_as(seed, 0.05, Run::Plain);
+            let (_, _, paired, trace) = continued_as(seed, 0.05, Run::Paired);
             assert!(trace.metadata("idle tail").is_some_and(|m| m.starts_with("1 counter interval")), "seed {seed}");
             // Its tail ended at the counter's second update made after the guard (read after
             // it by more than the reporting delay and a margin): one whole interval.
@@ -334,6 +352,49 @@ mod handover {
         }
         let mean = saved_s.iter().sum::<f64>() / saved_s.len() as f64;
         assert!((0.05..0.15).contains(&mean), "saved {mean:.3} s on average: {saved_s:?}");
+    }
+
+    #[test]
+    fn a_lean_paired_run_measures_no_tail_and_carries_the_first_idle() {
+        let mut saved_s = Vec::new();
+        for seed in 1..=16 {
+            let (_, _, paired, _) = continued_as(seed, 0.05, Run::Paired);
+            let (first, _, lean, trace) = continued_as(seed, 0.05, Run::Lean);
+            assert!(trace.metadata("idle tail").is_some_and(|m| m.starts_with("none")), "seed {seed}");
+            // The first measured its lead-in and no tail; the second no idle of its own, and
+            // carries the first's, saying so.
+            assert!(first.windows.iter().all(|w| w.energy.idle_before_w.is_some() && w.energy.idle_after_w.is_none()));
+            assert!((first.idle_w - SimPreset::h100().idle_w).abs() < 5.0, "seed {seed}: idle {:.1} W", first.idle_w);
+            assert!(lean.windows.iter().all(|w| w.energy.idle_before_w.is_none() && w.energy.idle_after_w.is_none()));
+            assert_eq!(lean.idle_w, first.idle_w, "seed {seed}");
+            use energy_results::warning::WarningKind;
+            let carried: Vec<_> = lean.warnings.iter().filter(|w| w.kind == WarningKind::IdleCarried).collect();
+            assert_eq!(carried.len(), 1, "seed {seed}: {:?}", lean.warnings);
+            assert!(carried[0].message.contains("measured with first"), "{}", carried[0].message);
+            assert!(lean.warnings.iter().all(|w| w.kind != WarningKind::NoIdle), "seed {seed}");
+            // The recording ran until the counter's update after the last window was read, and
+            // hardly longer: the guard after the window runs through that update's interval.
+            let last_end = lean.windows.last().unwrap().energy.end_s;
+            let made_after = last_end + SourceKind::Counter.default_delay_s() + TAIL_TICK_MARGIN_S;
+            assert!(!updates_after(&trace, made_after).is_empty(), "seed {seed}");
+            let guard = trace.windows().unwrap().into_iter().find(|w| w.index == GUARD_AFTER_WINDOW).unwrap();
+            let tail = trace.series(&Channel::Source(SourceKind::Counter)).last().unwrap().time_s - guard.end_s;
+            assert!(tail < 0.04, "seed {seed}: tail {tail:.3} s");
+            // The total energy holds as well as a paired run's, and the dynamic rests on the
+            // carried idle.
+            for m in [&paired, &first, &lean] {
+                let kernel = if m.id == "first" { FIRST } else { SECOND };
+                let error = m.energy_j.mean / truth(kernel) - 1.0;
+                assert!(error.abs() < 0.01, "seed {seed}: {} off the truth by {:.3} %", m.id, error * 100.0);
+            }
+            let launch_s = lean.time_s.mean;
+            let expected_dynamic = lean.energy_j.mean - lean.idle_w * launch_s;
+            assert!((lean.dynamic_j.mean / expected_dynamic - 1.0).abs() < 0.01, "seed {seed}: {lean:?}");
+            saved_s.push(paired.wall_time_s - lean.wall_time_s);
+        }
+        // Each measurement saves the tail's tick interval and the wait for the tick before it.
+        let mean = saved_s.iter().sum::<f64>() / saved_s.len() as f64;
+        assert!((0.1..0.25).contains(&mean), "saved {mean:.3} s on average: {saved_s:?}");
     }
 
     /// A simulated kernel whose host wakes `delay_s` late from every batch's wait (a loaded
