@@ -44,7 +44,7 @@
 //! measurement, the warm-up is the kernel itself. The SM clock and temperature are read by
 //! the sampler alongside the sensors and reported per window, with their drift.
 
-use super::analyze::{analyze_windows, AnalysisOptions, CarriedIdle};
+use super::analyze::{self, analyze_windows, AnalysisOptions, CarriedIdle};
 use super::options::{MeasureOptions, ResolvedOptions};
 use super::result::Measurement;
 use super::stats::Estimate;
@@ -305,9 +305,26 @@ impl Session {
                         format!("none of the sources {sources:?} works on {}", device.facts().name),
                     ));
                 }
-                let recorder = Recorder::start(opened, device.state_probe(), clock.clone(), SamplerConfig::default())?;
+                let mut recorder =
+                    Recorder::start(opened, device.state_probe(), clock.clone(), SamplerConfig::default())?;
                 let marker = recorder.marker();
-                clock.sleep_s(idle);
+                if request.tail_intervals == 0 && matches!(model, SensorModel::Counter { .. }) {
+                    // A lean paired run measures its idle here only, for the dynamic figures
+                    // (the total energy does not use it): one whole counter interval, made
+                    // after the recording started, instead of the plan's idle.
+                    let made_after_s =
+                        clock.now_s() + analyze::reporting_delay_s(primary, &analysis) + TAIL_TICK_MARGIN_S;
+                    wait_for_updates(
+                        &mut recorder,
+                        &clock,
+                        primary,
+                        made_after_s,
+                        tail_updates(1),
+                        clock.now_s() + idle,
+                    )?;
+                } else {
+                    clock.sleep_s(idle);
+                }
                 marker.start(AUXILIARY_WINDOW);
                 (recorder, marker, None, WARMUP_S)
             }
@@ -508,16 +525,11 @@ impl Session {
         let floor = stretch_end_s + TAIL_MIN_PER_INTERVAL_S * intervals as f64;
         // The analysis places each update at its reading less the reporting delay: an update
         // read just after the stretch's end was made before it, and closes no idle interval.
-        let made_after_s =
-            after_s + super::analyze::reporting_delay_s(self.primary, &self.analysis) + TAIL_TICK_MARGIN_S;
+        let made_after_s = after_s + analyze::reporting_delay_s(self.primary, &self.analysis) + TAIL_TICK_MARGIN_S;
         let cap = made_after_s + self.plan.idle_s + period_s;
-        loop {
-            let now = self.clock.now_s();
-            if now >= cap || (now >= floor && self.recorder.updates_after(self.primary, made_after_s)? >= updates) {
-                return Ok(());
-            }
-            self.clock.sleep_s(TAIL_POLL_S.min(cap - now));
-        }
+        let now = self.clock.now_s();
+        self.clock.sleep_s((floor - now).min(cap - now).max(0.0));
+        wait_for_updates(&mut self.recorder, &self.clock, self.primary, made_after_s, updates, cap)
     }
 
     fn finish_with(mut self, device: &mut Device, keep: bool) -> Result<(Measurement, Trace, Option<IdleHandover>)> {
@@ -622,6 +634,25 @@ impl Session {
             carried_idle,
         });
         Ok((measurement, trace, handover))
+    }
+}
+
+/// Waits until `updates` updates of `source` read after `after_s` have been read, looking every
+/// [`TAIL_POLL_S`], or until `cap_s`.
+fn wait_for_updates(
+    recorder: &mut Recorder,
+    clock: &SharedClock,
+    source: SourceKind,
+    after_s: f64,
+    updates: usize,
+    cap_s: f64,
+) -> Result<()> {
+    loop {
+        let now = clock.now_s();
+        if now >= cap_s || recorder.updates_after(source, after_s)? >= updates {
+            return Ok(());
+        }
+        clock.sleep_s(TAIL_POLL_S.min(cap_s - now));
     }
 }
 
