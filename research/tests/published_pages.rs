@@ -122,6 +122,11 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
     let rules = line("**At three pairs");
     let defaults = line("**Today's defaults as they ran");
     let replayed = line("**Today's rule replayed on the runs settled on precision only");
+    let lean = line("**Lean runs, measured");
+    let lean_tail = &lean[lean.find("took ").unwrap() + 5..lean.find(" with idle tails").unwrap()];
+    let lean_saving = &lean[lean.find("lean (").unwrap()..];
+    let lean_saving = &lean_saving[lean_saving.find("), ").unwrap() + 3..lean_saving.find(" less").unwrap()];
+    let lean_estimate = &lean[lean.find("GPU time per 10 benchmarks").unwrap()..lean.rfind(").**").unwrap() + 1];
     // Each condition's GPU time in the replay, as the GUIDE gives it.
     let replay_time = |label: &str| {
         let rest = &replayed[replayed.find(label).unwrap_or_else(|| panic!("`{label}` in {replayed}"))..];
@@ -145,6 +150,9 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
         format!("GPU time per 10 benchmarks {} s on average", number_after(defaults, "per 10 benchmarks ")),
         format!("GPU time per 10 benchmarks {} s on", number_after(replayed, "per 10 benchmarks ")),
         format!("a regression at no look ({any_look} benchmark-gates)"),
+        format!("took {lean_tail} with idle tails"),
+        format!("{lean_saving} less a benchmark-run"),
+        lean_estimate.to_string(),
         format!(
             "{} s for unchanged code, {} s for +2 %, {} s for +1 %",
             replay_time("A/A (unchanged) "),

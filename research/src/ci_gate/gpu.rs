@@ -108,15 +108,21 @@ const LEAN_WARMUP_6_WINDOWS_FROM_CALL: usize = 19;
 /// `… + 6 windows + clear verdicts`.
 const CLEAR_VERDICTS_FROM_CALL: usize = 22;
 
+/// The first call whose runs after the first pair were lean (cargo-energy and harness of
+/// 3d8604c5: no idle tail, one counter interval of lead-in, the idle carried): labelled
+/// `… + clear verdicts + lean runs`.
+const LEAN_RUNS_FROM_CALL: usize = 25;
+
 /// What each call's harness and gate added to the label of its window setting, from that
 /// call on; a later call's label holds every earlier part ([`setting_label`]).
-const LABEL_PARTS: [(usize, &str); 6] = [
+const LABEL_PARTS: [(usize, &str); 7] = [
     (GUARDS_FROM_CALL, " + guards"),
     (SETTLING_FROM_CALL, " + settling"),
     (PAIRED_RUNS_FROM_CALL, " + paired runs"),
     (LEAN_WARMUP_FROM_CALL, " + lean warm-up"),
     (LEAN_WARMUP_6_WINDOWS_FROM_CALL, " + 6 windows"),
     (CLEAR_VERDICTS_FROM_CALL, " + clear verdicts"),
+    (LEAN_RUNS_FROM_CALL, " + lean runs"),
 ];
 
 /// The label of a gate's window setting (`gate`, `4`, `default`, …) in call `call`.
@@ -127,7 +133,7 @@ fn setting_label(windows: &str, call: usize) -> String {
 /// The window settings in the page's order: each benchmark's precision (`default`), a
 /// count given, the gate's default (`gate`), from call 7 the same with guards, and from
 /// call 11 the gate's default with settled benchmarks left out.
-const SETTINGS: [&str; 11] = [
+const SETTINGS: [&str; 12] = [
     "default",
     "3",
     "4",
@@ -139,6 +145,7 @@ const SETTINGS: [&str; 11] = [
     "gate + guards + settling + paired runs + lean warm-up",
     "gate + guards + settling + paired runs + lean warm-up + 6 windows",
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts",
+    "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs",
 ];
 
 /// The gate's defaults at today's window count, 6, the whole warm-up before the guard
@@ -153,9 +160,13 @@ const LEAN_WARMUP_4_WINDOWS: &str = "gate + guards + settling + paired runs + le
 /// (calls 19-21): the runs today's rule was first replayed on.
 const SETTLED_ON_PRECISION: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows";
 
+/// A benchmark settled on a clear verdict too, every run with an idle tail (calls 22-24).
+const CLEAR_VERDICTS: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts";
+
 /// Today's defaults: the guard ending the warm-up, 6 windows, a benchmark settled on a clear
-/// verdict too (calls 22 on).
-const TODAY_DEFAULTS: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts";
+/// verdict too, the runs after the first pair lean (calls 25 on).
+const TODAY_DEFAULTS: &str =
+    "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs";
 
 /// The gate's defaults before its runs were paired runs (calls 11-12: 8 windows).
 const DEFAULTS_BEFORE_PAIRED_RUNS: &str = "gate + guards + settling";
@@ -434,7 +445,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
         Some(LEAN_WARMUP_4_WINDOWS),
     )?;
     let precision_runs = windows_replay::replay_rows(&gates, SETTLED_ON_PRECISION, &[(0, 6), (0, 5), (0, 4)], None)?;
-    let today_runs = windows_replay::replay_rows(&gates, TODAY_DEFAULTS, &[(0, 6), (0, 5), (0, 4)], None)?;
+    let today_runs = windows_replay::replay_rows(&gates, CLEAR_VERDICTS, &[(0, 6), (0, 5), (0, 4)], None)?;
     summary_lines(&mut t, &gates, precision_runs.as_ref())?;
     let _ = writeln!(
         t,
@@ -481,7 +492,14 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     paired_runs::run_cost_table(
         &mut t,
         &gates,
-        &[DEFAULTS_BEFORE_PAIRED_RUNS, DEFAULTS_6_WINDOWS, LEAN_WARMUP_4_WINDOWS, SETTLED_ON_PRECISION, TODAY_DEFAULTS],
+        &[
+            DEFAULTS_BEFORE_PAIRED_RUNS,
+            DEFAULTS_6_WINDOWS,
+            LEAN_WARMUP_4_WINDOWS,
+            SETTLED_ON_PRECISION,
+            CLEAR_VERDICTS,
+            TODAY_DEFAULTS,
+        ],
     );
     paired_runs::window_prefix_table(&mut t, &gates, DEFAULTS_6_WINDOWS);
     paired_runs::window_prefix_table(&mut t, &gates, LEAN_WARMUP_4_WINDOWS);
@@ -496,7 +514,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
         windows_replay::windows_replay_table(&mut t, SETTLED_ON_PRECISION, None, replay);
     }
     if let Some(replay) = &today_runs {
-        windows_replay::windows_replay_table(&mut t, TODAY_DEFAULTS, None, replay);
+        windows_replay::windows_replay_table(&mut t, CLEAR_VERDICTS, None, replay);
     }
     noise_by_benchmark(&mut t, &gates);
     period_table(&mut t, &gates);
@@ -796,6 +814,67 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
     );
 }
 
+/// What lean runs save, measured on the gates of today's defaults: their runs of every
+/// benchmark with an idle tail (the first pair) against their lean runs of every benchmark
+/// (later pairs), per benchmark-run; and that saving applied to the runs after the first pair
+/// of the gates of [`CLEAR_VERDICTS`] (every run with a tail): an estimate, not a measurement.
+fn lean_runs_line(t: &mut String, gates: &[StudyGate]) {
+    let reports = |label: &str| -> Vec<&AbReport> {
+        gates.iter().filter(|g| g.windows == label && g.name != "workflow").filter_map(|g| g.report.as_ref()).collect()
+    };
+    let today = reports(TODAY_DEFAULTS);
+    let before = reports(CLEAR_VERDICTS);
+    let Some(all) = today.iter().map(|r| r.changes.len()).max() else { return };
+    let walls = |lean: bool| -> Vec<f64> {
+        today
+            .iter()
+            .flat_map(|r| r.runs.iter())
+            .filter(|run| run.benchmarks.len() == all && (run.run > 2) == lean)
+            .map(|run| run.wall_s)
+            .collect()
+    };
+    let (tail, lean) = (walls(false), walls(true));
+    if tail.is_empty() || lean.is_empty() || before.is_empty() {
+        return;
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let saving_s = (mean(&tail) - mean(&lean)) / all as f64;
+    let per_ten = |r: &&AbReport| {
+        let later: usize = r.runs.iter().filter(|run| run.run > 2).map(|run| run.benchmarks.len()).sum();
+        10.0 * (r.wall_s - saving_s * later as f64) / r.changes.len() as f64
+    };
+    let by_kind: Vec<String> = ["aa", "p2", "p1"]
+        .iter()
+        .filter_map(|kind| {
+            let v: Vec<f64> = gates
+                .iter()
+                .filter(|g| g.windows == CLEAR_VERDICTS && g.kind == *kind && g.name != "workflow")
+                .filter_map(|g| g.report.as_ref())
+                .map(|r| per_ten(&r))
+                .collect();
+            (!v.is_empty()).then(|| format!("{} {:.0} s", kind_label(kind), mean(&v)))
+        })
+        .collect();
+    let mut calls: Vec<String> =
+        gates.iter().filter(|g| g.windows == CLEAR_VERDICTS).map(|g| g.call.to_string()).collect();
+    calls.dedup();
+    let _ = writeln!(
+        t,
+        "**Lean runs, measured (today's defaults): a run of all {all} benchmarks took {:.1} s with idle tails ({} runs \
+         of the first pair) and {:.1} s lean ({} later runs), {:.2} s less a benchmark-run. Applied to the runs after \
+         the first pair of calls {}'s gates (an estimate, not a measurement): GPU time per 10 benchmarks {:.0} s on \
+         average ({}).**\n",
+        mean(&tail),
+        tail.len(),
+        mean(&lean),
+        lean.len(),
+        saving_s,
+        calls.join(", "),
+        mean(&before.iter().map(per_ten).collect::<Vec<_>>()),
+        by_kind.join("; ")
+    );
+}
+
 /// Today's rule replayed on the runs settled on precision only (calls 19-21): a benchmark settles on a clear
 /// verdict too ([`energy_results::ab::settles`]), where the gates as run settled it only
 /// once its detectable change reached the target; the GPU time at those runs' own cost.
@@ -828,8 +907,15 @@ fn summary_lines(t: &mut String, gates: &[StudyGate], precision_runs: Option<&wi
         t,
         gates,
         TODAY_DEFAULTS,
-        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled on a clear verdict or once its detectable change reached the target)",
+        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled on a clear verdict or once its detectable change reached the target, the runs after the first pair lean: no idle tail)",
     );
+    defaults_line(
+        t,
+        gates,
+        CLEAR_VERDICTS,
+        "Clear verdicts, every run with an idle tail, as they ran (calls {calls}: as today but no lean runs)",
+    );
+    lean_runs_line(t, gates);
     defaults_line(
         t,
         gates,
