@@ -29,7 +29,7 @@ pub struct SplitOptions {
     pub lookback_s: f64,
     /// The active idle measured earlier on the same device, W: the idle level where the
     /// trace holds no idle interval at all (a lean run of a paired sequence,
-    /// [`crate::engine::analyze::CarriedIdle`]). `None`: such a trace's idle is 0 W.
+    /// the analysis's `CarriedIdle`). `None`: such a trace's idle is 0 W.
     pub carried_idle_w: Option<f64>,
 }
 

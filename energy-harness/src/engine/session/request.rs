@@ -65,7 +65,7 @@ impl MeasureRequest {
     /// The session waits only for the counter's update after its last window (the guard after
     /// it runs through that update's interval), and its dynamic figures take the active idle
     /// the recording measured last, before its process's first benchmark
-    /// ([`crate::engine::analyze::CarriedIdle`]); the total energy, on which the sequence's
+    /// (carried, with a warning); the total energy, on which the sequence's
     /// verdict rests, does not use the idle. Nothing after the windows is measured, so work
     /// that outlives them goes unseen here: the first pair's runs measure a tail and refuse it.
     pub fn lean(mut self) -> Self {
