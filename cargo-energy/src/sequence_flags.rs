@@ -19,9 +19,10 @@ pub(crate) struct SequenceFlags {
     /// benchmarks' (a moderated variance)].
     #[arg(long = "min-pairs")]
     min_pairs: Option<usize>,
-    /// Pairs run at most.
-    #[arg(long = "max-pairs", default_value_t = 12)]
-    max_pairs: usize,
+    /// Pairs run at most [default: 12 for ab; 4 for gate, where a benchmark still unsettled
+    /// then is judged on its four pairs and named in the stop line].
+    #[arg(long = "max-pairs")]
+    max_pairs: Option<usize>,
     /// A benchmark settles (later pairs leave it out) once its detectable change is at most
     /// this, percent, and the sequence stops when every one has [default: 1 for ab; for gate
     /// twice the threshold: a rise of twice the threshold caught 95 % of the time; gate
@@ -57,6 +58,7 @@ pub(crate) struct SequenceFlags {
 pub(crate) struct SequenceDefaults {
     threshold_pct: f64,
     min_pairs: usize,
+    max_pairs: usize,
     /// `None`: the target is twice the threshold.
     target_pct: Option<f64>,
     windows: Option<usize>,
@@ -65,18 +67,19 @@ pub(crate) struct SequenceDefaults {
     command: ab::PairedCommand,
 }
 
-/// `cargo energy ab`: a 5 % threshold, 3 pairs at least, a 1 % target, the benchmarks' own
+/// `cargo energy ab`: a 5 % threshold, 3 to 12 pairs, a 1 % target, the benchmarks' own
 /// windows.
 pub(crate) const AB_DEFAULTS: SequenceDefaults = SequenceDefaults {
     threshold_pct: 5.0,
     min_pairs: 3,
+    max_pairs: 12,
     target_pct: Some(1.0),
     windows: None,
     command: ab::PairedCommand::Ab,
 };
 
-/// `cargo energy gate`: a 1 % threshold, 2 pairs at least, a target of twice the threshold,
-/// 6 windows per benchmark and run. On H200s (research/results/2026-12-01-ci-gate) a gate's
+/// `cargo energy gate`: a 1 % threshold, 2 to 4 pairs, a target of twice the threshold, 6
+/// windows per benchmark and run. On H200s (research/results/2026-12-01-ci-gate) a gate's
 /// verdict rests on the spread of its pairs, and a run costs ~0.3-0.8 s besides each
 /// benchmark's: two pairs of 8 windows cost about as much as three of 3 and caught more.
 /// Calls 13-15's gates (6 windows) replayed from their own runs keeping each run's first 4
@@ -84,10 +87,14 @@ pub(crate) const AB_DEFAULTS: SequenceDefaults = SequenceDefaults {
 /// 59 of 63 against 60 of 63 at 6 (the cuBLAS benchmarks' windows still average noise out);
 /// calls 16-18 at 4 windows caught 57 of 63. Calls 19-21 (6 windows, the guard ending the
 /// warm-up): A/A 0 of 81, +2 % 79 of 81, 64 s per 10 benchmarks; settling on clear verdicts
-/// (`PairedCommand::Gate`) replays them at 58 s with the same verdicts.
+/// (`PairedCommand::Gate`) replays them at 58 s with the same verdicts, and cost 68 s live on
+/// another board (calls 22-24: A/A 0 of 63, +2 % 71 of 72). Every gate of the study since
+/// call 13 ran four pairs at most: that is the default (a benchmark still unsettled after
+/// four is named in the stop line, with whether its runs differ more than its windows say).
 pub(crate) const GATE_DEFAULTS: SequenceDefaults = SequenceDefaults {
     threshold_pct: 1.0,
     min_pairs: 2,
+    max_pairs: 4,
     target_pct: None,
     windows: Some(6),
     command: ab::PairedCommand::Gate,
@@ -96,10 +103,12 @@ pub(crate) const GATE_DEFAULTS: SequenceDefaults = SequenceDefaults {
 impl SequenceFlags {
     pub(crate) fn into_args(self, defaults: &SequenceDefaults, args: Vec<String>) -> ab::SequenceArgs {
         let threshold_pct = self.threshold.unwrap_or(defaults.threshold_pct);
+        let min_pairs = self.min_pairs.unwrap_or(defaults.min_pairs);
         ab::SequenceArgs {
             gpu: self.gpu,
-            min_pairs: self.min_pairs.unwrap_or(defaults.min_pairs),
-            max_pairs: self.max_pairs,
+            min_pairs,
+            // A --min-pairs above the default maximum raises it, as asked.
+            max_pairs: self.max_pairs.unwrap_or(defaults.max_pairs.max(min_pairs)),
             target_pct: self.target.or(defaults.target_pct).unwrap_or(2.0 * threshold_pct),
             threshold_pct,
             timeout: self.timeout.0,
@@ -144,5 +153,21 @@ mod tests {
         assert_eq!(gate.settling(), Settling::Verdict { target_pct: 3.0, threshold_pct: 2.0 });
         let ab = flags(&[]).into_args(&AB_DEFAULTS, vec![]);
         assert_eq!(ab.settling(), Settling::Precise { target_pct: 1.0 });
+    }
+
+    /// `gate` runs 2-4 pairs (what the H200 study measured), `ab` 3-12; a --min-pairs above
+    /// the default maximum raises it, a --max-pairs given is kept.
+    #[test]
+    fn the_pairs_run_at_most_are_the_commands_own() {
+        let flags = |args: &[&str]| Flags::parse_from([&["t"], args].concat()).sequence;
+        let pairs = |args: &[&str], defaults: &SequenceDefaults| {
+            let a = flags(args).into_args(defaults, vec![]);
+            (a.min_pairs, a.max_pairs)
+        };
+        assert_eq!(pairs(&[], &GATE_DEFAULTS), (2, 4));
+        assert_eq!(pairs(&[], &AB_DEFAULTS), (3, 12));
+        assert_eq!(pairs(&["--min-pairs", "6"], &GATE_DEFAULTS), (6, 6));
+        assert_eq!(pairs(&["--max-pairs", "8"], &GATE_DEFAULTS), (2, 8));
+        assert_eq!(pairs(&["--min-pairs", "5", "--max-pairs", "3"], &GATE_DEFAULTS), (5, 3));
     }
 }
