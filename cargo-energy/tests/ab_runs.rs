@@ -163,10 +163,21 @@ fn a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment() {
     let comment = std::fs::read_to_string(&md).unwrap();
     assert!(comment.contains("2 ABBA pairs, 10 windows per benchmark and run on"), "{comment}");
     assert!(comment.starts_with("## Energy gate: REGRESSION"), "{comment}");
+    // What it could have missed is said of the benchmark it passed, not the one it caught.
+    let passed = r#"1 of 2 benchmark(s) regressed beyond 1.00 %; in the benchmarks it passed, the smallest change"#;
+    assert!(comment.contains(passed), "{comment}");
     assert!(comment.contains("Compared: candidate (11111111) against base main (00000000)."), "{comment}");
     assert!(comment.contains("SIMULATED"), "{comment}");
     let r = report(dir.path());
     assert_eq!(r["runs"][0]["benchmarks"].as_object().unwrap().len(), 2, "both targets in one run: {r}");
+    let passed_detectable = r["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["verdict"] != "regression")
+        .map(|c| c["detectability"]["detectable_change_pct"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(comment.contains(&format!("could detect was {passed_detectable:.2} %")), "{comment}");
     // The first pair's runs measure an idle tail; the second pair's are lean: none, each
     // benchmark (the first of its process) taking the idle of its lead-in alone.
     let idle_after = |run: &str| -> Vec<bool> {
