@@ -137,7 +137,9 @@ fn gate_heading(report: &energy_results::ab::AbReport) -> String {
         .fold(None, |worst: Option<f64>, d| Some(worst.map_or(d, |w| w.max(d))));
     let detectable = match worst {
         Some(d) => format!(
-            "in the benchmarks it passed, the smallest change this gate could detect was {d:.2} % (the least certain one)"
+            "in the benchmarks it passed, the smallest change this gate could detect was {d:.2} % (the least certain \
+             one; a benchmark settles once that is at most {:.2} %, or once its verdict is clear)",
+            report.target_pct
         ),
         None => "every benchmark regressed".to_string(),
     };

@@ -158,9 +158,18 @@ pub fn run_collect(
         eprintln!("{}: shard {} of {} (ENERGY_SHARD)", current_exe_name(), shard.index, shard.count);
     }
     if options.paired && !options.nothing_runs && !options.test_mode {
+        let tail = if pipeline::paired_lean().unwrap_or(false) {
+            format!(
+                "a lean run ({}): no idle tail, the active idle the one measured before this process's first \
+                 benchmark",
+                pipeline::PAIRED_LEAN_ENV
+            )
+        } else {
+            "each idle tail is one counter interval".to_string()
+        };
         eprintln!(
             "{}: a run of a paired sequence ({}): the windows are not handed to criterion (the sequence reads the \
-             result files), and each idle tail is one counter interval",
+             result files), and {tail}",
             current_exe_name(),
             energy_results::run::PAIRED_RUN_ENV
         );

@@ -284,7 +284,7 @@ pub const PAIRED_LEAN_ENV: &str = "ENERGY_PAIRED_LEAN";
 
 /// `ENERGY_PAIRED_LEAN`: unset, empty or `0`, not lean; `1`, lean; anything else an error
 /// naming it.
-fn paired_lean() -> Result<bool> {
+pub(super) fn paired_lean() -> Result<bool> {
     parse_paired_lean(std::env::var(PAIRED_LEAN_ENV).ok().as_deref())
 }
 

@@ -149,7 +149,7 @@ pub fn ab_markdown(report: &AbReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "### cargo energy ab: {} ABBA pairs{} on {}\n",
+        "### Paired runs: {} ABBA pairs{} on {}\n",
         report.pairs,
         windows_phrase(report),
         device_line(report)

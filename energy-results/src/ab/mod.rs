@@ -442,7 +442,7 @@ impl Settled {
         match self {
             Settled::Precise => "precise enough",
             Settled::Regression => "a regression",
-            Settled::WithinThreshold => "clearly within the threshold",
+            Settled::WithinThreshold => "clearly within the threshold: its one-sided 95 % upper bound is below it",
         }
     }
 }
@@ -497,7 +497,7 @@ pub fn stop_reason(
         return None;
     }
     if changes.is_empty() {
-        return Some(format!("every benchmark settled after {pairs} pairs or fewer (why: on each benchmark's line)"));
+        return Some(format!("every benchmark settled, the last after {pairs} pairs (why: on each benchmark's line)"));
     }
     let worst = changes
         .iter()

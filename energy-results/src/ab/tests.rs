@@ -128,7 +128,7 @@ fn the_sequence_stops_at_the_target_or_at_max_pairs() {
     assert!(stop_reason(&noisy, 3, 3, 12, 1.0).is_none());
     assert!(stop_reason(&noisy, 12, 3, 12, 1.0).unwrap().contains("--max-pairs 12 reached"));
     // None left running: every benchmark settled, each with its own reason.
-    assert!(stop_reason(&[], 2, 2, 12, 1.0).unwrap().starts_with("every benchmark settled after 2 pairs"));
+    assert!(stop_reason(&[], 2, 2, 12, 1.0).unwrap().starts_with("every benchmark settled, the last after 2 pairs"));
     assert!(stop_reason(&[], 1, 2, 12, 1.0).is_none(), "not before --min-pairs");
 }
 

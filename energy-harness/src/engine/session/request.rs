@@ -73,6 +73,12 @@ impl MeasureRequest {
         self
     }
 
+    /// Whether this is a run of a paired sequence ([`MeasureRequest::paired`],
+    /// [`MeasureRequest::lean`]).
+    pub fn is_paired(&self) -> bool {
+        self.tail_intervals < DEFAULT_TAIL_INTERVALS
+    }
+
     /// The GPU's thermal calibration.
     pub fn thermal(mut self, thermal: Option<ThermalCalibration>) -> Self {
         self.thermal = thermal;
@@ -125,8 +131,12 @@ pub(super) fn choose(
             }
         }
     };
-    // Every rail the GPU offers is recorded beside them, to be reported with its own energy.
-    for extra in request.record_also.iter().copied().chain(SourceKind::rails()) {
+    // Every rail the GPU offers is recorded beside them, to be reported with its own energy;
+    // not in a run of a paired sequence, which reads the board's total energy only: a rail's
+    // averaging sensor (the memory rail's 1 s boxcar) needs more idle around the windows than
+    // such a run measures, and its reads would only load the driver beside the benchmark.
+    let rails = SourceKind::rails().filter(|_| !request.is_paired());
+    for extra in request.record_also.iter().copied().chain(rails) {
         if !sources.contains(&extra) && device.open_source(extra).is_ok() {
             sources.push(extra);
         }

@@ -344,6 +344,8 @@ mod handover {
                     assert!(rail.dynamic_j.is_none_or(|d| d.mean >= 0.0), "seed {seed}: {rail:?}");
                 }
             }
+            // A paired run records no rail (its figures need more idle than such a run has).
+            assert!(paired.rails.is_empty() && !plain.rails.is_empty(), "seed {seed}: {:?}", plain.rails);
             // About one tick interval shorter (a virtual clock: no host time); either may wait
             // a tick more for an update made after its stretch, or stop at the idle's cap.
             let saved = plain.wall_time_s - paired.wall_time_s;
