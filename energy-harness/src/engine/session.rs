@@ -308,7 +308,7 @@ impl Session {
                 let mut recorder =
                     Recorder::start(opened, device.state_probe(), clock.clone(), SamplerConfig::default())?;
                 let marker = recorder.marker();
-                if request.tail_intervals == 0 && matches!(model, SensorModel::Counter { .. }) {
+                if request.is_lean() && matches!(model, SensorModel::Counter { .. }) {
                     // A lean paired run measures its idle here only, for the dynamic figures
                     // (the total energy does not use it): one whole counter interval, made
                     // after the recording started, instead of the plan's idle.

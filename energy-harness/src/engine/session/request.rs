@@ -73,6 +73,11 @@ impl MeasureRequest {
         self
     }
 
+    /// Whether this is a lean run of a paired sequence ([`MeasureRequest::lean`]).
+    pub fn is_lean(&self) -> bool {
+        self.tail_intervals == 0
+    }
+
     /// Whether this is a run of a paired sequence ([`MeasureRequest::paired`],
     /// [`MeasureRequest::lean`]).
     pub fn is_paired(&self) -> bool {
