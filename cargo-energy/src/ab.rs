@@ -25,12 +25,12 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use energy_harness::unstable::bench::{PAIRED_LEAN_ENV, PAIRED_WINDOWS_ENV};
+use energy_harness::unstable::bench::PAIRED_WINDOWS_ENV;
 use energy_harness::{Error, ErrorKind, Result};
 use energy_report::paired::run_figures;
 use energy_report::{ab_markdown, ab_text, progress_line, ResultSet};
 use energy_results::ab::{stop_reason, AbReport, AbSequence, PairedChange, Settling, Side, AB_SCHEMA};
-use energy_results::run::{BENCHMARKS_ENV, EXPECTED_TARGETS_ENV, PAIRED_RUN_ENV};
+use energy_results::run::{BENCHMARKS_ENV, EXPECTED_TARGETS_ENV, PAIRED_LEAN_ENV, PAIRED_RUN_ENV};
 use energy_results::trace::format::write_atomically;
 
 use crate::gpus::{self, BenchExe, ExeEnd, Launch};

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{bench_targets, cargo_energy, text};
+use common::{bench_targets, cargo_energy, result_files, text};
 use energy_harness::unstable::bench::{run_collect, BenchSpec, RunSettings};
 use energy_harness::unstable::report::current_target_name;
 use energy_harness::MeasureOptions;
@@ -182,18 +182,14 @@ fn a_prebuilt_gate_runs_every_target_of_both_sides_and_writes_the_comment() {
     // benchmark (the first of its process) taking the idle of its lead-in alone.
     let idle_after = |run: &str| -> Vec<bool> {
         let folder = dir.path().join("out").join(run).join("energy").join("new");
-        let mut seen = Vec::new();
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if name.ends_with(".json") && name != "run.json" {
-                let result: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        result_files(&folder)
+            .into_iter()
+            .map(|(name, result)| {
                 let windows = result["windows"].as_array().unwrap();
                 assert!(windows.iter().all(|w| w["idle_before_w"].is_number()), "{run}: {name}");
-                seen.push(windows.iter().all(|w| w["idle_after_w"].is_number()));
-            }
-        }
-        seen
+                windows.iter().all(|w| w["idle_after_w"].is_number())
+            })
+            .collect()
     };
     assert_eq!((idle_after("run-01-A"), idle_after("run-02-B")), (vec![true; 2], vec![true; 2]));
     assert_eq!((idle_after("run-03-B"), idle_after("run-04-A")), (vec![false; 2], vec![false; 2]));

@@ -212,13 +212,7 @@ fn a_baseline_has_its_own_ops_not_the_kernels() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let dir = target.path().join("energy").join("new");
     let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with(".json") || name == "run.json" {
-            continue;
-        }
-        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for (_, json) in common::result_files(&dir) {
         let id = json["id"].as_str().unwrap().to_string();
         let per_op = json["per_op"]["energy_j"]["mean"].as_f64().unwrap();
         let energy = json["energy_j"]["mean"].as_f64().unwrap();

@@ -107,15 +107,7 @@ fn measured(dir: &Path) -> BTreeMap<String, Vec<String>> {
         if !gpu.file_name().unwrap().to_string_lossy().starts_with("gpu") || !new.is_dir() {
             continue;
         }
-        let mut ids = Vec::new();
-        for file in std::fs::read_dir(&new).unwrap() {
-            let path = file.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            if name.ends_with(".json") && name != "run.json" {
-                let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                ids.push(json["id"].as_str().unwrap().to_string());
-            }
-        }
+        let ids = common::result_files(&new).iter().map(|(_, json)| json["id"].as_str().unwrap().to_string()).collect();
         out.insert(gpu.file_name().unwrap().to_string_lossy().to_string(), ids);
     }
     out

@@ -6,7 +6,7 @@
 
 /// The criterion runner behind `energy_main!()`, and the same by hand.
 pub mod bench {
-    pub use crate::bench::pipeline::{PAIRED_LEAN_ENV, PAIRED_WINDOWS_ENV};
+    pub use crate::bench::pipeline::PAIRED_WINDOWS_ENV;
     pub use crate::bench::queue::{
         claim_order, duration_key, Durations, ItemStatus, QueueItem, QueueState, WorkQueue, DURATIONS_SCHEMA,
         QUEUE_ENV, QUEUE_SCHEMA, QUEUE_WORKER_ENV,

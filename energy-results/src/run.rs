@@ -514,6 +514,13 @@ pub const BENCHMARKS_ENV: &str = "ENERGY_BENCHMARKS";
 /// each measurement's idle tail is one counter interval instead of two.
 pub const PAIRED_RUN_ENV: &str = "ENERGY_PAIRED_RUN";
 
+/// The environment variable an orchestrator sets to `1`, beside [`PAIRED_RUN_ENV`], in the
+/// runs of a paired sequence after its first pair: a lean run measures no idle tail, its
+/// active idle carried from before its process's first benchmark. The first pair's runs
+/// measure one interval of tail, and refuse work that outlives its windows. A harness that
+/// predates it ignores it and measures the tail.
+pub const PAIRED_LEAN_ENV: &str = "ENERGY_PAIRED_LEAN";
+
 /// One command (a `cargo bench`, or an orchestrator's sequence) that wrote to a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

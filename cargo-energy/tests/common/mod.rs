@@ -19,6 +19,20 @@ pub fn cargo_energy(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The result files of a run's folder (`energy/new`, …; `run.json` aside): each file's name
+/// and its JSON.
+pub fn result_files(dir: &Path) -> Vec<(String, serde_json::Value)> {
+    let mut results = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".json") && name != "run.json" {
+            results.push((name, serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()));
+        }
+    }
+    results
+}
+
 /// Standard output and standard error, one after the other.
 pub fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))

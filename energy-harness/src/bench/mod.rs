@@ -157,21 +157,13 @@ pub fn run_collect(
     if let Some(shard) = options.shard {
         eprintln!("{}: shard {} of {} (ENERGY_SHARD)", current_exe_name(), shard.index, shard.count);
     }
-    if options.paired && !options.nothing_runs && !options.test_mode {
-        let tail = if pipeline::paired_lean().unwrap_or(false) {
-            format!(
-                "a lean run ({}): no idle tail, the active idle the one measured before this process's first \
-                 benchmark",
-                pipeline::PAIRED_LEAN_ENV
-            )
-        } else {
-            "each idle tail is one counter interval".to_string()
-        };
+    if options.pairing.is_paired() && !options.nothing_runs && !options.test_mode {
         eprintln!(
             "{}: a run of a paired sequence ({}): the windows are not handed to criterion (the sequence reads the \
-             result files), and {tail}",
+             result files), and {}",
             current_exe_name(),
-            energy_results::run::PAIRED_RUN_ENV
+            energy_results::run::PAIRED_RUN_ENV,
+            options.pairing.tail_phrase()
         );
     }
     // With a queue (`cargo energy run --gpus`), the benchmarks this process may run are

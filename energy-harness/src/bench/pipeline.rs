@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::criteria::{Criteria, Samples, CRITERION_MIN_SAMPLES};
-use super::run_options::RunOptions;
+use super::run_options::{Pairing, RunOptions};
 use super::BenchSpec;
 use crate::device::Device;
 use crate::engine::analyze::AnalysisOptions;
@@ -87,10 +87,10 @@ pub(super) fn run_spec(
     if options.test_mode {
         return launch_for_test(spec, &selected, &plan, station, criteria);
     }
-    let kernel = measure_kernel(spec, &selected, &plan, station, options.paired)?;
-    let baseline = measure_baseline(spec, &selected, &plan, station, options.paired)?;
+    let kernel = measure_kernel(spec, &selected, &plan, station, options.pairing)?;
+    let baseline = measure_baseline(spec, &selected, &plan, station, options.pairing)?;
     // A paired sequence reads the result files only: criterion's statistics would go unread.
-    if !options.paired {
+    if !options.pairing.is_paired() {
         hand_to_criterion(spec, &selected, kernel.as_ref(), baseline.as_ref(), criteria);
     }
     let (kernel, baseline) = summarize(spec, kernel, baseline);
@@ -229,12 +229,12 @@ fn measure_kernel(
     s: &Selected,
     plan: &Plan,
     station: &mut Station,
-    paired: bool,
+    pairing: Pairing,
 ) -> Result<Option<Measured>> {
     if !plan.kernel {
         return Ok(None);
     }
-    measure(station, spec.name(), &s.energy_fn, &spec.subject.kernel, &spec.options, 1, paired).map(Some)
+    measure(station, spec.name(), &s.energy_fn, &spec.subject.kernel, &spec.options, 1, pairing).map(Some)
 }
 
 /// Step 5, measure the baseline, with its own counts ([`MeasureOptions::baseline`]).
@@ -243,11 +243,11 @@ fn measure_baseline(
     s: &Selected,
     plan: &Plan,
     station: &mut Station,
-    paired: bool,
+    pairing: Pairing,
 ) -> Result<Option<Measured>> {
     match spec.baseline_kernel().filter(|_| plan.baseline) {
         Some(baseline) => {
-            measure(station, spec.name(), &s.baseline_fn, baseline, &spec.options.baseline(), 2, paired).map(Some)
+            measure(station, spec.name(), &s.baseline_fn, baseline, &spec.options.baseline(), 2, pairing).map(Some)
         }
         None => Ok(None),
     }
@@ -275,39 +275,10 @@ fn paired_windows() -> Result<Option<usize>> {
     }
 }
 
-/// The environment variable an orchestrator sets to `1` in the runs of a paired sequence after
-/// its first pair (`cargo energy gate`, `cargo energy ab`): a lean run measures no idle tail
-/// ([`MeasureRequest::lean`]), its active idle carried from before its process's first
-/// benchmark. The first pair's runs measure one interval of tail, and refuse work that
-/// outlives its windows. A harness that predates it ignores it and measures the tail.
-pub const PAIRED_LEAN_ENV: &str = "ENERGY_PAIRED_LEAN";
-
-/// `ENERGY_PAIRED_LEAN`: unset, empty or `0`, not lean; `1`, lean; anything else an error
-/// naming it.
-pub(super) fn paired_lean() -> Result<bool> {
-    parse_paired_lean(std::env::var(PAIRED_LEAN_ENV).ok().as_deref())
-}
-
-/// [`paired_lean`] of the variable's value (`None`: unset).
-fn parse_paired_lean(value: Option<&str>) -> Result<bool> {
-    let Some(text) = value else { return Ok(false) };
-    match text.trim() {
-        "" | "0" => Ok(false),
-        "1" => Ok(true),
-        other => Err(Error::new(
-            energy_results::error::ErrorKind::InvalidInput,
-            format!(
-                "{PAIRED_LEAN_ENV}=`{}`: set it to 1 or 0 (cargo energy ab and gate set it in their runs) or leave it unset",
-                energy_results::error::echo(other)
-            ),
-        )),
-    }
-}
-
 /// Measures `kernel` as `group/function` with the session engine, one progress line on
 /// stderr. The idle the station's last measurement ended with is this one's lead-in when it
 /// fits ([`Session::prepare_continuing`]); this one's idle tail is left for the next.
-/// `paired`: a run of a paired sequence ([`MeasureRequest::paired`]).
+/// `pairing`: whether and how this is a run of a paired sequence ([`Pairing`]).
 fn measure(
     station: &mut Station,
     group: &str,
@@ -315,7 +286,7 @@ fn measure(
     kernel: &KernelUnderTest,
     options: &MeasureOptions,
     seed: u64,
-    paired: bool,
+    pairing: Pairing,
 ) -> Result<Measured> {
     use std::io::Write as _;
     let handover = station.handover.take();
@@ -331,9 +302,8 @@ fn measure(
     let request = MeasureRequest::new(&id, options_on(&station.device, &options))
         .min_windows(floor)
         .calibration(station.rig.calibration().cloned())
-        .thermal(station.rig.thermal().cloned())
-        .paired(paired);
-    let request = if paired && paired_lean()? { request.lean() } else { request };
+        .thermal(station.rig.thermal().cloned());
+    let request = pairing.apply(request);
     let device = &mut station.device;
     {
         let mut err = std::io::stderr().lock();
@@ -442,19 +412,4 @@ fn write(runs: &[RunWriter], summaries: [Option<&Summary>; 2], sweep: Option<&Sw
         println!("{}", render_summary(&result, files.as_ref()));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_lean_paired_run_is_one_and_anything_else_is_named() {
-        assert!(!parse_paired_lean(None).unwrap());
-        assert!(!parse_paired_lean(Some("")).unwrap());
-        assert!(!parse_paired_lean(Some("0")).unwrap());
-        assert!(parse_paired_lean(Some(" 1 ")).unwrap());
-        let err = parse_paired_lean(Some("yes")).unwrap_err();
-        assert!(err.to_string().contains("ENERGY_PAIRED_LEAN=`yes`: set it to 1 or 0"), "{err}");
-    }
 }

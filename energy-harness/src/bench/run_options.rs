@@ -1,9 +1,11 @@
 //! What a bench binary's command line asks of the run: criterion's filter as criterion
 //! reads it, `--save-baseline`, and whether anything runs at all (`--list`, `--help`).
 
+use crate::engine::session::MeasureRequest;
 use crate::report::energy_dir;
 use crate::report::run::{current_target_name, RunStart, RunWriter};
 use energy_results::error::{Error, ErrorKind, Result};
+use energy_results::run::PAIRED_LEAN_ENV;
 
 /// Options of a run taken from the bench binary's command line.
 #[derive(Clone, Debug, Default)]
@@ -21,8 +23,51 @@ pub(super) struct RunOptions {
     /// `ENERGY_BENCHMARKS`: the result ids this run measures (a paired sequence's
     /// benchmarks not yet settled); `None` when unset or empty.
     pub(super) only: Option<std::collections::BTreeSet<String>>,
-    /// `ENERGY_PAIRED_RUN=1`: a run of a paired sequence (`cargo energy ab`, `gate`).
-    pub(super) paired: bool,
+    /// `ENERGY_PAIRED_RUN=1`: a run of a paired sequence (`cargo energy ab`, `gate`), lean
+    /// with `ENERGY_PAIRED_LEAN=1`.
+    pub(super) pairing: Pairing,
+}
+
+/// Whether and how a bench process runs as a run of a paired sequence (`cargo energy ab`,
+/// `gate`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Pairing {
+    /// Not a run of a paired sequence.
+    #[default]
+    Unpaired,
+    /// A run of the sequence's first pair: one counter interval of idle tail
+    /// ([`MeasureRequest::paired`]).
+    Paired,
+    /// A run after its first pair (`ENERGY_PAIRED_LEAN=1`): no idle tail
+    /// ([`MeasureRequest::lean`]).
+    Lean,
+}
+
+impl Pairing {
+    /// Whether this is a run of a paired sequence at all.
+    pub(super) fn is_paired(self) -> bool {
+        self != Pairing::Unpaired
+    }
+
+    /// `request` as this run measures it.
+    pub(super) fn apply(self, request: MeasureRequest) -> MeasureRequest {
+        match self {
+            Pairing::Unpaired => request,
+            Pairing::Paired => request.paired(true),
+            Pairing::Lean => request.paired(true).lean(),
+        }
+    }
+
+    /// What its idle tails are, for the run's first line.
+    pub(super) fn tail_phrase(self) -> String {
+        match self {
+            Pairing::Lean => format!(
+                "a lean run ({PAIRED_LEAN_ENV}): no idle tail, the active idle the one measured before this process's \
+                 first benchmark"
+            ),
+            _ => "each idle tail is one counter interval".to_string(),
+        }
+    }
 }
 
 /// The environment variable that splits a bench binary's benchmarks into shards.
@@ -154,6 +199,27 @@ fn paired_run_from_env() -> Result<bool> {
     parse_paired_run(std::env::var(energy_results::run::PAIRED_RUN_ENV).ok().as_deref())
 }
 
+/// Reads `ENERGY_PAIRED_LEAN`: unset, empty or `0`, not lean; `1`, lean; anything else an
+/// error naming it.
+fn lean_from_env() -> Result<bool> {
+    parse_paired_lean(std::env::var(PAIRED_LEAN_ENV).ok().as_deref())
+}
+
+/// [`lean_from_env`] of the variable's value (`None`: unset).
+fn parse_paired_lean(value: Option<&str>) -> Result<bool> {
+    match value.map(str::trim) {
+        None | Some("") | Some("0") => Ok(false),
+        Some("1") => Ok(true),
+        Some(other) => Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "{PAIRED_LEAN_ENV}=`{}`: set it to 1 or 0 (cargo energy ab and gate set it in their runs) or leave it unset",
+                energy_results::error::echo(other)
+            ),
+        )),
+    }
+}
+
 /// [`paired_run_from_env`] of the variable's value (`None`: unset).
 fn parse_paired_run(value: Option<&str>) -> Result<bool> {
     use energy_results::run::PAIRED_RUN_ENV;
@@ -189,7 +255,12 @@ impl RunOptions {
             .ok()
             .map(|text| text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
             .filter(|ids: &std::collections::BTreeSet<String>| !ids.is_empty());
-        let paired = paired_run_from_env()?;
+        // ENERGY_PAIRED_LEAN is read in a paired run only (elsewhere it means nothing).
+        let pairing = match paired_run_from_env()? {
+            false => Pairing::Unpaired,
+            true if lean_from_env()? => Pairing::Lean,
+            true => Pairing::Paired,
+        };
         Ok(RunOptions {
             save_baseline,
             nothing_runs,
@@ -197,7 +268,7 @@ impl RunOptions {
             test_mode,
             shard,
             only,
-            paired,
+            pairing,
         })
     }
 
@@ -294,5 +365,15 @@ mod tests {
         let err = parse_paired_run(Some("yes")).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
         assert!(err.to_string().contains("ENERGY_PAIRED_RUN=`yes`: set it to 1"), "{err}");
+    }
+
+    #[test]
+    fn a_lean_paired_run_is_one_and_anything_else_is_named() {
+        assert!(!parse_paired_lean(None).unwrap());
+        assert!(!parse_paired_lean(Some("")).unwrap());
+        assert!(!parse_paired_lean(Some("0")).unwrap());
+        assert!(parse_paired_lean(Some(" 1 ")).unwrap());
+        let err = parse_paired_lean(Some("yes")).unwrap_err();
+        assert!(err.to_string().contains("ENERGY_PAIRED_LEAN=`yes`: set it to 1 or 0"), "{err}");
     }
 }

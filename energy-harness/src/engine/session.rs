@@ -538,20 +538,17 @@ impl Session {
         }
         // The busy stretch ends with its last mark: the guard after the windows, or the last
         // window (the warm-up ends before them).
-        let idle_from_s = self
-            .marker
-            .marks()
-            .iter()
-            .filter(|m| m.index != AUXILIARY_WINDOW && m.edge == WindowEdge::End)
-            .map(|m| m.time_s)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let windows_end_s = self
-            .marker
-            .marks()
-            .iter()
-            .filter(|m| !is_auxiliary_window(m.index) && m.edge == WindowEdge::End)
-            .map(|m| m.time_s)
-            .fold(f64::NEG_INFINITY, f64::max);
+        let marks = self.marker.marks();
+        let last_end = |counts: &dyn Fn(u32) -> bool| {
+            marks
+                .iter()
+                .filter(|m| counts(m.index) && m.edge == WindowEdge::End)
+                .map(|m| m.time_s)
+                .fold(f64::NEG_INFINITY, f64::max)
+        };
+        let idle_from_s = last_end(&|index| index != AUXILIARY_WINDOW);
+        // The measured windows' end: the guard after them is auxiliary.
+        let windows_end_s = last_end(&|index| !is_auxiliary_window(index));
         self.idle_tail(idle_from_s, windows_end_s)?;
         let idle_until_s = self.clock.now_s();
         let (mut trace, kept) = if keep {
