@@ -772,6 +772,13 @@ fn by_pairs_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
     Ok(())
 }
 
+/// The calls `gates` ran in, in order, each once (`19, 20, 21`).
+fn calls_of<'a>(gates: impl IntoIterator<Item = &'a StudyGate>) -> String {
+    let mut calls: Vec<String> = gates.into_iter().map(|g| g.call.to_string()).collect();
+    calls.dedup();
+    calls.join(", ")
+}
+
 /// One summary line of the gates of window setting `label` (`heading` with `{calls}`
 /// replaced by their calls): regressions by condition, as today's rule judges them, gates
 /// that stopped with an error, and the GPU time per 10 benchmarks by the pairs they ran.
@@ -799,8 +806,6 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
         }
     };
     let ((aa, aa_n), (p1, p1_n), (p2, p2_n)) = (count("aa"), count("p1"), count("p2"));
-    let mut calls: Vec<String> = chosen.iter().map(|g| g.call.to_string()).collect();
-    calls.dedup();
     let failed = chosen.len() - reports.len();
     let failed =
         if failed > 0 { format!("; {failed} gate(s) stopped with an error (listed below)") } else { String::new() };
@@ -809,7 +814,7 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
         t,
         "**{}: A/A {aa} of {aa_n} regressions, +2 % {p2} of {p2_n} caught, +1 % {p1} of {p1_n}; GPU time per 10 \
          benchmarks {mean:.0} s on average (stopped {}){failed}.**\n",
-        heading.replace("{calls}", &calls.join(", ")),
+        heading.replace("{calls}", &calls_of(chosen.iter().copied())),
         stops.join("; ")
     );
 }
@@ -819,11 +824,16 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
 /// (later pairs), per benchmark-run; and that saving applied to the runs after the first pair
 /// of the gates of [`CLEAR_VERDICTS`] (every run with a tail): an estimate, not a measurement.
 fn lean_runs_line(t: &mut String, gates: &[StudyGate]) {
-    let reports = |label: &str| -> Vec<&AbReport> {
-        gates.iter().filter(|g| g.windows == label && g.name != "workflow").filter_map(|g| g.report.as_ref()).collect()
+    // Each gate of a setting with its report.
+    let of = |label: &str| -> Vec<(&StudyGate, &AbReport)> {
+        gates
+            .iter()
+            .filter(|g| g.windows == label && g.name != "workflow")
+            .filter_map(|g| g.report.as_ref().map(|r| (g, r)))
+            .collect()
     };
-    let today = reports(TODAY_DEFAULTS);
-    let before = reports(CLEAR_VERDICTS);
+    let today: Vec<&AbReport> = of(TODAY_DEFAULTS).into_iter().map(|(_, r)| r).collect();
+    let before = of(CLEAR_VERDICTS);
     let Some(all) = today.iter().map(|r| r.changes.len()).max() else { return };
     let walls = |lean: bool| -> Vec<f64> {
         today
@@ -839,25 +849,17 @@ fn lean_runs_line(t: &mut String, gates: &[StudyGate]) {
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let saving_s = (mean(&tail) - mean(&lean)) / all as f64;
-    let per_ten = |r: &&AbReport| {
+    let per_ten = |r: &AbReport| {
         let later: usize = r.runs.iter().filter(|run| run.run > 2).map(|run| run.benchmarks.len()).sum();
         10.0 * (r.wall_s - saving_s * later as f64) / r.changes.len() as f64
     };
     let by_kind: Vec<String> = ["aa", "p2", "p1"]
         .iter()
         .filter_map(|kind| {
-            let v: Vec<f64> = gates
-                .iter()
-                .filter(|g| g.windows == CLEAR_VERDICTS && g.kind == *kind && g.name != "workflow")
-                .filter_map(|g| g.report.as_ref())
-                .map(|r| per_ten(&r))
-                .collect();
+            let v: Vec<f64> = before.iter().filter(|(g, _)| g.kind == *kind).map(|(_, r)| per_ten(r)).collect();
             (!v.is_empty()).then(|| format!("{} {:.0} s", kind_label(kind), mean(&v)))
         })
         .collect();
-    let mut calls: Vec<String> =
-        gates.iter().filter(|g| g.windows == CLEAR_VERDICTS).map(|g| g.call.to_string()).collect();
-    calls.dedup();
     let _ = writeln!(
         t,
         "**Lean runs, measured (today's defaults): a run of all {all} benchmarks took {:.1} s with idle tails ({} runs \
@@ -869,8 +871,8 @@ fn lean_runs_line(t: &mut String, gates: &[StudyGate]) {
         mean(&lean),
         lean.len(),
         saving_s,
-        calls.join(", "),
-        mean(&before.iter().map(per_ten).collect::<Vec<_>>()),
+        calls_of(before.iter().map(|(g, _)| *g)),
+        mean(&before.iter().map(|(_, r)| per_ten(r)).collect::<Vec<_>>()),
         by_kind.join("; ")
     );
 }
