@@ -113,9 +113,14 @@ const CLEAR_VERDICTS_FROM_CALL: usize = 22;
 /// `… + clear verdicts + lean runs`.
 const LEAN_RUNS_FROM_CALL: usize = 25;
 
+/// The first call whose paired runs recorded no rail beside the board's source (the harness
+/// and cargo-energy of 020f508f: no memory rail, whose 1 s boxcar a paired run's idle cannot
+/// invert; the gate reads totals only): labelled `… + lean runs + no rails`.
+const NO_RAILS_FROM_CALL: usize = 26;
+
 /// What each call's harness and gate added to the label of its window setting, from that
 /// call on; a later call's label holds every earlier part ([`setting_label`]).
-const LABEL_PARTS: [(usize, &str); 7] = [
+const LABEL_PARTS: [(usize, &str); 8] = [
     (GUARDS_FROM_CALL, " + guards"),
     (SETTLING_FROM_CALL, " + settling"),
     (PAIRED_RUNS_FROM_CALL, " + paired runs"),
@@ -123,6 +128,7 @@ const LABEL_PARTS: [(usize, &str); 7] = [
     (LEAN_WARMUP_6_WINDOWS_FROM_CALL, " + 6 windows"),
     (CLEAR_VERDICTS_FROM_CALL, " + clear verdicts"),
     (LEAN_RUNS_FROM_CALL, " + lean runs"),
+    (NO_RAILS_FROM_CALL, " + no rails"),
 ];
 
 /// The label of a gate's window setting (`gate`, `4`, `default`, …) in call `call`.
@@ -133,7 +139,7 @@ fn setting_label(windows: &str, call: usize) -> String {
 /// The window settings in the page's order: each benchmark's precision (`default`), a
 /// count given, the gate's default (`gate`), from call 7 the same with guards, and from
 /// call 11 the gate's default with settled benchmarks left out.
-const SETTINGS: [&str; 12] = [
+const SETTINGS: [&str; 13] = [
     "default",
     "3",
     "4",
@@ -146,6 +152,7 @@ const SETTINGS: [&str; 12] = [
     "gate + guards + settling + paired runs + lean warm-up + 6 windows",
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts",
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs",
+    "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails",
 ];
 
 /// The gate's defaults at today's window count, 6, the whole warm-up before the guard
@@ -163,10 +170,14 @@ const SETTLED_ON_PRECISION: &str = "gate + guards + settling + paired runs + lea
 /// A benchmark settled on a clear verdict too, every run with an idle tail (calls 22-24).
 const CLEAR_VERDICTS: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts";
 
-/// Today's defaults: the guard ending the warm-up, 6 windows, a benchmark settled on a clear
-/// verdict too, the runs after the first pair lean (calls 25 on).
-const TODAY_DEFAULTS: &str =
+/// The runs after the first pair lean, the paired runs still recording rails (call 25).
+const LEAN_RUNS_WITH_RAILS: &str =
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs";
+
+/// Today's defaults: the guard ending the warm-up, 6 windows, a benchmark settled on a clear
+/// verdict too, the runs after the first pair lean, no rails in paired runs (calls 26 on).
+const TODAY_DEFAULTS: &str =
+    "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails";
 
 /// The gate's defaults before its runs were paired runs (calls 11-12: 8 windows).
 const DEFAULTS_BEFORE_PAIRED_RUNS: &str = "gate + guards + settling";
@@ -429,8 +440,13 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
          is the warm-up's last part (the warm-up's batches spend what it leaves, at least 25 ms, and stop at its end; \
          the guard's pace sizes the windows) at the gate's new default of 4 windows; the builds made again from the \
          same clone. Calls 19-21 (2026-12-02, the same builds, cargo-energy of c2f9dcb3, settings `… + lean warm-up \
-         + 6 windows`): today's defaults, 6 windows, a benchmark settling only once its detectable change reached the \
-         target. Every gate is judged by today's rule: a settled benchmark keeps the verdict of the pair it settled \
+         + 6 windows`): 6 windows, a benchmark settling only once its detectable change reached the \
+         target. Calls 22-24 (2026-12-02, builds and cargo-energy of 84b312fe, settings `… + clear verdicts`): a \
+         benchmark settles on a clear verdict too, every run with an idle tail. Call 25 (builds and cargo-energy of \
+         3d8604c5, `… + lean runs`): the runs after the first pair lean (no idle tail, the idle carried). Calls 26-28 \
+         (2026-12-02, the builds made again by `run_workflow.py build` and the same clone's `--build-only` with the \
+         harness and cargo-energy of 020f508f, `… + no rails`): as call 25, paired runs recording no rail. Every gate \
+         is judged by today's rule: a settled benchmark keeps the verdict of the pair it settled \
          after; the replays settle a benchmark on a clear verdict too (a regression, or its change's 95 % upper \
          bound below the threshold: `energy_results::ab::settles`). Executables \
          stripped for transport. The workflow's own gate (`raw/workflow-gate.log`, the gate job's steps as a runner \
@@ -498,6 +514,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
             LEAN_WARMUP_4_WINDOWS,
             SETTLED_ON_PRECISION,
             CLEAR_VERDICTS,
+            LEAN_RUNS_WITH_RAILS,
             TODAY_DEFAULTS,
         ],
     );
@@ -819,7 +836,8 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
     );
 }
 
-/// What lean runs save, measured on the gates of today's defaults: their runs of every
+/// What lean runs save, measured on the gates with lean runs (today's defaults and call 25's,
+/// which still recorded rails): their runs of every
 /// benchmark with an idle tail (the first pair) against their lean runs of every benchmark
 /// (later pairs), per benchmark-run; and that saving applied to the runs after the first pair
 /// of the gates of [`CLEAR_VERDICTS`] (every run with a tail): an estimate, not a measurement.
@@ -832,7 +850,8 @@ fn lean_runs_line(t: &mut String, gates: &[StudyGate]) {
             .filter_map(|g| g.report.as_ref().map(|r| (g, r)))
             .collect()
     };
-    let today: Vec<&AbReport> = of(TODAY_DEFAULTS).into_iter().map(|(_, r)| r).collect();
+    let today: Vec<&AbReport> =
+        [LEAN_RUNS_WITH_RAILS, TODAY_DEFAULTS].into_iter().flat_map(of).map(|(_, r)| r).collect();
     let before = of(CLEAR_VERDICTS);
     let Some(all) = today.iter().map(|r| r.changes.len()).max() else { return };
     let walls = |lean: bool| -> Vec<f64> {
@@ -877,6 +896,60 @@ fn lean_runs_line(t: &mut String, gates: &[StudyGate]) {
     );
 }
 
+/// The spread of a pair's difference by its place in the gate, over the gates of the settings
+/// `labels`: each benchmark's differences about their mean (scaled by `n / (n − 1)`), rms over
+/// benchmarks and gates, for the first pair and for the later ones; and how many differences
+/// each rests on. `None` without a benchmark of two pairs or more.
+fn first_and_later_pair_sd(gates: &[StudyGate], labels: &[&str]) -> Option<((f64, usize), (f64, usize))> {
+    let (mut first, mut later) = ((0.0, 0usize), (0.0, 0usize));
+    let chosen = gates.iter().filter(|g| labels.contains(&g.windows.as_str()) && g.name != "workflow");
+    for change in chosen.filter_map(|g| g.report.as_ref()).flat_map(|r| r.changes.iter()) {
+        let n = change.pairs.len();
+        if n < 2 {
+            continue;
+        }
+        let mean = change.pairs.iter().map(|p| p.difference_pct).sum::<f64>() / n as f64;
+        for p in &change.pairs {
+            let squared = (p.difference_pct - mean).powi(2) * n as f64 / (n as f64 - 1.0);
+            let place = if p.pair == 1 { &mut first } else { &mut later };
+            place.0 += squared;
+            place.1 += 1;
+        }
+    }
+    let rms = |(sum, count): (f64, usize)| ((sum / count as f64).sqrt(), count);
+    (first.1 > 0 && later.1 > 0).then(|| (rms(first), rms(later)))
+}
+
+/// Whether lean runs add noise: the pair spread of the first pair (runs with idle tails) and
+/// of the later ones (lean), in the gates with lean runs, beside the same split in the gates
+/// whose every run had a tail (a board's own difference between a gate's first and later
+/// pairs).
+fn lean_noise_line(t: &mut String, gates: &[StudyGate]) {
+    let (Some(lean), Some(tails)) = (
+        first_and_later_pair_sd(gates, &[LEAN_RUNS_WITH_RAILS, TODAY_DEFAULTS]),
+        first_and_later_pair_sd(gates, &[CLEAR_VERDICTS]),
+    ) else {
+        return;
+    };
+    let calls = |labels: &[&str]| calls_of(gates.iter().filter(|g| labels.contains(&g.windows.as_str())));
+    let _ = writeln!(
+        t,
+        "**Noise of lean runs: a pair's difference about its benchmark's mean in the gates with lean runs (calls {}) \
+         spread {:.2} % in the first pair (idle tails; {} differences) and {:.2} % in the later pairs (lean; {}); in \
+         the gates with a tail in every run (calls {}) {:.2} % ({}) and {:.2} % ({}).**\n",
+        calls(&[LEAN_RUNS_WITH_RAILS, TODAY_DEFAULTS]),
+        lean.0 .0,
+        lean.0 .1,
+        lean.1 .0,
+        lean.1 .1,
+        calls(&[CLEAR_VERDICTS]),
+        tails.0 .0,
+        tails.0 .1,
+        tails.1 .0,
+        tails.1 .1,
+    );
+}
+
 /// Today's rule replayed on the runs settled on precision only (calls 19-21): a benchmark settles on a clear
 /// verdict too ([`energy_results::ab::settles`]), where the gates as run settled it only
 /// once its detectable change reached the target; the GPU time at those runs' own cost.
@@ -909,7 +982,13 @@ fn summary_lines(t: &mut String, gates: &[StudyGate], precision_runs: Option<&wi
         t,
         gates,
         TODAY_DEFAULTS,
-        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled on a clear verdict or once its detectable change reached the target, the runs after the first pair lean: no idle tail)",
+        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled on a clear verdict or once its detectable change reached the target, the runs after the first pair lean: no idle tail; no rails read in paired runs)",
+    );
+    defaults_line(
+        t,
+        gates,
+        LEAN_RUNS_WITH_RAILS,
+        "Lean runs, the paired runs still recording rails, as they ran (calls {calls}: as today but rails read)",
     );
     defaults_line(
         t,
@@ -918,6 +997,7 @@ fn summary_lines(t: &mut String, gates: &[StudyGate], precision_runs: Option<&wi
         "Clear verdicts, every run with an idle tail, as they ran (calls {calls}: as today but no lean runs)",
     );
     lean_runs_line(t, gates);
+    lean_noise_line(t, gates);
     defaults_line(
         t,
         gates,
