@@ -3,11 +3,16 @@
 in the moderated variance (energy_results::ab::paired_changes_weighted): 'mean' (the gate's
 rule: the others' df-weighted mean ratio of spread to within-run variance), 'median',
 'logmean' (geometric mean, biased low), 'logc' (geometric mean corrected by E[log(chi2_d/d)],
-Smyth 2004's way), 'trim' (the largest left out). Each gate is judged again pair by pair with
+Smyth 2004's way), 'trim' (the largest left out); or 'common': the mean prior, but one period
+effect for every benchmark of the gate (weighted by 1 / within-run variance; each benchmark's
+df less its share of that fit) instead of one per benchmark. Each gate is judged again pair by pair with
 settling as the gate does (target, regression, one-sided 95 % upper bound below the threshold);
 where a replay wants a pair the gate did not run, the benchmark is judged on what it ran and
 counted as cut. A prototype in Python, not the page's Rust: the t quantiles by bisection.
   prior_replay.py CALLS ESTIMATES     e.g. prior_replay.py 26,27,28 mean,logc,logmean
+  prior_replay.py CALLS looks         every gate judged after each pair (no settling), 'mean'
+                                      against 'common': A/A false alarms, +2 % caught, by look
+Gates whose pairs lack within-run intervals (before call 4's harness) are left out.
 """
 import json,math,collections,statistics,sys,os,tarfile
 def betacf(a,b,x):
@@ -64,19 +69,43 @@ def period_fit(d,orders):
     rss=sum((x-ch-s*per)**2 for x,s in zip(d,orders))
     return ch,rss/(n-2),n-2,det/n
 
-def moderated(figs,thr,prior_df=2.0,est='mean'):
-    sp={}
+def common_fit(figs):
+    # one period effect for every benchmark, from those with both orders and 3 pairs or more,
+    # each weighted by 1 / its within-run variance of a difference
+    num=den=0.0; wsum=0
     for b,pairs in figs.items():
         d=[p['difference_pct'] for p in pairs]; o=[1 if p['order']=='BA' else -1 for p in pairs]
-        ch,var,df,eff=period_fit(d,o)
+        if len(d)<3 or not(any(x>0 for x in o) and any(x<0 for x in o)): continue
+        w=1/(sum(p['within_run_se_pct']**2 for p in pairs)/len(pairs))
+        sb=sum(o)/len(o); db=sum(d)/len(d)
+        num+=w*sum((x-sb)*(y-db) for x,y in zip(o,d)); den+=w*sum((x-sb)**2 for x in o)
+    return (num/den) if den>0 else None, den
+
+DEN=[0.0]
+def moderated(figs,thr,prior_df=2.0,est='mean'):
+    sp={}
+    delta=None
+    if est=='common': delta,DEN[0]=common_fit(figs)
+    for b,pairs in figs.items():
+        d=[p['difference_pct'] for p in pairs]; o=[1 if p['order']=='BA' else -1 for p in pairs]
         w=sum(p['within_run_se_pct']**2 for p in pairs)/len(pairs)
+        n=len(d)
+        if est=='common' and delta is not None and n>=3:
+            sb=sum(o)/n; ch=sum(d)/n-sb*delta
+            rss=sum((y-ch-x*delta)**2 for x,y in zip(o,d))
+            lev=sum((x-sb)**2 for x in o)/w/DEN[0] if DEN[0]>0 else 0  # this benchmark's share of the period's fit
+            df=n-1-lev; var=rss/df; eff=n
+        elif est=='common':
+            mean=sum(d)/n; var=sum((x-mean)**2 for x in d)/(n-1); ch,df,eff=mean,n-1,n
+        else:
+            ch,var,df,eff=period_fit(d,o)
         sp[b]=(ch,var,df,eff,w)
     out={}
     tot=sum(s[2] for s in sp.values())
     for b,(ch,var,df,eff,w) in sp.items():
         others=[(s[2],s[1]/s[4]) for k,s in sp.items() if k!=b]
         odf=tot-df; pdf=min(prior_df,odf)
-        if est=='mean': r=sum(a*e for a,e in others)/odf
+        if est in ('mean','common'): r=sum(a*e for a,e in others)/odf
         elif est=='median':
             r=statistics.median([e for a,e in others])
         elif est=='logmean':
@@ -104,6 +133,8 @@ def gates(calls):
             for m in sorted(tar.getmembers(),key=lambda m:m.name):
                 if m.name.startswith('study/gates/') and m.name.endswith('.ab.json'):
                     d=json.load(tar.extractfile(m))
+                    if any('within_run_se_pct' not in p or p['within_run_se_pct'] is None for ch in d['changes'] for p in ch['pairs']):
+                        continue
                     yield c,m.name.split('/')[-1].split('-')[2],d
 
 def replay(d,est,min_pairs=2,max_pairs=4):
@@ -133,6 +164,21 @@ def replay(d,est,min_pairs=2,max_pairs=4):
     return verd,pairs_run,bench_pairs,cut
 
 calls=[int(x) for x in sys.argv[1].split(',')]
+if sys.argv[2]=='looks':
+    for est in ['mean','common']:
+        fa=collections.Counter(); nn=collections.Counter(); p2=collections.Counter(); n2=collections.Counter()
+        for c,kind,d in gates(calls):
+            full={ch['id']:ch['pairs'] for ch in d['changes']}
+            kmax=max(len(p) for p in full.values())
+            for k in range(2,kmax+1):
+                figs={b:p[:k] for b,p in full.items() if len(p)>=2}
+                res=moderated(figs,d['threshold_pct'],est=est)
+                for b,r in res.items():
+                    if len(full[b])<k: continue
+                    if kind=='aa': fa[k]+=r['reg']; nn[k]+=1
+                    if kind=='p2': p2[k]+=r['reg']; n2[k]+=1
+        print(est,'A/A false alarms by look',{k:f"{fa[k]}/{nn[k]}" for k in sorted(nn)},'+2 % caught',{k:f"{p2[k]}/{n2[k]}" for k in sorted(n2)})
+    sys.exit()
 for est in sys.argv[2].split(','):
     tally=collections.defaultdict(lambda:[0,0,0,0,0])
     for c,kind,d in gates(calls):
