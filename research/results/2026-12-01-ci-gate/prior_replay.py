@@ -86,11 +86,37 @@ def moderated(figs,thr,prior_df=2.0,est='mean'):
     sp={}
     delta=None
     if est=='common': delta,DEN[0]=common_fit(figs)
+    tau2=None
+    if est=='shrink':
+        ests=[]
+        for b,pairs in figs.items():
+            d=[p['difference_pct'] for p in pairs]; o=[1 if p['order']=='BA' else -1 for p in pairs]
+            n=len(d)
+            if n<3 or not(any(x>0 for x in o) and any(x<0 for x in o)): continue
+            ch,var,df,eff=period_fit(d,o)
+            ss=sum(o); sd_=sum(x*y for x,y in zip(o,d)); det=n*n-ss*ss
+            per=(n*sd_-ss*sum(d))/det
+            ests.append((per, var*n/det))
+        if ests:
+            tau2=max(0.0, sum(p*p-v for p,v in ests)/len(ests))
     for b,pairs in figs.items():
         d=[p['difference_pct'] for p in pairs]; o=[1 if p['order']=='BA' else -1 for p in pairs]
         w=sum(p['within_run_se_pct']**2 for p in pairs)/len(pairs)
         n=len(d)
-        if est=='common' and delta is not None and n>=3:
+        if est=='shrink' and tau2 is not None and n>=3 and any(x>0 for x in o) and any(x<0 for x in o):
+            ss=sum(o); sd_=sum(x*y for x,y in zip(o,d)); det=n*n-ss*ss
+            mean=sum(d)/n
+            per=(n*sd_-ss*sum(d))/det
+            _,v0,_,_=period_fit(d,o)
+            vdel=v0*n/det
+            h=tau2/(tau2+vdel) if tau2+vdel>0 else 0.0
+            per*=h
+            sb=ss/n; ch=mean-sb*per
+            rss=sum((y-ch-x*per)**2 for x,y in zip(o,d))
+            df=n-1-h; var=rss/df; eff=n/(1+h*(n*n/det-1))
+        elif est=='shrink':
+            mean=sum(d)/n; var=sum((x-mean)**2 for x in d)/(n-1); ch,df,eff=mean,n-1,n
+        elif est=='common' and delta is not None and n>=3:
             sb=sum(o)/n; ch=sum(d)/n-sb*delta
             rss=sum((y-ch-x*delta)**2 for x,y in zip(o,d))
             lev=sum((x-sb)**2 for x in o)/w/DEN[0] if DEN[0]>0 else 0  # this benchmark's share of the period's fit
@@ -105,7 +131,7 @@ def moderated(figs,thr,prior_df=2.0,est='mean'):
     for b,(ch,var,df,eff,w) in sp.items():
         others=[(s[2],s[1]/s[4]) for k,s in sp.items() if k!=b]
         odf=tot-df; pdf=min(prior_df,odf)
-        if est in ('mean','common'): r=sum(a*e for a,e in others)/odf
+        if est in ('mean','common','shrink'): r=sum(a*e for a,e in others)/odf
         elif est=='median':
             r=statistics.median([e for a,e in others])
         elif est=='logmean':
@@ -123,7 +149,7 @@ def moderated(figs,thr,prior_df=2.0,est='mean'):
         lower=ch-tq(0.99,dfm)*se
         reg= lower>0 and change>thr
         upper=ch+tq(0.95,dfm)*se
-        out[b]=dict(ch=change,det=det,reg=reg,upper=upper,se=se,df=dfm)
+        out[b]=dict(ch=change,det=det,reg=reg,upper=upper,se=se,df=dfm,lower=lower)
     return out
 
 RAW=os.path.join(os.path.dirname(os.path.abspath(__file__)),'raw')
@@ -165,7 +191,7 @@ def replay(d,est,min_pairs=2,max_pairs=4):
 
 calls=[int(x) for x in sys.argv[1].split(',')]
 if sys.argv[2]=='looks':
-    for est in ['mean','common']:
+    for est in ['mean','common','shrink']:
         fa=collections.Counter(); nn=collections.Counter(); p2=collections.Counter(); n2=collections.Counter()
         for c,kind,d in gates(calls):
             full={ch['id']:ch['pairs'] for ch in d['changes']}
