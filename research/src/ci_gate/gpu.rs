@@ -789,6 +789,16 @@ fn by_pairs_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
     Ok(())
 }
 
+/// The study's gates of the window settings `labels` that left a report (the workflow's own
+/// gate aside), each with its report, in the gates' order.
+fn reports_of<'a>(gates: &'a [StudyGate], labels: &[&str]) -> Vec<(&'a StudyGate, &'a AbReport)> {
+    gates
+        .iter()
+        .filter(|g| labels.contains(&g.windows.as_str()) && g.name != "workflow")
+        .filter_map(|g| g.report.as_ref().map(|r| (g, r)))
+        .collect()
+}
+
 /// The calls `gates` ran in, in order, each once (`19, 20, 21`).
 fn calls_of<'a>(gates: impl IntoIterator<Item = &'a StudyGate>) -> String {
     let mut calls: Vec<String> = gates.into_iter().map(|g| g.call.to_string()).collect();
@@ -842,17 +852,9 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
 /// (later pairs), per benchmark-run; and that saving applied to the runs after the first pair
 /// of the gates of [`CLEAR_VERDICTS`] (every run with a tail): an estimate, not a measurement.
 fn lean_runs_line(t: &mut String, gates: &[StudyGate]) {
-    // Each gate of a setting with its report.
-    let of = |label: &str| -> Vec<(&StudyGate, &AbReport)> {
-        gates
-            .iter()
-            .filter(|g| g.windows == label && g.name != "workflow")
-            .filter_map(|g| g.report.as_ref().map(|r| (g, r)))
-            .collect()
-    };
     let today: Vec<&AbReport> =
-        [LEAN_RUNS_WITH_RAILS, TODAY_DEFAULTS].into_iter().flat_map(of).map(|(_, r)| r).collect();
-    let before = of(CLEAR_VERDICTS);
+        reports_of(gates, &[LEAN_RUNS_WITH_RAILS, TODAY_DEFAULTS]).into_iter().map(|(_, r)| r).collect();
+    let before = reports_of(gates, &[CLEAR_VERDICTS]);
     let Some(all) = today.iter().map(|r| r.changes.len()).max() else { return };
     let walls = |lean: bool| -> Vec<f64> {
         today
@@ -902,8 +904,7 @@ fn lean_runs_line(t: &mut String, gates: &[StudyGate]) {
 /// each rests on. `None` without a benchmark of two pairs or more.
 fn first_and_later_pair_sd(gates: &[StudyGate], labels: &[&str]) -> Option<((f64, usize), (f64, usize))> {
     let (mut first, mut later) = ((0.0, 0usize), (0.0, 0usize));
-    let chosen = gates.iter().filter(|g| labels.contains(&g.windows.as_str()) && g.name != "workflow");
-    for change in chosen.filter_map(|g| g.report.as_ref()).flat_map(|r| r.changes.iter()) {
+    for change in reports_of(gates, labels).into_iter().flat_map(|(_, r)| r.changes.iter()) {
         let n = change.pairs.len();
         if n < 2 {
             continue;
@@ -931,7 +932,7 @@ fn lean_noise_line(t: &mut String, gates: &[StudyGate]) {
     ) else {
         return;
     };
-    let calls = |labels: &[&str]| calls_of(gates.iter().filter(|g| labels.contains(&g.windows.as_str())));
+    let calls = |labels: &[&str]| calls_of(reports_of(gates, labels).into_iter().map(|(g, _)| g));
     let _ = writeln!(
         t,
         "**Noise of lean runs: a pair's difference about its benchmark's mean in the gates with lean runs (calls {}) \
@@ -1080,8 +1081,7 @@ fn noise_by_benchmark(t: &mut String, gates: &[StudyGate]) {
         let mut cells = Vec::new();
         for w in &settings {
             let (mut squares, mut df, mut predicted, mut runs) = (0.0, 0.0, 0.0, 0usize);
-            for r in gates.iter().filter(|g| g.windows == *w && g.name != "workflow").filter_map(|g| g.report.as_ref())
-            {
+            for (_, r) in reports_of(gates, &[*w]) {
                 if let Some((s, d)) =
                     r.changes.iter().find(|c| c.id == id).map(squares_about_mean).filter(|(_, d)| *d > 0.0)
                 {
@@ -1176,8 +1176,7 @@ fn noise_table(t: &mut String, gates: &[StudyGate]) {
     let _ = writeln!(t, "| windows | gates | pair difference sd (rms) | run wall time per benchmark |");
     let _ = writeln!(t, "|---|---|---|---|");
     for w in SETTINGS {
-        let reports: Vec<&AbReport> =
-            gates.iter().filter(|g| g.windows == w && g.name != "workflow").filter_map(|g| g.report.as_ref()).collect();
+        let reports: Vec<&AbReport> = reports_of(gates, &[w]).into_iter().map(|(_, r)| r).collect();
         if reports.is_empty() {
             continue;
         }
