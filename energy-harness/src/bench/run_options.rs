@@ -5,7 +5,7 @@ use crate::engine::session::MeasureRequest;
 use crate::report::energy_dir;
 use crate::report::run::{current_target_name, RunStart, RunWriter};
 use energy_results::error::{Error, ErrorKind, Result};
-use energy_results::run::PAIRED_LEAN_ENV;
+use energy_results::run::{PAIRED_LEAN_ENV, PAIRED_RUN_ENV};
 
 /// Options of a run taken from the bench binary's command line.
 #[derive(Clone, Debug, Default)]
@@ -193,49 +193,28 @@ impl BenchFilter {
     }
 }
 
-/// Reads `ENERGY_PAIRED_RUN`: unset or empty, not paired; `1`, paired; anything else an
-/// error naming it.
-fn paired_run_from_env() -> Result<bool> {
-    parse_paired_run(std::env::var(energy_results::run::PAIRED_RUN_ENV).ok().as_deref())
+/// Reads a switch an orchestrator sets in a bench process's environment
+/// ([`parse_switch`]).
+fn switch_from_env(name: &str, zero_is_off: bool) -> Result<bool> {
+    parse_switch(name, std::env::var(name).ok().as_deref(), zero_is_off)
 }
 
-/// Reads `ENERGY_PAIRED_LEAN`: unset, empty or `0`, not lean; `1`, lean; anything else an
-/// error naming it.
-fn lean_from_env() -> Result<bool> {
-    parse_paired_lean(std::env::var(PAIRED_LEAN_ENV).ok().as_deref())
-}
-
-/// [`lean_from_env`] of the variable's value (`None`: unset).
-fn parse_paired_lean(value: Option<&str>) -> Result<bool> {
+/// A switch's value (`None`: unset): unset or empty, off; `1`, on; `0`, off where
+/// `zero_is_off` (`ENERGY_PAIRED_LEAN`; `ENERGY_PAIRED_RUN` has only `1`); anything else an
+/// error naming the variable and what it takes.
+fn parse_switch(name: &str, value: Option<&str>, zero_is_off: bool) -> Result<bool> {
     match value.map(str::trim) {
-        None | Some("") | Some("0") => Ok(false),
+        None | Some("") => Ok(false),
+        Some("0") if zero_is_off => Ok(false),
         Some("1") => Ok(true),
         Some(other) => Err(Error::new(
             ErrorKind::InvalidInput,
             format!(
-                "{PAIRED_LEAN_ENV}=`{}`: set it to 1 or 0 (cargo energy ab and gate set it in their runs) or leave it unset",
-                energy_results::error::echo(other)
+                "{name}=`{}`: set it to {} (cargo energy ab and gate set it in their runs) or leave it unset",
+                energy_results::error::echo(other),
+                if zero_is_off { "1 or 0" } else { "1" }
             ),
         )),
-    }
-}
-
-/// [`paired_run_from_env`] of the variable's value (`None`: unset).
-fn parse_paired_run(value: Option<&str>) -> Result<bool> {
-    use energy_results::run::PAIRED_RUN_ENV;
-    match value {
-        None => Ok(false),
-        Some(text) => match text.trim() {
-            "" => Ok(false),
-            "1" => Ok(true),
-            other => Err(Error::new(
-                ErrorKind::InvalidInput,
-                format!(
-                    "{PAIRED_RUN_ENV}=`{}`: set it to 1 (cargo energy ab and gate set it in their runs) or leave it unset",
-                    energy_results::error::echo(other)
-                ),
-            )),
-        },
     }
 }
 
@@ -256,9 +235,9 @@ impl RunOptions {
             .map(|text| text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
             .filter(|ids: &std::collections::BTreeSet<String>| !ids.is_empty());
         // ENERGY_PAIRED_LEAN is read in a paired run only (elsewhere it means nothing).
-        let pairing = match paired_run_from_env()? {
+        let pairing = match switch_from_env(PAIRED_RUN_ENV, false)? {
             false => Pairing::Unpaired,
-            true if lean_from_env()? => Pairing::Lean,
+            true if switch_from_env(PAIRED_LEAN_ENV, true)? => Pairing::Lean,
             true => Pairing::Paired,
         };
         Ok(RunOptions {
@@ -359,21 +338,21 @@ mod tests {
 
     #[test]
     fn a_paired_run_is_one_and_anything_else_is_named() {
-        assert!(!parse_paired_run(None).unwrap());
-        assert!(!parse_paired_run(Some(" ")).unwrap());
-        assert!(parse_paired_run(Some("1")).unwrap());
-        let err = parse_paired_run(Some("yes")).unwrap_err();
+        assert!(!parse_switch(PAIRED_RUN_ENV, None, false).unwrap());
+        assert!(!parse_switch(PAIRED_RUN_ENV, Some(" "), false).unwrap());
+        assert!(parse_switch(PAIRED_RUN_ENV, Some("1"), false).unwrap());
+        let err = parse_switch(PAIRED_RUN_ENV, Some("yes"), false).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
         assert!(err.to_string().contains("ENERGY_PAIRED_RUN=`yes`: set it to 1"), "{err}");
     }
 
     #[test]
     fn a_lean_paired_run_is_one_and_anything_else_is_named() {
-        assert!(!parse_paired_lean(None).unwrap());
-        assert!(!parse_paired_lean(Some("")).unwrap());
-        assert!(!parse_paired_lean(Some("0")).unwrap());
-        assert!(parse_paired_lean(Some(" 1 ")).unwrap());
-        let err = parse_paired_lean(Some("yes")).unwrap_err();
+        assert!(!parse_switch(PAIRED_LEAN_ENV, None, true).unwrap());
+        assert!(!parse_switch(PAIRED_LEAN_ENV, Some(""), true).unwrap());
+        assert!(!parse_switch(PAIRED_LEAN_ENV, Some("0"), true).unwrap());
+        assert!(parse_switch(PAIRED_LEAN_ENV, Some(" 1 "), true).unwrap());
+        let err = parse_switch(PAIRED_LEAN_ENV, Some("yes"), true).unwrap_err();
         assert!(err.to_string().contains("ENERGY_PAIRED_LEAN=`yes`: set it to 1 or 0"), "{err}");
     }
 }
