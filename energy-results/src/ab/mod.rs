@@ -20,7 +20,11 @@
 //! Once both orders have run and three pairs or more leave room, a period effect (the
 //! first run of a pair reading more than the second, whichever side it was) is fitted out
 //! of the spread at the cost of one degree of freedom ([`PeriodFit`]): ABBA balances it out
-//! of the change, but on a board that has one it inflates the spread.
+//! of the change, but on a board that has one it inflates the spread. In a sequence of
+//! several benchmarks each one's period effect is shrunk towards zero by how much the
+//! period effects of all of them spread (empirical Bayes, [`shrunk_period_fit`]): fitted
+//! nearly in full on a board that has one, nearly not at all, and the degree of freedom
+//! kept, on a board that has none.
 //! A regression when the change exceeds the threshold and the one-sided lower bound lies
 //! above zero, an improvement when the upper bound lies below zero, as `compare` rules
 //! ([`Verdict`]).
@@ -39,8 +43,8 @@ use crate::result::ResultDevice;
 
 mod moderated;
 pub use moderated::{
-    between_runs_ratio, paired_change, paired_changes, paired_changes_weighted, period_fit, PairedChange, PeriodFit,
-    POOLED_PRIOR_DF,
+    between_runs_ratio, paired_change, paired_changes, paired_changes_weighted, period_effect_spread, period_fit,
+    shrunk_period_fit, PairedChange, PeriodFit, POOLED_PRIOR_DF,
 };
 
 /// The schema tag of `cargo energy ab`'s report (`ab.json`).

@@ -283,6 +283,50 @@ fn a_period_effect_is_fitted_out_of_the_spread() {
 }
 
 #[test]
+fn a_shrunk_period_effect_lies_between_no_fit_and_the_full_fit() {
+    // AB, BA, AB; d = 0, 2, 1 (the unbalanced case above: full fit c = 1.25, δ = 0.75,
+    // residual variance 0.5 on 1 df, det = 8).
+    let pairs = abba_pairs_of(&[0.0, 2.0, 1.0], None);
+    let full = period_fit(&pairs);
+    // No spread of period effects on the board: the plain mean and spread on n − 1.
+    let none = shrunk_period_fit(&pairs, 0.0);
+    assert!((none.change - 1.0).abs() < 1e-12 && (none.variance - 1.0).abs() < 1e-12, "{none:?}");
+    assert_eq!((none.df, none.effective_pairs, none.period), (2.0, 3.0, Some(0.0)));
+    // A spread far above the estimate's variance: the full fit.
+    let wide = shrunk_period_fit(&pairs, 1e9);
+    for (a, b) in [(wide.change, full.change), (wide.variance, full.variance), (wide.df, full.df)] {
+        assert!((a - b).abs() < 1e-6, "{wide:?} against {full:?}");
+    }
+    assert!((wide.effective_pairs - full.effective_pairs).abs() < 1e-6);
+    // τ² equal to var δ̂ (0.5 · 3/8): half the period, half a degree of freedom.
+    let half = shrunk_period_fit(&pairs, 0.1875);
+    let (period, mean_order): (f64, f64) = (0.375, -1.0 / 3.0);
+    let change = 1.0 - mean_order * period;
+    let rss: f64 = [(0.0f64, -1.0f64), (2.0, 1.0), (1.0, -1.0)].iter().map(|(d, s)| (d - change - s * period).powi(2)).sum();
+    assert!((half.change - change).abs() < 1e-12 && (half.period.unwrap() - period).abs() < 1e-12, "{half:?}");
+    assert!((half.df - 1.5).abs() < 1e-12 && (half.variance - rss / 1.5).abs() < 1e-12, "{half:?}");
+    assert!((half.effective_pairs - 3.0 / (1.0 + 0.5 * (9.0 / 8.0 - 1.0))).abs() < 1e-12, "{half:?}");
+    // Below three pairs, or one order only: no period to shrink.
+    assert_eq!(shrunk_period_fit(&pairs[..2], 1.0), period_fit(&pairs[..2]));
+}
+
+#[test]
+fn the_period_effects_spread_is_their_excess_over_their_noise() {
+    // Exact fits (no residual): var δ̂ = 0, τ² the mean square of the δs (0.5² and 1.5²).
+    let a = abba_pairs_of(&[0.5, 1.5, 0.5, 1.5], None); // c = 1, δ = 0.5
+    let b = abba_pairs_of(&[-1.5, 1.5, -1.5, 1.5], None); // c = 0, δ = 1.5
+    let tau2 = period_effect_spread([a.as_slice(), b.as_slice()]).unwrap();
+    assert!((tau2 - (0.25 + 2.25) / 2.0).abs() < 1e-12, "{tau2}");
+    // One benchmark alone, or none with both orders: no estimate.
+    assert_eq!(period_effect_spread([a.as_slice()]), None);
+    let one_order = pairs_of(&[0.0, 1.0, 2.0], None);
+    assert_eq!(period_effect_spread([one_order.as_slice(), one_order.as_slice()]), None);
+    // Estimates no larger than their noise: zero, never negative.
+    let flat = abba_pairs_of(&[0.0, 0.0, 1.0, 1.0], None); // δ = 0, residual variance 0.5
+    assert_eq!(period_effect_spread([flat.as_slice(), flat.as_slice()]), Some(0.0));
+}
+
+#[test]
 fn a_benchmark_alone_keeps_its_own_spread() {
     let d = [1.0, 2.0, 3.0];
     let alone = paired_changes(BTreeMap::from([("k".to_string(), pairs_of(&d, None))]), 1.0).unwrap();
@@ -437,6 +481,42 @@ fn a_period_effect_neither_raises_false_alarms_nor_hides_a_change() {
     assert!(caught.iter().all(|&h| h * 100 >= 95 * gates), "+2 % caught per benchmark of {gates}: {caught:?}");
     let one = judge(1.3);
     assert!(one.iter().sum::<usize>() * 2 >= sds.len() * gates, "+1.3 % caught: {one:?}");
+}
+
+/// The gate's rule at three ABBA pairs (AB, BA, AB) on a board without a period effect:
+/// nine benchmarks of pair noise 0.1-0.5 %, each run's interval telling its noise.
+/// Unchanged code: no benchmark called a regression more than 1 % of the time; +2 % caught
+/// at least 95 % of the time, which a period effect fitted in full (one degree of freedom of
+/// each benchmark's two spent on it) does not reach for the noisiest.
+#[test]
+fn without_a_period_effect_three_pairs_keep_their_degrees_of_freedom() {
+    let sds = [0.15, 0.1, 0.2, 0.5, 0.25, 0.5, 0.15, 0.5, 0.2];
+    let mut rng = Normal(0x1405_7b7e_f767_814f);
+    let gates = 2000;
+    let mut judge = |change: f64| -> (Vec<usize>, f64) {
+        let (mut hits, mut df) = (vec![0; sds.len()], 0.0);
+        for _ in 0..gates {
+            let by_id: BTreeMap<String, Vec<PairFigures>> = sds
+                .iter()
+                .enumerate()
+                .map(|(k, sd)| {
+                    let d: Vec<f64> = (0..3).map(|_| change + sd * rng.next()).collect();
+                    (format!("b{k}"), abba_pairs_of(&d, Some(sd / 2.0)))
+                })
+                .collect();
+            for (k, c) in paired_changes(by_id, 1.0).unwrap().iter().enumerate() {
+                hits[k] += usize::from(c.verdict == Verdict::Regression);
+                df += c.detectability.degrees_of_freedom;
+            }
+        }
+        (hits, df / (gates * sds.len()) as f64)
+    };
+    let (unchanged, df) = judge(0.0);
+    assert!(unchanged.iter().all(|&h| h * 100 <= gates), "false alarms per benchmark of {gates}: {unchanged:?}");
+    // Own degrees of freedom near 2 (a full fit leaves 1), plus the prior's.
+    assert!(df > POOLED_PRIOR_DF + 1.6, "mean degrees of freedom {df}");
+    let (caught, _) = judge(2.0);
+    assert!(caught.iter().all(|&h| h * 100 >= 95 * gates), "+2 % caught per benchmark of {gates}: {caught:?}");
 }
 
 /// A quiet benchmark settles after two pairs and is left out of the rest; a noisy one runs
