@@ -302,7 +302,8 @@ fn a_shrunk_period_effect_lies_between_no_fit_and_the_full_fit() {
     let half = shrunk_period_fit(&pairs, 0.1875);
     let (period, mean_order): (f64, f64) = (0.375, -1.0 / 3.0);
     let change = 1.0 - mean_order * period;
-    let rss: f64 = [(0.0f64, -1.0f64), (2.0, 1.0), (1.0, -1.0)].iter().map(|(d, s)| (d - change - s * period).powi(2)).sum();
+    let rss: f64 =
+        [(0.0f64, -1.0f64), (2.0, 1.0), (1.0, -1.0)].iter().map(|(d, s)| (d - change - s * period).powi(2)).sum();
     assert!((half.change - change).abs() < 1e-12 && (half.period.unwrap() - period).abs() < 1e-12, "{half:?}");
     assert!((half.df - 1.5).abs() < 1e-12 && (half.variance - rss / 1.5).abs() < 1e-12, "{half:?}");
     assert!((half.effective_pairs - 3.0 / (1.0 + 0.5 * (9.0 / 8.0 - 1.0))).abs() < 1e-12, "{half:?}");

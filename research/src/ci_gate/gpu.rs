@@ -118,9 +118,15 @@ const LEAN_RUNS_FROM_CALL: usize = 25;
 /// invert; the gate reads totals only): labelled `… + lean runs + no rails`.
 const NO_RAILS_FROM_CALL: usize = 26;
 
+/// The first call whose gate shrank each benchmark's period effect by the spread of all of
+/// theirs (cargo-energy of a9737bb3, `energy_results::ab::shrunk_period_fit`; the builds of
+/// calls 26-28) and ran up to six pairs (`--max-pairs 6`, the default since): labelled
+/// `… + no rails + shrunk period + 6 pairs`.
+const SHRUNK_PERIOD_FROM_CALL: usize = 29;
+
 /// What each call's harness and gate added to the label of its window setting, from that
 /// call on; a later call's label holds every earlier part ([`setting_label`]).
-const LABEL_PARTS: [(usize, &str); 8] = [
+const LABEL_PARTS: [(usize, &str); 9] = [
     (GUARDS_FROM_CALL, " + guards"),
     (SETTLING_FROM_CALL, " + settling"),
     (PAIRED_RUNS_FROM_CALL, " + paired runs"),
@@ -129,6 +135,7 @@ const LABEL_PARTS: [(usize, &str); 8] = [
     (CLEAR_VERDICTS_FROM_CALL, " + clear verdicts"),
     (LEAN_RUNS_FROM_CALL, " + lean runs"),
     (NO_RAILS_FROM_CALL, " + no rails"),
+    (SHRUNK_PERIOD_FROM_CALL, " + shrunk period + 6 pairs"),
 ];
 
 /// The label of a gate's window setting (`gate`, `4`, `default`, …) in call `call`.
@@ -139,7 +146,7 @@ fn setting_label(windows: &str, call: usize) -> String {
 /// The window settings in the page's order: each benchmark's precision (`default`), a
 /// count given, the gate's default (`gate`), from call 7 the same with guards, and from
 /// call 11 the gate's default with settled benchmarks left out.
-const SETTINGS: [&str; 13] = [
+const SETTINGS: [&str; 14] = [
     "default",
     "3",
     "4",
@@ -153,6 +160,7 @@ const SETTINGS: [&str; 13] = [
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts",
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs",
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails",
+    "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails + shrunk period + 6 pairs",
 ];
 
 /// The gate's defaults at today's window count, 6, the whole warm-up before the guard
@@ -174,10 +182,15 @@ const CLEAR_VERDICTS: &str = "gate + guards + settling + paired runs + lean warm
 const LEAN_RUNS_WITH_RAILS: &str =
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs";
 
-/// Today's defaults: the guard ending the warm-up, 6 windows, a benchmark settled on a clear
-/// verdict too, the runs after the first pair lean, no rails in paired runs (calls 26 on).
-const TODAY_DEFAULTS: &str =
+/// As today, but at most four pairs and each benchmark's period effect fitted in full (calls
+/// 26-28): the runs whose noise lean runs were judged by.
+const NO_RAILS: &str =
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails";
+
+/// Today's defaults: the guard ending the warm-up, 6 windows, a benchmark settled on a clear
+/// verdict too, the runs after the first pair lean, no rails in paired runs, the period effect
+/// shrunk, up to six pairs (calls 29 on).
+const TODAY_DEFAULTS: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails + shrunk period + 6 pairs";
 
 /// The gate's defaults before its runs were paired runs (calls 11-12: 8 windows).
 const DEFAULTS_BEFORE_PAIRED_RUNS: &str = "gate + guards + settling";
@@ -445,7 +458,10 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
          benchmark settles on a clear verdict too, every run with an idle tail. Call 25 (builds and cargo-energy of \
          3d8604c5, `… + lean runs`): the runs after the first pair lean (no idle tail, the idle carried). Calls 26-28 \
          (2026-12-02, the builds made again by `run_workflow.py build` and the same clone's `--build-only` with the \
-         harness and cargo-energy of 020f508f, `… + no rails`): as call 25, paired runs recording no rail. Every gate \
+         harness and cargo-energy of 020f508f, `… + no rails`): as call 25, paired runs recording no rail. Calls 29-31 \
+         (2026-12-02, calls 26-28's builds, cargo-energy of a9737bb3, `… + shrunk period + 6 pairs`): each \
+         benchmark's period effect shrunk by the spread of all of theirs, at most six pairs (`study.sh` with \
+         `MAX_PAIRS=6`, the gate's default since). Every gate \
          is judged by today's rule: a settled benchmark keeps the verdict of the pair it settled \
          after; the replays settle a benchmark on a clear verdict too (a regression, or its change's 95 % upper \
          bound below the threshold: `energy_results::ab::settles`). Executables \
@@ -459,9 +475,11 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
         DEFAULTS_6_WINDOWS,
         &[(0, 6), (0, 5), (0, 4), (1, 5), (0, 3)],
         Some(LEAN_WARMUP_4_WINDOWS),
+        usize::MAX,
     )?;
-    let precision_runs = windows_replay::replay_rows(&gates, SETTLED_ON_PRECISION, &[(0, 6), (0, 5), (0, 4)], None)?;
-    let today_runs = windows_replay::replay_rows(&gates, CLEAR_VERDICTS, &[(0, 6), (0, 5), (0, 4)], None)?;
+    let precision_runs =
+        windows_replay::replay_rows(&gates, SETTLED_ON_PRECISION, &[(0, 6), (0, 5), (0, 4)], None, usize::MAX)?;
+    let today_runs = windows_replay::replay_rows(&gates, CLEAR_VERDICTS, &[(0, 6), (0, 5), (0, 4)], None, usize::MAX)?;
     summary_lines(&mut t, &gates, precision_runs.as_ref())?;
     let _ = writeln!(
         t,
@@ -515,6 +533,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
             SETTLED_ON_PRECISION,
             CLEAR_VERDICTS,
             LEAN_RUNS_WITH_RAILS,
+            NO_RAILS,
             TODAY_DEFAULTS,
         ],
     );
@@ -524,7 +543,9 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     if let Some(replay) = &same_runs {
         windows_replay::windows_replay_table(&mut t, DEFAULTS_6_WINDOWS, Some(LEAN_WARMUP_4_WINDOWS), replay);
     }
-    if let Some(replay) = windows_replay::replay_rows(&gates, LEAN_WARMUP_4_WINDOWS, &[(0, 4), (0, 3), (1, 4)], None)? {
+    if let Some(replay) =
+        windows_replay::replay_rows(&gates, LEAN_WARMUP_4_WINDOWS, &[(0, 4), (0, 3), (1, 4)], None, usize::MAX)?
+    {
         windows_replay::windows_replay_table(&mut t, LEAN_WARMUP_4_WINDOWS, None, &replay);
     }
     if let Some(replay) = &precision_runs {
@@ -646,8 +667,17 @@ fn looks_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
          benchmark-gates called a regression at one look or more. On unchanged code the last column bounds the \
          false alarms of a gate that ends a benchmark at the first look calling it a regression.\n"
     );
-    let _ = writeln!(t, "| condition | after 2 pairs | after 3 | after 4 | at any look |");
-    let _ = writeln!(t, "|---|---|---|---|---|");
+    let most = gates
+        .iter()
+        .filter(|g| g.name != "workflow")
+        .filter_map(|g| g.report.as_ref())
+        .map(|r| r.pairs)
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let later: String = (3..=most).map(|k| format!(" after {k} |")).collect();
+    let _ = writeln!(t, "| condition | after 2 pairs |{later} at any look |");
+    let _ = writeln!(t, "|---|---|{}---|", "---|".repeat(most - 2));
     for kind in ["aa", "p2", "p1"] {
         let chosen: Vec<&AbReport> = gates
             .iter()
@@ -657,7 +687,7 @@ fn looks_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
             .collect();
         let mut cells = Vec::new();
         let mut any: BTreeMap<(usize, String), bool> = BTreeMap::new();
-        for look in 2..=4 {
+        for look in 2..=most {
             let (mut hit, mut n) = (0, 0);
             for (i, r) in chosen.iter().enumerate() {
                 if r.pairs < look {
@@ -836,7 +866,8 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
     let failed = chosen.len() - reports.len();
     let failed =
         if failed > 0 { format!("; {failed} gate(s) stopped with an error (listed below)") } else { String::new() };
-    let stops: Vec<String> = (2..=4).map(|k| format!("after {k}: {}", at(k))).collect();
+    let most = reports.iter().map(|r| r.pairs).max().unwrap_or(4).max(4);
+    let stops: Vec<String> = (2..=most).map(|k| format!("after {k}: {}", at(k))).collect();
     let _ = writeln!(
         t,
         "**{}: A/A {aa} of {aa_n} regressions, +2 % {p2} of {p2_n} caught, +1 % {p1} of {p1_n}; GPU time per 10 \
@@ -853,7 +884,7 @@ fn defaults_line(t: &mut String, gates: &[StudyGate], label: &str, heading: &str
 /// of the gates of [`CLEAR_VERDICTS`] (every run with a tail): an estimate, not a measurement.
 fn lean_runs_line(t: &mut String, gates: &[StudyGate]) {
     let today: Vec<&AbReport> =
-        reports_of(gates, &[LEAN_RUNS_WITH_RAILS, TODAY_DEFAULTS]).into_iter().map(|(_, r)| r).collect();
+        reports_of(gates, &[LEAN_RUNS_WITH_RAILS, NO_RAILS]).into_iter().map(|(_, r)| r).collect();
     let before = reports_of(gates, &[CLEAR_VERDICTS]);
     let Some(all) = today.iter().map(|r| r.changes.len()).max() else { return };
     let walls = |lean: bool| -> Vec<f64> {
@@ -927,7 +958,7 @@ fn first_and_later_pair_sd(gates: &[StudyGate], labels: &[&str]) -> Option<((f64
 /// pairs).
 fn lean_noise_line(t: &mut String, gates: &[StudyGate]) {
     let (Some(lean), Some(tails)) = (
-        first_and_later_pair_sd(gates, &[LEAN_RUNS_WITH_RAILS, TODAY_DEFAULTS]),
+        first_and_later_pair_sd(gates, &[LEAN_RUNS_WITH_RAILS, NO_RAILS]),
         first_and_later_pair_sd(gates, &[CLEAR_VERDICTS]),
     ) else {
         return;
@@ -938,7 +969,7 @@ fn lean_noise_line(t: &mut String, gates: &[StudyGate]) {
         "**Noise of lean runs: a pair's difference about its benchmark's mean in the gates with lean runs (calls {}) \
          spread {:.2} % in the first pair (idle tails; {} differences) and {:.2} % in the later pairs (lean; {}); in \
          the gates with a tail in every run (calls {}) {:.2} % ({}) and {:.2} % ({}).**\n",
-        calls(&[LEAN_RUNS_WITH_RAILS, TODAY_DEFAULTS]),
+        calls(&[LEAN_RUNS_WITH_RAILS, NO_RAILS]),
         lean.0 .0,
         lean.0 .1,
         lean.1 .0,
@@ -948,6 +979,29 @@ fn lean_noise_line(t: &mut String, gates: &[StudyGate]) {
         tails.0 .1,
         tails.1 .0,
         tails.1 .1,
+    );
+}
+
+/// Today's defaults replayed from their own runs stopping after `max_pairs` pairs at most
+/// (the default before calls 29-31): what the pairs after it bought.
+fn capped_line(t: &mut String, replay: &windows_replay::Replay, max_pairs: usize) {
+    let n: usize = replay.rows.iter().map(|r| r.benchmarks).sum();
+    let time: f64 = replay.rows.iter().map(|r| r.per_ten_s * r.benchmarks as f64).sum();
+    let text: Vec<String> = ["aa", "p2", "p1"]
+        .iter()
+        .filter_map(|kind| replay.rows.iter().find(|r| r.kind == *kind))
+        .map(|r| format!("{} {} of {}, {:.0} s", kind_label(r.kind), r.regressions, r.benchmarks, r.per_ten_s))
+        .collect();
+    let _ = writeln!(
+        t,
+        "**The same runs stopped after {max_pairs} pairs at most (calls {}'s gates replayed from their runs as the \
+         gate runs today, stopping after pair {max_pairs}; GPU time from the runs' least-squares cost, {:.2} s a run \
+         and {:.2} s a benchmark): {}; GPU time per 10 benchmarks {:.0} s on average.**\n",
+        replay.calls,
+        replay.fit.intercept,
+        replay.fit.slope,
+        text.join("; "),
+        time / n.max(1) as f64
     );
 }
 
@@ -983,7 +1037,16 @@ fn summary_lines(t: &mut String, gates: &[StudyGate], precision_runs: Option<&wi
         t,
         gates,
         TODAY_DEFAULTS,
-        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled on a clear verdict or once its detectable change reached the target, the runs after the first pair lean: no idle tail; no rails read in paired runs)",
+        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled on a clear verdict or once its detectable change reached the target, the runs after the first pair lean: no idle tail; no rails read in paired runs; each benchmark's period effect shrunk by the spread of all of theirs; at most six pairs)",
+    );
+    if let Some(capped) = windows_replay::replay_rows(gates, TODAY_DEFAULTS, &[(0, 6)], None, 4)? {
+        capped_line(t, &capped, 4);
+    }
+    defaults_line(
+        t,
+        gates,
+        NO_RAILS,
+        "Four pairs at most, settled by a period effect fitted in full, as they ran (calls {calls}; their verdicts judged again by today's rule)",
     );
     defaults_line(
         t,

@@ -29,8 +29,8 @@ struct Replayed {
 
 /// `gate` replayed as the gate runs today (settled benchmarks left out after each pair from
 /// the second), each run's figure of a benchmark the mean of its windows `from..to` (and its
-/// interval from them); `None` without the result files.
-fn replay(gate: &StudyGate, (from, to): (usize, usize)) -> Result<Option<Replayed>> {
+/// interval from them), stopped after `max_pairs` pairs at most; `None` without the result files.
+fn replay(gate: &StudyGate, (from, to): (usize, usize), max_pairs: usize) -> Result<Option<Replayed>> {
     let Some(report) = &gate.report else { return Ok(None) };
     let mut sequence = AbSequence::new(report.removed.clone());
     let (mut bench_runs, mut cut_short, mut runs) = (0, 0, 0);
@@ -58,7 +58,7 @@ fn replay(gate: &StudyGate, (from, to): (usize, usize)) -> Result<Option<Replaye
         }
         bench_runs += kept.benchmarks.len();
         runs += 1;
-        if add_and_settle(&mut sequence, kept, index, report)? {
+        if add_and_settle(&mut sequence, kept, index, report)? || (index % 2 == 1 && sequence.pairs() >= max_pairs) {
             break;
         }
     }
@@ -107,12 +107,14 @@ pub(super) struct Replay {
 /// time. A run's cost is the setting's least-squares fit (fixed and per benchmark), less a
 /// window's time for each window after `to` it no longer runs; at `other_cost`'s fit (that
 /// setting's runs) too, a window's time more or less for each window more or fewer than it ran.
+/// Each gate stops after `max_pairs` pairs at most (`usize::MAX`: where it stopped as run).
 /// `None` without result files or a cost.
 pub(super) fn replay_rows(
     gates: &[StudyGate],
     label: &str,
     parts: &[(usize, usize)],
     other_cost: Option<&str>,
+    max_pairs: usize,
 ) -> Result<Option<Replay>> {
     let chosen = with_windows(gates, label);
     let (Some(fit), Some(most)) = (run_cost(&chosen), most_windows(&chosen)) else { return Ok(None) };
@@ -137,7 +139,7 @@ pub(super) fn replay_rows(
             };
             let (mut wall, mut other_wall) = (0.0, 0.0);
             for gate in chosen.iter().filter(|g| g.kind == kind) {
-                let Some(r) = replay(gate, (from, to))? else { continue };
+                let Some(r) = replay(gate, (from, to), max_pairs)? else { continue };
                 wall += fit.intercept * r.runs as f64 + per_bench_s * r.bench_runs as f64;
                 if let Some((other_fit, windows)) = &other {
                     let per_bench_s = other_fit.slope + WINDOW_S * (to as f64 - *windows as f64);
