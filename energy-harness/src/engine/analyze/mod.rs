@@ -144,6 +144,13 @@ pub fn reporting_delay_s(kind: SourceKind, options: &AnalysisOptions) -> f64 {
     resolve_model(kind, options).map_or(kind.default_delay_s(), |(_, delay_s, _)| delay_s)
 }
 
+/// The sensor model the analysis takes for `kind` under `options` (or the source's default
+/// when it cannot be resolved: the analysis then stops with the reason): what a measurement
+/// plans its idle and guards for.
+pub(crate) fn sensor_model_for(kind: SourceKind, options: &AnalysisOptions) -> SensorModel {
+    resolve_model(kind, options).map_or(kind.default_model(), |(model, _, _)| model)
+}
+
 /// Analyzes the windows of `trace`.
 pub fn analyze_trace(trace: &Trace, options: &AnalysisOptions) -> Result<TraceAnalysis> {
     let windows = trace.windows()?;

@@ -230,6 +230,29 @@ mod tests {
         }
     }
 
+    /// A measurement plans its idle and guards for the model its analysis will invert with:
+    /// `--sensor-model default` sets a calibration aside for both, `auto` takes it for both.
+    #[test]
+    fn the_plan_and_the_analysis_take_one_model() {
+        use crate::engine::analyze::{sensor_model_for, AnalysisOptions, ModelChoice};
+        let kind = SourceKind::AverageField;
+        let fitted = SensorModel::Boxcar { width_s: 0.5 };
+        assert_ne!(kind.default_model(), fitted, "the test needs a fitted model other than the default");
+        let mut calibration = sample();
+        calibration.sources.get_mut(&kind).unwrap().model = fitted;
+        let options = |model: ModelChoice| AnalysisOptions {
+            model,
+            calibration: Some(calibration.clone()),
+            ..AnalysisOptions::default()
+        };
+        assert_eq!(sensor_model_for(kind, &options(ModelChoice::Default)), kind.default_model());
+        assert_eq!(sensor_model_for(kind, &options(ModelChoice::Auto)), fitted);
+        assert_eq!(sensor_model_for(kind, &options(ModelChoice::Calibrated)), fitted);
+        // Not calibrated for the source: the analysis stops with the reason; the plan takes the default.
+        let other = SourceKind::PowerUsage;
+        assert_eq!(sensor_model_for(other, &options(ModelChoice::Calibrated)), other.default_model());
+    }
+
     #[test]
     fn saves_loads_and_names_safely() {
         let dir = tempfile::tempdir().unwrap();

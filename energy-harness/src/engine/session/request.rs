@@ -2,7 +2,7 @@
 //! for it on a device.
 
 use crate::device::Device;
-use crate::engine::analyze::{AnalysisOptions, ModelChoice};
+use crate::engine::analyze::{sensor_model_for, AnalysisOptions, ModelChoice};
 use crate::engine::calibration::Calibration;
 use crate::engine::options::{MeasureOptions, ResolvedOptions};
 use crate::engine::thermal::ThermalCalibration;
@@ -156,13 +156,8 @@ pub(super) fn choose(
         power_limit_w: device.facts().power_limit_w,
         ..AnalysisOptions::default()
     };
-    let model = match &request.model {
-        ModelChoice::Explicit(m) => *m,
-        _ => request
-            .calibration
-            .as_ref()
-            .and_then(|c| c.model_for(primary).map(|m| m.0))
-            .unwrap_or_else(|| primary.default_model()),
-    };
+    // The model the analysis will invert with (one rule: `--sensor-model default` ignores a
+    // calibration here too), so the idle and guards are planned for it.
+    let model = sensor_model_for(primary, &analysis);
     (sources, analysis, primary, model)
 }
