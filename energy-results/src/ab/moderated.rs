@@ -294,9 +294,8 @@ pub fn paired_changes_weighted(
     threshold_pct: f64,
     prior_df: f64,
 ) -> Result<Vec<PairedChange>> {
-    for (id, pairs) in &by_id {
-        checked(id, pairs)?;
-    }
+    // Estimated before each benchmark is checked and fitted (`spread`): it passes over a
+    // benchmark it cannot fit, whose error `spread` then names.
     let period_spread = period_effect_spread(by_id.values().map(Vec::as_slice));
     let spreads: Vec<Spread> =
         by_id.into_iter().map(|(id, pairs)| spread(&id, pairs, period_spread)).collect::<Result<_>>()?;

@@ -406,6 +406,25 @@ impl Normal {
     }
 }
 
+/// One simulated sequence: benchmark `b{k}` with pair noise `sds[k]` (percent), `pairs`
+/// differences `pair_mean(i) + sds[k] · N(0, 1)` in the orders `in_order` gives, each run's
+/// interval telling its noise (a run's standard error `sd / 2`, a difference's `sd / √2`).
+fn simulated_sequence(
+    sds: &[f64],
+    rng: &mut Normal,
+    pairs: usize,
+    in_order: fn(&[f64], Option<f64>) -> Vec<PairFigures>,
+    pair_mean: impl Fn(usize) -> f64,
+) -> BTreeMap<String, Vec<PairFigures>> {
+    sds.iter()
+        .enumerate()
+        .map(|(k, sd)| {
+            let d: Vec<f64> = (0..pairs).map(|i| pair_mean(i) + sd * rng.next()).collect();
+            (format!("b{k}"), in_order(&d, Some(sd / 2.0)))
+        })
+        .collect()
+}
+
 /// The gate's rule on simulated truth: nine benchmarks of unequal noise (sd per pair 0.1 …
 /// 0.5 %, each run's interval telling its noise), three pairs, threshold 1 %. Unchanged
 /// code: no benchmark of 2000 gates called a regression more than 0.5 % of the time; a 2 %
@@ -419,14 +438,7 @@ fn moderation_keeps_false_alarms_rare_and_catches_two_percent() {
     let mut judge = |change: f64, pooled: bool| -> Vec<usize> {
         let mut hits = vec![0; sds.len()];
         for _ in 0..gates {
-            let by_id: BTreeMap<String, Vec<PairFigures>> = sds
-                .iter()
-                .enumerate()
-                .map(|(k, sd)| {
-                    let d: Vec<f64> = (0..3).map(|_| change + sd * rng.next()).collect();
-                    (format!("b{k}"), pairs_of(&d, Some(sd / 2f64.sqrt() / 2f64.sqrt())))
-                })
-                .collect();
+            let by_id = simulated_sequence(&sds, &mut rng, 3, pairs_of, |_| change);
             let changes = if pooled {
                 paired_changes(by_id, 1.0).unwrap()
             } else {
@@ -460,16 +472,9 @@ fn a_period_effect_neither_raises_false_alarms_nor_hides_a_change() {
     let mut judge = |change: f64| -> Vec<usize> {
         let mut hits = vec![0; sds.len()];
         for _ in 0..gates {
-            let by_id: BTreeMap<String, Vec<PairFigures>> = sds
-                .iter()
-                .enumerate()
-                .map(|(k, sd)| {
-                    // AB: the candidate ran second (−period); BA: first (+period).
-                    let d: Vec<f64> =
-                        (0..4).map(|i| change + if i % 2 == 0 { -period } else { period } + sd * rng.next()).collect();
-                    (format!("b{k}"), abba_pairs_of(&d, Some(sd / 2.0)))
-                })
-                .collect();
+            // AB: the candidate ran second (−period); BA: first (+period).
+            let pair_mean = |i: usize| change + if i.is_multiple_of(2) { -period } else { period };
+            let by_id = simulated_sequence(&sds, &mut rng, 4, abba_pairs_of, pair_mean);
             for (k, c) in paired_changes(by_id, 1.0).unwrap().iter().enumerate() {
                 hits[k] += usize::from(c.verdict == Verdict::Regression);
             }
@@ -497,14 +502,7 @@ fn without_a_period_effect_three_pairs_keep_their_degrees_of_freedom() {
     let mut judge = |change: f64| -> (Vec<usize>, f64) {
         let (mut hits, mut df) = (vec![0; sds.len()], 0.0);
         for _ in 0..gates {
-            let by_id: BTreeMap<String, Vec<PairFigures>> = sds
-                .iter()
-                .enumerate()
-                .map(|(k, sd)| {
-                    let d: Vec<f64> = (0..3).map(|_| change + sd * rng.next()).collect();
-                    (format!("b{k}"), abba_pairs_of(&d, Some(sd / 2.0)))
-                })
-                .collect();
+            let by_id = simulated_sequence(&sds, &mut rng, 3, abba_pairs_of, |_| change);
             for (k, c) in paired_changes(by_id, 1.0).unwrap().iter().enumerate() {
                 hits[k] += usize::from(c.verdict == Verdict::Regression);
                 df += c.detectability.degrees_of_freedom;

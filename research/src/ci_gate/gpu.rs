@@ -985,24 +985,28 @@ fn lean_noise_line(t: &mut String, gates: &[StudyGate]) {
 /// Today's defaults replayed from their own runs stopping after `max_pairs` pairs at most
 /// (the default before calls 29-31): what the pairs after it bought.
 fn capped_line(t: &mut String, replay: &windows_replay::Replay, max_pairs: usize) {
-    let n: usize = replay.rows.iter().map(|r| r.benchmarks).sum();
-    let time: f64 = replay.rows.iter().map(|r| r.per_ten_s * r.benchmarks as f64).sum();
-    let text: Vec<String> = ["aa", "p2", "p1"]
-        .iter()
-        .filter_map(|kind| replay.rows.iter().find(|r| r.kind == *kind))
-        .map(|r| format!("{} {} of {}, {:.0} s", kind_label(r.kind), r.regressions, r.benchmarks, r.per_ten_s))
-        .collect();
+    let rows: Vec<&windows_replay::ReplayRow> = replay.rows.iter().collect();
+    let (text, time) = replay_totals(&rows);
     let _ = writeln!(
         t,
         "**The same runs stopped after {max_pairs} pairs at most (calls {}'s gates replayed from their runs as the \
          gate runs today, stopping after pair {max_pairs}; GPU time from the runs' least-squares cost, {:.2} s a run \
          and {:.2} s a benchmark): {}; GPU time per 10 benchmarks {:.0} s on average.**\n",
-        replay.calls,
-        replay.fit.intercept,
-        replay.fit.slope,
-        text.join("; "),
-        time / n.max(1) as f64
+        replay.calls, replay.fit.intercept, replay.fit.slope, text, time
     );
+}
+
+/// Each condition's regressions and GPU time in `rows` (A/A, +2 %, +1 %), and the GPU time per
+/// 10 benchmarks over all of them.
+fn replay_totals(rows: &[&windows_replay::ReplayRow]) -> (String, f64) {
+    let n: usize = rows.iter().map(|r| r.benchmarks).sum();
+    let time: f64 = rows.iter().map(|r| r.per_ten_s * r.benchmarks as f64).sum();
+    let text: Vec<String> = ["aa", "p2", "p1"]
+        .iter()
+        .filter_map(|kind| rows.iter().find(|r| r.kind == *kind))
+        .map(|r| format!("{} {} of {}, {:.0} s", kind_label(r.kind), r.regressions, r.benchmarks, r.per_ten_s))
+        .collect();
+    (text.join("; "), time / n.max(1) as f64)
 }
 
 /// Today's rule replayed on the runs settled on precision only (calls 19-21): a benchmark settles on a clear
@@ -1010,22 +1014,16 @@ fn capped_line(t: &mut String, replay: &windows_replay::Replay, max_pairs: usize
 /// once its detectable change reached the target; the GPU time at those runs' own cost.
 fn clear_verdict_line(t: &mut String, replay: &windows_replay::Replay) {
     let rows: Vec<&windows_replay::ReplayRow> = replay.rows.iter().filter(|r| r.part == (0, replay.most)).collect();
-    let n: usize = rows.iter().map(|r| r.benchmarks).sum();
-    let time: f64 = rows.iter().map(|r| r.per_ten_s * r.benchmarks as f64).sum();
     let cut: usize = rows.iter().map(|r| r.cut_short).sum();
-    let text: Vec<String> = ["aa", "p2", "p1"]
-        .iter()
-        .filter_map(|kind| rows.iter().find(|r| r.kind == *kind))
-        .map(|r| format!("{} {} of {}, {:.0} s", kind_label(r.kind), r.regressions, r.benchmarks, r.per_ten_s))
-        .collect();
+    let (text, time) = replay_totals(&rows);
     let _ = writeln!(
         t,
         "**Today's rule replayed on the runs settled on precision only (calls {}'s gates replayed from their runs, a \
          benchmark settling on a clear verdict too: a regression, or its change's 95 % upper bound below the \
          threshold; GPU time from the runs' least-squares cost): {}; GPU time per 10 benchmarks {:.0} s on average; {cut} benchmark-gate(s) cut short.**\n",
         replay.calls,
-        text.join("; "),
-        time / n.max(1) as f64
+        text,
+        time
     );
 }
 
