@@ -17,7 +17,9 @@
 //! an energy counter, a guard of the kernel's own back-to-back launches (one counter
 //! period's worth, at most a window's) runs before window 0 and another after the last window
 //! ([`GUARD_BEFORE_WINDOW`], [`GUARD_AFTER_WINDOW`]): auxiliary, never measured, they put
-//! every measured window's edges where the power is the kernel's steady power. Without
+//! every measured window's edges where the power is the kernel's steady power (in a run of a
+//! paired sequence the guard after stops once the counter's tick after the last window is
+//! read, [`Session::guard_after`]: half a period on average). Without
 //! them the first and last windows take the split of the tick intervals holding the
 //! stretch's outer edges (the warm-up's waits and the benchmark's setup on one side, the
 //! step down to idle on the other): in 151 real H100/H200 measurements of at least 10
@@ -134,6 +136,18 @@ const TAIL_TICK_MARGIN_S: f64 = 0.005;
 
 /// How often the idle tail looks for the counter's updates, s.
 const TAIL_POLL_S: f64 = 0.005;
+
+/// Slices of the guard after the windows, each a [`GUARD_SLICES`]th of a counter period's
+/// launches ([`Session::guard_after`]): it stops within about one slice of the tick it waits for.
+const GUARD_SLICES: u64 = 16;
+
+/// Periods' worth of launches the guard after the windows runs at most while the counter's
+/// curve does not reach past the last window ([`Session::guard_after`]).
+const GUARD_AFTER_MOST_PERIODS: u64 = 3;
+
+/// How far past the last window's end the counter's curve must reach before the guard after
+/// it stops, s: a later refit of the tick grid moves a tick by a fraction of a read spacing.
+const GUARD_REACH_MARGIN_S: f64 = 0.003;
 
 /// The index of the not-yet-covered rest of the stretch in an early-stop check.
 const PENDING_WINDOW: u32 = AUXILIARY_WINDOW - 1;
@@ -486,10 +500,64 @@ impl Session {
                 break;
             }
         }
-        if let Some(launches) = self.guard_launches {
-            marked_batch(&self.marker, workload, GUARD_AFTER_WINDOW, launches)?;
+        match self.guard_launches {
+            Some(launches) if self.request.is_paired() => self.guard_after(workload, launches)?,
+            Some(launches) => {
+                // A measurement of its own keeps a whole period: its rails' tails (a 1 s boxcar
+                // on the memory rail) need the readings a fixed guard and the idle after it give.
+                marked_batch(&self.marker, workload, GUARD_AFTER_WINDOW, launches)?;
+            }
+            None => {}
         }
         Ok(())
+    }
+
+    /// Runs the guard after the windows of a paired run (which records no rail): the kernel's
+    /// own launches, in slices of a
+    /// [`GUARD_SLICES`]th of `launches` (one counter period's worth), until the counter's
+    /// curve as the analysis places it reaches [`GUARD_REACH_MARGIN_S`] past the last window's
+    /// end, at most [`GUARD_AFTER_MOST_PERIODS`] periods' worth. Its interval, the one holding
+    /// that edge, then lies in launches on both sides whatever the tick's phase (half a period
+    /// on average, where a fixed guard of one period ran a whole one), and a tick read late
+    /// (placed on its grid before the edge: twice in an H200's gates, the window refused as
+    /// uncovered) keeps the guard running to the next one instead of leaving the edge bare.
+    /// Marked as one auxiliary window from its first launch to its last.
+    fn guard_after(&mut self, workload: &mut dyn Workload, launches: u64) -> Result<()> {
+        let windows_end_s = self
+            .marker
+            .marks()
+            .iter()
+            .filter(|m| !is_auxiliary_window(m.index) && m.edge == WindowEdge::End)
+            .map(|m| m.time_s)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let quantum = workload.launch_quantum();
+        let slice = whole_quanta((launches / GUARD_SLICES).max(1), quantum);
+        let most = launches.saturating_mul(GUARD_AFTER_MOST_PERIODS);
+        let host_start_s = self.marker.clock().now_s();
+        let mut device_start_s = None;
+        let mut ran = 0;
+        loop {
+            workload.run_batch(slice)?;
+            ran += slice;
+            if device_start_s.is_none() {
+                device_start_s = workload.device_span_s().map(|(start_s, _)| start_s);
+            }
+            if ran >= most || self.curve_reaches(windows_end_s + GUARD_REACH_MARGIN_S)? {
+                break;
+            }
+        }
+        let host_end_s = self.marker.clock().now_s();
+        let end_s = workload.device_span_s().map_or(host_end_s, |(_, end_s)| end_s);
+        self.marker.at(GUARD_AFTER_WINDOW, WindowEdge::Start, device_start_s.unwrap_or(host_start_s));
+        self.marker.at(GUARD_AFTER_WINDOW, WindowEdge::End, end_s);
+        Ok(())
+    }
+
+    /// Whether the primary source's curve, as the analysis builds it from the readings so far,
+    /// reaches `t_s` (a counter's; other sources have no guards).
+    fn curve_reaches(&mut self, t_s: f64) -> Result<bool> {
+        let trace = self.recorder.snapshot()?;
+        Ok(analyze::counter_curve_end_s(&trace, self.primary, &self.analysis).is_some_and(|end_s| end_s >= t_s))
     }
 
     /// Measures the idle tail, stops the recorder, and analyzes the windows.
@@ -511,25 +579,32 @@ impl Session {
     /// intervals of idle has been read (the third update for two intervals, whatever the
     /// ticks' phase and the reporting delay), at least [`TAIL_MIN_PER_INTERVAL_S`] per
     /// interval and at most the plan's idle and a tick more; with no interval asked (a lean
-    /// paired run), until the update after the last window's end (`windows_end_s`) has been
-    /// read: its interval holds that window's edge, and the guard after it runs through it.
-    /// On other sensors, the plan's idle.
+    /// paired run), until the counter's curve as the analysis places it reaches past the last
+    /// window's end (`windows_end_s`): the interval holding that edge is closed (the guard
+    /// after it ran until then). On other sensors, the plan's idle.
     fn idle_tail(&mut self, stretch_end_s: f64, windows_end_s: f64) -> Result<()> {
         let SensorModel::Counter { period_s } = self.model else {
             self.clock.sleep_s(self.plan.idle_s);
             return Ok(());
         };
         let intervals = self.request.tail_intervals;
-        let (updates, after_s) =
-            if intervals == 0 { (1, windows_end_s) } else { (tail_updates(intervals), stretch_end_s) };
+        if intervals == 0 {
+            let cap =
+                windows_end_s + analyze::reporting_delay_s(self.primary, &self.analysis) + self.plan.idle_s + period_s;
+            while self.clock.now_s() < cap && !self.curve_reaches(windows_end_s + GUARD_REACH_MARGIN_S)? {
+                self.clock.sleep_s(TAIL_POLL_S.min(cap - self.clock.now_s()).max(0.0));
+            }
+            return Ok(());
+        }
         let floor = stretch_end_s + TAIL_MIN_PER_INTERVAL_S * intervals as f64;
         // The analysis places each update at its reading less the reporting delay: an update
         // read just after the stretch's end was made before it, and closes no idle interval.
-        let made_after_s = after_s + analyze::reporting_delay_s(self.primary, &self.analysis) + TAIL_TICK_MARGIN_S;
+        let made_after_s =
+            stretch_end_s + analyze::reporting_delay_s(self.primary, &self.analysis) + TAIL_TICK_MARGIN_S;
         let cap = made_after_s + self.plan.idle_s + period_s;
         let now = self.clock.now_s();
         self.clock.sleep_s((floor - now).min(cap - now).max(0.0));
-        wait_for_updates(&mut self.recorder, &self.clock, self.primary, made_after_s, updates, cap)
+        wait_for_updates(&mut self.recorder, &self.clock, self.primary, made_after_s, tail_updates(intervals), cap)
     }
 
     fn finish_with(mut self, device: &mut Device, keep: bool) -> Result<(Measurement, Trace, Option<IdleHandover>)> {

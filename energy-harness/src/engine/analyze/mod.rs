@@ -151,6 +151,19 @@ pub(crate) fn sensor_model_for(kind: SourceKind, options: &AnalysisOptions) -> S
     resolve_model(kind, options).map_or(kind.default_model(), |(model, _, _)| model)
 }
 
+/// Where the analysis's energy curve of the counter `source` ends in `trace`, s: its last tick
+/// placed as [`analyze_windows`] places it (on the fitted grid, less the reporting delay), so
+/// that a window ending before it is covered. `None` before two ticks, for a power source, or
+/// when the model cannot be resolved.
+pub(crate) fn counter_curve_end_s(trace: &Trace, source: SourceKind, options: &AnalysisOptions) -> Option<f64> {
+    if source.quantity() != Quantity::Energy {
+        return None;
+    }
+    let (_, delay_s, _) = resolve_model(source, options).ok()?;
+    let (curve, _) = counter_curve(&sorted_finite(trace.series(&Channel::Source(source)))).ok()?;
+    curve.shifted(-delay_s).span_s().map(|(_, end_s)| end_s)
+}
+
 /// Analyzes the windows of `trace`.
 pub fn analyze_trace(trace: &Trace, options: &AnalysisOptions) -> Result<TraceAnalysis> {
     let windows = trace.windows()?;

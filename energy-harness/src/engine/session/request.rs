@@ -62,8 +62,9 @@ impl MeasureRequest {
     }
 
     /// A lean run of a paired sequence (its runs after the first pair): no idle tail at all.
-    /// The session waits only for the counter's update after its last window (the guard after
-    /// it runs through that update's interval), and its dynamic figures take the active idle
+    /// The session waits only for the counter's curve to reach past its last window (the guard
+    /// after it runs until then: through the interval holding that window's end), and its
+    /// dynamic figures take the active idle
     /// the recording measured last, before its process's first benchmark
     /// (carried, with a warning); the total energy, on which the sequence's
     /// verdict rests, does not use the idle. Nothing after the windows is measured, so work

@@ -358,7 +358,7 @@ mod handover {
 
     #[test]
     fn a_lean_paired_run_measures_no_tail_and_carries_the_first_idle() {
-        let (mut saved_s, mut saved_first_s) = (Vec::new(), Vec::new());
+        let (mut saved_s, mut saved_first_s, mut guard_s) = (Vec::new(), Vec::new(), Vec::new());
         for seed in 1..=16 {
             let (paired_first, _, paired, _) = continued_as(seed, 0.05, Run::Paired);
             let (first, _, lean, trace) = continued_as(seed, 0.05, Run::Lean);
@@ -374,14 +374,20 @@ mod handover {
             assert_eq!(carried.len(), 1, "seed {seed}: {:?}", lean.warnings);
             assert!(carried[0].message.contains("measured with first"), "{}", carried[0].message);
             assert!(lean.warnings.iter().all(|w| w.kind != WarningKind::NoIdle), "seed {seed}");
-            // The recording ran until the counter's update after the last window was read, and
-            // hardly longer: the guard after the window runs through that update's interval.
+            // The recording ran until the counter's curve, as the analysis places its ticks,
+            // reached past the last window, and hardly longer: the guard after the window ran
+            // until then, through the interval holding the window's end, and stopped there.
             let last_end = lean.windows.last().unwrap().energy.end_s;
-            let made_after = last_end + SourceKind::Counter.default_delay_s() + TAIL_TICK_MARGIN_S;
-            assert!(!updates_after(&trace, made_after).is_empty(), "seed {seed}");
+            let options = AnalysisOptions::default();
+            let reach = analyze::counter_curve_end_s(&trace, SourceKind::Counter, &options).unwrap();
+            assert!(
+                reach >= last_end + GUARD_REACH_MARGIN_S,
+                "seed {seed}: curve to {reach:.4} s, window to {last_end:.4} s"
+            );
             let guard = trace.windows().unwrap().into_iter().find(|w| w.index == GUARD_AFTER_WINDOW).unwrap();
             let tail = trace.series(&Channel::Source(SourceKind::Counter)).last().unwrap().time_s - guard.end_s;
             assert!(tail < 0.04, "seed {seed}: tail {tail:.3} s");
+            guard_s.push(guard.duration_s());
             // The total energy holds as well as a paired run's, and the dynamic rests on the
             // carried idle.
             for m in [&paired, &first, &lean] {
@@ -401,6 +407,13 @@ mod handover {
         let (saved, saved_first) = (mean(&saved_s), mean(&saved_first_s));
         assert!((0.1..0.25).contains(&saved), "saved {saved:.3} s on average: {saved_s:?}");
         assert!((0.2..0.45).contains(&saved_first), "saved {saved_first:.3} s on average: {saved_first_s:?}");
+        // The guard after the windows waits for the tick after them: less than a period where
+        // that tick lies far enough past the window's end, a period more where it lies too
+        // close to be placed after it (never more than a period, the reporting delay and a
+        // slice or two); a fixed guard ran a whole period whatever the phase.
+        let guard = mean(&guard_s);
+        assert!(guard < 0.1, "guard after {guard:.3} s on average: {guard_s:?}");
+        assert!(guard_s.iter().all(|&g| g < 0.13), "{guard_s:?}");
     }
 
     /// A simulated kernel whose host wakes `delay_s` late from every batch's wait (a loaded
