@@ -410,3 +410,39 @@ pub fn analyze_windows(trace: &Trace, windows: &[Window], options: &AnalysisOpti
         curve,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A counter read every 2 ms that ticks every 100 ms (at 5 ms past each tenth of a second),
+    /// each tick read at its next read, except the tick at 1.005 s: the driver held that read
+    /// back to 1.035 s.
+    fn counter_with_a_late_read() -> Trace {
+        let mut trace = Trace::new();
+        let mut t: f64 = 0.0;
+        while t < 1.06 {
+            let held_back = (1.0..1.035).contains(&t);
+            if !held_back {
+                let ticks = ((t - 0.005) / 0.1).floor() + 1.0;
+                trace.push(Channel::Source(SourceKind::Counter), Reading { time_s: t, value: 1e6 + 30_000.0 * ticks });
+            }
+            t += 0.002;
+        }
+        trace
+    }
+
+    #[test]
+    fn the_counters_curve_ends_where_the_analysis_places_its_last_tick_not_at_its_read() {
+        let trace = counter_with_a_late_read();
+        let options = AnalysisOptions::default();
+        let end = counter_curve_end_s(&trace, SourceKind::Counter, &options).unwrap();
+        // The late tick goes on the grid the others fit (1.005 s), less the reporting delay:
+        // a window ending at 1.0 s is not covered by it, though the tick was read 35 ms after.
+        let delay = SourceKind::Counter.default_delay_s();
+        assert!((end - (1.005 - delay)).abs() < 0.002, "curve ends at {end:.4} s");
+        assert!(end < 1.0 && 1.035 - delay > 1.0 + 0.005);
+        // Power sources have no such curve.
+        assert_eq!(counter_curve_end_s(&trace, SourceKind::PowerUsage, &options), None);
+    }
+}
