@@ -149,7 +149,7 @@ fn the_ci_gate_pages_regenerate_from_the_stored_runs() {
         defaults[defaults.find("A/A ").unwrap()..defaults.find("; GPU time").unwrap()].to_string(),
         format!("GPU time per 10 benchmarks {} s on average", number_after(defaults, "per 10 benchmarks ")),
         format!("GPU time per 10 benchmarks {} s on", number_after(replayed, "per 10 benchmarks ")),
-        format!("a regression at no look ({any_look} benchmark-gates)"),
+        format!("a regression at one look or more in {any_look} benchmark-gates"),
         format!("took {lean_tail} with idle tails"),
         format!("{lean_saving} less a benchmark-run"),
         lean_estimate.to_string(),

@@ -76,6 +76,8 @@ struct StudyGate {
     /// Each run's benchmarks' energies per launch, window by window, J, by run number, from
     /// the result files in the gate's logs (from call 13 on); empty without them.
     run_windows: BTreeMap<usize, BTreeMap<String, Vec<f64>>>,
+    /// Each run's benchmarks' busy spans, s, by run number ([`paired_runs::run_spans`]).
+    run_spans: BTreeMap<usize, Vec<(f64, f64)>>,
 }
 
 /// The first call whose harness ran guards around the windows (6fb7dd68): its gates' window
@@ -124,9 +126,15 @@ const NO_RAILS_FROM_CALL: usize = 26;
 /// `… + no rails + shrunk period + 6 pairs`.
 const SHRUNK_PERIOD_FROM_CALL: usize = 29;
 
+/// The first call whose paired runs' guard after the windows ran to the counter's tick after
+/// them (the harness and cargo-energy of ccbba878: in slices, until the counter's curve as the
+/// analysis places it reaches past the last window; the lean tail waits on the same curve):
+/// labelled `… + shrunk period + 6 pairs + guard to the tick`.
+const GUARD_TO_TICK_FROM_CALL: usize = 33;
+
 /// What each call's harness and gate added to the label of its window setting, from that
 /// call on; a later call's label holds every earlier part ([`setting_label`]).
-const LABEL_PARTS: [(usize, &str); 9] = [
+const LABEL_PARTS: [(usize, &str); 10] = [
     (GUARDS_FROM_CALL, " + guards"),
     (SETTLING_FROM_CALL, " + settling"),
     (PAIRED_RUNS_FROM_CALL, " + paired runs"),
@@ -136,6 +144,7 @@ const LABEL_PARTS: [(usize, &str); 9] = [
     (LEAN_RUNS_FROM_CALL, " + lean runs"),
     (NO_RAILS_FROM_CALL, " + no rails"),
     (SHRUNK_PERIOD_FROM_CALL, " + shrunk period + 6 pairs"),
+    (GUARD_TO_TICK_FROM_CALL, " + guard to the tick"),
 ];
 
 /// The label of a gate's window setting (`gate`, `4`, `default`, …) in call `call`.
@@ -146,7 +155,7 @@ fn setting_label(windows: &str, call: usize) -> String {
 /// The window settings in the page's order: each benchmark's precision (`default`), a
 /// count given, the gate's default (`gate`), from call 7 the same with guards, and from
 /// call 11 the gate's default with settled benchmarks left out.
-const SETTINGS: [&str; 14] = [
+const SETTINGS: [&str; 16] = [
     "default",
     "3",
     "4",
@@ -161,6 +170,8 @@ const SETTINGS: [&str; 14] = [
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs",
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails",
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails + shrunk period + 6 pairs",
+    "4 + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails + shrunk period + 6 pairs",
+    "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails + shrunk period + 6 pairs + guard to the tick",
 ];
 
 /// The gate's defaults at today's window count, 6, the whole warm-up before the guard
@@ -187,10 +198,17 @@ const LEAN_RUNS_WITH_RAILS: &str =
 const NO_RAILS: &str =
     "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails";
 
+/// As today, but a fixed guard of one counter period after the windows (calls 29-32).
+const SHRUNK_PERIOD: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails + shrunk period + 6 pairs";
+
+/// [`SHRUNK_PERIOD`] at 4 windows (call 32, interleaved with 6-window gates on one board).
+const SHRUNK_PERIOD_4_WINDOWS: &str = "4 + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails + shrunk period + 6 pairs";
+
 /// Today's defaults: the guard ending the warm-up, 6 windows, a benchmark settled on a clear
 /// verdict too, the runs after the first pair lean, no rails in paired runs, the period effect
-/// shrunk, up to six pairs (calls 29 on).
-const TODAY_DEFAULTS: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails + shrunk period + 6 pairs";
+/// shrunk, up to six pairs, the guard after the windows run to the counter's tick after them
+/// (calls 33 on).
+const TODAY_DEFAULTS: &str = "gate + guards + settling + paired runs + lean warm-up + 6 windows + clear verdicts + lean runs + no rails + shrunk period + 6 pairs + guard to the tick";
 
 /// The gate's defaults before its runs were paired runs (calls 11-12: 8 windows).
 const DEFAULTS_BEFORE_PAIRED_RUNS: &str = "gate + guards + settling";
@@ -238,10 +256,12 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                 };
                 let bench_walls = run_bench_walls(&logs);
                 let run_windows = paired_runs::run_windows(&logs)?;
+                let run_spans = paired_runs::run_spans(&logs);
                 gates.push(StudyGate {
                     call,
                     bench_walls,
                     run_windows,
+                    run_spans,
                     name: name.to_string(),
                     kind: parts[2].to_string(),
                     windows: setting_label(parts[3].trim_start_matches('w'), call),
@@ -256,6 +276,7 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                     call,
                     bench_walls: BTreeMap::new(),
                     run_windows: BTreeMap::new(),
+                    run_spans: BTreeMap::new(),
                     name: "workflow".into(),
                     kind: "p2".into(),
                     windows: "default".into(),
@@ -534,6 +555,8 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
             CLEAR_VERDICTS,
             LEAN_RUNS_WITH_RAILS,
             NO_RAILS,
+            SHRUNK_PERIOD,
+            SHRUNK_PERIOD_4_WINDOWS,
             TODAY_DEFAULTS,
         ],
     );
@@ -553,6 +576,11 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     }
     if let Some(replay) = &today_runs {
         windows_replay::windows_replay_table(&mut t, CLEAR_VERDICTS, None, replay);
+    }
+    if let Some(replay) =
+        windows_replay::replay_rows(&gates, SHRUNK_PERIOD, &[(0, 6), (0, 5), (0, 4), (0, 3)], None, usize::MAX)?
+    {
+        windows_replay::windows_replay_table(&mut t, SHRUNK_PERIOD, None, &replay);
     }
     noise_by_benchmark(&mut t, &gates);
     period_table(&mut t, &gates);
@@ -1035,11 +1063,24 @@ fn summary_lines(t: &mut String, gates: &[StudyGate], precision_runs: Option<&wi
         t,
         gates,
         TODAY_DEFAULTS,
-        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled on a clear verdict or once its detectable change reached the target, the runs after the first pair lean: no idle tail; no rails read in paired runs; each benchmark's period effect shrunk by the spread of all of theirs; at most six pairs)",
+        "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled on a clear verdict or once its detectable change reached the target, the runs after the first pair lean: no idle tail; no rails read in paired runs; each benchmark's period effect shrunk by the spread of all of theirs; at most six pairs; the guard after the windows run to the counter's tick after them)",
     );
     if let Some(capped) = windows_replay::replay_rows(gates, TODAY_DEFAULTS, &[(0, 6)], None, 4)? {
         capped_line(t, &capped, 4);
     }
+    defaults_line(
+        t,
+        gates,
+        SHRUNK_PERIOD,
+        "A fixed guard of one counter period after the windows, as they ran (calls {calls}: as today but the fixed guard)",
+    );
+    paired_runs::lean_gap_line(t, gates, &[SHRUNK_PERIOD, TODAY_DEFAULTS]);
+    defaults_line(
+        t,
+        gates,
+        SHRUNK_PERIOD_4_WINDOWS,
+        "The same at 4 windows, as they ran (calls {calls}, its gates interleaved with the 6-window ones of that call on one board)",
+    );
     defaults_line(
         t,
         gates,

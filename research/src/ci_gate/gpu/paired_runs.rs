@@ -36,6 +36,67 @@ pub(super) fn run_windows(logs: &BTreeMap<String, Vec<u8>>) -> Result<BTreeMap<u
     Ok(out)
 }
 
+/// Each run's benchmarks' busy spans, (first window's start, last window's end) on the run's
+/// recording clock, s, sorted, by run number, from the result files in a gate's logs.
+pub(super) fn run_spans(logs: &BTreeMap<String, Vec<u8>>) -> BTreeMap<usize, Vec<(f64, f64)>> {
+    let mut out: BTreeMap<usize, Vec<(f64, f64)>> = BTreeMap::new();
+    for (path, bytes) in logs {
+        let Some(run) = run_number(path) else { continue };
+        if !path.contains("/energy/new/") || !path.ends_with(".json") || path.ends_with("/run.json") {
+            continue;
+        }
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else { continue };
+        let Some(windows) = value["windows"].as_array() else { continue };
+        let (Some(start), Some(end)) =
+            (windows.first().and_then(|w| w["start_s"].as_f64()), windows.last().and_then(|w| w["end_s"].as_f64()))
+        else {
+            continue;
+        };
+        out.entry(run).or_default().push((start, end));
+    }
+    for spans in out.values_mut() {
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    out
+}
+
+/// The time between consecutive benchmarks of the lean runs (runs after the first pair) of
+/// the gates of each setting in `labels`: from one benchmark's last window to the next one's
+/// first (the guard after, the analysis and its files, the next benchmark's setup, its
+/// warm-up and the guard before), mean and median.
+pub(super) fn lean_gap_line(t: &mut String, gates: &[StudyGate], labels: &[&str]) {
+    let mut cells = Vec::new();
+    for label in labels {
+        let chosen = with_windows(gates, label);
+        let mut gaps: Vec<f64> = chosen
+            .iter()
+            .flat_map(|g| g.run_spans.iter().filter(|(run, _)| **run > 2).map(|(_, spans)| spans))
+            .flat_map(|spans| spans.windows(2).map(|p| p[1].0 - p[0].1))
+            .filter(|gap| gap.is_finite() && *gap >= 0.0)
+            .collect();
+        if gaps.is_empty() {
+            continue;
+        }
+        gaps.sort_by(f64::total_cmp);
+        let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+        cells.push(format!(
+            "calls {} (`… {}`) {mean:.3} s on average, median {:.3} s ({} gaps)",
+            calls_of(&chosen),
+            label.rsplit(" + ").next().unwrap_or(label),
+            gaps[gaps.len() / 2],
+            gaps.len()
+        ));
+    }
+    if !cells.is_empty() {
+        let _ = writeln!(
+            t,
+            "**Between benchmarks of a lean run (from one benchmark's last window to the next one's first: the guard \
+             after, the analysis and its files, the next benchmark's setup, warm-up and guard before): {}.**\n",
+            cells.join("; ")
+        );
+    }
+}
+
 /// Each run of `gates` as (the benchmarks it measured, its wall time as `cargo energy` timed
 /// it, s).
 fn run_points(gates: &[&StudyGate]) -> Vec<(f64, f64)> {
