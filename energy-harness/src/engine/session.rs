@@ -523,27 +523,30 @@ impl Session {
     /// uncovered) keeps the guard running to the next one instead of leaving the edge bare.
     /// Marked as one auxiliary window from its first launch to its last.
     fn guard_after(&mut self, workload: &mut dyn Workload, launches: u64) -> Result<()> {
-        let windows_end_s = self
-            .marker
-            .marks()
-            .iter()
-            .filter(|m| !is_auxiliary_window(m.index) && m.edge == WindowEdge::End)
-            .map(|m| m.time_s)
-            .fold(f64::NEG_INFINITY, f64::max);
+        let windows_end_s = self.last_end_s(|index| !is_auxiliary_window(index));
         let quantum = workload.launch_quantum();
         let slice = whole_quanta((launches / GUARD_SLICES).max(1), quantum);
         let most = launches.saturating_mul(GUARD_AFTER_MOST_PERIODS);
         let host_start_s = self.marker.clock().now_s();
         let mut device_start_s = None;
-        let mut ran = 0;
+        let (mut ran, mut updates_seen) = (0, 0);
         loop {
             workload.run_batch(slice)?;
             ran += slice;
             if device_start_s.is_none() {
                 device_start_s = workload.device_span_s().map(|(start_s, _)| start_s);
             }
-            if ran >= most || self.curve_reaches(windows_end_s + GUARD_REACH_MARGIN_S)? {
+            if ran >= most {
                 break;
+            }
+            // The curve's end moves only with a counter update read since the last look: the
+            // curve is rebuilt (the trace copied, the tick grid fitted) only then.
+            let updates = self.recorder.updates_after(self.primary, windows_end_s)?;
+            if updates > updates_seen {
+                updates_seen = updates;
+                if self.curve_reaches(windows_end_s + GUARD_REACH_MARGIN_S)? {
+                    break;
+                }
             }
         }
         let host_end_s = self.marker.clock().now_s();
@@ -551,6 +554,16 @@ impl Session {
         self.marker.at(GUARD_AFTER_WINDOW, WindowEdge::Start, device_start_s.unwrap_or(host_start_s));
         self.marker.at(GUARD_AFTER_WINDOW, WindowEdge::End, end_s);
         Ok(())
+    }
+
+    /// The latest end mark of the windows whose index `counts`, s (on the marker's clock).
+    fn last_end_s(&self, counts: impl Fn(u32) -> bool) -> f64 {
+        self.marker
+            .marks()
+            .iter()
+            .filter(|m| counts(m.index) && m.edge == WindowEdge::End)
+            .map(|m| m.time_s)
+            .fold(f64::NEG_INFINITY, f64::max)
     }
 
     /// Whether the primary source's curve, as the analysis builds it from the readings so far,
@@ -613,17 +626,9 @@ impl Session {
         }
         // The busy stretch ends with its last mark: the guard after the windows, or the last
         // window (the warm-up ends before them).
-        let marks = self.marker.marks();
-        let last_end = |counts: &dyn Fn(u32) -> bool| {
-            marks
-                .iter()
-                .filter(|m| counts(m.index) && m.edge == WindowEdge::End)
-                .map(|m| m.time_s)
-                .fold(f64::NEG_INFINITY, f64::max)
-        };
-        let idle_from_s = last_end(&|index| index != AUXILIARY_WINDOW);
+        let idle_from_s = self.last_end_s(|index| index != AUXILIARY_WINDOW);
         // The measured windows' end: the guard after them is auxiliary.
-        let windows_end_s = last_end(&|index| !is_auxiliary_window(index));
+        let windows_end_s = self.last_end_s(|index| !is_auxiliary_window(index));
         self.idle_tail(idle_from_s, windows_end_s)?;
         let idle_until_s = self.clock.now_s();
         let (mut trace, kept) = if keep {
