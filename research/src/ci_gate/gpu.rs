@@ -75,9 +75,9 @@ struct StudyGate {
     bench_walls: BTreeMap<usize, BTreeMap<String, f64>>,
     /// Each run's benchmarks' energies per launch, window by window, J, by run number, from
     /// the result files in the gate's logs (from call 13 on); empty without them.
-    run_windows: BTreeMap<usize, BTreeMap<String, Vec<f64>>>,
-    /// Each run's benchmarks' busy spans, s, by run number ([`paired_runs::run_spans`]).
-    run_spans: BTreeMap<usize, Vec<(f64, f64)>>,
+    run_windows: paired_runs::WindowsByRun,
+    /// Each run's benchmarks' busy spans, s, by run number, from the same result files.
+    run_spans: paired_runs::SpansByRun,
 }
 
 /// The first call whose harness ran guards around the windows (6fb7dd68): its gates' window
@@ -255,8 +255,7 @@ fn study_gates(raw: &Path) -> Result<(Vec<StudyGate>, Vec<String>)> {
                     None => BTreeMap::new(),
                 };
                 let bench_walls = run_bench_walls(&logs);
-                let run_windows = paired_runs::run_windows(&logs)?;
-                let run_spans = paired_runs::run_spans(&logs);
+                let (run_windows, run_spans) = paired_runs::run_results(&logs)?;
                 gates.push(StudyGate {
                     call,
                     bench_walls,

@@ -12,10 +12,17 @@ use energy_results::stats::{linear_fit, LinearFit};
 
 use super::{run_number, StudyGate};
 
-/// Each run's energies per launch, window by window, J, by run number and benchmark id, from
-/// a gate's logs (`run-NN-SIDE/energy/new/*.json`, the result files; `run.json` skipped).
-pub(super) fn run_windows(logs: &BTreeMap<String, Vec<u8>>) -> Result<BTreeMap<usize, BTreeMap<String, Vec<f64>>>> {
-    let mut out: BTreeMap<usize, BTreeMap<String, Vec<f64>>> = BTreeMap::new();
+/// Each run's energies per launch, window by window, J ([`RunWindows`]), by run number.
+pub(super) type WindowsByRun = BTreeMap<usize, RunWindows>;
+
+/// Each run's benchmarks' busy spans, (first window's start, last window's end) on the run's
+/// recording clock, s, sorted, by run number.
+pub(super) type SpansByRun = BTreeMap<usize, Vec<(f64, f64)>>;
+
+/// [`WindowsByRun`] and [`SpansByRun`] from a gate's logs (`run-NN-SIDE/energy/new/*.json`, the
+/// result files; `run.json` skipped), each file parsed once.
+pub(super) fn run_results(logs: &BTreeMap<String, Vec<u8>>) -> Result<(WindowsByRun, SpansByRun)> {
+    let (mut windows_by_run, mut spans_by_run) = (WindowsByRun::new(), SpansByRun::new());
     for (path, bytes) in logs {
         let Some(run) = run_number(path) else { continue };
         if !path.contains("/energy/new/") || !path.ends_with(".json") || path.ends_with("/run.json") {
@@ -25,39 +32,22 @@ pub(super) fn run_windows(logs: &BTreeMap<String, Vec<u8>>) -> Result<BTreeMap<u
             energy_harness::Error::new(energy_harness::ErrorKind::Format, format!("{path}: not a result file ({e})"))
         })?;
         let Some(id) = value["id"].as_str() else { continue };
-        let per_launch: Vec<f64> = value["windows"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let windows = value["windows"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let per_launch: Vec<f64> = windows
+            .iter()
             .filter_map(|w| Some(w["energy_j"].as_f64()? / w["launches"].as_f64().filter(|n| *n > 0.0)?))
             .collect();
-        out.entry(run).or_default().insert(id.to_string(), per_launch);
-    }
-    Ok(out)
-}
-
-/// Each run's benchmarks' busy spans, (first window's start, last window's end) on the run's
-/// recording clock, s, sorted, by run number, from the result files in a gate's logs.
-pub(super) fn run_spans(logs: &BTreeMap<String, Vec<u8>>) -> BTreeMap<usize, Vec<(f64, f64)>> {
-    let mut out: BTreeMap<usize, Vec<(f64, f64)>> = BTreeMap::new();
-    for (path, bytes) in logs {
-        let Some(run) = run_number(path) else { continue };
-        if !path.contains("/energy/new/") || !path.ends_with(".json") || path.ends_with("/run.json") {
-            continue;
-        }
-        let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else { continue };
-        let Some(windows) = value["windows"].as_array() else { continue };
-        let (Some(start), Some(end)) =
+        windows_by_run.entry(run).or_default().insert(id.to_string(), per_launch);
+        if let (Some(start), Some(end)) =
             (windows.first().and_then(|w| w["start_s"].as_f64()), windows.last().and_then(|w| w["end_s"].as_f64()))
-        else {
-            continue;
-        };
-        out.entry(run).or_default().push((start, end));
+        {
+            spans_by_run.entry(run).or_default().push((start, end));
+        }
     }
-    for spans in out.values_mut() {
+    for spans in spans_by_run.values_mut() {
         spans.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    out
+    Ok((windows_by_run, spans_by_run))
 }
 
 /// The time between consecutive benchmarks of the lean runs (runs after the first pair) of
