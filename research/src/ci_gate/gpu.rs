@@ -1009,18 +1009,143 @@ fn lean_noise_line(t: &mut String, gates: &[StudyGate]) {
     );
 }
 
-/// Today's defaults replayed from their own runs stopping after `max_pairs` pairs at most
-/// (the default before calls 29-31): what the pairs after it bought.
-fn capped_line(t: &mut String, replay: &windows_replay::Replay, max_pairs: usize) {
-    let rows: Vec<&windows_replay::ReplayRow> = replay.rows.iter().collect();
-    let (text, time) = replay_totals(&rows);
+/// The caps on pairs [`pair_cap_table`] replays (the cap the settings ran with,
+/// [`STUDY_MAX_PAIRS`], last).
+const PAIR_CAPS: [usize; 4] = [3, 4, 5, STUDY_MAX_PAIRS];
+
+/// The cap on pairs calls 29-34 ran with (`study.sh` with `MAX_PAIRS=6`: the gate's default).
+const STUDY_MAX_PAIRS: usize = 6;
+
+/// The time a gate may take per 10 benchmarks (issue 58's goal), s.
+const GOAL_PER_TEN_S: f64 = 60.0;
+
+/// The share of +2 % changes a gate must catch (issue 58's goal).
+const GOAL_CAUGHT_AT_2_PCT: f64 = 0.95;
+
+/// One cap on pairs replayed on one board ([`pair_cap_table`]).
+struct CapOutcome {
+    cap: usize,
+    /// GPU time per 10 benchmarks, s.
+    per_ten_s: f64,
+    /// The +2 % changes caught, of how many; `None` without +2 % gates.
+    caught: Option<(usize, usize)>,
+}
+
+/// The gates of six pairs at most (calls 29-32 with the fixed guard after, from call 33
+/// today's), board by board, replayed from their own runs stopping after 3, 4, 5 and 6 pairs
+/// at most: what each cap on pairs buys and costs on each board; then, for each board, the
+/// cap a time of [`GOAL_PER_TEN_S`] per 10 benchmarks allows and what it catches.
+fn pair_cap_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
+    // Board by board (the GPU's UUID), each setting apart: a board's gates share its noise.
+    let mut groups: BTreeMap<(usize, String), Vec<&StudyGate>> = BTreeMap::new();
+    for gate in gates {
+        for label in [SHRUNK_PERIOD, TODAY_DEFAULTS] {
+            if paired_runs::with_windows(std::slice::from_ref(gate), label).is_empty() {
+                continue;
+            }
+            let Some(report) = &gate.report else { continue };
+            let board: String = report.device.uuid.chars().take(12).collect();
+            let first_call = gates.iter().filter(|g| g.windows == label).map(|g| g.call).min().unwrap_or(gate.call);
+            groups.entry((first_call, board)).or_default().push(gate);
+        }
+    }
+    let mut replays = Vec::new();
+    for (key, chosen) in &groups {
+        for cap in PAIR_CAPS {
+            if let Some(r) = windows_replay::replay_chosen(chosen.clone(), &[(0, 6)], None, cap)? {
+                replays.push((key, cap, r));
+            }
+        }
+    }
+    if replays.is_empty() {
+        return Ok(());
+    }
+    let costs: Vec<String> = replays
+        .iter()
+        .filter(|(_, cap, _)| *cap == STUDY_MAX_PAIRS)
+        .map(|((_, board), _, r)| {
+            format!("calls {} ({board}…): {:.2} s a run and {:.2} s a benchmark", r.calls, r.fit.intercept, r.fit.slope)
+        })
+        .collect();
     let _ = writeln!(
         t,
-        "**The same runs stopped after {max_pairs} pairs at most (calls {}'s gates replayed from their runs as the \
-         gate runs today, stopping after pair {max_pairs}; GPU time from the runs' least-squares cost, {:.2} s a run \
-         and {:.2} s a benchmark): {}; GPU time per 10 benchmarks {:.0} s on average.**\n",
-        replay.calls, replay.fit.intercept, replay.fit.slope, text, time
+        "**Pairs bought with time, board by board: the gates of six pairs at most (calls 29-32 with the fixed guard \
+         after, from call 33 today's defaults) replayed from their own runs as the gate runs today, each gate \
+         stopping after its k-th pair at most (GPU time from each board's least-squares run cost; the rows at \
+         {STUDY_MAX_PAIRS} are the gates as run, judged by today's rule). Run cost, {}.**\n",
+        costs.join("; ")
     );
+    let _ = writeln!(
+        t,
+        "| calls | board | pairs at most | A/A (unchanged): regressions | +2 % (102 calls): caught | +1 % (101 calls): caught | GPU time per 10 benchmarks |"
+    );
+    let _ = writeln!(t, "|---|---|---|---|---|---|---|");
+    let count = |r: &windows_replay::Replay, kind: &str| {
+        r.rows.iter().find(|row| row.kind == kind).map(|row| (row.regressions, row.benchmarks))
+    };
+    let cell = |c: Option<(usize, usize)>| c.map_or("—".to_string(), |(k, n)| format!("{k} of {n}"));
+    let mut verdicts = Vec::new();
+    let mut priced_out = Vec::new();
+    for key in groups.keys() {
+        let board = &key.1;
+        let rows: Vec<&(&(usize, String), usize, windows_replay::Replay)> =
+            replays.iter().filter(|(k, _, _)| *k == key).collect();
+        // Each cap's row: the cap, the GPU time per 10 benchmarks, and the +2 % changes caught.
+        let mut capped: Vec<CapOutcome> = Vec::new();
+        for (_, cap, r) in &rows {
+            let refs: Vec<&windows_replay::ReplayRow> = r.rows.iter().collect();
+            let (_, time) = replay_totals(&refs);
+            let caught = count(r, "p2");
+            let _ = writeln!(
+                t,
+                "| {} | {board}… | {cap} | {} | {} | {} | {time:.0} s |",
+                r.calls,
+                cell(count(r, "aa")),
+                cell(caught),
+                cell(count(r, "p1")),
+            );
+            capped.push(CapOutcome { cap: *cap, per_ten_s: time, caught });
+        }
+        let within_time =
+            capped.iter().rfind(|c| c.per_ten_s <= GOAL_PER_TEN_S).map(|c| (c.cap, c.per_ten_s, c.caught));
+        let powerful = capped
+            .iter()
+            .find(|c| c.caught.is_some_and(|(k, n)| n > 0 && k as f64 >= GOAL_CAUGHT_AT_2_PCT * n as f64))
+            .map(|c| (c.cap, c.per_ten_s));
+        let Some((_, _, r)) = rows.first() else { continue };
+        let tried = rows.iter().any(|(_, _, r)| count(r, "p2").is_some_and(|(_, n)| n > 0));
+        let time_part = match within_time {
+            Some((cap, time, caught)) if tried => {
+                format!("within {GOAL_PER_TEN_S:.0} s per 10 benchmarks at {cap} pairs at most ({time:.0} s), +2 % caught {}", cell(caught))
+            }
+            Some((cap, time, _)) => {
+                format!("within {GOAL_PER_TEN_S:.0} s per 10 benchmarks at {cap} pairs at most ({time:.0} s)")
+            }
+            None => format!("over {GOAL_PER_TEN_S:.0} s per 10 benchmarks at every cap"),
+        };
+        let power_part = match powerful {
+            _ if !tried => "no +2 % gates".to_string(),
+            Some((cap, time)) => format!(
+                "+2 % caught {:.0} % of the time or more from {cap} pairs at most ({time:.0} s)",
+                100.0 * GOAL_CAUGHT_AT_2_PCT
+            ),
+            None => format!("+2 % caught less than {:.0} % of the time at every cap", 100.0 * GOAL_CAUGHT_AT_2_PCT),
+        };
+        if tried && powerful.is_none_or(|(_, time)| time > GOAL_PER_TEN_S) {
+            priced_out.push(r.calls.clone());
+        }
+        verdicts.push(format!("calls {}: {time_part}; {power_part}", r.calls));
+    }
+    let both = if priced_out.is_empty() {
+        "every board meets both at some cap".to_string()
+    } else {
+        format!(
+            "no cap meets both on calls {} (the pairs a +2 % change needs there cost more than the goal's time)",
+            priced_out.join(" and ")
+        )
+    };
+    let _ = writeln!(t, "\nBoth goals at once: {}; {both}.\n", verdicts.join("; "));
+    Ok(())
 }
 
 /// Each condition's regressions and GPU time in `rows` (A/A, +2 %, +1 %), and the GPU time per
@@ -1064,9 +1189,7 @@ fn summary_lines(t: &mut String, gates: &[StudyGate], precision_runs: Option<&wi
         TODAY_DEFAULTS,
         "Today's defaults as they ran (calls {calls}: 6 windows, the guard ending the warm-up, paired runs, a benchmark settled on a clear verdict or once its detectable change reached the target, the runs after the first pair lean: no idle tail; no rails read in paired runs; each benchmark's period effect shrunk by the spread of all of theirs; at most six pairs; the guard after the windows run to the counter's tick after them)",
     );
-    if let Some(capped) = windows_replay::replay_rows(gates, TODAY_DEFAULTS, &[(0, 6)], None, 4)? {
-        capped_line(t, &capped, 4);
-    }
+    pair_cap_table(t, gates)?;
     defaults_line(
         t,
         gates,

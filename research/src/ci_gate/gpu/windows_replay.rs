@@ -116,12 +116,22 @@ pub(super) fn replay_rows(
     other_cost: Option<&str>,
     max_pairs: usize,
 ) -> Result<Option<Replay>> {
-    let chosen = with_windows(gates, label);
-    let (Some(fit), Some(most)) = (run_cost(&chosen), most_windows(&chosen)) else { return Ok(None) };
     let other = other_cost.and_then(|label| {
         let gates = with_windows(gates, label);
         Some((run_cost(&gates)?, most_windows(&gates)?))
     });
+    replay_chosen(with_windows(gates, label), parts, other, max_pairs)
+}
+
+/// [`replay_rows`] of the gates `chosen` (one setting's, or a part of them), at their own
+/// run cost and at `other`'s (a setting's fit and its window count).
+pub(super) fn replay_chosen(
+    chosen: Vec<&StudyGate>,
+    parts: &[(usize, usize)],
+    other: Option<(LinearFit, usize)>,
+    max_pairs: usize,
+) -> Result<Option<Replay>> {
+    let (Some(fit), Some(most)) = (run_cost(&chosen), most_windows(&chosen)) else { return Ok(None) };
     let mut rows = Vec::new();
     for &(from, to) in parts {
         let per_bench_s = fit.slope - WINDOW_S * most.saturating_sub(to) as f64;
