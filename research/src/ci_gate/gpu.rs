@@ -17,6 +17,7 @@ use super::CI_GATE_DIR;
 use kernel_energy::generated::Page;
 
 mod paired_runs;
+mod temperature;
 mod windows_replay;
 
 /// The files of a gzipped tar archive (regular files only), by path.
@@ -543,6 +544,7 @@ pub fn gpu_gates_page(results: &Path) -> Result<Page> {
     prior_weight_table(&mut t, &gates)?;
     looks_table(&mut t, &gates)?;
     noise_table(&mut t, &gates);
+    temperature::temperature_table(&mut t, &gates);
     paired_runs::run_cost_table(
         &mut t,
         &gates,
