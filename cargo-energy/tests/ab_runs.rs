@@ -253,5 +253,9 @@ fn main() {
         ),
         ("a_settled_benchmark_is_left_out_of_later_pairs", a_settled_benchmark_is_left_out_of_later_pairs),
     ];
-    common::run_cases("ab_runs", "AB_RUNS_ONLY", cases, &[]);
+    // The settling case runs before the others, not beside them: whether its steady benchmark
+    // settles after two pairs rests on simulated runs agreeing within ~0.3 %, and beside four
+    // other sequences on CI's two cores (with the optimized build there) one run in a pair
+    // read 1 % low twice in a row (the simulated GPU follows the host's load; about 20 s more).
+    common::run_cases("ab_runs", "AB_RUNS_ONLY", cases, &["a_settled_benchmark_is_left_out_of_later_pairs"]);
 }
