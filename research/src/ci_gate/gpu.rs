@@ -1039,33 +1039,41 @@ struct CapOutcome {
 /// cap a time of [`GOAL_PER_TEN_S`] per 10 benchmarks allows and what it catches.
 fn pair_cap_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
     // Board by board (the GPU's UUID), each setting apart: a board's gates share its noise.
-    let mut groups: BTreeMap<(usize, String), Vec<&StudyGate>> = BTreeMap::new();
-    for gate in gates {
-        for label in [SHRUNK_PERIOD, TODAY_DEFAULTS] {
-            if paired_runs::with_windows(std::slice::from_ref(gate), label).is_empty() {
-                continue;
-            }
+    // Groups in the order of their first call.
+    let mut groups: Vec<(String, Vec<&StudyGate>)> = Vec::new();
+    for label in [SHRUNK_PERIOD, TODAY_DEFAULTS] {
+        let first = groups.len();
+        for gate in paired_runs::with_windows(gates, label) {
             let Some(report) = &gate.report else { continue };
             let board: String = report.device.uuid.chars().take(12).collect();
-            let first_call = gates.iter().filter(|g| g.windows == label).map(|g| g.call).min().unwrap_or(gate.call);
-            groups.entry((first_call, board)).or_default().push(gate);
-        }
-    }
-    let mut replays = Vec::new();
-    for (key, chosen) in &groups {
-        for cap in PAIR_CAPS {
-            if let Some(r) = windows_replay::replay_chosen(chosen.clone(), &[(0, 6)], None, cap)? {
-                replays.push((key, cap, r));
+            match groups[first..].iter_mut().find(|(b, _)| *b == board) {
+                Some((_, chosen)) => chosen.push(gate),
+                None => groups.push((board, vec![gate])),
             }
         }
     }
-    if replays.is_empty() {
+    // Each board's replays, one per cap.
+    let mut boards: Vec<(&str, Vec<(usize, windows_replay::Replay)>)> = Vec::new();
+    for (board, chosen) in &groups {
+        let mut replays = Vec::new();
+        for cap in PAIR_CAPS {
+            if let Some(r) = windows_replay::replay_chosen(chosen.clone(), &[(0, 6)], None, cap)? {
+                replays.push((cap, r));
+            }
+        }
+        if !replays.is_empty() {
+            boards.push((board, replays));
+        }
+    }
+    if boards.is_empty() {
         return Ok(());
     }
-    let costs: Vec<String> = replays
+    let costs: Vec<String> = boards
         .iter()
-        .filter(|(_, cap, _)| *cap == STUDY_MAX_PAIRS)
-        .map(|((_, board), _, r)| {
+        .flat_map(|(board, replays)| {
+            replays.iter().filter(|(cap, _)| *cap == STUDY_MAX_PAIRS).map(move |(_, r)| (board, r))
+        })
+        .map(|(board, r)| {
             format!("calls {} ({board}…): {:.2} s a run and {:.2} s a benchmark", r.calls, r.fit.intercept, r.fit.slope)
         })
         .collect();
@@ -1088,13 +1096,10 @@ fn pair_cap_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
     let cell = |c: Option<(usize, usize)>| c.map_or("—".to_string(), |(k, n)| format!("{k} of {n}"));
     let mut verdicts = Vec::new();
     let mut priced_out = Vec::new();
-    for key in groups.keys() {
-        let board = &key.1;
-        let rows: Vec<&(&(usize, String), usize, windows_replay::Replay)> =
-            replays.iter().filter(|(k, _, _)| *k == key).collect();
+    for (board, replays) in &boards {
         // Each cap's row: the cap, the GPU time per 10 benchmarks, and the +2 % changes caught.
         let mut capped: Vec<CapOutcome> = Vec::new();
-        for (_, cap, r) in &rows {
+        for (cap, r) in replays {
             let refs: Vec<&windows_replay::ReplayRow> = r.rows.iter().collect();
             let (_, time) = replay_totals(&refs);
             let caught = count(r, "p2");
@@ -1108,14 +1113,14 @@ fn pair_cap_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
             );
             capped.push(CapOutcome { cap: *cap, per_ten_s: time, caught });
         }
+        let calls = &replays[0].1.calls;
+        let tried = capped.iter().any(|c| c.caught.is_some_and(|(_, n)| n > 0));
         let within_time =
             capped.iter().rfind(|c| c.per_ten_s <= GOAL_PER_TEN_S).map(|c| (c.cap, c.per_ten_s, c.caught));
         let powerful = capped
             .iter()
             .find(|c| c.caught.is_some_and(|(k, n)| n > 0 && k as f64 >= GOAL_CAUGHT_AT_2_PCT * n as f64))
             .map(|c| (c.cap, c.per_ten_s));
-        let Some((_, _, r)) = rows.first() else { continue };
-        let tried = rows.iter().any(|(_, _, r)| count(r, "p2").is_some_and(|(_, n)| n > 0));
         let time_part = match within_time {
             Some((cap, time, caught)) if tried => {
                 format!("within {GOAL_PER_TEN_S:.0} s per 10 benchmarks at {cap} pairs at most ({time:.0} s), +2 % caught {}", cell(caught))
@@ -1134,9 +1139,9 @@ fn pair_cap_table(t: &mut String, gates: &[StudyGate]) -> Result<()> {
             None => format!("+2 % caught less than {:.0} % of the time at every cap", 100.0 * GOAL_CAUGHT_AT_2_PCT),
         };
         if tried && powerful.is_none_or(|(_, time)| time > GOAL_PER_TEN_S) {
-            priced_out.push(r.calls.clone());
+            priced_out.push(calls.clone());
         }
-        verdicts.push(format!("calls {}: {time_part}; {power_part}", r.calls));
+        verdicts.push(format!("calls {calls}: {time_part}; {power_part}"));
     }
     let both = if priced_out.is_empty() {
         "every board meets both at some cap".to_string()

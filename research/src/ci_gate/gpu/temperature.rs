@@ -30,10 +30,7 @@ impl Centered {
             })
             .collect();
         let Some(rows) = rows.filter(|r| r.len() >= 2) else { return };
-        let n = rows.len() as f64;
-        let mean = |k: usize| rows.iter().map(|r| r[k]).sum::<f64>() / n;
-        let means = [mean(0), mean(1), mean(2)];
-        self.rows.extend(rows.iter().map(|r| [r[0] - means[0], r[1] - means[1], r[2] - means[2]]));
+        self.rows.extend(centered(&rows));
         self.gates += 1;
     }
 
@@ -56,6 +53,14 @@ impl Centered {
         let with_temperature = (yy - slope_sign * ys - slope_temperature * yt) / (df - 2.0);
         Some((period_only, with_temperature, slope_temperature))
     }
+}
+
+/// One gate's rows less their means, column by column.
+fn centered(rows: &[[f64; 3]]) -> Vec<[f64; 3]> {
+    let n = rows.len() as f64;
+    let mean = |k: usize| rows.iter().map(|r| r[k]).sum::<f64>() / n;
+    let means = [mean(0), mean(1), mean(2)];
+    rows.iter().map(|r| [r[0] - means[0], r[1] - means[1], r[2] - means[2]]).collect()
 }
 
 /// The table: every A/A gate of the study, each benchmark's pair differences about their
@@ -114,15 +119,7 @@ pub(super) fn temperature_table(t: &mut String, gates: &[StudyGate]) {
 
 #[cfg(test)]
 mod tests {
-    use super::Centered;
-
-    /// Rows of one gate, centered on their means as `Centered::add` centers them.
-    fn gate(rows: &[[f64; 3]]) -> Vec<[f64; 3]> {
-        let n = rows.len() as f64;
-        let mean = |k: usize| rows.iter().map(|r| r[k]).sum::<f64>() / n;
-        let means = [mean(0), mean(1), mean(2)];
-        rows.iter().map(|r| [r[0] - means[0], r[1] - means[1], r[2] - means[2]]).collect()
-    }
+    use super::{centered as gate, Centered};
 
     #[test]
     fn a_difference_made_of_period_and_temperature_leaves_no_spread() {
